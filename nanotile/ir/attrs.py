@@ -1,0 +1,207 @@
+"""Tile IR attributes: compile-time values attached to ops.
+
+Inside an op, most attributes are held as plain Python values (the op table says which
+kind each one is): an enum attribute is an ``enums`` member, a unit attribute is ``True``,
+an integer is ``int``, a string or symbol name is ``str``, an i32 array is ``tuple[int]``.
+The classes here are the attributes that need more structure than that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .types import ElementType, TileType, Type
+
+
+@dataclass(frozen=True, slots=True)
+class IntegerAttr:
+    """``42 : i32``: an integer with its type (used in identities and hint dictionaries)."""
+
+    value: int
+    type: Type
+
+
+@dataclass(frozen=True, slots=True)
+class FloatAttr:
+    """``1.0 : f32``. ``bits`` is the exact bit pattern in the type's format."""
+
+    bits: int
+    type: ElementType
+
+
+@dataclass(frozen=True, slots=True)
+class BoolAttr:
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StringAttr:
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class TypeAttr:
+    value: Type
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayAttr:
+    elements: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DictAttr:
+    """An ordered dictionary of named attributes, ``{a = 1, b = true}``."""
+
+    entries: tuple[tuple[str, Any], ...]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        for k, v in self.entries:
+            if k == key:
+                return v
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class DenseElementsAttr:
+    """The value of a ``constant`` or ``global``: raw little-endian element bytes.
+
+    Keeping the bytes (not Python numbers) makes constants bit-exact through text and
+    bytecode. ``splat`` means ``data`` holds one element that fills the whole ``type``.
+    Elements narrower than a byte (i1 uses a byte each; i4/f4 pack two per byte) follow
+    the bytecode's layout.
+    """
+
+    type: TileType
+    data: bytes
+    splat: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DivByAttr:
+    """``div_by<16>`` / ``div_by<16, every 4 along 1>``: an assume predicate."""
+
+    divisor: int
+    every: int | None = None
+    along: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedAttr:
+    """``bounded<0, ?>``: lower/upper bounds (None = unbounded)."""
+
+    lower: int | None
+    upper: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SameElementsAttr:
+    """``same_elements<[1, 2]>``: groups of equal elements per dimension."""
+
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OptimizationHintsAttr:
+    """``optimization_hints=<default = {}, sm_100 = {occupancy = 2}>``.
+
+    Maps a target name (``default``, ``sm_90``, ...) to a DictAttr of hints.
+    """
+
+    targets: tuple[tuple[str, DictAttr], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueAttr:
+    """An attribute of another dialect, or one not modelled: kept as its text."""
+
+    text: str
+
+
+# ----------------------------------------------------------------------------------------
+# Locations and debug info
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Base class of source locations."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownLoc(Location):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class FileLineColLoc(Location):
+    filename: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class NameLoc(Location):
+    name: str
+    child: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallSiteLoc(Location):
+    callee: Location
+    caller: Location
+
+
+@dataclass(frozen=True, slots=True)
+class FusedLoc(Location):
+    locations: tuple[Location, ...]
+    metadata: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class DIFileAttr:
+    name: str
+    directory: str
+
+
+@dataclass(frozen=True, slots=True)
+class DICompileUnitAttr:
+    file: DIFileAttr
+
+
+@dataclass(frozen=True, slots=True)
+class DISubprogramAttr:
+    file: DIFileAttr
+    line: int
+    name: str
+    linkage_name: str
+    compile_unit: DICompileUnitAttr
+    scope_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class DILexicalBlockAttr:
+    scope: Any
+    file: DIFileAttr
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class DILocAttr(Location):
+    """A location inside a debug scope (what cuTile attaches to each op)."""
+
+    scope: Any
+    filename: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRange:
+    """Where something was written in a text file (for diagnostics, not for printing)."""
+
+    filename: str
+    line: int
+    column: int
+    extra: dict = field(default_factory=dict, compare=False, hash=False)

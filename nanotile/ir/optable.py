@@ -1,0 +1,424 @@
+"""THE op table: the one place where every op of Tile IR bytecode 13.4 is described.
+
+Each row says, for one op: its mnemonic and bytecode opcode, the version that introduced
+it, its operand groups, results, attributes and number of regions, and how it is encoded
+(which optional parts the flags varint announces, whether the result types are
+counted). The parser, printer, bytecode reader/writer, verifier and interpreter all read
+these rows; nothing else lists ops.
+
+Facts come from ../shared/reference/wire-format.md section 12 (cuTile 1.7.0's encoder,
+checked against tileirdisasm/tileiras 13.4.92) and the op definitions of NVIDIA's
+cuda-tile (names of operands and attributes, defaults).
+
+Notation used by the rows below:
+
+- operands: ``"lhs rhs"`` = one value each; ``"mask?"`` = optional; ``"indices*"`` =
+  variadic (any number). Group order is the order in the IR and in bytecode.
+- results: same notation; ``"results*"`` = variadic.
+- attributes: built with the small helpers ``enum``, ``unit``, ``integer``... below, listed
+  in bytecode order. ``since`` on an operand/attribute/flag = the version that added it.
+- ``flags``: the names announced by the op's flags varint, bit 0 first. A unit attribute
+  named there is encoded only as its bit; an optional operand or attribute named there
+  is written only when its bit is set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
+                    MemoryOrderingSemantics, MemoryScope, RoundingMode, Signedness,
+                    SymbolVisibility)
+
+# --------------------------------------------------------------------------------------
+# Row structure
+
+
+@dataclass(frozen=True, slots=True)
+class OperandDef:
+    name: str
+    kind: str = "single"  # "single" | "optional" | "variadic"
+    since: str = "13.1"
+
+
+@dataclass(frozen=True, slots=True)
+class ResultDef:
+    name: str
+    variadic: bool = False
+    since: str = "13.1"
+
+
+@dataclass(frozen=True, slots=True)
+class AttrDef:
+    """One attribute of an op.
+
+    kind (how the value is held in ``Operation.attributes`` / how bytecode encodes it):
+      enum        an ``enums`` member             (1 raw byte)
+      unit        True when present               (a flags bit only)
+      bool        bool                            (1 raw byte)
+      int         int                             (varint)
+      string      str                             (string id)
+      symbol      str, a symbol name without @    (string id)
+      type        a Type                          (type id)
+      dense       attrs.DenseElementsAttr         (constant id)
+      i32_array   tuple[int, ...]                 (int list, width 4)
+      bool_array  tuple[bool, ...]                (int list, width 1)
+      attr        a tagged attribute object       (tagged attribute)
+      attr_array  tuple of tagged attributes      (tagged Array attribute)
+      hints       attrs.OptimizationHintsAttr     (untagged dictionary)
+    """
+
+    name: str
+    kind: str
+    enum: type[Enum] | None = None
+    optional: bool = False
+    default: Any = None
+    since: str = "13.1"
+
+
+@dataclass(frozen=True, slots=True)
+class OpDef:
+    name: str
+    opcode: int
+    since: str
+    operands: tuple[OperandDef, ...]
+    results: tuple[ResultDef, ...]
+    attrs: tuple[AttrDef, ...]
+    regions: int = 0
+    # Bytecode layout
+    flags: tuple[tuple[str, str], ...] = ()  # (name, since) per bit, bit 0 first
+    counted_results: bool = False  # result types written as count + ids
+    operand_count: str = "per_group"  # or "total": one count of all operands first
+    # Properties used by the verifier, passes and interpreter
+    traits: frozenset[str] = field(default_factory=frozenset)
+    aliases: tuple[str, ...] = ()  # other spellings accepted by the parser
+
+    def attr(self, name: str) -> AttrDef | None:
+        for a in self.attrs:
+            if a.name == name:
+                return a
+        return None
+
+    def operand(self, name: str) -> OperandDef | None:
+        for o in self.operands:
+            if o.name == name:
+                return o
+        return None
+
+    @property
+    def has_variable_operands(self) -> bool:
+        return any(o.kind != "single" for o in self.operands)
+
+    @property
+    def is_terminator(self) -> bool:
+        return "terminator" in self.traits
+
+    @property
+    def is_pure(self) -> bool:
+        return "pure" in self.traits
+
+
+# --------------------------------------------------------------------------------------
+# Helpers that keep the rows short
+
+
+def _operands(spec: str) -> tuple[OperandDef, ...]:
+    out = []
+    for word in spec.split():
+        name, _, since = word.partition("@")
+        since = since or "13.1"
+        if name.endswith("?"):
+            out.append(OperandDef(name[:-1], "optional", since))
+        elif name.endswith("*"):
+            out.append(OperandDef(name[:-1], "variadic", since))
+        else:
+            out.append(OperandDef(name, "single", since))
+    return tuple(out)
+
+
+def _results(spec: str) -> tuple[ResultDef, ...]:
+    out = []
+    for word in spec.split():
+        name, _, since = word.partition("@")
+        out.append(ResultDef(name.rstrip("*"), name.endswith("*"), since or "13.1"))
+    return tuple(out)
+
+
+def _flags(spec: str) -> tuple[tuple[str, str], ...]:
+    out = []
+    for word in spec.split():
+        name, _, since = word.partition("@")
+        out.append((name, since or "13.1"))
+    return tuple(out)
+
+
+def enum(name: str, cls: type[Enum], **kw: Any) -> AttrDef:
+    return AttrDef(name, "enum", cls, **kw)
+
+
+def unit(name: str, **kw: Any) -> AttrDef:
+    return AttrDef(name, "unit", optional=True, **kw)
+
+
+def attr(name: str, kind: str, **kw: Any) -> AttrDef:
+    return AttrDef(name, kind, **kw)
+
+
+OPS: dict[str, OpDef] = {}
+OPS_BY_OPCODE: dict[int, OpDef] = {}
+ALIASES: dict[str, str] = {}
+
+
+def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
+       results: str = "result", attrs: tuple[AttrDef, ...] | list[AttrDef] = (),
+       regions: int = 0, flags: str = "", counted_results: bool = False,
+       operand_count: str = "per_group", traits: str = "",
+       aliases: tuple[str, ...] = ()) -> None:
+    d = OpDef(name, opcode, since, _operands(operands), _results(results), tuple(attrs),
+              regions, _flags(flags), counted_results, operand_count,
+              frozenset(traits.split()), aliases)
+    OPS[name] = d
+    OPS_BY_OPCODE[opcode] = d
+    for alias in aliases:
+        ALIASES[alias] = name
+
+
+def lookup(name: str) -> OpDef | None:
+    """The row for a mnemonic (with or without ``cuda_tile.``), or None."""
+    if name.startswith("cuda_tile."):
+        name = name[len("cuda_tile."):]
+    return OPS.get(name) or OPS.get(ALIASES.get(name, ""))
+
+
+# Attribute shorthands shared by many rows
+_RND = enum("rounding_mode", RoundingMode, default=RoundingMode.nearest_even)
+_FTZ = unit("flush_to_zero")
+_OVF = enum("overflow", IntegerOverflow, default=IntegerOverflow.none)
+_SGN = enum("signedness", Signedness)
+_SEM = enum("memory_ordering_semantics", MemoryOrderingSemantics)
+_SCOPE = enum("memory_scope", MemoryScope)
+_OPT_SCOPE = enum("memory_scope", MemoryScope, optional=True)
+_HINTS = attr("optimization_hints", "hints", optional=True)
+
+# Trait sets
+_P = "pure elementwise"
+_MEM = "memory"
+
+# --------------------------------------------------------------------------------------
+# Elementwise integer and bitwise arithmetic
+
+op("absi", 0x01, operands="source", traits=_P)
+op("addi", 0x03, operands="lhs rhs", attrs=[_OVF], traits=_P)
+op("andi", 0x04, operands="lhs rhs", traits=_P)
+op("cmpi", 0x0F, operands="lhs rhs",
+   attrs=[enum("comparison_predicate", ComparisonPredicate), _SGN], traits=_P)
+op("divi", 0x15, operands="lhs rhs",
+   attrs=[_SGN, enum("rounding", RoundingMode, default=RoundingMode.zero)], traits=_P)
+op("maxi", 0x46, operands="lhs rhs", attrs=[_SGN], traits=_P)
+op("mini", 0x48, operands="lhs rhs", attrs=[_SGN], traits=_P)
+op("mulhii", 0x4D, operands="x y", traits=_P)
+op("muli", 0x4E, operands="lhs rhs", attrs=[_OVF], traits=_P)
+op("negi", 0x50, operands="source",
+   attrs=[enum("overflow", IntegerOverflow, default=IntegerOverflow.none, since="13.2")],
+   traits=_P)
+op("ori", 0x52, operands="lhs rhs", traits=_P)
+op("remi", 0x5A, operands="lhs rhs", attrs=[_SGN], traits=_P)
+op("shli", 0x60, operands="lhs rhs", attrs=[_OVF], traits=_P)
+op("shri", 0x61, operands="lhs rhs", attrs=[_SGN], traits=_P)
+op("subi", 0x68, operands="lhs rhs", attrs=[_OVF], traits=_P)
+op("xori", 0x6C, operands="lhs rhs", traits=_P)
+
+# --------------------------------------------------------------------------------------
+# Elementwise floating point arithmetic and math
+
+op("absf", 0x00, operands="source", traits=_P)
+op("addf", 0x02, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+op("ceil", 0x0D, operands="source", traits=_P)
+op("cmpf", 0x0E, operands="lhs rhs",
+   attrs=[enum("comparison_predicate", ComparisonPredicate),
+          enum("comparison_ordering", ComparisonOrdering)], traits=_P)
+op("divf", 0x14, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+op("floor", 0x27, operands="source", traits=_P)
+op("fma", 0x28, operands="lhs rhs acc", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+op("maxf", 0x45, operands="lhs rhs", attrs=[unit("propagate_nan"), _FTZ],
+   flags="propagate_nan flush_to_zero", traits=_P)
+op("minf", 0x47, operands="lhs rhs", attrs=[unit("propagate_nan"), _FTZ],
+   flags="propagate_nan flush_to_zero", traits=_P)
+op("mulf", 0x4C, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+op("negf", 0x4F, operands="source", traits=_P)
+op("remf", 0x59, operands="lhs rhs", traits=_P)
+op("subf", 0x67, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+
+op("cos", 0x12, operands="source", traits=_P)
+op("cosh", 0x13, operands="source", traits=_P)
+op("exp", 0x17, operands="source",
+   attrs=[enum("rounding_mode", RoundingMode, default=RoundingMode.full, since="13.3")],
+   traits=_P)
+op("exp2", 0x18, operands="source", attrs=[_FTZ], flags="flush_to_zero", traits=_P)
+op("log", 0x3F, operands="source", traits=_P)
+op("log2", 0x40, operands="source", traits=_P)
+op("fpowf", 0x54, operands="source exponent", traits=_P, aliases=("pow",))
+op("rsqrt", 0x5D, operands="source", attrs=[_FTZ], flags="flush_to_zero", traits=_P)
+op("sin", 0x62, operands="source", traits=_P)
+op("sinh", 0x63, operands="source", traits=_P)
+op("sqrt", 0x64, operands="source", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+op("tan", 0x69, operands="source", traits=_P)
+op("tanh", 0x6A, operands="source",
+   attrs=[enum("rounding_mode", RoundingMode, default=RoundingMode.full, since="13.2")],
+   traits=_P)
+op("atan2", 0x6E, "13.2", operands="x y", traits=_P)
+op("fpowi", 0x79, "13.4", operands="source exponent", traits=_P)
+
+# --------------------------------------------------------------------------------------
+# Conversions
+
+op("bitcast", 0x09, operands="source", traits=_P)
+op("exti", 0x25, operands="from", results="to", attrs=[_SGN], traits=_P)
+op("ftof", 0x2A, operands="from", results="to", attrs=[_RND], traits=_P)
+op("ftoi", 0x2B, operands="from", results="to",
+   attrs=[_SGN, enum("rounding_mode", RoundingMode),
+          unit("saturating", since="13.4")], flags="saturating@13.4", traits=_P)
+op("int_to_ptr", 0x33, operands="source", traits=_P)
+op("itof", 0x3B, operands="from", results="to", attrs=[_SGN, _RND], traits=_P)
+op("ptr_to_int", 0x56, operands="source", traits=_P)
+op("ptr_to_ptr", 0x57, operands="source", traits=_P)
+op("trunci", 0x6B, operands="from", results="to", attrs=[_OVF], traits=_P)
+
+# --------------------------------------------------------------------------------------
+# Tile construction and shape
+
+op("broadcast", 0x0B, operands="source", traits="pure")
+op("cat", 0x0C, operands="lhs rhs", attrs=[attr("dim", "int")], traits="pure")
+op("constant", 0x10, attrs=[attr("value", "dense")], traits="pure constant")
+op("extract", 0x26, operands="source indices*", counted_results=True,
+   operand_count="total", traits="pure")
+op("insert", 0x76, "13.4", operands="source destination indices*", counted_results=True,
+   operand_count="total", traits="pure")
+op("iota", 0x3A, traits="pure")
+op("offset", 0x51, operands="ptr offset", traits=_P)
+op("permute", 0x53, operands="source", attrs=[attr("permutation", "i32_array")],
+   traits="pure")
+op("reshape", 0x5B, operands="source", traits="pure")
+op("select", 0x5F, operands="cond val_if_true val_if_false", traits=_P)
+op("pack", 0x6F, "13.3", operands="source", traits="pure")
+op("unpack", 0x70, "13.3", operands="source", traits="pure")
+
+# --------------------------------------------------------------------------------------
+# Matrix multiply-accumulate
+
+op("mmaf", 0x49, operands="lhs rhs acc", attrs=[unit("fast_acc", since="13.3")],
+   flags="fast_acc@13.3", traits="pure")
+op("mmai", 0x4A, operands="lhs rhs acc",
+   attrs=[enum("signedness_lhs", Signedness), enum("signedness_rhs", Signedness)],
+   traits="pure")
+op("mmaf_scaled", 0x72, "13.3", operands="lhs rhs acc lhs_scale rhs_scale", traits="pure")
+
+# --------------------------------------------------------------------------------------
+# Reductions (the region combines two elements per operand)
+
+op("reduce", 0x58, operands="operands*", results="results*",
+   attrs=[attr("dim", "int"), attr("identities", "attr_array")], regions=1,
+   counted_results=True, operand_count="total", traits="pure")
+op("scan", 0x5E, operands="operands*", results="results*",
+   attrs=[attr("dim", "int"), attr("reverse", "bool"), attr("identities", "attr_array")],
+   regions=1, counted_results=True, operand_count="total", traits="pure")
+
+# --------------------------------------------------------------------------------------
+# Views and memory
+
+op("make_tensor_view", 0x43, operands="base dynamicShape* dynamicStrides*",
+   counted_results=True, traits="pure view")
+op("make_partition_view", 0x42, operands="tensor_view", traits="pure view")
+op("make_strided_view", 0x74, "13.3", operands="tensor_view", traits="pure view")
+op("make_gather_scatter_view", 0x73, "13.3", operands="tensor_view", traits="pure view")
+op("get_index_space_shape", 0x2D, operands="src", results="result*",
+   counted_results=True, traits="pure")
+op("get_tensor_shape", 0x2F, operands="src", results="result*", counted_results=True,
+   traits="pure")
+op("load_ptr_tko", 0x3D, operands="source mask? paddingValue? token?",
+   results="result result_token", attrs=[_SEM, _OPT_SCOPE, _HINTS],
+   flags="memory_scope optimization_hints mask paddingValue token", traits=_MEM)
+op("store_ptr_tko", 0x65, operands="destination value mask? token?",
+   results="result_token", attrs=[_SEM, _OPT_SCOPE, _HINTS],
+   flags="memory_scope optimization_hints mask token", traits=_MEM)
+op("load_view_tko", 0x3E, operands="view index* token?", results="tile result_token",
+   attrs=[_SEM, _OPT_SCOPE, _HINTS, attr("inbounds", "bool_array", optional=True,
+                                          since="13.4")],
+   flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM)
+op("store_view_tko", 0x66, operands="tile view index* token?", results="result_token",
+   attrs=[_SEM, _OPT_SCOPE, _HINTS, attr("inbounds", "bool_array", optional=True,
+                                          since="13.4")],
+   flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM)
+op("alloca", 0x71, "13.3", attrs=[attr("num_elem", "int"), attr("alignment", "int"),
+                                  unit("global")], flags="global", traits=_MEM)
+op("get_global", 0x2C, attrs=[attr("name", "symbol")], traits="pure")
+
+# --------------------------------------------------------------------------------------
+# Atomics
+
+op("atomic_cas_tko", 0x07, operands="pointers cmp val mask? token?",
+   results="result result_token", attrs=[_SEM, _SCOPE], flags="mask token", traits=_MEM)
+op("atomic_rmw_tko", 0x08, operands="pointers arg mask? token?",
+   results="result result_token",
+   attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)], flags="mask token", traits=_MEM)
+op("atomic_red_view_tko", 0x75, "13.3", operands="view index* value token?",
+   results="result_token", attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)],
+   flags="token", counted_results=True, traits=_MEM)
+
+# --------------------------------------------------------------------------------------
+# Tokens and synchronisation
+
+op("make_token", 0x44, traits="pure")
+op("join_tokens", 0x3C, operands="tokens*", counted_results=True, operand_count="total",
+   traits="pure")
+op("gdc_launch_dependents_tko", 0x77, "13.4", operands="token?", results="result_token",
+   operand_count="total", traits=_MEM)
+op("gdc_wait_tko", 0x78, "13.4", operands="token?", results="result_token",
+   operand_count="total", traits=_MEM)
+op("memory_fence_alias_tko", 0x7A, "13.4", operands="token", results="result_token",
+   traits=_MEM)
+
+# --------------------------------------------------------------------------------------
+# Control flow
+
+op("if", 0x32, operands="condition", results="results*", regions=2, counted_results=True,
+   traits="control")
+op("for", 0x29, operands="lowerBound upperBound step initValues*",
+   results="resultValues*", attrs=[unit("unsignedCmp", since="13.2")], regions=1,
+   flags="unsignedCmp@13.2", counted_results=True, operand_count="total",
+   traits="control loop")
+op("loop", 0x41, operands="initValues*", results="resultValues*", regions=1,
+   counted_results=True, operand_count="total", traits="control loop")
+for _name, _opcode in (("break", 0x0A), ("continue", 0x11), ("return", 0x5C),
+                       ("yield", 0x6D)):
+    op(_name, _opcode, operands="operands*", results="", counted_results=True,
+       operand_count="total", traits="terminator")
+op("assert", 0x05, operands="condition", results="", attrs=[attr("message", "string")],
+   traits=_MEM)
+
+# --------------------------------------------------------------------------------------
+# Program structure, grid, miscellany
+
+op("module", 0x4B, results="",
+   attrs=[attr("sym_name", "symbol"),
+          attr("producer", "string", optional=True, since="13.3")],
+   regions=1, flags="producer@13.3", traits="item")
+op("entry", 0x16, results="",
+   attrs=[attr("sym_name", "symbol"), attr("function_type", "type"),
+          attr("arg_attrs", "attr_array", optional=True),
+          attr("res_attrs", "attr_array", optional=True), _HINTS],
+   regions=1, flags="res_attrs optimization_hints arg_attrs", traits="item")
+op("global", 0x31, results="",
+   attrs=[attr("sym_name", "symbol"), attr("value", "dense"),
+          attr("alignment", "int", default=0),
+          enum("symbol_visibility", SymbolVisibility, default=SymbolVisibility.public,
+               since="13.3"),
+          unit("constant", since="13.3")],
+   flags="constant@13.3", traits="item")
+op("get_num_tile_blocks", 0x2E, results="gridSize_x gridSize_y gridSize_z", traits="pure")
+op("get_tile_block_id", 0x30, results="blockId_x blockId_y blockId_z", traits="pure")
+op("assume", 0x06, operands="value", attrs=[attr("predicate", "attr")], traits="pure")
+op("print_tko", 0x55, operands="args* token?@13.2", results="result_token@13.2",
+   attrs=[attr("str", "string")], flags="token@13.2", counted_results=True, traits=_MEM)

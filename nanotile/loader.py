@@ -1,0 +1,40 @@
+"""Read a Tile IR file, text or bytecode, deciding by its content (the bytecode magic)."""
+
+from __future__ import annotations
+
+from .diagnostics import CompileError, Diagnostic
+from .ir.core import Module
+
+BYTECODE_MAGIC = b"\x7fTileIR\x00"
+
+
+def read_input(path: str) -> bytes:
+    """The bytes of ``path`` ('-' = standard input); a missing file is a CompileError."""
+    import sys
+
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise CompileError(Diagnostic("error", f"cannot read file: {e.strerror}", path)) from None
+
+
+def load_bytes(data: bytes, filename: str) -> Module:
+    if data.startswith(BYTECODE_MAGIC):
+        from .bytecode.reader import read_bytecode
+
+        return read_bytecode(data, filename)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CompileError(Diagnostic("error", "input is neither Tile IR bytecode (bad magic) "
+                                      "nor UTF-8 text", filename, offset=e.start)) from None
+    from .ir.parser import parse_text
+
+    return parse_text(text, filename)
+
+
+def load_file(path: str) -> Module:
+    return load_bytes(read_input(path), path)
