@@ -111,6 +111,10 @@ class _Reader:
         if W.SEC_GLOBAL in sections:
             module.items.extend(self.read_globals(sections[W.SEC_GLOBAL]))
         module.items.extend(self.read_functions(sections[W.SEC_FUNC]))
+        if self.type_table is not None:
+            c = Cursor(self.data, 0, 0, self.filename)
+            module.bytecode_types = tuple(self.type_at(k, c, self.type_table.starts[k])
+                                          for k in range(len(self.type_table)))
         return module
 
     def read_sections(self, cur: Cursor) -> dict[int, Cursor]:

@@ -67,7 +67,8 @@ def _section(out: bytearray, sid: int, payload: bytes, alignment: int) -> None:
 
 
 class _Writer:
-    def __init__(self, version: W.Version, filename: str) -> None:
+    def __init__(self, version: W.Version, filename: str,
+                 seed_types: tuple[T.Type, ...] = ()) -> None:
         self.version = version
         self.vtext = W.version_str(version)
         self.filename = filename
@@ -81,6 +82,8 @@ class _Writer:
         # i1 and i32 are always types 0 and 1 (cuTile registers them first).
         self.type_id(T.I1)
         self.type_id(T.I32)
+        for t in seed_types:
+            self.type_id(t)
 
     # ------------------------------------------------------------------ errors
 
@@ -686,4 +689,17 @@ def write_bytecode(module: Module, version: tuple[int, int] = W.LATEST,
         raise CompileError(Diagnostic(
             "error", f"unsupported bytecode version {W.version_str(version)}: the supported "
                      f"versions are {W.supported_range()}", filename))
-    return _Writer(version, filename).write(module)
+    first = _Writer(version, filename)
+    data = first.write(module)
+    recorded = module.bytecode_types
+    if not recorded:
+        return data
+    # The module was read from bytecode: number its types in the file's order (cuTile
+    # sometimes registers a type before its first use), keeping only types still used.
+    used = first.type_ids
+    seed = tuple(t for t in recorded if t in used)
+    order = sorted(used, key=used.__getitem__)
+    expected = list(dict.fromkeys([T.I1, T.I32, *seed, *order]))
+    if order == expected:
+        return data
+    return _Writer(version, filename, seed).write(module)

@@ -131,6 +131,11 @@ class Module:
     attributes: dict[str, Any] = field(default_factory=dict)
     location: Location | None = None
     source: SourceRange | None = None
+    # Side record kept by the bytecode reader: the file's type table in its order. cuTile
+    # registers some types before their first use (list element types, lazily defined
+    # globals), so the order cannot always be re-derived from the IR; the bytecode writer
+    # numbers these types first (those still used) to re-encode the file byte for byte.
+    bytecode_types: tuple[Type, ...] | None = field(default=None, compare=False)
 
     def walk(self) -> Iterator[Operation]:
         for item in self.items:
