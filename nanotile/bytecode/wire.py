@@ -154,7 +154,7 @@ class Cursor:
     Errors are CompileErrors naming the byte offset where the bad field starts.
     """
 
-    __slots__ = ("data", "pos", "end", "filename", "what")
+    __slots__ = ("data", "end", "filename", "pos", "what")
 
     def __init__(self, data: bytes, pos: int, end: int, filename: str, what: str = "") -> None:
         self.data = data
@@ -174,7 +174,7 @@ class Cursor:
     def at_end(self) -> bool:
         return self.pos >= self.end
 
-    def sub(self, length: int, what: str) -> "Cursor":
+    def sub(self, length: int, what: str) -> Cursor:
         """A cursor over the next ``length`` bytes (which this cursor skips)."""
         self.need(length, what)
         c = Cursor(self.data, self.pos, self.pos + length, self.filename, what)

@@ -93,6 +93,17 @@ class _Writer:
             return CompileError(Diagnostic("error", message, src.filename, src.line, src.column))
         return CompileError(Diagnostic("error", message, self.filename))
 
+    def fail_in_module(self, message: str, op: Operation) -> CompileError:
+        """An error at the module, with a remark at the offending op (as NVIDIA's tool)."""
+        src = self.module.source if self.module is not None else None
+        diag = Diagnostic("error", message, self.filename)
+        if src is not None:
+            diag = Diagnostic("error", message, src.filename, src.line, src.column)
+        if op.source is not None:
+            diag.notes.append(Diagnostic("remark", "invalid op", op.source.filename,
+                                         op.source.line, op.source.column))
+        return CompileError(diag)
+
     def needs(self, since: str | W.Version) -> bool:
         """True when the target version lacks something introduced in ``since``."""
         v = W.since(since) if isinstance(since, str) else since
@@ -343,7 +354,10 @@ class _Writer:
 
     # ------------------------------------------------------------------ module
 
+    module: Module | None = None
+
     def write(self, module: Module) -> bytes:
+        self.module = module
         entries, globals_ = [], []
         for item in module.items:
             if item.name == "entry":
@@ -351,7 +365,8 @@ class _Writer:
             elif item.name == "global":
                 globals_.append(item)
             else:
-                raise self.fail("only function and global ops are allowed in the body", item)
+                raise self.fail_in_module("only function and global ops are allowed in the "
+                                          "body", item)
         for item in entries:
             for op in item.walk():
                 self.used.update(id(v) for v in op.operands)
@@ -469,6 +484,8 @@ class _Writer:
 
     def op(self, buf: bytearray, op: Operation, ids: dict[int, int], slots: list[int]) -> None:
         d = lookup(op.name)
+        if d is None and not op.name.startswith("cuda_tile.") and "." in op.name:
+            raise self.fail_in_module("only ops from the 'cuda_tile' dialect are allowed", op)
         if d is None or d.name in ("entry", "global", "module"):
             what = f"'{op.name}'" if d is None else f"'cuda_tile.{d.name}'"
             raise self.fail(f"operation {what} cannot be encoded in a function body", op)

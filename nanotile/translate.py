@@ -1,0 +1,233 @@
+"""``nanotile-translate``: convert between Tile IR text and bytecode.
+
+A drop-in for the flags of NVIDIA's ``cuda-tile-translate`` that the reference tests use:
+
+  -mlir-to-cudatilebc       text -> bytecode
+  -cudatilebc-to-mlir       bytecode -> text
+  -test-cudatile-roundtrip  text -> bytecode -> text
+  -bytecode-version=13.x    bytecode version to write (13.1 .. 13.4; default 13.4)
+  -o FILE                   output file ('-' or none = standard output)
+  --list-versions           print the supported bytecode versions
+  -split-input-file         handle each ``// -----`` chunk of the input separately
+  -verify-diagnostics       check the diagnostics against ``expected-*`` comments
+  -mlir-print-debuginfo     print locations
+  -no-implicit-module, -allow-unregistered-dialect: accepted, no effect
+
+Errors are printed as ``file:line:col: error: ...`` (text) or ``file: at byte offset N:
+error: ...`` (bytecode) and the exit status is 1; an output file is written only when
+the whole conversion succeeded.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from .bytecode import wire as W
+from .diagnostics import CompileError, Diagnostic
+
+_MODES = ("-mlir-to-cudatilebc", "-cudatilebc-to-mlir", "-test-cudatile-roundtrip")
+_IGNORED = ("-no-implicit-module", "-allow-unregistered-dialect")
+
+
+@dataclass
+class Options:
+    mode: str | None = None
+    version: W.Version = W.LATEST
+    output: str = "-"
+    inputs: list[str] = field(default_factory=list)
+    split: bool = False
+    verify: bool = False
+    debuginfo: bool = False
+    list_versions: bool = False
+
+
+class UsageError(Exception):
+    pass
+
+
+def _flag(arg: str) -> str:
+    """``--flag`` and ``-flag`` are the same flag (as in LLVM's option parser)."""
+    return "-" + arg.lstrip("-")
+
+
+def parse_args(argv: list[str]) -> Options:
+    opts = Options()
+    it = iter(argv)
+    for arg in it:
+        if arg == "-" or not arg.startswith("-"):
+            opts.inputs.append(arg)
+            continue
+        name, eq, value = _flag(arg).partition("=")
+        if name in _MODES:
+            opts.mode = name
+        elif name in ("-bytecode-version", "-o"):
+            if not eq:
+                value = next(it, None)
+                if value is None:
+                    raise UsageError(f"option '{name}' needs a value")
+            if name == "-o":
+                opts.output = value
+            else:
+                opts.version = parse_version_arg(value)
+        elif name == "-list-versions":
+            opts.list_versions = True
+        elif name == "-split-input-file":
+            opts.split = True
+        elif name == "-verify-diagnostics":
+            opts.verify = True
+        elif name == "-mlir-print-debuginfo":
+            opts.debuginfo = True
+        elif name in _IGNORED:
+            pass
+        else:
+            raise UsageError(f"unknown option '{arg}'")
+    if len(opts.inputs) > 1:
+        raise UsageError("only one input file is allowed")
+    return opts
+
+
+def parse_version_arg(value: str) -> W.Version:
+    try:
+        v = W.parse_version(value)
+    except ValueError:
+        v = None
+    if v not in W.SUPPORTED_VERSIONS:
+        raise UsageError(f"Invalid argument '{value}': the supported versions are "
+                         f"{W.supported_range()}")
+    return v  # type: ignore[return-value]
+
+
+def _parse_text(text: str, filename: str):
+    from .ir.parser import parse_text
+
+    module = parse_text(text, filename)
+    try:
+        from .verify import verify_module
+    except ImportError:  # the verifier is optional for translation
+        return module
+    errors = [d for d in verify_module(module) if d.severity == "error"]
+    if errors:
+        raise CompileError(errors)
+    return module
+
+
+def _print(module, opts: Options) -> str:
+    from .ir.printer import print_module
+
+    if module.name is None:
+        module.name = "kernels"  # NVIDIA's reader names every module read from bytecode so
+    text = print_module(module, debuginfo=opts.debuginfo)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def convert(data: bytes, filename: str, opts: Options) -> bytes:
+    """One conversion; raises CompileError."""
+    from .bytecode.reader import read_bytecode
+    from .bytecode.writer import write_bytecode
+
+    if opts.mode == "-cudatilebc-to-mlir":
+        return _print(read_bytecode(data, filename), opts).encode()
+    text = _decode_text(data, filename)
+    module = _parse_text(text, filename)
+    blob = write_bytecode(module, opts.version, filename)
+    if opts.mode == "-mlir-to-cudatilebc":
+        return blob
+    return _print(read_bytecode(blob, filename), opts).encode()
+
+
+def _decode_text(data: bytes, filename: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CompileError(Diagnostic("error", "input is not UTF-8 text", filename,
+                                      offset=e.start)) from None
+
+
+def _write_output(path: str, data: bytes) -> None:
+    """Write all of ``data`` or nothing (a temporary file renamed into place)."""
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".nanotile-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _run_chunks(data: bytes, filename: str, opts: Options) -> tuple[int, bytes]:
+    """Convert each ``// -----`` chunk (or the whole input); returns (status, output)."""
+    from .verify.diagnostics_check import check_expected, split_input_file
+
+    if opts.split or opts.verify:
+        text = _decode_text(data, filename)
+        chunks = split_input_file(text) if opts.split else [text]
+    else:
+        return 0, convert(data, filename, opts)
+    status, out = 0, []
+    for chunk in chunks:
+        diagnostics: list[Diagnostic] = []
+        try:
+            out.append(convert(chunk.encode(), filename, opts))
+        except CompileError as e:
+            diagnostics = e.diagnostics
+            if not opts.verify:
+                sys.stderr.write(e.format(chunk) + "\n")
+                status = 1
+        if opts.verify:
+            ok, report = check_expected(chunk, filename, diagnostics)
+            for line in report:
+                sys.stderr.write(line + "\n")
+            status |= 0 if ok else 1
+    separator = b"// -----\n" if opts.mode != "-mlir-to-cudatilebc" else b""
+    return status, separator.join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts = parse_args(argv)
+    except UsageError as e:
+        sys.stderr.write(f"nanotile-translate: {e}\n")
+        return 2
+    if opts.list_versions:
+        sys.stdout.write("".join(W.version_str(v) + "\n" for v in W.SUPPORTED_VERSIONS))
+        return 0
+    if opts.mode is None:
+        sys.stderr.write("nanotile-translate: choose one of " + ", ".join(_MODES) + "\n")
+        return 2
+    filename = opts.inputs[0] if opts.inputs else "-"
+    from .loader import read_input
+
+    try:
+        data = read_input(filename)
+        status, output = _run_chunks(data, filename, opts)
+    except CompileError as e:
+        source = None
+        if opts.mode != "-cudatilebc-to-mlir":
+            source = _safe_text(data) if "data" in locals() else None
+        sys.stderr.write(e.format(source) + "\n")
+        return 1
+    if status == 0:
+        _write_output(opts.output, output)
+    return status
+
+
+def _safe_text(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
