@@ -1,0 +1,88 @@
+"""What a pass is: a small frozen dataclass with a kebab-case ``name``, the language it
+reads (``input``) and writes (``output``; None = the language it was given), its options
+(the dataclass fields) and an ``apply`` that edits a module in place.
+
+``PassContext`` carries what passes share during one pipeline run: the facts that
+``assume-to-facts`` recorded. Facts are keyed by SSA value; they only ever enable
+optimisations, so a pipeline resumed from a printed dump (which has no facts) is still
+correct, only less informed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..diagnostics import CompileError, Diagnostic
+from ..ir.core import Module, Value
+
+
+@dataclass
+class PassContext:
+    """State shared by the passes of one pipeline run."""
+
+    facts: dict[Value, list[Any]] = field(default_factory=dict)  # value -> predicates
+
+    def add_fact(self, value: Value, predicate: Any) -> None:
+        known = self.facts.setdefault(value, [])
+        if predicate not in known:
+            known.append(predicate)
+
+    def facts_of(self, value: Value, kind: type | None = None) -> list[Any]:
+        return [f for f in self.facts.get(value, []) if kind is None or isinstance(f, kind)]
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Base class of every pass. Subclasses set the class variables and write ``apply``."""
+
+    name: ClassVar[str] = ""
+    input: ClassVar[str] = "tile"
+    output: ClassVar[str | None] = None
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        """Rewrite ``module`` in place; return True if anything changed."""
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls) -> str:
+        doc = (cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else ""
+
+    @classmethod
+    def from_options(cls, options: dict[str, str]) -> Pass:
+        """Build the pass from ``-p name{opt=value ...}`` options (kebab-case names)."""
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, text in options.items():
+            name = key.replace("-", "_")
+            if name not in fields:
+                known = ", ".join(f.replace("_", "-") for f in fields) or "none"
+                raise CompileError(Diagnostic("error", f"pass '{cls.name}' has no option "
+                                                       f"'{key}' (options: {known})",
+                                              "<command line>"))
+            values[name] = _convert(text, fields[name].type, cls.name, key)
+        return cls(**values)
+
+    def spelling(self) -> str:
+        """``name`` or ``name{opt=value}`` for options differing from their defaults."""
+        opts = [f"{f.name.replace('_', '-')}={getattr(self, f.name)}"
+                for f in dataclasses.fields(self) if getattr(self, f.name) != f.default]
+        return self.name + ("{" + " ".join(opts) + "}" if opts else "")
+
+
+def _convert(text: str, annotation: Any, pass_name: str, key: str) -> Any:
+    kind = str(annotation)
+    try:
+        if "bool" in kind:
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(text)
+            return text.lower() in ("true", "1")
+        if "int" in kind:
+            return int(text)
+    except ValueError:
+        raise CompileError(Diagnostic("error", f"option '{key}' of pass '{pass_name}' "
+                                               f"expects a {kind}, got '{text}'",
+                                      "<command line>")) from None
+    return text

@@ -1,0 +1,97 @@
+"""canonicalize-cmp-select: canonical forms of comparisons and selects.  tile -> tile.
+
+- ``cmpi``/``cmpf`` with a constant on the left and none on the right swap their operands
+  and mirror the predicate (``5 < x`` becomes ``x > 5``), so later passes only look right.
+- ``cmpi`` of a value with itself is a constant (``x <= x`` is true, ``x < x`` is false).
+- ``select c, x, x`` is ``x``; a select on a constant condition is the chosen operand.
+- ``select (xori c, true), a, b`` becomes ``select c, b, a``.
+- ``select c, true, false`` on i1 is ``c``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.core import Module, Operation, Value
+from ..ir.enums import ComparisonPredicate as P
+from .base import Pass, PassContext
+from .rewrite import (
+    all_ops,
+    defining_op,
+    erase,
+    insert_before,
+    make_splat,
+    replace_uses,
+    splat_value,
+)
+
+_MIRROR = {P.less_than: P.greater_than, P.greater_than: P.less_than,
+           P.less_than_or_equal: P.greater_than_or_equal,
+           P.greater_than_or_equal: P.less_than_or_equal,
+           P.equal: P.equal, P.not_equal: P.not_equal}
+_REFLEXIVE_TRUE = {P.equal, P.less_than_or_equal, P.greater_than_or_equal}
+
+
+def swap_constant_lhs(op: Operation) -> bool:
+    """Put the constant operand of a comparison on the right. True if changed."""
+    lhs, rhs = op.operands
+    if splat_value(lhs) is None or splat_value(rhs) is not None:
+        return False
+    op.operands = [rhs, lhs]
+    predicate = op.attributes["comparison_predicate"]
+    op.attributes["comparison_predicate"] = _MIRROR[predicate]
+    return True
+
+
+def _is_true(v: Value) -> bool:
+    value = splat_value(v)
+    return value is not None and v.type.element.name == "i1" and bool(value)
+
+
+def _is_false(v: Value) -> bool:
+    value = splat_value(v)
+    return value is not None and v.type.element.name == "i1" and not bool(value)
+
+
+def simplify_select(op: Operation) -> Value | Operation | None:
+    """A value replacing the select, an edited select, or None when nothing applies."""
+    cond, a, b = op.operands
+    if a is b:
+        return a
+    if splat_value(cond) is not None:
+        return a if bool(splat_value(cond)) else b
+    if a.type == op.results[0].type == cond.type and _is_true(a) and _is_false(b):
+        return cond
+    negation = defining_op(cond)
+    if negation is not None and negation.name == "xori" and _is_true(negation.operands[1]):
+        op.operands = [negation.operands[0], b, a]
+        return op
+    return None
+
+
+@dataclass(frozen=True)
+class CanonicalizeCmpSelect(Pass):
+    """Constants to the right of comparisons; trivial and negated selects simplified."""
+
+    name = "canonicalize-cmp-select"
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        changed = False
+        mapping: dict[Value, Value] = {}
+        for op in list(all_ops(module)):
+            op.operands = [mapping.get(v, v) for v in op.operands]
+            if op.name == "cmpi" and op.operands[0] is op.operands[1]:
+                truth = op.attributes["comparison_predicate"] in _REFLEXIVE_TRUE
+                constant = insert_before(op, make_splat(truth, op.results[0].type))
+                mapping[op.results[0]] = constant.results[0]
+                erase(op)
+            elif op.name in ("cmpi", "cmpf"):
+                changed |= swap_constant_lhs(op)
+            elif op.name == "select":
+                result = simplify_select(op)
+                if isinstance(result, Value):
+                    mapping[op.results[0]] = result
+                    erase(op)
+                changed |= result is not None
+        replace_uses(module, mapping)
+        return changed or bool(mapping)

@@ -1,0 +1,165 @@
+"""The pipeline's command-line flags, for the ``nanotile`` driver (and ``python -m
+nanotile.passes``, a small mlir-opt-like runner).
+
+The driver wires them with three calls::
+
+    cli_options.add_arguments(parser)                       # when building its parser
+    if cli_options.handle_info_flags(args, sys.stdout):     # before reading the input
+        return 0
+    module = cli_options.run_from_args(module, args, sys.stdout, sys.stderr)
+
+``run_from_args`` runs a pipeline only when a flag asks for one (``-p``, a dump, timing,
+``--stop-after``...) or when the caller passes ``run_default=True``; otherwise the module
+comes back untouched. Dumps and the timing table go to ``err_stream``, as in MLIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from ..diagnostics import CompileError
+from ..ir.core import Module
+
+_RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
+              "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
+              "check_semantics")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the pipeline flags (MLIR's names where MLIR has them)."""
+    g = parser.add_argument_group("pass pipeline")
+    g.add_argument("-p", "--pass-pipeline", dest="pipeline", metavar="PASSES",
+                   help="run these passes, e.g. 'cse,dce,fold-constants{identities=false}'")
+    g.add_argument("--dump-after", metavar="all|P1,P2", nargs="?", const="all",
+                   help="print the IR after every pass / after the passes named")
+    g.add_argument("--dump-before", metavar="all|P1,P2", nargs="?", const="all",
+                   help="print the IR before every pass / before the passes named")
+    g.add_argument("--dump-after-change", action="store_true",
+                   help="print the IR after each pass that changed it")
+    g.add_argument("--dump-after-failure", action="store_true",
+                   help="print the IR when a pass or its checks fail")
+    g.add_argument("--dump-dir", metavar="DIR",
+                   help="write one numbered file per stage into DIR")
+    g.add_argument("--stop-after", metavar="PASS", help="stop after this pass")
+    g.add_argument("--start-after", metavar="PASS",
+                   help="the input is the IR after this pass of the pipeline: resume there")
+    g.add_argument("--list-passes", action="store_true", help="list the passes and exit")
+    g.add_argument("--print-pipeline", action="store_true",
+                   help="print the pipeline that would run and exit")
+    g.add_argument("--print-language", metavar="NAME", help="print a language and exit")
+    g.add_argument("--diff-languages", metavar=("A", "B"), nargs=2,
+                   help="print what language B adds to / removes from A and exit")
+    g.add_argument("--time-passes", action="store_true", help="print a table of pass times")
+    g.add_argument("--no-verify", action="store_true",
+                   help="do not check the output language after each pass")
+    g.add_argument("--check-semantics", action="store_true",
+                   help="run the kernels in the interpreter after each tile-level pass and "
+                        "name the first pass that changes a result")
+    try:
+        g.add_argument("--target", default=None, choices=["sm_90", "sm_100"],
+                       help="target whose default pipeline runs (default sm_100)")
+    except argparse.ArgumentError:
+        pass  # the driver already has --target; its value is used
+
+
+def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
+    """Answer --list-passes, --print-pipeline, --print-language, --diff-languages.
+    Returns True when one was given (the caller then exits with status 0)."""
+    from .language import diff
+    from .languages import get_language
+    from .registry import PASSES
+
+    if args.list_passes:
+        width = max(len(name) for name in PASSES)
+        for name, cls in sorted(PASSES.items()):
+            arrow = f"{cls.input} -> {cls.output or cls.input}"
+            out.write(f"  {name:<{width}}  {arrow:<24}  {cls.summary()}\n")
+    if args.print_pipeline:
+        out.write(",".join(step.spelling() for step in _pipeline(args)) + "\n")
+    if args.print_language:
+        out.write(get_language(args.print_language).describe())
+    if args.diff_languages:
+        a, b = args.diff_languages
+        out.write(diff(get_language(a), get_language(b)))
+    return bool(args.list_passes or args.print_pipeline or args.print_language
+                or args.diff_languages)
+
+
+def _pipeline(args: argparse.Namespace) -> list:
+    from .pipelines import DEFAULT_TARGET, default_pipeline
+    from .registry import parse_pipeline
+
+    text = args.pipeline or default_pipeline(getattr(args, "target", None) or DEFAULT_TARGET)
+    return parse_pipeline(text)
+
+
+def _names(value: str | None) -> frozenset[str]:
+    return frozenset(n.strip() for n in value.split(",") if n.strip()) if value else frozenset()
+
+
+def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
+                  err_stream: TextIO, run_default: bool = False) -> Module:
+    """Do everything the pipeline flags in ``args`` ask for; returns the resulting module.
+    Raises CompileError (naming the pass) when a pass or a check fails."""
+    from .manager import RunOptions, run_pipeline, timing_report
+    from .registry import PASSES
+
+    if not run_default and not any(getattr(args, f, None) for f in _RUN_FLAGS):
+        return module
+    steps = _pipeline(args)
+    for flag in ("dump_before", "dump_after"):
+        for name in _names(getattr(args, flag)) - {"all"} - set(PASSES):
+            raise CompileError(_flag_error(f"--{flag.replace('_', '-')}: unknown pass "
+                                           f"'{name}' (see --list-passes)"))
+    options = RunOptions(
+        dump_before=_names(args.dump_before), dump_after=_names(args.dump_after),
+        dump_after_change=args.dump_after_change, dump_after_failure=args.dump_after_failure,
+        dump_dir=args.dump_dir, start_after=args.start_after, stop_after=args.stop_after,
+        time_passes=args.time_passes, verify=not args.no_verify,
+        check_semantics=args.check_semantics)
+    try:
+        return run_pipeline(module, steps, options, err_stream)
+    finally:
+        if args.time_passes:
+            err_stream.write(timing_report(options.timings))
+
+
+def _flag_error(message: str):  # -> Diagnostic
+    from ..diagnostics import Diagnostic
+
+    return Diagnostic("error", message, "<command line>")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m nanotile.passes FILE [flags]``: read, run the pipeline, print."""
+    parser = argparse.ArgumentParser(prog="python -m nanotile.passes",
+                                     description="Run nanotile passes over a Tile IR file.")
+    parser.add_argument("file", nargs="?", help="input (text or bytecode; '-' = stdin)")
+    parser.add_argument("-o", dest="output", default="-", help="output file")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    source: str | None = None
+    try:
+        if handle_info_flags(args, sys.stdout):
+            return 0
+        if args.file is None:
+            parser.error("an input file is needed")
+        from ..ir.printer import print_module
+        from ..loader import load_bytes, read_input
+
+        data = read_input(args.file)
+        source = data.decode("utf-8", "replace")
+        module = load_bytes(data, args.file)
+        module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True)
+        text = print_module(module)
+    except CompileError as e:
+        sys.stderr.write(e.format(source) + "\n")
+        return 1
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0

@@ -1,0 +1,163 @@
+"""The declared languages of nanotile, top to bottom (DESIGN.md, "Languages").
+
+Each stage below ``tile`` is written as a diff of the one above it. Op sets always start
+from the op table (``optable.OPS``) and are narrowed by traits or by short lists of the ops
+a stage removes; no list of all ops is written here. The stages below ``tile-ordered``
+are declared with what is known today and are refined by the backend work
+(``extra_ops`` names the ops they will add, which the op table does not have yet).
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import CompileError, Diagnostic
+from ..ir import attrs as A
+from ..ir import types as T
+from ..ir.core import Block, Module
+from ..ir.optable import OPS, lookup
+from .language import Language, op_error
+from .rewrite import all_blocks
+
+# --------------------------------------------------------------------------------------
+# Invariants (each returns the violations it finds)
+
+
+def ssa_dominance(module: Module) -> list[Diagnostic]:
+    """every operand is defined before its use, in its block or an enclosing one"""
+    diags: list[Diagnostic] = []
+
+    def visit(block: Block, visible: set[int]) -> None:
+        seen = set(visible) | {id(a) for a in block.arguments}
+        for op in block.ops:
+            for v in op.operands:
+                if id(v) not in seen:
+                    name = v.name_hint or "?"
+                    diags.append(op_error(op, f"operand %{name} of '{op.name}' is used "
+                                              f"before it is defined (or out of its scope)"))
+            for region in op.regions:
+                for inner in region.blocks:
+                    visit(inner, seen)
+            seen.update(id(r) for r in op.results)
+
+    for item in module.items:
+        for region in item.regions:
+            for block in region.blocks:
+                visit(block, set())
+    return diags
+
+
+def terminators_last(module: Module) -> list[Diagnostic]:
+    """each block ends with a terminator (return/yield/continue/break) and has no other"""
+    diags: list[Diagnostic] = []
+    for block in all_blocks(module):
+        for i, op in enumerate(block.ops):
+            row = lookup(op.name)
+            is_terminator = row is not None and row.is_terminator
+            last = i == len(block.ops) - 1
+            if is_terminator and not last:
+                diags.append(op_error(op, f"terminator '{op.name}' is not the last op of "
+                                          "its block"))
+            if last and row is not None and not is_terminator:
+                diags.append(op_error(op, "block does not end with a terminator"))
+    return diags
+
+
+def dialect_rules(module: Module) -> list[Diagnostic]:
+    """the cuda_tile dialect verifier (nanotile.verify) accepts the module"""
+    try:
+        from ..verify import verify_module
+
+        return [d for d in verify_module(module) if d.severity == "error"]
+    except ImportError:  # the verifier is not complete yet: structural checks only
+        return []
+
+
+def no_token_operands(module: Module) -> list[Diagnostic]:
+    """no op takes a token: memory order is explicit, token results are left unused"""
+    diags = []
+    for item in module.items:
+        for op in item.walk():
+            if any(isinstance(v.type, T.TokenType) for v in op.operands):
+                diags.append(op_error(op, f"'{op.name}' still takes a token"))
+    return diags
+
+
+# --------------------------------------------------------------------------------------
+# The languages
+
+_ALL_TYPES = frozenset({T.ElementType, T.PointerType, T.TileType, T.TokenType,
+                        T.TensorViewType, T.PartitionViewType, T.StridedViewType,
+                        T.GatherScatterViewType, T.FunctionType, T.OpaqueType})
+_ALL_ATTRS = frozenset({A.IntegerAttr, A.FloatAttr, A.BoolAttr, A.StringAttr, A.TypeAttr,
+                        A.ArrayAttr, A.DictAttr, A.DenseElementsAttr, A.DivByAttr,
+                        A.BoundedAttr, A.SameElementsAttr, A.OptimizationHintsAttr,
+                        A.OpaqueAttr})
+_ASSUME_PREDICATES = (A.DivByAttr, A.BoundedAttr, A.SameElementsAttr)
+
+# Ops that read or write through a view, or ask a view its shape.
+_VIEW_OPS = {n for n, d in OPS.items() if "view" in d.traits or n.endswith("_view_tko")} \
+    | {"get_index_space_shape", "get_tensor_shape"}
+
+TILE = Language(
+    "tile", "cuda_tile as parsed or decoded, accepted by the dialect verifier.",
+    frozenset(n for n, d in OPS.items() if "item" not in d.traits), _ALL_TYPES, _ALL_ATTRS,
+    (("ssa-dominance", ssa_dominance), ("terminators-last", terminators_last),
+     ("dialect-rules", dialect_rules)))
+
+TILE_CANON = TILE.extend(
+    "tile-canon", "Canonical form: assumes recorded as facts (the ops are gone), constants\n"
+                  "folded and uniqued, dead code removed, tokens and grid queries simplified.",
+    remove_ops={"assume"}, remove_attrs=_ASSUME_PREDICATES)
+
+TILE_OPT = TILE_CANON.extend(
+    "tile-opt", "After equality saturation (egglog): same parts as tile-canon, cheaper terms.")
+
+TILE_PTR = TILE_OPT.extend(
+    "tile-ptr", "Views lowered: tensor/partition views become pointer tiles, offsets and masks.",
+    remove_ops=_VIEW_OPS,
+    remove_types={T.TensorViewType, T.PartitionViewType, T.StridedViewType,
+                  T.GatherScatterViewType})
+
+TILE_ORDERED = TILE_PTR.extend(
+    "tile-ordered", "Tokens resolved into an explicit memory order; no op consumes a token.",
+    remove_ops={"make_token", "join_tokens"},
+    add_invariants=[("no-token-operands", no_token_operands)])
+
+TILE_LAYOUT = TILE_ORDERED.extend(
+    "tile-layout", "Every tile value carries a distributed layout; conversions are explicit.",
+    extra_ops={"convert_layout": "move a tile between two layouts"},
+    remove_invariants={"dialect-rules"}, tile_level=False)
+
+_SIMT_OPS = {n for n, d in OPS.items()
+             if d.traits & {"elementwise", "control", "terminator"}} \
+    | {"constant", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko"}
+
+SIMT = TILE_LAYOUT.extend(
+    "simt", "Per-thread code: scalars and small register vectors, thread ids, shuffles,\n"
+            "shared-memory buffers, barriers, structured control flow.",
+    remove_ops=TILE_LAYOUT.ops - _SIMT_OPS, remove_types={T.TokenType},
+    extra_ops={"thread_id": "thread index in the CTA", "shuffle": "warp shuffle",
+               "shared_alloc": "a shared-memory buffer", "barrier": "CTA barrier"})
+
+PTX_SM90 = SIMT.extend(
+    "ptx-sm90", "Hopper instructions (mma.sync, wgmma, TMA bulk copies, mbarriers) on\n"
+                "virtual registers in basic blocks; printed as PTX text.",
+    remove_ops=SIMT.ops, remove_invariants={"terminators-last"},
+    extra_ops={"wgmma.mma_async": "warpgroup MMA", "cp.async.bulk.tensor": "TMA copy",
+               "mbarrier": "async barrier", "mma.sync": "warp MMA", "bra": "branch"})
+
+PTX_SM100 = PTX_SM90.extend(
+    "ptx-sm100", "Blackwell: as ptx-sm90 plus tcgen05 MMAs and tensor memory.",
+    extra_ops={"tcgen05.mma": "5th-gen tensor core MMA", "tcgen05.ld": "tensor memory load",
+               "tcgen05.alloc": "tensor memory allocation"})
+
+LANGUAGES: dict[str, Language] = {
+    lang.name: lang for lang in (TILE, TILE_CANON, TILE_OPT, TILE_PTR, TILE_ORDERED,
+                                 TILE_LAYOUT, SIMT, PTX_SM90, PTX_SM100)}
+
+
+def get_language(name: str) -> Language:
+    """The language called ``name``; an unknown name is a user error listing the known ones."""
+    if name not in LANGUAGES:
+        raise CompileError(Diagnostic("error", f"unknown language '{name}' (known: "
+                                               f"{', '.join(LANGUAGES)})", "<command line>"))
+    return LANGUAGES[name]

@@ -1,0 +1,45 @@
+"""The default pipelines, one per target, read top to bottom.
+
+Both targets share the tile-level passes; the lists part where the backends differ.
+Stages not written yet are named in comments at the place they will go.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import CompileError, Diagnostic
+
+# tile -> tile-canon
+CANONICALIZE = [
+    "assume-to-facts",             # assume ops -> facts           (tile -> tile-canon)
+    "simplify-grid-queries",       # one block-id query per kernel; grid-decided compares
+    "fold-constants",              # constant scalar/splat arithmetic; x+0, x*1
+    "canonicalize-cmp-select",     # constants to the right; trivial selects
+    "simplify-tokens",             # prune join_tokens; unordered ops lose make_token inputs
+    "loop-invariant-code-motion",  # invariant pure ops leave for bodies
+    "cse",                         # constants uniqued; repeated pure ops merged
+    "dce",                         # unused pure ops and weak loads removed
+]
+
+# tile-canon -> tile-opt: equality saturation (egglog) goes here.
+# tile-opt -> tile-ptr -> tile-ordered -> tile-layout -> simt: the shared lowering.
+
+SM90 = [
+    *CANONICALIZE,
+    # simt -> ptx-sm90: mma.sync / wgmma, TMA, mbarrier (to come)
+]
+
+SM100 = [
+    *CANONICALIZE,
+    # simt -> ptx-sm100: tcgen05 MMAs and tensor memory, TMA (to come)
+]
+
+PIPELINES: dict[str, list[str]] = {"sm_90": SM90, "sm_100": SM100}
+DEFAULT_TARGET = "sm_100"
+
+
+def default_pipeline(target: str = DEFAULT_TARGET) -> str:
+    """The pipeline of ``target`` as a ``-p`` string."""
+    if target not in PIPELINES:
+        raise CompileError(Diagnostic("error", f"unknown target '{target}' (known: "
+                                               f"{', '.join(PIPELINES)})", "<command line>"))
+    return ",".join(PIPELINES[target])

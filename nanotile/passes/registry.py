@@ -1,0 +1,73 @@
+"""The pass registry: every pass by its kebab-case name, and pipeline-string parsing.
+
+A pipeline string is MLIR's ``-p`` syntax: ``cse,dce,fold-constants{identities=false}``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..diagnostics import CompileError, Diagnostic
+from .assume_to_facts import AssumeToFacts
+from .base import Pass
+from .canonicalize_cmp_select import CanonicalizeCmpSelect
+from .cse import CommonSubexpressionElimination
+from .dce import DeadCodeElimination
+from .fold_constants import FoldConstants
+from .loop_invariant_code_motion import LoopInvariantCodeMotion
+from .simplify_grid_queries import SimplifyGridQueries
+from .simplify_tokens import SimplifyTokens
+
+PASSES: dict[str, type[Pass]] = {
+    cls.name: cls for cls in (
+        AssumeToFacts,
+        CanonicalizeCmpSelect,
+        CommonSubexpressionElimination,
+        DeadCodeElimination,
+        FoldConstants,
+        LoopInvariantCodeMotion,
+        SimplifyGridQueries,
+        SimplifyTokens,
+    )
+}
+
+_STEP = re.compile(r"\s*([a-z0-9-]+)\s*(?:\{([^}]*)\})?\s*(?:,|$)")
+
+
+def register(cls: type[Pass]) -> type[Pass]:
+    """Add a pass class (for passes defined outside this package, e.g. in tests)."""
+    PASSES[cls.name] = cls
+    return cls
+
+
+def get_pass(name: str) -> type[Pass]:
+    if name not in PASSES:
+        raise CompileError(Diagnostic("error", f"unknown pass '{name}' (see --list-passes)",
+                                      "<command line>"))
+    return PASSES[name]
+
+
+def parse_pipeline(text: str) -> list[Pass]:
+    """``"a,b{opt=1 other=x},c"`` -> pass instances, in order."""
+    steps: list[Pass] = []
+    position = 0
+    text = text.strip()
+    while position < len(text):
+        match = _STEP.match(text, position)
+        if match is None or match.end() == position:
+            raise CompileError(Diagnostic("error", f"cannot parse pipeline '{text}' at "
+                                                   f"character {position + 1}",
+                                          "<command line>"))
+        name, options = match.group(1), match.group(2) or ""
+        pairs = dict(_option(word, name) for word in options.split())
+        steps.append(get_pass(name).from_options(pairs))
+        position = match.end()
+    return steps
+
+
+def _option(word: str, pass_name: str) -> tuple[str, str]:
+    key, eq, value = word.partition("=")
+    if not eq:
+        raise CompileError(Diagnostic("error", f"option '{word}' of pass '{pass_name}' must "
+                                               "be written name=value", "<command line>"))
+    return key, value

@@ -1,0 +1,170 @@
+"""Small IR-editing helpers shared by the passes: uses, replacement, erasure, constants.
+
+The core IR keeps no use lists (values know their definer, not their users), so a pass
+that needs uses asks for them with ``collect_uses`` once, and replaces values in bulk
+with ``replace_uses``. Both walk the ops of one ``entry`` (or of the whole module).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..ir.attrs import DenseElementsAttr
+from ..ir.core import Block, Module, Operation, Value, make_op
+from ..ir.optable import lookup
+from ..ir.types import ElementType, TileType
+
+
+def all_ops(module: Module) -> Iterator[Operation]:
+    """Every op inside the module's items (not the items themselves), in textual order."""
+    for item in module.items:
+        for region in item.regions:
+            for block in region.blocks:
+                yield from walk_block(block)
+
+
+def all_blocks(module: Module) -> Iterator[Block]:
+    """Every block of every op of the module (items' bodies included)."""
+    for item in module.items:
+        for op in item.walk():
+            for region in op.regions:
+                yield from region.blocks
+
+
+def walk_block(block: Block) -> Iterator[Operation]:
+    for op in list(block.ops):
+        yield from op.walk()
+
+
+def collect_uses(module: Module) -> dict[Value, list[Operation]]:
+    """For every used value, the ops that use it (once per operand slot)."""
+    uses: dict[Value, list[Operation]] = {}
+    for op in all_ops(module):
+        for v in op.operands:
+            uses.setdefault(v, []).append(op)
+    return uses
+
+
+def replace_uses(module: Module, mapping: dict[Value, Value]) -> None:
+    """Replace every use of each key by its value (chains a->b->c are followed)."""
+    if not mapping:
+        return
+
+    def resolve(v: Value) -> Value:
+        while v in mapping:
+            v = mapping[v]
+        return v
+
+    for op in all_ops(module):
+        op.operands = [resolve(v) for v in op.operands]
+
+
+def erase(op: Operation) -> None:
+    """Remove an op from its block (its results must be unused by then)."""
+    assert op.parent is not None, f"{op.name} is not in a block"
+    op.parent.ops.remove(op)
+    op.parent = None
+
+
+def insert_before(anchor: Operation, op: Operation) -> Operation:
+    """Put ``op`` just before ``anchor``; a new op without a location takes the anchor's
+    (it is usually made to replace it, so diagnostics point at the right source line)."""
+    if op.source is None and op.location is None:
+        op.source, op.location = anchor.source, anchor.location
+    block = anchor.parent
+    assert block is not None
+    block.ops.insert(block.ops.index(anchor), op)
+    op.parent = block
+    return op
+
+
+def is_pure(op: Operation) -> bool:
+    """An op without side effects (op table trait ``pure``), so it may be moved or removed."""
+    row = lookup(op.name)
+    return row is not None and row.is_pure
+
+
+def traits(op: Operation) -> frozenset[str]:
+    row = lookup(op.name)
+    return row.traits if row is not None else frozenset()
+
+
+def defining_op(v: Value) -> Operation | None:
+    return v.owner if isinstance(v.owner, Operation) else None
+
+
+def attr_key(op: Operation) -> tuple[Any, ...] | None:
+    """A hashable key of (name, attributes, result types), or None if an attribute is not
+    hashable. Attributes equal to their op-table default count as absent."""
+    row = lookup(op.name)
+    attrs = []
+    for name, value in sorted(op.attributes.items()):
+        definition = row.attr(name) if row else None
+        if definition is not None and definition.default is not None \
+                and value == definition.default:
+            continue
+        attrs.append((name, value))
+    key = (op.name, tuple(attrs), tuple(op.result_types), tuple(op.operand_segments or ()))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+# --------------------------------------------------------------------------------------
+# Constants: a splat (or single-element) tile of a plain number type
+
+
+def numpy_dtype(element: Any) -> Any | None:
+    """The NumPy dtype holding one element of ``element`` (None if not a plain number)."""
+    import numpy as np
+
+    if not isinstance(element, ElementType):
+        return None
+    if element.name == "i1":
+        return np.dtype(np.uint8)  # one byte per i1 (bytecode layout)
+    if element.name == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    plain = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+             "f16": np.float16, "f32": np.float32, "f64": np.float64}
+    return np.dtype(plain[element.name]) if element.name in plain else None
+
+
+def splat_value(v: Value) -> Any | None:
+    """The single element of a constant splat (or one-element) tile, as a NumPy scalar."""
+    op = defining_op(v)
+    if op is None or op.name != "constant":
+        return None
+    attr = op.attributes.get("value")
+    if not isinstance(attr, DenseElementsAttr):
+        return None
+    dtype = numpy_dtype(attr.type.element)
+    if dtype is None or not (attr.splat or attr.type.num_elements == 1):
+        return None
+    import numpy as np
+
+    if len(attr.data) < dtype.itemsize:
+        return None
+    return np.frombuffer(attr.data[:dtype.itemsize], dtype=dtype)[0]
+
+
+def make_splat(value: Any, type: TileType) -> Operation:
+    """A ``constant`` op filling ``type`` with ``value`` (a Python or NumPy scalar)."""
+    import numpy as np
+
+    dtype = numpy_dtype(type.element)
+    assert dtype is not None, f"no constant of {type}"
+    if type.element.name == "i1":
+        value = 1 if value else 0
+    data = np.array(value).astype(dtype).tobytes()
+    splat = type.rank > 0
+    return make_op("constant", [], [type], {"value": DenseElementsAttr(type, data, splat)})
+
+
+def block_ops(blocks: Iterable[Block]) -> Iterator[Operation]:
+    for block in blocks:
+        yield from block.ops

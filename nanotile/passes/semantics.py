@@ -1,0 +1,181 @@
+"""--check-semantics: run every kernel on random inputs before and after each pass.
+
+``Oracle(module)`` picks inputs for each entry, runs the interpreter once on the input
+module and keeps the final contents of every buffer; ``compare(module)`` runs again on
+the same inputs and describes the first difference (None when all results are equal,
+bit for bit, NaNs included).
+
+Inputs follow cuTile's calling convention (corpus/cutile/README.md): a ``ptr`` parameter
+is an array, followed by its shape and then its strides as ``tile<i32>`` parameters. An
+array is sized two tiles per dimension (tile sizes read from the partition views made of
+it), so a kernel sees full tiles; the grid is 2 along every axis the kernel asks for. Other
+integer scalars are 3, float scalars random.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..diagnostics import CompileError, Diagnostic
+from ..ir.core import Module, Operation, Value
+from ..ir.types import ElementType, PartitionViewType, PointerType, TileType
+from .rewrite import defining_op, numpy_dtype
+
+DEFAULT_EXTENT = 64
+
+
+@dataclass
+class KernelRun:
+    name: str
+    grid: tuple[int, int, int]
+    args: list[Any]
+    results: list[Any] | None = None
+
+
+def _root(v: Value) -> Value:
+    """Look through assume ops to the value they talk about."""
+    op = defining_op(v)
+    while op is not None and op.name == "assume":
+        v = op.operands[0]
+        op = defining_op(v)
+    return v
+
+
+def tile_extents(entry: Operation) -> dict[Value, list[int]]:
+    """For each pointer parameter made into a tensor view, the tile size per dimension."""
+    views: dict[Value, Value] = {}  # tensor view value -> base parameter
+    sizes: dict[Value, list[int]] = {}
+    for op in entry.walk():
+        if op.name == "make_tensor_view":
+            views[op.results[0]] = _root(op.operands[0])
+        elif op.name == "make_partition_view" and op.operands[0] in views:
+            base = views[op.operands[0]]
+            view = op.results[0].type
+            if isinstance(view, PartitionViewType):
+                old = sizes.get(base, [1] * len(view.tile_shape))
+                sizes[base] = [max(a, b) for a, b in zip(old, view.tile_shape)]
+    return sizes
+
+
+def _is_i32(t: Any) -> bool:
+    return isinstance(t, TileType) and t.rank == 0 and getattr(t.element, "name", "") == "i32"
+
+
+def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[Any]]:
+    """Random arguments for ``entry`` and a grid (see the module docstring)."""
+    import numpy as np
+
+    params = entry.regions[0].block.arguments
+    extents = tile_extents(entry)
+    args: list[Any] = []
+    i = 0
+    while i < len(params):
+        t = params[i].type
+        if isinstance(t, TileType) and isinstance(t.element, PointerType):
+            count = 0
+            while i + 1 + count < len(params) and _is_i32(params[i + 1 + count].type):
+                count += 1
+            rank = max(count // 2, 1) if count else 1
+            tiles = extents.get(params[i], [DEFAULT_EXTENT // 2] * rank)[:rank]
+            dims = [2 * d for d in tiles] + [DEFAULT_EXTENT] * (rank - len(tiles))
+            array = random_array(t.element.pointee, dims, rng)
+            strides = [int(np.prod(dims[k + 1:])) for k in range(rank)]
+            args.append(array)
+            args.extend(np.int32(x) for x in (dims + strides)[:count])
+            i += 1 + count
+            continue
+        args.append(random_scalar(t, rng))
+        i += 1
+    axes = {r.index for op in entry.walk() if op.name in ("get_tile_block_id",)
+            for r in op.results if r in _used_values(entry)}
+    grid = tuple(2 if axis in axes or axis == 0 else 1 for axis in range(3))
+    return grid, args  # type: ignore[return-value]
+
+
+def _used_values(entry: Operation) -> set[Value]:
+    return {v for op in entry.walk() for v in op.operands}
+
+
+def random_array(element: Any, dims: list[int], rng: Any) -> Any:
+    import numpy as np
+
+    dtype = numpy_dtype(element)
+    if dtype is None:
+        raise CompileError(Diagnostic("error", f"--check-semantics: no random arrays of "
+                                               f"{element} yet"))
+    if isinstance(element, ElementType) and element.is_float:
+        return rng.standard_normal(dims).astype(np.float32).astype(dtype)
+    return rng.integers(-4, 600, size=dims).astype(dtype)
+
+
+def random_scalar(t: Any, rng: Any) -> Any:
+    element = t.element if isinstance(t, TileType) else t
+    dtype = numpy_dtype(element)
+    if dtype is None:
+        raise CompileError(Diagnostic("error", f"--check-semantics: cannot make a {t}"))
+    if element.is_float:
+        return dtype.type(rng.standard_normal())
+    return dtype.type(3)
+
+
+def run_kernel(module: Module, run: KernelRun) -> list[Any]:
+    """Run one kernel on copies of its inputs; the final arrays are its results."""
+    import numpy as np
+
+    from ..interp import run as interp_run
+
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in run.args]
+    interp_run(module, run.name, run.grid, *args)
+    return [a for a in args if isinstance(a, np.ndarray)]
+
+
+def first_difference(before: list[Any], after: list[Any]) -> str | None:
+    """Where two lists of result arrays first differ (bit patterns), or None."""
+    import numpy as np
+
+    for index, (a, b) in enumerate(zip(before, after)):
+        if a.tobytes() == b.tobytes():
+            continue
+        width = max(a.dtype.itemsize, 1)
+        bits_a = np.frombuffer(a.tobytes(), np.uint8).reshape(-1, width)
+        bits_b = np.frombuffer(b.tobytes(), np.uint8).reshape(-1, width)
+        k = int(np.flatnonzero((bits_a != bits_b).any(axis=1))[0])
+        flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+        return f"array argument #{index} element {k}: {flat_a[k]} before, {flat_b[k]} after"
+    return None
+
+
+class Oracle:
+    """Reference results of every kernel of a module, to compare later stages with."""
+
+    def __init__(self, module: Module, seed: int = 0) -> None:
+        import numpy as np
+
+        rng = np.random.default_rng(seed)
+        self.runs: list[KernelRun] = []
+        for entry in module.entries():
+            grid, args = make_inputs(entry, rng)
+            run = KernelRun(entry.attributes["sym_name"], grid, args)
+            run.results = self._run(module, run, "the input")
+            self.runs.append(run)
+
+    def _run(self, module: Module, run: KernelRun, stage: str) -> list[Any]:
+        try:
+            return run_kernel(module, run)
+        except CompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any fault of the interpreter is reported
+            raise CompileError(Diagnostic("error", f"--check-semantics: kernel @{run.name} "
+                                                   f"failed to run on {stage}: {e}")) from None
+
+    def compare(self, module: Module) -> str | None:
+        for run in self.runs:
+            try:
+                results = run_kernel(module, run)
+            except Exception as e:  # noqa: BLE001 - a broken pass may crash the interpreter
+                return f"kernel @{run.name} no longer runs ({type(e).__name__}: {e})"
+            problem = first_difference(run.results or [], results)
+            if problem is not None:
+                return f"kernel @{run.name}, grid {run.grid}: {problem}"
+        return None
