@@ -1,0 +1,299 @@
+"""How the verifier walks a module and turns broken rules into diagnostics.
+
+A rule is a function ``rule(op) -> None`` that raises ``RuleError`` when the op breaks
+it. Rules are registered per op name with ``@rule("addf", "subf")`` in the family
+modules; ``verify`` runs, for each op, the op table's generic checks (operand/result
+type constraints, in ``constraints``) and then its registered rules, in registration
+order. Like MLIR, the first broken rule of an op is reported and the walk of that
+top-level item (entry, global) stops there; other items are still checked (MLIR
+verifies isolated-from-above ops independently). Rules registered with ``on_exit=True``
+run after the op's regions were checked (MLIR's ``verifyRegions``).
+
+Messages follow MLIR: an op error reads ``'cuda_tile.addf' op <text>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from nanotile.diagnostics import Diagnostic
+from nanotile.ir.core import Module, Operation, Value
+from nanotile.ir.types import Type
+
+Rule = Callable[[Operation], None]
+
+
+@dataclass
+class Options:
+    """Switches of one verification run (nanotile-opt's -Wunsupported-hints, -Werr-hints)."""
+
+    hint_warnings: bool = False
+    hint_errors: bool = False
+
+
+@dataclass
+class _Run:
+    options: Options
+    filename: str
+    module: Module | None = None
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+# The run in progress: rules report warnings (which do not stop verification) here.
+_RUN: list[_Run] = []
+
+
+def current_options() -> Options:
+    return _RUN[-1].options if _RUN else Options()
+
+
+def current_module() -> Module | None:
+    """The module being verified (for symbol lookups)."""
+    return _RUN[-1].module if _RUN else None
+
+
+def warn(message: str, op: Operation) -> None:
+    """A warning at ``op`` that does not fail verification."""
+    if not _RUN:
+        return
+    fname, line, col = position(op, _RUN[-1].filename)
+    _RUN[-1].warnings.append(Diagnostic("warning", message, fname, line, col))
+
+_RULES: dict[str, list[Rule]] = {}
+_EXIT_RULES: dict[str, list[Rule]] = {}
+
+
+@dataclass
+class Note:
+    message: str
+    op: Operation | None = None  # where the note points (None: the failing op)
+
+
+@dataclass
+class RuleError(Exception):
+    """A broken rule. ``op_prefix``: start the message with ``'cuda_tile.X' op``."""
+
+    message: str
+    op_prefix: bool = True
+    at: Operation | None = None  # report at another op than the one checked
+    notes: list[Note] = field(default_factory=list)
+    severity: str = "error"
+
+
+def fail(message: str, *, op_prefix: bool = True, at: Operation | None = None,
+         notes: list[Note] | None = None) -> RuleError:
+    """``raise fail("...")`` from a rule."""
+    return RuleError(message, op_prefix, at, notes or [])
+
+
+def rule(*names: str, on_exit: bool = False) -> Callable[[Rule], Rule]:
+    """Register a rule for the named ops."""
+    table = _EXIT_RULES if on_exit else _RULES
+
+    def register(fn: Rule) -> Rule:
+        for name in names:
+            table.setdefault(name, []).append(fn)
+        return fn
+    return register
+
+
+def rules_for(name: str) -> list[Rule]:
+    return _RULES.get(name, [])
+
+
+def mlir_type(t: Type | None) -> str:
+    """A type the way MLIR prints it in a diagnostic: ``'!cuda_tile.tile<4xf32>'``."""
+    from nanotile.ir.types import ElementType
+    if t is None:
+        return "<none>"
+    if isinstance(t, ElementType):
+        return str(t)
+    text = str(t)
+    if text.startswith(("!", "(")):
+        return text
+    return "!cuda_tile." + text
+
+
+def q(t: Type | None) -> str:
+    """A type streamed into a diagnostic: quoted, as MLIR does."""
+    return f"'{mlir_type(t)}'"
+
+
+def shape_text(shape) -> str:
+    """A shape streamed into a diagnostic: ``2, 4``."""
+    return ", ".join(str(d) for d in shape)
+
+
+def op_label(op: Operation) -> str:
+    return f"'cuda_tile.{op.name}' op"
+
+
+def position(op: Operation | None, filename: str) -> tuple[str, int | None, int | None]:
+    """File, line and column of an op (its text position, else its loc(...))."""
+    from nanotile.ir.attrs import FileLineColLoc
+    if op is None:
+        return filename, None, None
+    if op.source is not None:
+        return op.source.filename, op.source.line, op.source.column
+    loc = op.location
+    while loc is not None and not isinstance(loc, FileLineColLoc):
+        loc = getattr(loc, "child", None)
+    if isinstance(loc, FileLineColLoc):
+        return loc.filename, loc.line, loc.column
+    return filename, None, None
+
+
+def to_diagnostic(err: RuleError, op: Operation, filename: str) -> Diagnostic:
+    target = err.at or op
+    text = f"{op_label(target)} {err.message}" if err.op_prefix else err.message
+    fname, line, col = position(target, filename)
+    diag = Diagnostic(err.severity, text, fname, line, col)
+    for note in err.notes:
+        nf, nl, nc = position(note.op or target, filename)
+        diag.notes.append(Diagnostic("note", note.message, nf, nl, nc))
+    return diag
+
+
+def _check_op(op: Operation) -> None:
+    """The op's own invariants: type constraints, then its rules."""
+    from .constraints import check_constraints
+    from .structure import check_types_of
+    check_types_of(op)
+    check_constraints(op)
+    for fn in _RULES.get(op.name, ()):
+        fn(op)
+
+
+def _walk(op: Operation) -> None:
+    """Check ``op`` and everything nested in it; raise at the first broken rule."""
+    try:
+        _check_op(op)
+    except RuleError as err:
+        err.at = err.at or op
+        raise
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                _walk(inner)
+    for fn in _EXIT_RULES.get(op.name, ()):
+        try:
+            fn(op)
+        except RuleError as err:
+            err.at = err.at or op
+            raise
+
+
+def _module_filename(module: Module) -> str:
+    if module.source is not None:
+        return module.source.filename
+    for op in module.walk():
+        if op.source is not None:
+            return op.source.filename
+    return "<unknown>"
+
+
+def verify(module: Module, options: Options | None = None) -> list[Diagnostic]:
+    """Every item's first broken rule, then module-wide checks (dominance, symbols).
+
+    Warnings come first, in the order they were found, then errors.
+    """
+    filename = _module_filename(module)
+    _RUN.append(_Run(options or Options(), filename, module))
+    try:
+        errors = _verify(module, filename)
+        return _RUN[-1].warnings + errors
+    finally:
+        _RUN.pop()
+
+
+def _verify(module: Module, filename: str) -> list[Diagnostic]:
+    from . import load_families
+    load_families()
+    from .dominance import check_dominance
+    from .structure import check_module_items
+
+    diags: list[Diagnostic] = []
+    try:
+        check_module_items(module)
+    except RuleError as err:
+        assert err.at is not None
+        return [to_diagnostic(err, err.at, filename)]
+    for item in module.items:
+        try:
+            _walk(item)
+        except RuleError as err:
+            assert err.at is not None
+            diags.append(to_diagnostic(err, err.at, filename))
+            if item.name not in ("entry", "testing$func"):
+                break  # not isolated from above: MLIR stops here
+    if diags:
+        return diags
+    try:
+        check_dominance(module)
+    except RuleError as err:
+        assert err.at is not None
+        diags.append(to_diagnostic(err, err.at, filename))
+    return diags
+
+
+# ---------------------------------------------------------------------------------
+# Small helpers shared by the rule modules
+
+
+def group(op: Operation, name: str) -> list[Value]:
+    """The operands of one operand group of the op table (by its name)."""
+    from nanotile.ir.optable import lookup
+    d = lookup(op.name)
+    if d is None:
+        return []
+    groups = op.operand_groups()
+    if op.operand_segments is None and len(d.operands) != len(groups):
+        # No segment sizes recorded: only fixed groups can be addressed reliably.
+        groups = _guess_groups(op, d)
+    for od, vals in zip(d.operands, groups):
+        if od.name == name:
+            return vals
+    return []
+
+
+def _guess_groups(op: Operation, d) -> list[list[Value]]:
+    """Split operands when ``operand_segments`` is absent: at most one non-single group."""
+    singles = sum(1 for o in d.operands if o.kind == "single")
+    extra = len(op.operands) - singles
+    out, pos = [], 0
+    for od in d.operands:
+        if od.kind == "single":
+            n = 1
+        else:
+            n = max(extra, 0)
+            extra = 0
+        out.append(op.operands[pos:pos + n])
+        pos += n
+    return out
+
+
+def one(op: Operation, name: str) -> Value | None:
+    vals = group(op, name)
+    return vals[0] if vals else None
+
+
+def result_named(op: Operation, name: str) -> Value | None:
+    from nanotile.ir.optable import lookup
+    d = lookup(op.name)
+    if d is None:
+        return None
+    for i, rd in enumerate(d.results):
+        if rd.name == name and i < len(op.results):
+            return op.results[i]
+    return None
+
+
+def attr(op: Operation, name: str):
+    """An attribute's value, or the op table's default when it is absent."""
+    from nanotile.ir.optable import lookup
+    if name in op.attributes:
+        return op.attributes[name]
+    d = lookup(op.name)
+    a = d.attr(name) if d else None
+    return a.default if a else None
