@@ -112,7 +112,8 @@ class PipelineRun:
             if problem is not None:
                 self._dump_failure(module, step)
                 raise CompileError(Diagnostic("error", f"pass '{step.name}' changed what the "
-                                                       f"program computes: {problem}"))
+                                                       f"program computes: {problem}",
+                                              _filename(module)))
         show = self._wants(self.options.dump_after, step.name)
         if self.options.dump_after_change:
             show = show or (changed and print_ir(module) != before)
@@ -166,6 +167,10 @@ class PipelineRun:
             return action()
         finally:
             self.options.timings.append((name, time.perf_counter() - start))
+
+
+def _filename(module: Module) -> str:
+    return module.source.filename if module.source is not None else "<pipeline>"
 
 
 def run_pipeline(module: Module, steps: list[Pass], options: RunOptions | None = None,

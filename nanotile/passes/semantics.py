@@ -9,7 +9,7 @@ Inputs follow cuTile's calling convention (corpus/cutile/README.md): a ``ptr`` p
 is an array, followed by its shape and then its strides as ``tile<i32>`` parameters. An
 array is sized two tiles per dimension (tile sizes read from the partition views made of
 it), so a kernel sees full tiles; the grid is 2 along every axis the kernel asks for. Other
-integer scalars are 3, float scalars random.
+integer scalars are 3, float scalars random in [0.1, 1).
 """
 
 from __future__ import annotations
@@ -42,20 +42,24 @@ def _root(v: Value) -> Value:
     return v
 
 
-def tile_extents(entry: Operation) -> dict[Value, list[int]]:
-    """For each pointer parameter made into a tensor view, the tile size per dimension."""
+def tile_extents(entry: Operation) -> dict[Value, tuple[int, list[int]]]:
+    """For each pointer parameter made into a tensor view: its rank and the largest tile
+    size per dimension of the partition views made of it."""
     views: dict[Value, Value] = {}  # tensor view value -> base parameter
-    sizes: dict[Value, list[int]] = {}
+    found: dict[Value, tuple[int, list[int]]] = {}
     for op in entry.walk():
         if op.name == "make_tensor_view":
-            views[op.results[0]] = _root(op.operands[0])
+            base = views[op.results[0]] = _root(op.operands[0])
+            rank = op.results[0].type.rank
+            found.setdefault(base, (rank, [0] * rank))
         elif op.name == "make_partition_view" and op.operands[0] in views:
             base = views[op.operands[0]]
             view = op.results[0].type
-            if isinstance(view, PartitionViewType):
-                old = sizes.get(base, [1] * len(view.tile_shape))
-                sizes[base] = [max(a, b) for a, b in zip(old, view.tile_shape)]
-    return sizes
+            rank, old = found[base]
+            if isinstance(view, PartitionViewType) and len(view.tile_shape) == rank:
+                found[base] = (rank, [max(a, b) for a, b in zip(old, view.tile_shape)])
+    half = DEFAULT_EXTENT // 2  # for dimensions no partition view tells about
+    return {base: (rank, [t or half for t in tiles]) for base, (rank, tiles) in found.items()}
 
 
 def _is_i32(t: Any) -> bool:
@@ -76,9 +80,9 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
             count = 0
             while i + 1 + count < len(params) and _is_i32(params[i + 1 + count].type):
                 count += 1
-            rank = max(count // 2, 1) if count else 1
-            tiles = extents.get(params[i], [DEFAULT_EXTENT // 2] * rank)[:rank]
-            dims = [2 * d for d in tiles] + [DEFAULT_EXTENT] * (rank - len(tiles))
+            rank, tiles = extents.get(params[i], (1, [DEFAULT_EXTENT // 2]))
+            count = min(count, 2 * rank)  # shape and strides; later i32s are scalars
+            dims = [2 * d for d in tiles]
             array = random_array(t.element.pointee, dims, rng)
             strides = [int(np.prod(dims[k + 1:])) for k in range(rank)]
             args.append(array)
@@ -114,8 +118,8 @@ def random_scalar(t: Any, rng: Any) -> Any:
     dtype = numpy_dtype(element)
     if dtype is None:
         raise CompileError(Diagnostic("error", f"--check-semantics: cannot make a {t}"))
-    if element.is_float:
-        return dtype.type(rng.standard_normal())
+    if element.is_float:  # positive: these are scales, epsilons, thresholds
+        return dtype.type(rng.uniform(0.1, 1.0))
     return dtype.type(3)
 
 
