@@ -1,0 +1,139 @@
+"""The reference interpreter: runs Tile IR kernels on NumPy arrays.
+
+    nanotile.interp.run(module_or_path, kernel, grid, *args, debug=False, out=None)
+
+executes entry ``kernel`` once per tile block of ``grid`` (an int or a 1-, 2- or 3-tuple).
+Each argument matches one kernel parameter: a NumPy array for a pointer parameter
+(``tile<ptr<T>>``; the array must be C-contiguous and is updated in place) and a number
+or NumPy scalar for a scalar parameter. ``cutile_args`` expands arrays into cuTile's
+calling convention (base pointer, then shape and strides as i32 scalars).
+
+Semantics live in the ``ops_*`` modules, one function per op (the registry), and run
+vectorised over whole tiles. The machine (machine.py) runs tile blocks one after another.
+
+Memory order and tokens
+-----------------------
+Every memory operation (load, store, atomic, print) takes effect immediately when the
+tile block reaches it, in program order, and tile blocks run to completion one at a
+time (x fastest, then y, then z). This is a legal execution:
+
+- Within a tile block, token-ordered operations may be performed in any order that
+  respects their token dependencies. An op can only consume a token produced before it
+  in program order (SSA values are defined before use, also through loop-carried and
+  if-yielded tokens), so program order is a topological order of the token graph: every
+  ordering the tokens establish is respected, and pairs the tokens leave unordered may be
+  executed in any order, program order included.
+- Program-ordered ops (none are memory ops in 13.x other than assert) are in order.
+- Between tile blocks the spec guarantees no order except through atomics and fences;
+  running blocks serially is one allowed schedule (spec 6.8.2) and every atomic is then
+  trivially atomic. Weak loads/stores of data another block writes are races, for which
+  any value is allowed. A kernel whose blocks *wait* for each other (spin locks on flags
+  set by later blocks) cannot finish under a serial schedule; such kernels are outside
+  what this interpreter runs.
+
+Debug mode (``debug=True``) additionally checks ``assume`` predicates, integer overflow
+flags and division by zero, which are undefined behaviour otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, TextIO
+
+from .errors import InterpError
+
+__all__ = ["InterpError", "cutile_args", "run"]
+
+
+def _load_semantics() -> None:
+    # Importing the ops_* modules fills the registry.
+    from . import ops_convert, ops_float, ops_int, ops_memory, ops_shape, ops_tile  # noqa: F401
+
+
+def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
+        debug: bool = False, out: TextIO | None = None) -> None:
+    """Run entry ``kernel`` of a module (or a Tile IR file) over ``grid``."""
+    import numpy as np
+
+    from ..ir.core import Module
+    from .machine import Machine
+
+    _load_semantics()
+    if isinstance(module_or_path, (str, os.PathLike)):
+        from ..loader import load_file
+
+        module = load_file(os.fspath(module_or_path))
+    elif isinstance(module_or_path, Module):
+        module = module_or_path
+    else:
+        raise TypeError("run() expects a Module or a path to a Tile IR file")
+    entry = module.lookup(kernel)
+    if entry is None or entry.name != "entry":
+        names = ", ".join(e.attributes["sym_name"] for e in module.entries()) or "none"
+        raise InterpError(f"no kernel named '{kernel}' in the module (entries: {names})")
+    grid3 = _grid(grid)
+    machine = Machine(module, grid3, debug=debug, out=out)
+    values = _bind_arguments(machine, entry, args)
+    with np.errstate(all="ignore"):  # wrap-around and IEEE specials are the semantics
+        machine.run_entry(entry, values)
+
+
+def _grid(grid: int | tuple[int, ...]) -> tuple[int, int, int]:
+    dims = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
+        raise InterpError(f"grid must be 1 to 3 positive sizes, got {grid!r}")
+    return dims + (1,) * (3 - len(dims))  # type: ignore[return-value]
+
+
+def _bind_arguments(machine, entry, args: tuple) -> list:
+    """Runtime values for the entry's block arguments."""
+    import numpy as np
+
+    from ..ir.types import PointerType, TileType
+    from .dtypes import from_float, wrap
+
+    params = entry.regions[0].block.arguments
+    name = entry.attributes["sym_name"]
+    if len(args) != len(params):
+        raise InterpError(f"kernel '{name}' takes {len(params)} arguments, "
+                          f"{len(args)} given")
+    registered: dict[int, int] = {}
+    values = []
+    for i, (param, arg) in enumerate(zip(params, args)):
+        t = param.type
+        if not isinstance(t, TileType) or t.shape:
+            raise InterpError(f"kernel parameter {i} has type {t}; only scalars and "
+                              "pointers can be passed")
+        et = t.element
+        if isinstance(et, PointerType):
+            if not isinstance(arg, np.ndarray):
+                raise InterpError(f"argument {i} of '{name}' must be a NumPy array "
+                                  f"(parameter type {t})")
+            key = id(arg)
+            if key not in registered:
+                registered[key] = machine.memory.register(arg, f"argument {i}")
+            values.append(np.asarray(registered[key], np.uint64))
+        elif isinstance(arg, np.ndarray) and arg.ndim > 0:
+            raise InterpError(f"argument {i} of '{name}' must be a scalar (parameter "
+                              f"type {t})")
+        elif et.is_float:
+            values.append(from_float(np.asarray(arg, np.float64), et))
+        else:
+            values.append(wrap(np.asarray(int(arg), dtype=object), et))
+    return values
+
+
+def cutile_args(*args: Any) -> list:
+    """Expand arrays into cuTile's convention: array, its shape, its strides (in
+    elements), all as i32 scalars; other arguments pass through."""
+    import numpy as np
+
+    out: list = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out.append(a)
+            out += [np.int32(s) for s in a.shape]
+            out += [np.int32(s // a.itemsize) for s in a.strides]
+        else:
+            out.append(a)
+    return out

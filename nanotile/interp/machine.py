@@ -1,0 +1,188 @@
+"""The abstract machine: a grid of tile blocks, each running the entry's body in order.
+
+``Machine`` holds what every tile block shares (the module, global memory, the grid,
+options); ``TileBlock`` is one kernel instance with its own register file (``env``,
+SSA value -> runtime value) and its grid coordinate. Tile blocks run one after another,
+x fastest, then y, then z, each to completion: one of the schedules the spec allows
+(section 6.8.2). Control-flow ops (if/for/loop) and the terminators live here too, since
+they drive region execution.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+import numpy as np
+
+from ..ir.core import Block, Module, Operation, Value
+from ..ir.types import ElementType, TileType
+from .dtypes import dense_to_array, signed, unsigned
+from .errors import InterpError
+from .memory import Memory
+from .registry import SEMANTICS, TERMINATORS, Control, semantics
+
+
+class Machine:
+    """Global state of one kernel launch."""
+
+    def __init__(self, module: Module, grid: tuple[int, int, int], *, debug: bool = False,
+                 out: TextIO | None = None) -> None:
+        self.module = module
+        self.grid = grid
+        self.debug = debug
+        self.out = out if out is not None else sys.stdout
+        self.memory = Memory()
+        self.globals: dict[str, int] = {}
+        self._cache: dict[int, Any] = {}  # per-op precomputed facts (see cached())
+        for item in module.items:
+            if item.name == "global":
+                self._init_global(item)
+
+    def _init_global(self, op: Operation) -> None:
+        value = dense_to_array(op.attributes["value"])
+        name = op.attributes["sym_name"]
+        base = self.memory.allocate(max(value.nbytes, 1), f"@{name}",
+                                    op.attributes.get("alignment", 0) or 256)
+        alloc = self.memory.allocations[-1]
+        from .dtypes import to_bits
+
+        bits = to_bits(value.reshape(-1), value_type(op)).astype(f"<u{max(value.itemsize, 1)}")
+        alloc.data[:bits.nbytes] = bits.view(np.uint8)
+        self.globals[name] = base
+
+    def cached(self, op: Operation, make):
+        """A value computed once per op (attribute decoding, constants)."""
+        key = id(op)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = (make(),)
+        return hit[0]
+
+    def run_entry(self, entry: Operation, args: list) -> None:
+        body = entry.regions[0].block
+        gx, gy, gz = self.grid
+        for z in range(gz):
+            for y in range(gy):
+                for x in range(gx):
+                    TileBlock(self, (x, y, z)).run(body, args)
+
+
+def value_type(global_op: Operation) -> ElementType:
+    return global_op.attributes["value"].type.element
+
+
+class TileBlock:
+    """One kernel instance: a register file and a grid coordinate."""
+
+    def __init__(self, machine: Machine, block_id: tuple[int, int, int]) -> None:
+        self.machine = machine
+        self.block_id = block_id
+        self.env: dict[Value, Any] = {}
+
+    @property
+    def where(self) -> str:
+        return f"tile block ({self.block_id[0]}, {self.block_id[1]}, {self.block_id[2]})"
+
+    def run(self, body: Block, args: list) -> None:
+        allocations = len(self.machine.memory.allocations)
+        try:
+            self.run_block(body, args)
+        finally:  # alloca'd memory lives as long as the tile block
+            self.machine.memory.release_from(allocations)
+
+    def run_block(self, block: Block, args: list) -> Control:
+        """Execute a block; returns how it ended (its terminator and values)."""
+        env = self.env
+        for v, a in zip(block.arguments, args):
+            env[v] = a
+        for op in block.ops:
+            if op.name in TERMINATORS:
+                return Control(op.name, [env[v] for v in op.operands])
+            fn = SEMANTICS.get(op.name)
+            if fn is None:
+                raise InterpError(f"{self.where}: the interpreter has no semantics for "
+                                  f"'{op.name}'")
+            out = fn(self, op, [env[v] for v in op.operands])
+            if isinstance(out, Control):
+                return out
+            for r, x in zip(op.results, out):
+                env[r] = x
+        return Control("yield", [])
+
+    def run_region(self, op: Operation, index: int, args: list) -> Control:
+        region = op.regions[index] if index < len(op.regions) else None
+        if region is None or not region.blocks:
+            return Control("yield", [])
+        return self.run_block(region.block, args)
+
+
+# --------------------------------------------------------------------------------------
+# Control flow
+
+
+def _scalar_int(v: np.ndarray, t: ElementType, is_signed: bool) -> int:
+    return int(signed(v, t) if is_signed else unsigned(v, t))
+
+
+@semantics("if")
+def _if(tb: TileBlock, op: Operation, args: list) -> list | Control:
+    ended = tb.run_region(op, 0 if bool(args[0]) else 1, [])
+    return ended.values if ended.kind == "yield" else ended
+
+
+@semantics("for")
+def _for(tb: TileBlock, op: Operation, args: list) -> list | Control:
+    lb, ub, step, *values = args
+    t = op.operands[0].type.element
+    is_signed = not op.attributes.get("unsignedCmp", False)
+    i, end, inc = (_scalar_int(x, t, is_signed) for x in (lb, ub, step))
+    if inc <= 0:
+        raise InterpError(f"{tb.where}: 'for' step must be positive, got {inc}")
+    body = op.regions[0].block
+    dtype = lb.dtype
+    while i < end:
+        ended = tb.run_block(body, [np.asarray(i).astype(dtype), *values])
+        if ended.kind == "break":
+            return ended.values
+        if ended.kind == "return":
+            return ended
+        values = ended.values
+        i += inc
+    return values
+
+
+@semantics("loop")
+def _loop(tb: TileBlock, op: Operation, args: list) -> list | Control:
+    values = args
+    body = op.regions[0].block
+    while True:
+        ended = tb.run_block(body, values)
+        if ended.kind == "break":
+            return ended.values
+        if ended.kind == "return":
+            return ended
+        values = ended.values
+
+
+# --------------------------------------------------------------------------------------
+# Grid queries
+
+
+def _i32_results(op: Operation, values: tuple[int, int, int]) -> list:
+    out = []
+    for r, v in zip(op.results, values):
+        t = r.type
+        dtype = np.int64 if isinstance(t, TileType) and t.element.bitwidth == 64 else np.int32
+        out.append(np.asarray(v, dtype))
+    return out
+
+
+@semantics("get_tile_block_id")
+def _block_id(tb: TileBlock, op: Operation, args: list) -> list:
+    return _i32_results(op, tb.block_id)
+
+
+@semantics("get_num_tile_blocks")
+def _num_blocks(tb: TileBlock, op: Operation, args: list) -> list:
+    return _i32_results(op, tb.machine.grid)
