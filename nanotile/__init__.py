@@ -5,6 +5,7 @@ Public API (imports are lazy so that ``import nanotile`` stays fast):
 - ``parse(text, filename)`` -> ir.Module        (Tile IR text)
 - ``load(path)`` -> ir.Module                    (text or bytecode, by content)
 - ``print_module(module)`` -> str               (canonical text)
+- ``run(module_or_path, kernel, grid, *args)``    (execute in the NumPy interpreter)
 """
 
 from __future__ import annotations
@@ -28,3 +29,10 @@ def print_module(module, **options) -> str:
     from .ir.printer import print_module as _print
 
     return _print(module, **options)
+
+
+def run(module_or_path, kernel: str, grid, *args, **options) -> None:
+    """Run a kernel in the reference interpreter (see nanotile.interp.run)."""
+    from .interp import run as _run
+
+    return _run(module_or_path, kernel, grid, *args, **options)
