@@ -54,8 +54,8 @@ def test_debug_info_is_decoded():
     assert entry.location.scope.name == "vector_add"
     ops = list(entry.walk())[1:] + [entry]  # the entry's own loc is printed after its `}`
     # tileirdisasm prints `loc(#locN)` after each op; #locN is a di_loc or `loc(unknown)`.
-    printed = re.findall(r"loc\(#loc(\d+)\)$", listing, re.M)
-    aliases = dict(re.findall(r"^#loc(\d*) = (.*)$", listing, re.M))
+    printed = re.findall(r"loc\(#loc(\d+)\)$", listing, re.MULTILINE)
+    aliases = dict(re.findall(r"^#loc(\d*) = (.*)$", listing, re.MULTILINE))
     assert len(printed) == len(ops)
     for op, alias in zip(ops, printed):
         if aliases[alias] == "loc(unknown)":

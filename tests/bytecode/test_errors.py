@@ -1,0 +1,200 @@
+"""Malformed bytecode gives one clean error naming a byte offset; the writer refuses IR
+that its target version cannot hold. Expected messages are those of NVIDIA's tools
+(tileiras/tileirdisasm 13.4, cuda-tile's reference tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanotile.bytecode.reader import read_bytecode
+from nanotile.bytecode.writer import write_bytecode
+from nanotile.diagnostics import CompileError
+from nanotile.ir import attrs as A
+from nanotile.ir import types as T
+from nanotile.ir.core import Block, Module, Operation, Region, make_op
+from nanotile.ir.enums import IntegerOverflow, RoundingMode, Signedness, SymbolVisibility
+
+from .corpus import CUTILE, REFERENCE_TESTS
+
+VECTOR_ADD = CUTILE / "vector_add.tileirbc"
+NEGI_13_1 = REFERENCE_TESTS / "versioning" / "Inputs" / "13.1" / "negi-op-13.1.tileirbc"
+needs = pytest.mark.skipif(not VECTOR_ADD.is_file() or not NEGI_13_1.is_file(),
+                           reason="corpus not found under ../shared/corpus")
+
+
+def read_error(data: bytes) -> tuple[str, int | None]:
+    with pytest.raises(CompileError) as info:
+        read_bytecode(data, "bad.tileirbc")
+    diag = info.value.diagnostics[0]
+    assert diag.filename == "bad.tileirbc"
+    return diag.message, diag.offset
+
+
+@needs
+@pytest.mark.parametrize("name, message", [
+    ("invalid/invalid_magic_number.tileirbc", "invalid magic number"),
+    ("invalid/unsupported_version.tileirbc", "unsupported Tile version 18.0.0"),
+    ("invalid/excessive_section_length.tileirbc", "end section is not the last section"),
+    ("versioning/Inputs/13.1/f4e2m1fn-in-13.1.tileirbc",
+     "type 'Float4E2M1FN' requires bytecode version 13.3+, file version is 13.1"),
+])
+def test_reference_invalid_files(name, message):
+    got, offset = read_error((REFERENCE_TESTS / name).read_bytes())
+    assert message in got
+    assert offset is not None
+
+
+@needs
+@pytest.mark.parametrize("minor", [0, 5, 99])
+def test_unsupported_version_like_tileiras(minor):
+    data = bytearray(VECTOR_ADD.read_bytes())
+    data[9] = minor
+    message, offset = read_error(bytes(data))
+    assert f"unsupported Tile IR bytecode version: 13.{minor}" in message
+    assert offset == 8
+
+
+@needs
+def test_every_truncation_is_a_clean_error():
+    data = VECTOR_ADD.read_bytes()
+    for n in range(len(data)):
+        message, offset = read_error(data[:n])
+        assert offset is not None and 0 <= offset <= n, (n, message)
+
+
+@needs
+def test_unknown_and_version_gated_opcodes():
+    data = bytearray(NEGI_13_1.read_bytes())
+    assert data[0x19] == 0x50  # the first negi's opcode
+    data[0x19] = 26
+    assert read_error(bytes(data)) == ("unknown or unimplemented opcode: 26", 0x19)
+    data[0x19] = 0x6E  # atan2 arrived in 13.2
+    assert read_error(bytes(data)) == ("unsupported opcode 110 for bytecode version 13.1", 0x19)
+
+
+@needs
+def test_huge_counts_are_checked_before_allocating():
+    """A string table claiming 2**62 entries is refused before anything is allocated."""
+    header = VECTOR_ADD.read_bytes()[:12]
+    huge = bytes([0x80] * 8 + [0x40])  # varint 2**62
+    func = bytes([0x02, 0x01, 0x00])  # a function section with no functions
+    forged = header + func + bytes([0x01, len(huge)]) + huge + b"\x00"
+    message, offset = read_error(forged)
+    assert message.startswith(f"string table size {1 << 62} exceeds the 0 bytes left")
+    assert offset == len(header) + len(func) + 2
+
+
+def _entry(ops_builder, version_args=()) -> Module:
+    """A module with one entry whose body is built by ``ops_builder(block)``."""
+    block = Block()
+    ops_builder(block)
+    block.append(make_op("return", [], [], operand_segments=[0]))
+    entry = make_op("entry", [], [], {"sym_name": "k",
+                                      "function_type": T.FunctionType(())},
+                    [Region([block])])
+    block.parent = entry.regions[0]
+    return Module(items=[entry])
+
+
+def _const(block: Block, t: T.TileType, data: bytes) -> Operation:
+    return block.append(make_op("constant", [], [t], {"value": A.DenseElementsAttr(t, data,
+                                                                                    True)}))
+
+
+I32 = T.TileType((), T.I32)
+F32 = T.TileType((), T.F32)
+
+
+def write_error(module: Module, version: tuple[int, int]) -> str:
+    write_bytecode(module, (13, 4))  # the module itself is encodable
+    with pytest.raises(CompileError) as info:
+        write_bytecode(module, version)
+    return info.value.diagnostics[0].message
+
+
+def test_writer_refuses_newer_op():
+    def body(b):
+        x = _const(b, F32, b"\0\0\x80\x3f").results[0]
+        n = _const(b, I32, b"\2\0\0\0").results[0]
+        b.append(make_op("fpowi", [x, n], [F32]))
+    assert write_error(_entry(body), (13, 3)) == (
+        "operation 'cuda_tile.fpowi' is not available in bytecode version 13.3")
+
+
+def test_writer_refuses_newer_type():
+    t = T.TileType((2,), T.I4)
+    assert "type 'I4' requires bytecode version 13.3+" in write_error(
+        _entry(lambda b: _const(b, t, b"\x21")), (13, 2))
+
+
+def test_writer_refuses_newer_optional_attribute():
+    def body(b):
+        x = _const(b, F32, b"\0\0\x80\x3f").results[0]
+        b.append(make_op("ftoi", [x], [I32], {"signedness": Signedness.signed,
+                                              "rounding_mode": RoundingMode.zero,
+                                              "saturating": True}))
+    assert write_error(_entry(body), (13, 3)) == (
+        "optional attribute 'saturating' is provided but requires bytecode version 13.4, "
+        "targeting 13.3")
+
+
+def test_writer_refuses_newer_attribute_value():
+    def body(b):
+        x = _const(b, I32, b"\1\0\0\0").results[0]
+        b.append(make_op("negi", [x], [I32], {"overflow": IntegerOverflow.nsw}))
+    assert "attribute 'overflow' requires bytecode version 13.2+" in write_error(
+        _entry(body), (13, 1))
+    # The default value is simply not written.
+    def plain(b):
+        x = _const(b, I32, b"\1\0\0\0").results[0]
+        b.append(make_op("negi", [x], [I32], {"overflow": IntegerOverflow.none}))
+    write_bytecode(_entry(plain), (13, 1))
+
+
+def test_writer_refuses_used_newer_result_and_drops_unused_one():
+    def body(b, use):
+        p = b.append(make_op("print_tko", [], [T.TOKEN], {"str": "hi"},
+                             operand_segments=[0, 0]))
+        if use:
+            b.append(make_op("join_tokens", [p.results[0], p.results[0]], [T.TOKEN],
+                             operand_segments=[2]))
+    assert write_error(_entry(lambda b: body(b, True)), (13, 1)) == (
+        "result 'result_token' requires bytecode version 13.2 but is being used and "
+        "targeting 13.1")
+    back = read_bytecode(write_bytecode(_entry(lambda b: body(b, False)), (13, 1)), "x")
+    printed = back.entries()[0].regions[0].blocks[0].ops[0]
+    assert printed.name == "print_tko" and [str(r.type) for r in printed.results] == ["token"]
+
+
+def test_writer_refuses_new_global_fields():
+    def module(**attrs):
+        t = T.TileType((1,), T.F32)
+        g = Operation("global", attributes={"sym_name": "g", "value": A.DenseElementsAttr(
+            t, b"\0\0\x80\x3f", False), **attrs})
+        return Module(items=[g])
+    assert write_error(module(constant=True), (13, 1)).startswith(
+        "constant global `g` cannot be encoded in bytecode version 13.1")
+    assert "non-public symbol visibility" in write_error(
+        module(symbol_visibility=SymbolVisibility.private), (13, 2))
+
+
+def test_writer_rejects_unsupported_versions():
+    for version in ((13, 0), (13, 5), (12, 0)):
+        with pytest.raises(CompileError, match="supported versions are"):
+            write_bytecode(Module(), version)
+
+
+def test_nesting_depth_is_bounded():
+    """Loops nested 100 deep encode, but the reader refuses them (limit 64) cleanly."""
+    def nest(block: Block, depth: int) -> None:
+        if depth:
+            inner = Block()
+            nest(inner, depth - 1)
+            inner.append(make_op("continue", [], [], operand_segments=[0]))
+            block.append(make_op("loop", [], [], regions=[Region([inner])],
+                                 operand_segments=[0]))
+    data = write_bytecode(_entry(lambda b: nest(b, 100)))
+    message, offset = read_error(data)
+    assert "nested too deeply" in message and offset
+    shallow = write_bytecode(_entry(lambda b: nest(b, 30)))
+    assert write_bytecode(read_bytecode(shallow, "x")) == shallow
