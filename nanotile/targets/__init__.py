@@ -1,0 +1,1 @@
+"""Code-generation targets of nanotile (PTX back end, emulator)."""

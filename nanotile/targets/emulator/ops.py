@@ -1,0 +1,1577 @@
+"""Instruction semantics: each PTX opcode compiles to a closure ``f(warp, mask)``.
+
+The closure reads its source registers as (32,) NumPy arrays, computes the result for all
+lanes and writes it back under the active mask; it returns None, or a tuple telling the
+scheduler about control flow (branch, exit, barrier, yield). Opcodes are looked up by
+their first dotted component in ``OPS``; an opcode without a handler, or with a modifier
+a handler does not know, is a compile-time ``PtxError`` naming the instruction and line.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+
+import numpy as np
+
+from nanotile.targets.emulator import fpmath as fp
+from nanotile.targets.emulator.errors import MemoryFault, PtxError
+from nanotile.targets.emulator.fpmath import DTYPES, FLOATS, SINT, UINT, type_size
+from nanotile.targets.emulator.machine import (ARRIVE, BAR, BRA, EXIT, LANES, YIELD,
+                                               CompiledKernel, TrapError)
+from nanotile.targets.emulator.memory import (CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW,
+                                              SHARED_WINDOW)
+from nanotile.targets.emulator.ptx_parser import (Addr, FImm, Imm, Instruction, NotPred,
+                                                  Pair, Paren, Reg, Vec)
+
+TYPE_NAMES = set(DTYPES)
+SPACE_NAMES = {"global": "global", "shared": "shared", "shared::cta": "shared",
+               "shared::cluster": "shared", "local": "local", "param": "param",
+               "param::entry": "param", "param::func": "local", "const": "const"}
+WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW,
+           "const": CONST_WINDOW, "global": 0}
+ROUNDING = {"rn", "rz", "rm", "rp"}
+INT_ROUNDING = {"rni": "rn", "rzi": "rz", "rmi": "rm", "rpi": "rp"}
+F64 = np.float64
+
+
+class C:
+    """Compile-time view of one instruction: its modifiers, types and operand accessors."""
+
+    def __init__(self, k: CompiledKernel, ins: Instruction, pc: int) -> None:
+        self.k = k
+        self.ins = ins
+        self.pc = pc
+        self.parts = ins.opcode.split(".")
+        self.base = self.parts[0]
+        self.mods = self.parts[1:]
+        self.types = [p for p in self.mods if p in TYPE_NAMES]
+        self.ops = ins.operands
+
+    def error(self, msg: str) -> PtxError:
+        return self.k.error(self.ins, msg)
+
+    def unsupported(self, what: str | None = None) -> PtxError:
+        return self.error(f"unsupported instruction '{self.ins.opcode}'"
+                          + (f" ({what})" if what else ""))
+
+    def has(self, *mods: str) -> bool:
+        return any(m in self.mods for m in mods)
+
+    def space(self) -> str:
+        for m in self.mods:
+            if m in SPACE_NAMES:
+                return SPACE_NAMES[m]
+        return "generic"
+
+    def rounding(self, default: str = "rn") -> str:
+        for m in self.mods:
+            if m in ROUNDING:
+                return m
+        return default
+
+    def type(self, i: int = -1) -> str:
+        if not self.types:
+            raise self.error(f"instruction '{self.ins.opcode}' has no type")
+        return self.types[i]
+
+    def nops(self, n: int) -> None:
+        if len(self.ops) < n:
+            raise self.error(f"expected {n} operands, found {len(self.ops)}")
+
+    # -- operands
+    def reg(self, op) -> int:
+        if isinstance(op, Reg) and op.name in self.k.reg_index:
+            return self.k.reg_index[op.name]
+        name = op.name if isinstance(op, (Reg, NotPred)) else op
+        raise self.error(f"unknown register '{name}'")
+
+    def src(self, op, t: str):
+        """Getter ``w -> array`` of operand ``op`` read as PTX type ``t``."""
+        k = self.k
+        if isinstance(op, NotPred):
+            i = self.reg(Reg(op.name))
+            return lambda w: ~w.R[i]
+        if t == "pred":
+            if isinstance(op, Imm):
+                arr = np.full(32, bool(op.value))
+                return lambda w: arr
+            i = self.reg(op)
+            if k.reg_type[i] != "pred":
+                raise self.error(f"'{op.name}' is not a predicate")
+            return lambda w: w.R[i]
+        dt = DTYPES[t]
+        size = dt.itemsize
+        if isinstance(op, Reg):
+            name = op.name
+            if name in k.reg_index:
+                i = k.reg_index[name]
+                rt = k.reg_type[i]
+                if rt == "pred":
+                    raise self.error(f"predicate '{name}' used as a {t} operand")
+                width = type_size(rt)
+                if width == size:
+                    if dt == UINT[size]:
+                        return lambda w: w.R[i]
+                    return lambda w: w.R[i].view(dt)
+                u = UINT[size]
+                return lambda w: w.R[i].astype(u).view(dt)
+            if name in k.symbols:
+                arr = np.full(32, k.symbols[name].address, dtype=UINT[size]).view(dt)
+                return lambda w: arr
+            raise self.error(f"unknown register or symbol '{name}'")
+        if isinstance(op, Imm):
+            if t in FLOATS:
+                arr = np.full(32, op.value, dtype=dt)
+            else:
+                arr = np.full(32, op.value & ((1 << (8 * size)) - 1), dtype=UINT[size]).view(dt)
+            return lambda w: arr
+        if isinstance(op, FImm):
+            if t == "f32" and op.bits32 is not None:
+                arr = np.full(32, op.bits32, np.uint32).view(np.float32)
+            elif t == "f64" and op.bits64 is not None:
+                arr = np.full(32, op.bits64, np.uint64).view(np.float64)
+            elif t in FLOATS:
+                arr = np.full(32, op.value, dtype=dt)
+            else:
+                bits = op.bits32 if op.bits32 is not None else op.bits64
+                if bits is None:
+                    bits = struct.unpack("<I", struct.pack("<f", op.value))[0]
+                arr = np.full(32, bits & ((1 << (8 * size)) - 1), dtype=UINT[size]).view(dt)
+            return lambda w: arr
+        raise self.error(f"unexpected operand {op!r}")
+
+    def dst(self, op, t: str):
+        """Setter ``(w, mask, values)`` writing ``values`` (PTX type ``t``) to ``op``."""
+        k = self.k
+        if isinstance(op, Reg) and op.name == "_":
+            return lambda w, m, v: None
+        i = self.reg(op)
+        rt = k.reg_type[i]
+        if rt == "pred" or t == "pred":
+            if rt != "pred" or t != "pred":
+                raise self.error(f"type mismatch writing '{op.name}'")
+
+            def set_pred(w, m, v):
+                w.R[i] = np.where(m, v, w.R[i])
+            return set_pred
+        dt = DTYPES[t]
+        size = dt.itemsize
+        width = type_size(rt)
+        u = UINT[size]
+        if width == size:
+            def set_same(w, m, v):
+                w.R[i] = np.where(m, v.astype(dt, copy=False).view(u), w.R[i])
+            return set_same
+        uw = UINT[width]
+        if width > size and t[0] == "s":
+            sw = SINT[width]
+
+            def set_sext(w, m, v):
+                w.R[i] = np.where(m, v.astype(dt, copy=False).astype(sw).view(uw), w.R[i])
+            return set_sext
+
+        def set_conv(w, m, v):
+            w.R[i] = np.where(m, v.astype(dt, copy=False).view(u).astype(uw), w.R[i])
+        return set_conv
+
+    def addr(self, op) -> tuple[str | None, object]:
+        """(space of the named symbol or None, getter ``w -> uint64 addresses``)."""
+        if not isinstance(op, Addr):
+            raise self.error("expected an address operand [..]")
+        off = np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
+        k = self.k
+        if op.base is None:
+            arr = np.full(32, off, dtype=np.uint64)
+            return None, lambda w: arr
+        if op.base in k.reg_index:
+            i = k.reg_index[op.base]
+            rt = k.reg_type[i]
+            if type_size(rt) == 8:
+                return None, lambda w: w.R[i] + off
+            return None, lambda w: w.R[i].astype(np.uint64) + off
+        if op.base in k.symbols:
+            sym = k.symbols[op.base]
+            arr = np.full(32, np.uint64(sym.address) + off, dtype=np.uint64)
+            return sym.space, lambda w: arr
+        raise self.error(f"unknown register or symbol '{op.base}' in address")
+
+    def mem_addr(self, op, space: str):
+        """(effective space, getter) for a load/store address in ``space``."""
+        symspace, af = self.addr(op)
+        if symspace is None:
+            return space, af
+        if space == "generic":
+            base = np.uint64(WINDOWS[symspace])
+            return "generic", lambda w: af(w) + base
+        if space == "param" and symspace == "local":
+            return "local", af
+        if symspace != space and not (space == "shared" and symspace == "shared"):
+            raise self.error(f"symbol '{op.base}' is in the {symspace} space, not {space}")
+        return space, af
+
+
+def _items(op) -> list:
+    return op.items if isinstance(op, Vec) else [op]
+
+
+def branch_target(k: CompiledKernel, ins: Instruction) -> int | None:
+    if ins.opcode.split(".")[0] != "bra":
+        return None
+    op = ins.operands[0] if ins.operands else None
+    if not isinstance(op, Reg) or op.name not in k.labels:
+        raise k.error(ins, f"unknown branch target '{getattr(op, 'name', op)}'")
+    return k.labels[op.name]
+
+
+def is_terminator(ins: Instruction) -> bool:
+    return ins.opcode.split(".")[0] in ("ret", "exit", "trap")
+
+
+# ---------------------------------------------------------------- entry point
+
+def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
+    c = C(k, ins, pc)
+    handler = OPS.get(c.base)
+    if handler is None:
+        raise c.unsupported()
+    fn = handler(c)
+    if ins.guard is None or c.base == "bra":
+        return fn
+    gi = c.reg(Reg(ins.guard))
+    if k.reg_type[gi] != "pred":
+        raise c.error(f"guard '{ins.guard}' is not a predicate")
+    if ins.guard_neg:
+        def guarded_neg(w, m):
+            mm = m & ~w.R[gi]
+            return fn(w, mm) if mm.any() else None
+        return guarded_neg
+
+    def guarded(w, m):
+        mm = m & w.R[gi]
+        return fn(w, mm) if mm.any() else None
+    return guarded
+
+
+OPS: dict = {}
+
+
+def op(*names: str):
+    def reg(f):
+        for n in names:
+            OPS[n] = f
+        return f
+    return reg
+
+
+# ---------------------------------------------------------------- control flow
+
+@op("bra")
+def _bra(c: C):
+    target = branch_target(c.k, c.ins)
+    g = c.ins.guard
+    if g is None:
+        return lambda w, m: (BRA, target, m)
+    gi = c.reg(Reg(g))
+    if c.ins.guard_neg:
+        return lambda w, m: (BRA, target, m & ~w.R[gi])
+    return lambda w, m: (BRA, target, m & w.R[gi])
+
+
+@op("ret", "exit")
+def _ret(c: C):
+    if c.k.fn.kind != "entry" and c.base == "ret":
+        raise c.unsupported("ret from a .func")
+    return lambda w, m: (EXIT,)
+
+
+@op("trap")
+def _trap(c: C):
+    ins, k = c.ins, c.k
+
+    def trap(w, m):
+        raise TrapError(f"trap executed by CTA {w.cta.ctaid}, warp {w.wid}, lanes "
+                        f"{np.nonzero(m)[0].tolist()}", k.module.filename, ins.line, ins.col)
+    return trap
+
+
+@op("bar", "barrier")
+def _bar(c: C):
+    if c.has("warp"):
+        return lambda w, m: None
+    arrive = c.has("arrive")
+    if c.has("red"):
+        raise c.unsupported()
+    bid = c.src(c.ops[0], "u32") if c.ops else (lambda w: np.zeros(32, np.uint32))
+    cnt = c.src(c.ops[1], "u32") if len(c.ops) > 1 else None
+    kind = ARRIVE if arrive else BAR
+
+    def bar(w, m):
+        b = int(bid(w)[m][0])
+        n = int(cnt(w)[m][0]) if cnt is not None else None
+        return (kind, b, n)
+    return bar
+
+
+@op("membar", "fence", "prefetch", "prefetchu", "setmaxnreg", "nanosleep", "pmevent",
+    "griddepcontrol", "discard", "applypriority", "createpolicy")
+def _noop(c: C):
+    if c.base == "createpolicy" and c.ops:
+        d = c.dst(c.ops[0], "b64")
+        zero = np.zeros(32, np.uint64)
+        return lambda w, m: d(w, m, zero)
+    return lambda w, m: None
+
+
+# ---------------------------------------------------------------- moves
+
+@op("mov")
+def _mov(c: C):
+    c.nops(2)
+    t = c.type()
+    d, a = c.ops[0], c.ops[1]
+    if isinstance(d, Vec):          # unpack: mov.b64 {lo, hi}, x
+        parts = d.items
+        size = type_size(t) // len(parts)
+        pt = f"b{8 * size}"
+        ga = c.src(a, t)
+        sets = [c.dst(p, pt) for p in parts]
+        shift = [np.uint64(8 * size * j) for j in range(len(parts))]
+
+        def unpack(w, m):
+            v = ga(w).astype(np.uint64)
+            for s, sh in zip(sets, shift):
+                s(w, m, (v >> sh).astype(UINT[size]))
+        return unpack
+    if isinstance(a, Vec):          # pack: mov.b64 x, {lo, hi}
+        parts = a.items
+        size = type_size(t) // len(parts)
+        pt = f"b{8 * size}"
+        gets = [c.src(p, pt) for p in parts]
+        sd = c.dst(d, t)
+        ut = UINT[type_size(t)]
+
+        def pack(w, m):
+            v = np.zeros(32, np.uint64)
+            for j, g in enumerate(gets):
+                v = v | (g(w).astype(np.uint64) << np.uint64(8 * size * j))
+            sd(w, m, v.astype(ut))
+        return pack
+    if isinstance(a, Reg) and a.name in c.k.labels:
+        raise c.unsupported("label address")
+    g = c.src(a, t)
+    s = c.dst(d, t)
+    return lambda w, m: s(w, m, g(w))
+
+
+@op("cvta")
+def _cvta(c: C):
+    to = c.has("to")
+    space = c.space()
+    t = c.type()
+    base = np.uint64(WINDOWS.get(space, 0))
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+    dt = DTYPES[t]
+    if to:
+        return lambda w, m: sd(w, m, (ga(w).astype(np.uint64) - base).astype(dt))
+    return lambda w, m: sd(w, m, (ga(w).astype(np.uint64) + base).astype(dt))
+
+
+# ---------------------------------------------------------------- memory
+
+def _load_fn(c: C, space: str, af, size: int):
+    def load(w, m, offset=0):
+        L = w.cta.launch
+        a = af(w)
+        if offset:
+            a = a + np.uint64(offset)
+        return L.load(w, space, a, size, m)
+    return load
+
+
+@op("ld", "ldu")
+def _ld(c: C):
+    c.nops(2)
+    t = c.type()
+    size = type_size(t)
+    dsts = _items(c.ops[0])
+    space, af = c.mem_addr(c.ops[1], c.space())
+    sets = [c.dst(d, t) for d in dsts]
+    dt = DTYPES[t]
+    u = UINT[size]
+    n = len(dsts)
+    if n > 1 and size * n > 16:
+        raise c.error("vector access wider than 16 bytes")
+
+    def ld(w, m):
+        L = w.cta.launch
+        a = af(w)
+        if n > 1:
+            bad = (a[m] % np.uint64(size * n)) != 0
+            if bad.any():
+                raise MemoryFault(f"misaligned v{n} access at 0x{int(a[m][bad][0]):x}")
+        for j, s in enumerate(sets):
+            bits = L.load(w, space, a + np.uint64(j * size) if j else a, size, m)
+            s(w, m, bits.view(u).view(dt) if dt != u else bits)
+    return ld
+
+
+@op("st")
+def _st(c: C):
+    c.nops(2)
+    t = c.type()
+    size = type_size(t)
+    srcs = _items(c.ops[1])
+    space, af = c.mem_addr(c.ops[0], c.space())
+    if space == "param" or space == "const":
+        raise c.error(f"st to the {space} space")
+    gets = [c.src(s, t) for s in srcs]
+    u = UINT[size]
+    n = len(gets)
+
+    def st(w, m):
+        L = w.cta.launch
+        a = af(w)
+        if n > 1:
+            bad = (a[m] % np.uint64(size * n)) != 0
+            if bad.any():
+                raise MemoryFault(f"misaligned v{n} access at 0x{int(a[m][bad][0]):x}")
+        for j, g in enumerate(gets):
+            L.store(w, space, a + np.uint64(j * size) if j else a, size, g(w).view(u), m)
+    return st
+
+
+_ATOM_INT = {
+    "add": lambda o, b: o + b, "and": lambda o, b: o & b, "or": lambda o, b: o | b,
+    "xor": lambda o, b: o ^ b, "exch": lambda o, b: b, "min": min, "max": max,
+}
+
+
+@op("atom", "red")
+def _atom(c: C):
+    t = c.type()
+    size = type_size(t)
+    opname = next((m for m in c.mods if m in ("add", "and", "or", "xor", "exch", "min", "max",
+                                              "inc", "dec", "cas")), None)
+    if opname is None or c.has("v2", "v4", "v8", "noftz") and t not in ("f16", "bf16"):
+        raise c.unsupported()
+    is_red = c.base == "red"
+    ops = c.ops if is_red else c.ops[1:]
+    space, af = c.mem_addr(ops[0], c.space())
+    gb = c.src(ops[1], t)
+    gcas = c.src(ops[2], t) if opname == "cas" else None
+    sd = None if is_red else c.dst(c.ops[0], t)
+    dt = DTYPES[t]
+    u = UINT[size]
+    isfloat = t in FLOATS
+    bits = 8 * size
+
+    def apply(old, b, cmp):
+        if opname == "cas":
+            return b if old == cmp else old
+        if opname == "inc":
+            return 0 if old >= b else old + 1
+        if opname == "dec":
+            return b if (old == 0 or old > b) else old - 1
+        if isfloat:
+            if opname == "add":
+                return float(dt.type(np.float64(old) + np.float64(b))) if t != "f32" else \
+                    float(np.float32(np.float32(old) + np.float32(b)))
+            return _ATOM_INT[opname](old, b)
+        return _ATOM_INT[opname](old, b)
+
+    def atom(w, m):
+        L = w.cta.launch
+        a = af(w)
+        bv = gb(w)
+        cv = gcas(w) if gcas is not None else bv
+        result = np.zeros(32, dtype=u)
+        for lane in np.nonzero(m)[0]:
+            one = m.copy()
+            one[:] = False
+            one[lane] = True
+            old_bits = L.load(w, space, a, size, one)[lane]
+            old = old_bits.view(dt) if isfloat else old_bits.astype(u).view(dt)
+            if isfloat:
+                new = np.array([apply(float(old), float(bv[lane]), float(cv[lane]))], dtype=dt)
+            else:
+                iv = int(old)
+                new_int = apply(iv, int(bv[lane]), int(cv[lane]))
+                new = np.array([new_int % (1 << bits)], dtype=u)
+            newbits = np.zeros(32, dtype=u)
+            newbits[lane] = new.view(u)[0]
+            L.store(w, space, a, size, newbits, one)
+            result[lane] = old_bits
+        w.cta.events += 1
+        if sd is not None:
+            sd(w, m, result.view(dt))
+    return atom
+
+
+# ---------------------------------------------------------------- integer / logic
+
+def _int_binop(c: C, f):
+    t = c.type()
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    sd = c.dst(c.ops[0], t)
+    return lambda w, m: sd(w, m, f(ga(w), gb(w)))
+
+
+def _wide(t: str) -> str:
+    return t[0] + str(int(t[1:]) * 2)
+
+
+def _mulhi(a: np.ndarray, b: np.ndarray, t: str) -> np.ndarray:
+    bits = int(t[1:])
+    if bits <= 32:
+        wt = SINT[8] if t[0] == "s" else UINT[8]
+        p = a.astype(wt) * b.astype(wt)
+        return (p >> bits).astype(DTYPES[t])
+    out = [(int(x) * int(y)) >> 64 for x, y in zip(a, b)]
+    return np.array([v & (2 ** 64 - 1) for v in out], dtype=np.uint64).view(DTYPES[t])
+
+
+@op("add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "abs", "neg",
+    "and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi",
+    "prmt", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh", "sad",
+    "testp")
+def _arith(c: C):
+    t = c.type()
+    if t in FLOATS or t in ("f16x2", "bf16x2"):
+        return _float_op(c, t)
+    if t == "pred":
+        return _pred_op(c)
+    return _int_op(c, t)
+
+
+def _pred_op(c: C):
+    f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(c.base)
+    sd = c.dst(c.ops[0], "pred")
+    ga = c.src(c.ops[1], "pred")
+    if c.base == "not":
+        return lambda w, m: sd(w, m, ~ga(w))
+    if f is None:
+        raise c.unsupported()
+    gb = c.src(c.ops[2], "pred")
+    return lambda w, m: sd(w, m, f(ga(w), gb(w)))
+
+
+def _int_op(c: C, t: str):
+    b = c.base
+    dt = DTYPES[t]
+    bits = 8 * dt.itemsize
+    signed = t[0] == "s"
+    if b in ("add", "sub"):
+        if c.has("cc") or c.has("sat") and t != "s32":
+            raise c.unsupported()
+        if c.has("sat"):
+            f64 = np.add if b == "add" else np.subtract
+            return _int_binop(c, lambda x, y: np.clip(f64(x.astype(np.int64), y.astype(np.int64)),
+                                                      -2 ** 31, 2 ** 31 - 1).astype(np.int32))
+        return _int_binop(c, np.add if b == "add" else np.subtract)
+    if b == "mul":
+        if c.has("wide"):
+            wt = _wide(t)
+            wd = DTYPES[wt]
+            ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+            sd = c.dst(c.ops[0], wt)
+            return lambda w, m: sd(w, m, ga(w).astype(wd) * gb(w).astype(wd))
+        if c.has("hi"):
+            return _int_binop(c, lambda x, y: _mulhi(x, y, t))
+        return _int_binop(c, np.multiply)
+    if b == "mad":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        if c.has("wide"):
+            wt = _wide(t)
+            wd = DTYPES[wt]
+            gc = c.src(c.ops[3], wt)
+            sd = c.dst(c.ops[0], wt)
+            return lambda w, m: sd(w, m, ga(w).astype(wd) * gb(w).astype(wd) + gc(w))
+        gc = c.src(c.ops[3], t)
+        sd = c.dst(c.ops[0], t)
+        if c.has("hi"):
+            return lambda w, m: sd(w, m, _mulhi(ga(w), gb(w), t) + gc(w))
+        return lambda w, m: sd(w, m, ga(w) * gb(w) + gc(w))
+    if b in ("div", "rem"):
+        def divrem(x, y):
+            y0 = y == 0
+            ys = np.where(y0, 1, y).astype(dt)
+            if signed:
+                q = np.trunc(x.astype(np.float64) / ys.astype(np.float64)) if bits < 64 else None
+                xi, yi = x.astype(object), ys.astype(object)
+                q = np.array([int(abs(p) // abs(r)) * (1 if (p < 0) == (r < 0) else -1)
+                              for p, r in zip(xi, yi)], dtype=object)
+                r = xi - q * yi
+                res = q if b == "div" else r
+                out = np.array([int(v) & ((1 << bits) - 1) for v in res], dtype=UINT[dt.itemsize])
+                out = out.view(dt)
+            else:
+                out = x // ys if b == "div" else x % ys
+            # division by zero: unspecified in PTX; give all ones (like hardware) for div
+            return np.where(y0, dt.type(-1) if signed else np.iinfo(dt).max, out).astype(dt)
+        return _int_binop(c, divrem)
+    if b in ("min", "max"):
+        return _int_binop(c, np.minimum if b == "min" else np.maximum)
+    if b in ("and", "or", "xor"):
+        f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[b]
+        return _int_binop(c, f)
+    if b in ("abs", "neg", "not", "cnot", "popc", "clz", "brev"):
+        ga = c.src(c.ops[1], t)
+        out_t = "u32" if b in ("popc", "clz") else t
+        sd = c.dst(c.ops[0], out_t)
+        f = {"abs": np.abs, "neg": np.negative, "not": np.invert,
+             "cnot": lambda x: (x == 0).astype(dt),
+             "popc": lambda x: _popc(x, bits), "clz": lambda x: _clz(x, bits),
+             "brev": lambda x: _brev(x, bits)}[b]
+        return lambda w, m: sd(w, m, f(ga(w)))
+    if b in ("shl", "shr"):
+        ga = c.src(c.ops[1], t)
+        gb = c.src(c.ops[2], "u32")
+        sd = c.dst(c.ops[0], t)
+
+        def shift(w, m):
+            x = ga(w)
+            s = gb(w).astype(np.uint64)
+            big = s >= bits
+            sc = np.minimum(s, bits - 1).astype(dt)
+            if b == "shl":
+                r = np.where(big, 0, x << sc)
+            elif signed:
+                r = np.where(big, np.where(x < 0, -1, 0), x >> sc)
+            else:
+                r = np.where(big, 0, x >> sc)
+            return sd(w, m, r.astype(dt))
+        return shift
+    if b == "bfe":
+        ga = c.src(c.ops[1], t)
+        gb, gc = c.src(c.ops[2], "u32"), c.src(c.ops[3], "u32")
+        sd = c.dst(c.ops[0], t)
+
+        def bfe(w, m):
+            out = []
+            for x, p, ln in zip(ga(w), gb(w), gc(w)):
+                p, ln = int(p) & 0xFF, int(ln) & 0xFF
+                xv = int(x) & ((1 << bits) - 1)
+                if ln == 0 or p >= bits and not signed:
+                    out.append(0 if ln == 0 or not signed else 0)
+                    continue
+                v = (xv >> min(p, bits - 1)) if p < bits else 0
+                v &= (1 << ln) - 1 if ln < bits else (1 << bits) - 1
+                if signed:
+                    sbit = min(p + ln - 1, bits - 1)
+                    s = (xv >> sbit) & 1
+                    if s and ln < bits:
+                        v |= ((1 << bits) - 1) ^ ((1 << ln) - 1)
+                out.append(v)
+            return sd(w, m, np.array(out, dtype=UINT[dt.itemsize]).view(dt))
+        return bfe
+    if b == "bfi":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        gc, gd = c.src(c.ops[3], "u32"), c.src(c.ops[4], "u32")
+        sd = c.dst(c.ops[0], t)
+
+        def bfi(w, m):
+            out = []
+            for a, bb, p, ln in zip(ga(w), gb(w), gc(w), gd(w)):
+                p, ln = int(p) & 0xFF, int(ln) & 0xFF
+                v = int(bb)
+                if ln and p < bits:
+                    mask = ((1 << ln) - 1) << p
+                    v = (v & ~mask) | ((int(a) << p) & mask)
+                out.append(v & ((1 << bits) - 1))
+            return sd(w, m, np.array(out, dtype=UINT[dt.itemsize]).view(dt))
+        return bfi
+    if b == "prmt":
+        if len(c.mods) > 1:
+            raise c.unsupported("prmt mode")
+        ga, gb, gc = c.src(c.ops[1], "b32"), c.src(c.ops[2], "b32"), c.src(c.ops[3], "b32")
+        sd = c.dst(c.ops[0], "b32")
+
+        def prmt(w, m):
+            a, bb, s = ga(w).astype(np.uint64), gb(w).astype(np.uint64), gc(w)
+            tmp = a | (bb << np.uint64(32))
+            out = np.zeros(32, np.uint32)
+            for i in range(4):
+                sel = (s >> np.uint32(4 * i)) & np.uint32(0xF)
+                byte = (tmp >> (8 * (sel & 7)).astype(np.uint64)) & np.uint64(0xFF)
+                sign = (byte >> np.uint64(7)) & np.uint64(1)
+                byte = np.where((sel & 8) != 0, sign * np.uint64(0xFF), byte)
+                out |= (byte.astype(np.uint32) << np.uint32(8 * i))
+            return sd(w, m, out)
+        return prmt
+    if b == "sad":
+        ga, gb, gc = c.src(c.ops[1], t), c.src(c.ops[2], t), c.src(c.ops[3], t)
+        sd = c.dst(c.ops[0], t)
+        return lambda w, m: sd(w, m, (np.where(ga(w) > gb(w), ga(w) - gb(w), gb(w) - ga(w))
+                                      + gc(w)).astype(dt))
+    raise c.unsupported()
+
+
+def _popc(x, bits):
+    u = x.view(UINT[bits // 8]).astype(np.uint64)
+    return np.array([bin(int(v)).count("1") for v in u], dtype=np.uint32)
+
+
+def _clz(x, bits):
+    u = x.view(UINT[bits // 8]).astype(np.uint64)
+    return np.array([bits - int(v).bit_length() for v in u], dtype=np.uint32)
+
+
+def _brev(x, bits):
+    u = x.view(UINT[bits // 8])
+    return np.array([int(f"{int(v):0{bits}b}"[::-1], 2) for v in u], dtype=u.dtype).view(x.dtype)
+
+
+# ---------------------------------------------------------------- floating point
+
+def _two_prod(a, b):
+    p = a * b
+    split = 134217729.0
+    def halves(x):
+        t = split * x
+        hi = t - (t - x)
+        return hi, x - hi
+    ah, al = halves(a)
+    bh, bl = halves(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, np.where(np.isfinite(p), e, 0.0)
+
+
+def _exact(base: str, args: list[np.ndarray]):
+    """(s, e) with s + e the exact result of the operation on float64 inputs (as close as
+    float64 error-free transformations allow)."""
+    if base == "add":
+        return fp.two_sum(args[0], args[1])
+    if base == "sub":
+        return fp.two_sum(args[0], -args[1])
+    if base == "mul":
+        return _two_prod(args[0], args[1])
+    if base in ("fma", "mad"):
+        p, pe = _two_prod(args[0], args[1])
+        s, se = fp.two_sum(p, args[2])
+        return s, se + pe
+    if base in ("div", "rcp"):
+        a, b = (args[0], args[1]) if base == "div" else (np.ones_like(args[0]), args[0])
+        q = a / b
+        p, pe = _two_prod(q, b)
+        rem = (a - p) - pe
+        return q, np.where(np.isfinite(q) & (b != 0), rem / np.where(b == 0, 1, b), 0.0)
+    if base == "sqrt":
+        s = np.sqrt(args[0])
+        p, pe = _two_prod(s, s)
+        rem = (args[0] - p) - pe
+        return s, np.where(np.isfinite(s) & (s > 0), rem / (2 * np.where(s == 0, 1, s)), 0.0)
+    raise KeyError(base)
+
+
+_APPROX = {
+    "ex2": np.exp2, "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+}
+
+
+def _float_op(c: C, t: str):
+    b = c.base
+    if t in ("f16x2", "bf16x2"):
+        return _packed_op(c, t)
+    dt = DTYPES[t]
+    ftz = c.has("ftz")
+    sat = c.has("sat")
+    mode = c.rounding()
+    if c.has("relu") or c.has("xorsign") or c.has("oob"):
+        raise c.unsupported()
+    canon = t in fp.CANONICAL_NAN
+    if b == "testp":
+        raise c.unsupported()
+    if b in ("abs", "neg"):
+        ga = c.src(c.ops[1], t)
+        sd = c.dst(c.ops[0], t)
+        u = UINT[dt.itemsize]
+        sign = u.type(1 << (8 * dt.itemsize - 1))
+
+        def absneg(w, m):
+            x = ga(w)
+            if ftz:
+                x = fp.flush(x, t)
+            bits = x.view(u)
+            r = bits & ~sign if b == "abs" else bits ^ sign
+            return sd(w, m, r.view(dt))
+        return absneg
+    if b == "copysign":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        sd = c.dst(c.ops[0], t)
+        u = UINT[dt.itemsize]
+        sign = u.type(1 << (8 * dt.itemsize - 1))
+        return lambda w, m: sd(w, m, ((gb(w).view(u) & ~sign) | (ga(w).view(u) & sign)).view(dt))
+    if b in ("min", "max"):
+        nanmode = c.has("NaN")
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        sd = c.dst(c.ops[0], t)
+
+        def minmax(w, m):
+            x, y = ga(w), gb(w)
+            if ftz:
+                x, y = fp.flush(x, t), fp.flush(y, t)
+            x64, y64 = x.astype(F64), y.astype(F64)
+            pick_x = (x64 < y64) if b == "min" else (x64 > y64)
+            # -0 is below +0
+            zeros = (x64 == 0) & (y64 == 0)
+            xneg = np.signbit(x64)
+            pick_x = np.where(zeros, xneg if b == "min" else ~xneg, pick_x)
+            r = np.where(pick_x, x, y)
+            xn, yn = np.isnan(x64), np.isnan(y64)
+            r = np.where(xn & ~yn, y, np.where(yn & ~xn, x, r))
+            nan = (xn | yn) if nanmode else (xn & yn)
+            if nan.any():
+                r = np.where(nan, np.array(fp.CANONICAL_NAN[t], UINT[dt.itemsize]).view(dt), r)
+            return sd(w, m, r.astype(dt))
+        return minmax
+    if b in _APPROX or (b in ("rcp", "sqrt", "div") and c.has("approx")):
+        return _approx_op(c, t, ftz)
+    nargs = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "div": 2, "rcp": 1, "sqrt": 1}
+    if b not in nargs:
+        raise c.unsupported()
+    if b == "mad" and t == "f32" and not any(m in ROUNDING for m in c.mods):
+        mode = "rn"
+    gets = [c.src(o, t) for o in c.ops[1:1 + nargs[b]]]
+    sd = c.dst(c.ops[0], t)
+    fast = (t in ("f32", "f64") and mode == "rn" and not ftz and not sat
+            and b in ("add", "sub", "mul"))
+    if fast:
+        f = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[b]
+        ga, gb = gets
+
+        def fast_op(w, m):
+            r = f(ga(w), gb(w))
+            if canon:
+                r = fp.canon_nan(r, t)
+            return sd(w, m, r)
+        return fast_op
+
+    def fop(w, m):
+        xs = [g(w) for g in gets]
+        if ftz:
+            xs = [fp.flush(x, t) for x in xs]
+        xs = [x.astype(F64) for x in xs]
+        if t == "f64" and b in ("div", "sqrt", "rcp") and mode == "rn":
+            s, e = {"div": lambda: (xs[0] / xs[1], None), "sqrt": lambda: (np.sqrt(xs[0]), None),
+                    "rcp": lambda: (1.0 / xs[0], None)}[b]()
+            r = s
+        else:
+            s, e = _exact(b, xs)
+            r = fp.round_to(s, e, t, mode)
+        if ftz:
+            r = fp.flush(r, t)
+        if sat:
+            r = fp.saturate(r)
+        if canon:
+            r = fp.canon_nan(r, t)
+        return sd(w, m, r)
+    return fop
+
+
+def _approx_op(c: C, t: str, ftz: bool):
+    b = c.base
+    f = _APPROX.get(b) or {"rcp": lambda x: 1.0 / x, "sqrt": np.sqrt}.get(b)
+    dt = DTYPES[t]
+    if b == "div":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        sd = c.dst(c.ops[0], t)
+
+        def div_approx(w, m):
+            x, y = ga(w), gb(w)
+            if ftz:
+                x, y = fp.flush(x, t), fp.flush(y, t)
+            r = (x.astype(F64) / y.astype(F64)).astype(dt)
+            if ftz:
+                r = fp.flush(r, t)
+            return sd(w, m, fp.canon_nan(r, t))
+        return div_approx
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+
+    def approx(w, m):
+        x = ga(w)
+        if ftz:
+            x = fp.flush(x, t)
+        r = f(x.astype(F64)).astype(dt)
+        if ftz:
+            r = fp.flush(r, t)
+        return sd(w, m, fp.canon_nan(r, t) if t in fp.CANONICAL_NAN else r)
+    return approx
+
+
+def _packed_op(c: C, t: str):
+    """f16x2/bf16x2: the scalar operation on the low and the high halves."""
+    et = t[:-2]
+    et_dt = DTYPES[et]
+    b = c.base
+    nargs = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "min": 2, "max": 2, "neg": 1, "abs": 1,
+             "ex2": 1, "tanh": 1}.get(b)
+    if nargs is None:
+        raise c.unsupported()
+    gets = [c.src(o, "b32") for o in c.ops[1:1 + nargs]]
+    sd = c.dst(c.ops[0], "b32")
+    # reuse the scalar implementation on a fake instruction of the element type
+    fake = Instruction(c.ins.opcode.replace(t, et), [Reg("%__d")] + [Reg(f"%__a{i}")
+                                                                      for i in range(nargs)],
+                       c.ins.line, c.ins.col, c.ins.text)
+    k = c.k
+    for nm in ["%__d"] + [f"%__a{i}" for i in range(nargs)]:
+        if nm not in k.reg_index:
+            k.reg_index[nm] = len(k.reg_type)
+            k.reg_type.append("b16")
+    scalar = _float_op(C(k, fake, c.pc), et)
+    di = k.reg_index["%__d"]
+    ai = [k.reg_index[f"%__a{i}"] for i in range(nargs)]
+    del et_dt
+
+    def packed(w, m):
+        vals = [g(w) for g in gets]
+        out = np.zeros(32, np.uint32)
+        for half in (0, 1):
+            sh = np.uint32(16 * half)
+            for i, v in zip(ai, vals):
+                w.R[i] = ((v >> sh) & np.uint32(0xFFFF)).astype(np.uint16)
+            scalar(w, np.ones(32, dtype=bool))
+            out |= w.R[di].astype(np.uint32) << sh
+        return sd(w, m, out)
+    return packed
+
+
+# ---------------------------------------------------------------- compare / select
+
+def _compare(cmp: str, x, y, t: str):
+    if t in FLOATS:
+        x, y = x.astype(F64), y.astype(F64)
+        un = np.isnan(x) | np.isnan(y)
+        base = cmp[:-1] if cmp.endswith("u") and cmp not in ("num",) else cmp
+        if cmp == "num":
+            return ~un
+        if cmp == "nan":
+            return un
+        r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
+             "ge": x >= y}[base]
+        if cmp.endswith("u"):
+            return r | un
+        return r & ~un
+    if cmp in ("lo", "ls", "hi", "hs"):
+        u = UINT[x.dtype.itemsize]
+        x, y = x.view(u), y.view(u)
+        cmp = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[cmp]
+    return {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
+            "ge": x >= y}[cmp]
+
+
+_CMPS = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu",
+         "leu", "gtu", "geu", "num", "nan"}
+
+
+@op("setp")
+def _setp(c: C):
+    t = c.type()
+    cmp = next((m for m in c.mods if m in _CMPS), None)
+    if cmp is None:
+        raise c.unsupported("comparison")
+    boolop = next((m for m in c.mods if m in ("and", "or", "xor")), None)
+    ftz = c.has("ftz")
+    d = c.ops[0]
+    dp, dq = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    gc = c.src(c.ops[3], "pred") if boolop else None
+    sp = c.dst(dp, "pred")
+    sq = c.dst(dq, "pred") if dq is not None else None
+    f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(boolop)
+
+    def setp(w, m):
+        x, y = ga(w), gb(w)
+        if ftz:
+            x, y = fp.flush(x, t), fp.flush(y, t)
+        r = _compare(cmp, x, y, t)
+        if f is not None:
+            cc = gc(w)
+            sp(w, m, f(r, cc))
+            if sq is not None:
+                sq(w, m, f(~r, cc))
+        else:
+            sp(w, m, r)
+            if sq is not None:
+                sq(w, m, ~r)
+    return setp
+
+
+@op("selp")
+def _selp(c: C):
+    t = c.type()
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    gc = c.src(c.ops[3], "pred")
+    sd = c.dst(c.ops[0], t)
+    return lambda w, m: sd(w, m, np.where(gc(w), ga(w), gb(w)))
+
+
+@op("slct")
+def _slct(c: C):
+    t, ct = c.types[0], c.types[1]
+    ga, gb, gc = c.src(c.ops[1], t), c.src(c.ops[2], t), c.src(c.ops[3], ct)
+    sd = c.dst(c.ops[0], t)
+    return lambda w, m: sd(w, m, np.where(gc(w) >= 0, ga(w), gb(w)))
+
+
+# ---------------------------------------------------------------- conversions
+
+_F8_MAX = {"e4m3": 448.0, "e5m2": 57344.0}
+
+
+def _to_float(x64: np.ndarray, t: str, mode: str, satfinite: bool, relu: bool) -> np.ndarray:
+    if relu:
+        x64 = np.where(np.isnan(x64), x64, np.maximum(x64, 0.0))
+    if t in _F8_MAX:
+        if satfinite:
+            x64 = np.where(np.isnan(x64), x64, np.clip(x64, -_F8_MAX[t], _F8_MAX[t]))
+        if mode != "rn":
+            raise ValueError("f8 conversions only round to nearest")
+        return x64.astype(np.float32).astype(DTYPES[t])
+    r = fp.round_to(x64, None, t, mode)
+    if satfinite:
+        fmax = float(np.finfo(DTYPES[t]).max) if t != "bf16" else 3.3895313892515355e38
+        r = np.where(np.isinf(r.astype(F64)), np.sign(r.astype(F64)) * fmax, r).astype(DTYPES[t])
+    return r
+
+
+@op("cvt")
+def _cvt(c: C):
+    if len(c.types) != 2:
+        raise c.unsupported("expected destination and source types")
+    dtn, stn = c.types
+    ftz, sat = c.has("ftz"), c.has("sat")
+    satfinite, relu = c.has("satfinite"), c.has("relu")
+    irnd = next((INT_ROUNDING[m] for m in c.mods if m in INT_ROUNDING), None)
+    frnd = next((m for m in c.mods if m in ROUNDING), None)
+    sd = c.dst(c.ops[0], dtn)
+    # packed destinations: two f32 inputs (a -> high half, b -> low half)
+    if dtn in ("f16x2", "bf16x2", "e4m3x2", "e5m2x2") and stn == "f32":
+        et = dtn[:-2]
+        half = 16 if et in ("f16", "bf16") else 8
+        ga, gb = c.src(c.ops[1], "f32"), c.src(c.ops[2], "f32")
+        mode = frnd or "rn"
+        u = UINT[half // 8]
+        out_t = np.uint32 if half == 16 else np.uint16
+
+        def pack2(w, m):
+            hi = _to_float(ga(w).astype(F64), et, mode, satfinite, relu).view(u).astype(out_t)
+            lo = _to_float(gb(w).astype(F64), et, mode, satfinite, relu).view(u).astype(out_t)
+            return sd(w, m, (hi << out_t(half)) | lo)
+        return pack2
+    if stn in ("e4m3x2", "e5m2x2") and dtn == "f16x2":
+        et = stn[:-2]
+        ga = c.src(c.ops[1], "b16")
+
+        def unpack2(w, m):
+            a = ga(w)
+            lo = (a & np.uint16(0xFF)).astype(np.uint8).view(DTYPES[et]).astype(np.float16)
+            hi = (a >> np.uint16(8)).astype(np.uint8).view(DTYPES[et]).astype(np.float16)
+            return sd(w, m, lo.view(np.uint16).astype(np.uint32)
+                      | (hi.view(np.uint16).astype(np.uint32) << np.uint32(16)))
+        return unpack2
+    if dtn not in DTYPES or stn not in DTYPES or "x2" in dtn or "x2" in stn:
+        raise c.unsupported()
+    ga = c.src(c.ops[1], stn)
+    dfl, sfl = dtn in FLOATS, stn in FLOATS
+    ddt = DTYPES[dtn]
+    if not dfl and not sfl:
+        return _cvt_int(c, ga, sd, dtn, stn, sat)
+    if sfl and not dfl:
+        mode = irnd or "rz"
+        lo, hi = np.iinfo(ddt).min, np.iinfo(ddt).max
+
+        def f2i(w, m):
+            x = ga(w)
+            if ftz:
+                x = fp.flush(x, stn)
+            x = x.astype(F64)
+            r = {"rn": np.rint, "rz": np.trunc, "rm": np.floor, "rp": np.ceil}[mode](x)
+            r = np.where(np.isnan(r), 0.0, r)
+            small = np.clip(r, float(lo), float(hi))
+            out = np.array([lo if v <= lo else hi if v >= hi else int(v) for v in small],
+                           dtype=ddt) if ddt.itemsize == 8 else small.astype(ddt)
+            return sd(w, m, out)
+        return f2i
+    if not sfl and dfl:
+        mode = frnd or "rn"
+
+        def i2f(w, m):
+            x = ga(w)
+            s = x.astype(F64)
+            if ddt.itemsize >= 4 and mode == "rn" and dtn != "bf16":
+                r = x.astype(ddt)
+            else:
+                e = np.array([float(int(v) - int(sv)) if np.isfinite(sv) else 0.0
+                              for v, sv in zip(x, s)], dtype=F64)
+                r = fp.round_to(s, e, dtn, mode)
+            if sat:
+                r = fp.saturate(r)
+            return sd(w, m, r)
+        return i2f
+    # float -> float
+    widen = DTYPES[dtn].itemsize >= DTYPES[stn].itemsize and not (
+        dtn == "f16" and stn == "bf16" or dtn == "bf16" and stn == "f16")
+    mode = frnd or "rn"
+    if not widen and frnd is None and irnd is None:
+        raise c.error(f"'{c.ins.opcode}': a narrowing float conversion needs a rounding modifier")
+
+    def f2f(w, m):
+        x = ga(w)
+        if ftz:
+            x = fp.flush(x, stn)
+        x64 = x.astype(F64)
+        if irnd is not None:
+            x64 = {"rn": np.rint, "rz": np.trunc, "rm": np.floor, "rp": np.ceil}[irnd](x64)
+        r = _to_float(x64, dtn, mode, satfinite, relu) if dtn not in ("f32", "f64") or \
+            not widen else x64.astype(ddt)
+        if ftz:
+            r = fp.flush(r, dtn)
+        if sat:
+            r = fp.saturate(r)
+        if dtn in fp.CANONICAL_NAN and dtn != "f64":
+            r = fp.canon_nan(r, dtn)
+        return sd(w, m, r)
+    return f2f
+
+
+def _cvt_int(c: C, ga, sd, dtn: str, stn: str, sat: bool):
+    ddt = DTYPES[dtn]
+    if not sat:
+        return lambda w, m: sd(w, m, ga(w).astype(ddt))
+    lo, hi = int(np.iinfo(ddt).min), int(np.iinfo(ddt).max)
+
+    def sat_cvt(w, m):
+        vals = [min(max(int(v), lo), hi) for v in ga(w)]
+        return sd(w, m, np.array(vals, dtype=ddt))
+    return sat_cvt
+
+
+# ---------------------------------------------------------------- warp-level
+
+def _first_active(m: np.ndarray) -> int:
+    return int(np.argmax(m))
+
+
+@op("shfl")
+def _shfl(c: C):
+    mode = next((x for x in c.mods if x in ("up", "down", "bfly", "idx")), None)
+    if mode is None or not c.has("sync"):
+        raise c.unsupported()
+    d = c.ops[0]
+    dd, dp = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    ga = c.src(c.ops[1], "b32")
+    gb, gc = c.src(c.ops[2], "u32"), c.src(c.ops[3], "u32")
+    sd = c.dst(dd, "b32")
+    sp = c.dst(dp, "pred") if dp is not None else None
+    lane = LANES.astype(np.int64)
+
+    def shfl(w, m):
+        a = ga(w)
+        b = gb(w).astype(np.int64)
+        cc = gc(w).astype(np.int64)
+        clamp = cc & 0x1F
+        segmask = (cc >> 8) & 0x1F
+        max_lane = (lane & segmask) | (clamp & ~segmask)
+        min_lane = lane & segmask
+        if mode == "up":
+            j = lane - b
+            ok = j >= max_lane
+        elif mode == "down":
+            j = lane + b
+            ok = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ b
+            ok = j <= max_lane
+        else:
+            j = min_lane | (b & ~segmask)
+            ok = j <= max_lane
+        j = np.where(ok, j, lane) & 31
+        sd(w, m, a[j])
+        if sp is not None:
+            sp(w, m, ok)
+    return shfl
+
+
+@op("vote")
+def _vote(c: C):
+    mode = next((x for x in c.mods if x in ("all", "any", "uni", "ballot")), None)
+    if mode is None:
+        raise c.unsupported()
+    ga = c.src(c.ops[1], "pred")
+    if mode == "ballot":
+        sd = c.dst(c.ops[0], "b32")
+
+        def ballot(w, m):
+            bits = (ga(w) & m).astype(np.uint64) << LANES.astype(np.uint64)
+            return sd(w, m, np.full(32, int(bits.sum()), np.uint32))
+        return ballot
+    sd = c.dst(c.ops[0], "pred")
+
+    def vote(w, m):
+        p = ga(w)[m]
+        r = {"all": p.all(), "any": p.any(), "uni": p.all() or not p.any()}[mode]
+        return sd(w, m, np.full(32, bool(r)))
+    return vote
+
+
+@op("activemask")
+def _activemask(c: C):
+    sd = c.dst(c.ops[0], "b32")
+    return lambda w, m: sd(w, m, np.full(32, int((m.astype(np.uint64) << LANES.astype(np.uint64)).sum()),
+                                         np.uint32))
+
+
+@op("redux")
+def _redux(c: C):
+    t = c.type()
+    opn = next((x for x in c.mods if x in ("add", "min", "max", "and", "or", "xor")), None)
+    if opn is None or t in FLOATS:
+        raise c.unsupported()
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+    dt = DTYPES[t]
+    f = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+         "or": np.bitwise_or, "xor": np.bitwise_xor}[opn]
+
+    def redux(w, m):
+        v = f.reduce(ga(w)[m], dtype=dt) if opn == "add" else f.reduce(ga(w)[m])
+        return sd(w, m, np.full(32, v, dtype=dt))
+    return redux
+
+
+@op("elect")
+def _elect(c: C):
+    d = c.ops[0]
+    dd, dp = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    gmask = c.src(c.ops[1], "b32")
+    sd = c.dst(dd, "b32")
+    sp = c.dst(dp, "pred") if dp is not None else None
+
+    def elect(w, m):
+        member = ((gmask(w) >> LANES) & np.uint32(1)).astype(bool) & m
+        leader = _first_active(member) if member.any() else _first_active(m)
+        sd(w, m, np.full(32, leader, np.uint32))
+        if sp is not None:
+            sp(w, m, LANES == leader)
+    return elect
+
+
+# ---------------------------------------------------------------- mbarrier / async copies
+
+def _mbar_addr(c: C, op):
+    space, af = c.mem_addr(op, c.space())
+    if space == "generic":
+        def shared_of(w):
+            a = af(w)
+            return a - np.uint64(SHARED_WINDOW)
+        return shared_of
+    if space != "shared":
+        raise c.error("mbarrier objects live in shared memory")
+    return af
+
+
+def _mbar(w, addr: int) -> list[int]:
+    st = w.cta.mbarriers.get(addr)
+    if st is None:
+        raise MemoryFault(f"mbarrier at shared address 0x{addr:x} used before mbarrier.init")
+    return st
+
+
+def _mbar_arrive(w, addr: int, count: int = 1, tx: int = 0) -> int:
+    st = _mbar(w, addr)
+    phase = st[0]
+    st[3] += tx
+    st[1] -= count
+    _mbar_check(w, st)
+    w.cta.events += 1
+    return phase
+
+
+def _mbar_check(w, st: list[int]) -> None:
+    if st[1] <= 0 and st[3] == 0:
+        st[0] += 1
+        st[1] = st[2]
+
+
+def complete_tx(w, addr: int, nbytes: int) -> None:
+    st = _mbar(w, addr)
+    st[3] -= nbytes
+    _mbar_check(w, st)
+    w.cta.events += 1
+
+
+@op("mbarrier")
+def _mbarrier(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if sub == "init":
+        af = _mbar_addr(c, c.ops[0])
+        gn = c.src(c.ops[1], "u32")
+
+        def init(w, m):
+            for a, n in zip(af(w)[m], gn(w)[m]):
+                w.cta.mbarriers[int(a)] = [0, int(n), int(n), 0]
+                w.cta.shared.store(np.array([a], np.uint64), 8, np.zeros(1, np.uint64))
+            w.cta.events += 1
+        return init
+    if sub in ("arrive", "arrive_drop"):
+        expect = c.has("expect_tx")
+        d = c.ops[0]
+        af = _mbar_addr(c, c.ops[1])
+        rest = c.ops[2:]
+        gtx = c.src(rest[0], "u32") if expect else None
+        gcount = c.src(rest[1 if expect else 0], "u32") if len(rest) > (1 if expect else 0) else None
+        sd = c.dst(d, "b64")
+
+        def arrive(w, m):
+            addrs = af(w)
+            tx = gtx(w) if gtx is not None else None
+            cnt = gcount(w) if gcount is not None else None
+            state = np.zeros(32, np.uint64)
+            for lane in np.nonzero(m)[0]:
+                a = int(addrs[lane])
+                if sub == "arrive_drop":
+                    _mbar(w, a)[2] -= 1
+                state[lane] = _mbar_arrive(w, a, int(cnt[lane]) if cnt is not None else 1,
+                                           int(tx[lane]) if tx is not None else 0)
+            sd(w, m, state)
+        return arrive
+    if sub == "expect_tx":
+        af = _mbar_addr(c, c.ops[0])
+        gtx = c.src(c.ops[1], "u32")
+
+        def expect_tx(w, m):
+            for a, tx in zip(af(w)[m], gtx(w)[m]):
+                _mbar(w, int(a))[3] += int(tx)
+            w.cta.events += 1
+        return expect_tx
+    if sub in ("try_wait", "test_wait"):
+        parity = c.has("parity")
+        sp = c.dst(c.ops[0], "pred")
+        af = _mbar_addr(c, c.ops[1])
+        gs = c.src(c.ops[2], "u32" if parity else "b64")
+
+        def try_wait(w, m):
+            addrs = af(w)
+            s = gs(w)
+            done = np.zeros(32, dtype=bool)
+            for lane in np.nonzero(m)[0]:
+                st = _mbar(w, int(addrs[lane]))
+                want = int(s[lane])
+                done[lane] = (st[0] % 2) != (want & 1) if parity else st[0] > want
+            sp(w, m, done)
+            if not done[m].all():
+                return (YIELD,)
+            return None
+        return try_wait
+    if sub == "inval":
+        return lambda w, m: None
+    raise c.unsupported()
+
+
+def read_generic_bytes(w, addr: int, n: int) -> bytes:
+    L = w.cta.launch
+    for name, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW),
+                       ("param", PARAM_WINDOW), ("const", CONST_WINDOW)):
+        if base <= addr < base + 0x0100_0000_0000:
+            if name == "local":
+                raise MemoryFault("tensor map in local memory")
+            return L.space(w, name).read_bytes(addr - base, n)
+    return L.gmem.read_bytes(addr, n)
+
+
+@op("cp")
+def _cp(c: C):
+    from nanotile.targets.emulator.tensormap import tma_load, tma_store
+
+    mods = c.mods
+    if mods[:1] != ["async"]:
+        raise c.unsupported()
+    if "commit_group" in mods or "wait_group" in mods or "wait_all" in mods or \
+            "wait_group.read" in mods:
+        return lambda w, m: None    # copies complete when issued
+    if "bulk" in mods and "tensor" in mods:
+        load = c.space() == "shared"  # destination space comes first
+        if load:
+            dst_af = _mbar_addr(c, c.ops[0]) if False else c.mem_addr(c.ops[0], "shared")[1]
+            tm = c.ops[1]
+            mbar = _mbar_addr(c, c.ops[2]) if "mbarrier::complete_tx::bytes" in mods else None
+        else:
+            tm = c.ops[0]
+            src_af = c.mem_addr(c.ops[1], "shared")[1]
+        if not isinstance(tm, Addr) or not tm.coords:
+            raise c.error("expected a tensor-map address [tmap, {coords}]")
+        tsym, tmap_af = c.addr(Addr(tm.base, tm.offset))
+        if tsym is not None:
+            base = WINDOWS[tsym]
+            tmap_af0 = tmap_af
+            tmap_af = lambda w: tmap_af0(w) + np.uint64(base)  # noqa: E731
+        coord_gets = [c.src(x, "s32") for x in tm.coords]
+        if "im2col" in mods or "multicast::cluster" in mods:
+            raise c.unsupported()
+
+        def bulk_tensor(w, m):
+            taddr = tmap_af(w)
+            coords = [g(w) for g in coord_gets]
+            for lane in np.nonzero(m)[0]:
+                desc = read_generic_bytes(w, int(taddr[lane]), 128)
+                cs = [int(x[lane]) for x in coords]
+                if load:
+                    nbytes = tma_load(w, desc, cs, int(dst_af(w)[lane]))
+                    if mbar is not None:
+                        complete_tx(w, int(mbar(w)[lane]), nbytes)
+                else:
+                    tma_store(w, desc, cs, int(src_af(w)[lane]))
+        return bulk_tensor
+    if "bulk" in mods:
+        raise c.unsupported()
+    # cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}
+    dst_af = c.mem_addr(c.ops[0], "shared")[1]
+    src_space, src_af = c.mem_addr(c.ops[1], "global")
+    gsize = c.src(c.ops[2], "u32")
+    gsrc = c.src(c.ops[3], "u32") if len(c.ops) > 3 and not isinstance(c.ops[3], NotPred) else None
+
+    def cp_async(w, m):
+        L = w.cta.launch
+        d, s = dst_af(w), src_af(w)
+        size = gsize(w)
+        srcsize = gsrc(w) if gsrc is not None else size
+        for lane in np.nonzero(m)[0]:
+            n, ns = int(size[lane]), int(srcsize[lane])
+            data = L.gmem.read_bytes(int(s[lane]), ns) if ns else b""
+            w.cta.shared.write_bytes(int(d[lane]), data + bytes(n - ns))
+    return cp_async
+
+
+# ---------------------------------------------------------------- matrix ops
+
+@op("ldmatrix", "stmatrix")
+def _ldmatrix(c: C):
+    if not c.has("m8n8") or c.type() != "b16":
+        raise c.unsupported()
+    nmat = 4 if c.has("x4") else 2 if c.has("x2") else 1
+    trans = c.has("trans")
+    is_ld = c.base == "ldmatrix"
+    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    space, af = c.mem_addr(c.ops[1] if is_ld else c.ops[0], c.space())
+    if len(regs) != nmat:
+        raise c.error(f"expected {nmat} registers")
+    sets = [c.dst(r, "b32") for r in regs] if is_ld else None
+    gets = None if is_ld else [c.src(r, "b32") for r in regs]
+    g = LANES // 4
+    t2 = (LANES % 4) * 2
+
+    def matrices_addresses(w, m):
+        a = af(w)
+        if space == "generic":
+            a = a - np.uint64(SHARED_WINDOW)
+        return a
+
+    def ldm(w, m):
+        a = matrices_addresses(w, m)
+        sh = w.cta.shared
+        for i in range(nmat):
+            rows = a[8 * i:8 * i + 8]
+            # mat[r, col] for an 8x8 b16 matrix whose row r starts at rows[r]
+            mat = np.stack([sh.load(rows + np.uint64(2 * col), 2) for col in range(8)], axis=1)
+            if trans:
+                mat = mat.T
+            lo = mat[g, t2].astype(np.uint32)
+            hi = mat[g, t2 + 1].astype(np.uint32)
+            sets[i](w, m, lo | (hi << np.uint32(16)))
+
+    def stm(w, m):
+        a = matrices_addresses(w, m)
+        sh = w.cta.shared
+        for i in range(nmat):
+            v = gets[i](w)
+            mat = np.zeros((8, 8), np.uint16)
+            mat[g, t2] = (v & np.uint32(0xFFFF)).astype(np.uint16)
+            mat[g, t2 + 1] = (v >> np.uint32(16)).astype(np.uint16)
+            if trans:
+                mat = mat.T
+            rows = a[8 * i:8 * i + 8]
+            for col in range(8):
+                sh.store(rows + np.uint64(2 * col), 2, mat[:, col])
+    return ldm if is_ld else stm
+
+
+@op("mma")
+def _mma(c: C):
+    if not c.has("m16n8k16") or not c.has("row") or not c.has("col"):
+        raise c.unsupported("only mma.sync m16n8k16 .row.col")
+    dtn, atn, btn, ctn = c.types
+    if dtn != "f32" or ctn != "f32" or atn != btn or atn not in ("f16", "bf16"):
+        raise c.unsupported("only f16/bf16 -> f32")
+    sds = [c.dst(r, "f32") for r in _items(c.ops[0])]
+    ga = [c.src(r, "b32") for r in _items(c.ops[1])]
+    gb = [c.src(r, "b32") for r in _items(c.ops[2])]
+    gc = [c.src(r, "f32") for r in _items(c.ops[3])]
+    if len(sds) != 4 or len(ga) != 4 or len(gb) != 2 or len(gc) != 4:
+        raise c.error("mma.m16n8k16 takes {4 f32}, {4 b32}, {2 b32}, {4 f32}")
+    et = DTYPES[atn]
+    g = LANES // 4
+    t = LANES % 4
+
+    def halves(v):
+        return ((v & np.uint32(0xFFFF)).astype(np.uint16).view(et).astype(F64),
+                (v >> np.uint32(16)).astype(np.uint16).view(et).astype(F64))
+
+    def mma(w, m):
+        A = np.zeros((16, 16))
+        B = np.zeros((16, 8))
+        C_ = np.zeros((16, 8))
+        a = [halves(x(w)) for x in ga]
+        for r, (dr, dc) in enumerate(((0, 0), (8, 0), (0, 8), (8, 8))):
+            A[g + dr, 2 * t + dc] = a[r][0]
+            A[g + dr, 2 * t + 1 + dc] = a[r][1]
+        bb = [halves(x(w)) for x in gb]
+        for r, dk in enumerate((0, 8)):
+            B[2 * t + dk, g] = bb[r][0]
+            B[2 * t + 1 + dk, g] = bb[r][1]
+        cc = [x(w).astype(F64) for x in gc]
+        C_[g, 2 * t] = cc[0]
+        C_[g, 2 * t + 1] = cc[1]
+        C_[g + 8, 2 * t] = cc[2]
+        C_[g + 8, 2 * t + 1] = cc[3]
+        D = (A @ B + C_).astype(np.float32)
+        outs = (D[g, 2 * t], D[g, 2 * t + 1], D[g + 8, 2 * t], D[g + 8, 2 * t + 1])
+        for s, o in zip(sds, outs):
+            s(w, m, o)
+    return mma
+
+
+# ---------------------------------------------------------------- calls (vprintf)
+
+@op("call")
+def _call(c: C):
+    ops = c.ops
+    rets = ops[0].items if isinstance(ops[0], Paren) else []
+    fn_op = ops[1] if rets else ops[0]
+    args = ops[2] if rets and len(ops) > 2 else (ops[1] if not rets and len(ops) > 1 else None)
+    name = fn_op.name if isinstance(fn_op, Reg) else None
+    if name != "vprintf":
+        raise c.unsupported(f"call to '{name}' (only vprintf is emulated)")
+    argnames = args.items if isinstance(args, Paren) else []
+    syms = [c.k.symbols.get(a.name) for a in argnames]
+    if len(syms) != 2 or any(s is None for s in syms):
+        raise c.error("vprintf expects two .param arguments")
+    ret_sym = c.k.symbols.get(rets[0].name) if rets else None
+
+    def vprintf(w, m):
+        from nanotile.targets.emulator.printf import format_printf
+        lanes = np.nonzero(m)[0]
+        fmt_ptr = w.local.load(np.full(len(lanes), syms[0].address, np.uint64), 8, lanes)
+        buf_ptr = w.local.load(np.full(len(lanes), syms[1].address, np.uint64), 8, lanes)
+        for lane, fa, ba in zip(lanes, fmt_ptr, buf_ptr):
+            text = format_printf(w, int(fa), int(ba), int(lane))
+            sys.stdout.write(text)
+            if ret_sym is not None:
+                w.local.store(np.array([ret_sym.address], np.uint64), 4,
+                              np.array([len(text)], np.uint32), np.array([lane]))
+        sys.stdout.flush()
+    return vprintf
