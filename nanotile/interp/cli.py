@@ -1,0 +1,152 @@
+"""``nanotile run``: execute a kernel of a Tile IR file (text or bytecode) on .npz data.
+
+    nanotile run FILE [--kernel K] --grid X[,Y[,Z]] [--inputs in.npz] [--outputs out.npz]
+                 [--abi auto|raw|cutile] [--debug]
+
+The arrays of ``in.npz``, in the order they were saved, are the kernel's arguments: with
+``--abi raw`` one entry per kernel parameter (0-d arrays for scalars); with ``--abi
+cutile`` each array of rank >= 1 is expanded to cuTile's convention (pointer, shape,
+strides); ``auto`` (the default) takes raw when the count matches the parameters and
+cutile otherwise. After the run every array argument (rank >= 1) is written to
+``out.npz`` under its input name. Errors are reported as ``file: error: ...`` with exit
+status 1, never a traceback; ``out.npz`` is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+from ..diagnostics import CompileError
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # raise instead of exiting from inside
+        raise _Usage(message)
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="nanotile run", description="Run a Tile IR kernel in the interpreter.")
+    p.add_argument("file", help="Tile IR text (.mlir) or bytecode (.tileirbc)")
+    p.add_argument("--kernel", help="entry to run (default: the only entry)")
+    p.add_argument("--grid", required=True, help="grid size: X, X,Y or X,Y,Z")
+    p.add_argument("--inputs", help=".npz file with the kernel's arguments")
+    p.add_argument("--outputs", help=".npz file to write the arrays to after the run")
+    p.add_argument("--abi", choices=("auto", "raw", "cutile"), default="auto")
+    p.add_argument("--debug", action="store_true",
+                   help="check assume predicates, overflow flags, division by zero")
+    return p
+
+
+def _grid(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise _Usage(f"--grid: expected X[,Y[,Z]] positive integers, got '{text}'") from None
+    if not 1 <= len(dims) <= 3 or min(dims) < 1:
+        raise _Usage(f"--grid: expected 1 to 3 positive integers, got '{text}'")
+    return dims
+
+
+def _inputs(path: str | None):
+    import numpy as np
+
+    if path is None:
+        return [], []
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            names = list(data.files)
+            arrays = [data[n] for n in names]
+    except (OSError, ValueError) as e:
+        raise _Usage(f"--inputs: cannot read '{path}': {e}") from None
+    return names, arrays
+
+
+def _arguments(entry, names, arrays, abi: str) -> list:
+    """Kernel arguments from the input arrays (0-d arrays become scalars)."""
+    from . import cutile_args
+
+    raw = [a if a.ndim else a[()] for a in arrays]
+    n_params = len(entry.regions[0].block.arguments)
+    if abi == "raw" or (abi == "auto" and len(raw) == n_params):
+        return raw
+    return cutile_args(*raw)
+
+
+def _write_outputs(path: str, names: list[str], arrays: list) -> None:
+    import numpy as np
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **{n: a for n, a in zip(names, arrays) if a.ndim})
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = _parser().parse_args(argv)
+    except _Usage as e:
+        print(f"nanotile run: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        return _run(args)
+    except _Usage as e:
+        print(f"nanotile run: error: {e}", file=sys.stderr)
+        return 2
+    except CompileError as e:
+        print(e.format(_source_text(args.file)), file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"{args.file}: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # an interpreter error (InterpError) or a bad kernel
+        from .errors import InterpError
+
+        kind = "error" if isinstance(e, InterpError) else f"internal error ({type(e).__name__})"
+        print(f"{args.file}: {kind}: {e}", file=sys.stderr)
+        return 1
+
+
+def _source_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _run(args) -> int:
+    from ..loader import load_file
+    from . import run
+    from .errors import InterpError
+
+    grid = _grid(args.grid)
+    module = load_file(args.file)
+    entries = module.entries()
+    kernel = args.kernel
+    if kernel is None:
+        if len(entries) != 1:
+            names = ", ".join(e.attributes["sym_name"] for e in entries) or "none"
+            raise InterpError(f"--kernel is required (entries: {names})")
+        kernel = entries[0].attributes["sym_name"]
+    entry = module.lookup(kernel)
+    if entry is None or entry.name != "entry":
+        names = ", ".join(e.attributes["sym_name"] for e in entries) or "none"
+        raise InterpError(f"no kernel named '{kernel}' (entries: {names})")
+    names, arrays = _inputs(args.inputs)
+    run(module, kernel, grid, *_arguments(entry, names, arrays, args.abi), debug=args.debug)
+    if args.outputs:
+        _write_outputs(args.outputs, names, arrays)
+    return 0
