@@ -124,6 +124,13 @@ def _ftoi(op: Operation) -> None:
                    "supported")
 
 
+# ftof: the 13.3 dialect source only allows nearest_even (and zero/positive_inf into
+# f8E8M0FNU), but cuTile 1.7 writes zero, negative_inf, positive_inf and nearest_away
+# and tileiras 13.4 compiles them (corpus/cutile-tests test_cast__*), so the 13.4 rule
+# is followed: the IEEE modes and nearest_away.
+FTOF_MODES = IEEE + (R.nearest_away,)
+
+
 @rule("ftof")
 def _ftof(op: Operation) -> None:
     if op.operands[0].type == op.results[0].type:
@@ -134,8 +141,8 @@ def _ftof(op: Operation) -> None:
         if mode not in (R.zero, R.positive_inf):
             raise fail("invalid rounding mode specified for conversion to f8E8M0FNU. Only "
                        "'zero' and 'positive_inf' are supported")
-    elif mode is not R.nearest_even:
-        raise fail("invalid rounding mode specified. Only 'nearest_even' is supported")
+    elif mode not in FTOF_MODES:
+        raise fail(f"invalid rounding mode specified, expect one of [{_modes(FTOF_MODES)}]")
 
 
 @rule("itof")

@@ -130,17 +130,19 @@ def op_label(op: Operation) -> str:
 
 
 def position(op: Operation | None, filename: str) -> tuple[str, int | None, int | None]:
-    """File, line and column of an op (its text position, else its loc(...))."""
-    from nanotile.ir.attrs import FileLineColLoc
+    """File, line and column of an op: its text position, else its loc(...)."""
     if op is None:
         return filename, None, None
     if op.source is not None:
         return op.source.filename, op.source.line, op.source.column
     loc = op.location
-    while loc is not None and not isinstance(loc, FileLineColLoc):
-        loc = getattr(loc, "child", None)
-    if isinstance(loc, FileLineColLoc):
-        return loc.filename, loc.line, loc.column
+    for _ in range(16):  # unwrap name/call-site/fused locations
+        if loc is None:
+            break
+        if all(hasattr(loc, a) for a in ("filename", "line", "column")):
+            return loc.filename, loc.line, loc.column
+        loc = (getattr(loc, "child", None) or getattr(loc, "callee", None)
+               or next(iter(getattr(loc, "locations", ()) or ()), None))
     return filename, None, None
 
 
