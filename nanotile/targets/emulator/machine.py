@@ -79,7 +79,10 @@ def _decl_size(d: VarDecl, length: int | None) -> int:
     return n * (length if length else 1)
 
 
-def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbol]) -> CompiledKernel:
+def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbol],
+                   errors: list[PtxError] | None = None) -> CompiledKernel:
+    """Compile entry ``name``. With ``errors`` given, instructions that do not compile are
+    recorded there (and raise when executed) instead of failing the whole kernel."""
     from nanotile.targets.emulator.ops import compile_instruction
 
     fn = module.functions.get(name)
@@ -111,8 +114,22 @@ def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbo
             k.instrs.append(item)
     k.labels.setdefault("__end", len(k.instrs))
     _compute_reconvergence(k)
-    k.code = [compile_instruction(k, ins, pc) for pc, ins in enumerate(k.instrs)]
+    k.code = [_compile_one(k, ins, pc, compile_instruction, errors)
+              for pc, ins in enumerate(k.instrs)]
     return k
+
+
+def _compile_one(k, ins, pc, compile_instruction, errors):
+    if errors is None:
+        return compile_instruction(k, ins, pc)
+    try:
+        return compile_instruction(k, ins, pc)
+    except PtxError as exc:
+        errors.append(exc)
+
+        def fail(w, m):
+            raise exc
+        return fail
 
 
 def _declare(k: CompiledKernel, d: VarDecl) -> None:
