@@ -160,7 +160,8 @@ def make_splat(value: Any, type: TileType) -> Operation:
     assert dtype is not None, f"no constant of {type}"
     if type.element.name == "i1":
         value = 1 if value else 0
-    data = np.array(value).astype(dtype).tobytes()
+    with np.errstate(over="ignore"):  # a value beyond the type's range becomes inf
+        data = np.array(value).astype(dtype).tobytes()
     splat = type.rank > 0
     return make_op("constant", [], [type], {"value": DenseElementsAttr(type, data, splat)})
 

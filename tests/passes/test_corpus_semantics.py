@@ -1,0 +1,52 @@
+"""Every pass, alone and in the default pipeline, keeps every cuTile corpus kernel's
+interpreter results equal (bit for bit) and its output in the pass's output language."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanotile.loader import load_file
+from nanotile.passes.manager import RunOptions, run_pipeline
+from nanotile.passes.pipelines import default_pipeline
+from nanotile.passes.registry import PASSES, parse_pipeline
+
+from .support import corpus_bytecode, corpus_text, needs_interp, needs_text
+
+# One file per kernel (the 13.x variants are the same kernels at other versions).
+KERNELS = [p for p in corpus_bytecode() if "13_" not in p.name]
+PIPELINES = [*sorted(PASSES), default_pipeline("sm_90"), default_pipeline("sm_100")]
+
+
+def check(path, pipeline: str) -> None:
+    module = load_file(str(path))
+    options = RunOptions(check_semantics=True)
+    run_pipeline(module, parse_pipeline(pipeline), options)
+    assert any(name == "(check-semantics)" for name, _ in options.timings)
+
+
+@needs_interp
+@pytest.mark.parametrize("pipeline", PIPELINES, ids=lambda p: p if "," not in p else "default")
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_pass_keeps_results(path, pipeline):
+    check(path, pipeline)
+
+
+@needs_interp
+@needs_text
+@pytest.mark.parametrize("path", [p for p in corpus_text() if "13_" not in p.name
+                                  and "debug" not in p.name], ids=lambda p: p.stem)
+def test_default_pipeline_keeps_results_from_text(path):
+    check(path, default_pipeline())
+
+
+def test_pipeline_shrinks_the_corpus():
+    """The canonical form is smaller: assumes gone, constants uniqued, dead code gone."""
+    for path in KERNELS:
+        module = load_file(str(path))
+        before = sum(1 for _ in module.walk())
+        run_pipeline(module, parse_pipeline(default_pipeline()))
+        after = list(module.walk())
+        assert len(after) < before
+        assert not any(op.name == "assume" for op in after)
+        names = [op.name for op in after]
+        assert names.count("get_tile_block_id") <= 1

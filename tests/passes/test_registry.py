@@ -1,0 +1,93 @@
+"""The registry and the pass files: one pass per file, kebab names, docstrings, sizes,
+pipeline strings with options, and the default pipelines."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import nanotile.passes as package
+from nanotile.diagnostics import CompileError
+from nanotile.passes.base import Pass
+from nanotile.passes.languages import LANGUAGES
+from nanotile.passes.pipelines import PIPELINES, default_pipeline
+from nanotile.passes.registry import PASSES, parse_pipeline
+
+PACKAGE = Path(package.__file__).parent
+INFRASTRUCTURE = {"__init__", "__main__", "base", "cli_options", "language", "languages",
+                  "manager", "pipelines", "registry", "rewrite", "semantics"}
+PASS_FILES = sorted(p for p in PACKAGE.glob("*.py") if p.stem not in INFRASTRUCTURE)
+
+
+def test_at_least_eight_passes():
+    assert len(PASSES) >= 8
+
+
+@pytest.mark.parametrize("path", PASS_FILES, ids=lambda p: p.stem)
+def test_one_pass_per_file_named_like_the_file(path):
+    tree = ast.parse(path.read_text())
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)
+               and any(getattr(b, "id", "") == "Pass" for b in n.bases)]
+    assert len(classes) == 1, f"{path.name} must define exactly one pass"
+    name = path.stem.replace("_", "-")
+    assert name in PASSES, f"{path.name} is not registered as '{name}'"
+    assert PASSES[name].__name__ == classes[0].name
+
+
+@pytest.mark.parametrize("path", PASS_FILES, ids=lambda p: p.stem)
+def test_pass_file_is_short_and_documented(path):
+    lines = path.read_text().splitlines()
+    assert len(lines) < 200
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    name = path.stem.replace("_", "-")
+    cls = PASSES[name]
+    # the module docstring states the pass, its input and output language
+    assert doc.startswith(f"{name}:"), doc[:60]
+    assert f"{cls.input} -> {cls.output or cls.input}" in doc
+    assert cls.__doc__ and cls.summary()
+
+
+@pytest.mark.parametrize("name", sorted(PASSES))
+def test_pass_languages_exist(name):
+    cls = PASSES[name]
+    assert cls.input in LANGUAGES
+    assert cls.output is None or cls.output in LANGUAGES
+    assert issubclass(cls, Pass)
+
+
+def test_every_pass_has_a_golden_test():
+    golden = Path(__file__).parent / "golden"
+    for name in PASSES:
+        assert (golden / f"{name.replace('-', '_')}.mlir").exists(), name
+
+
+def test_pipeline_string_with_options():
+    steps = parse_pipeline("cse{hoist-constants=false}, dce ,fold-constants")
+    assert [s.name for s in steps] == ["cse", "dce", "fold-constants"]
+    assert steps[0].hoist_constants is False and steps[0].spelling() == \
+        "cse{hoist-constants=False}"
+    assert steps[1].spelling() == "dce"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("cse,nope", "unknown pass 'nope'"),
+    ("cse{colour=red}", "pass 'cse' has no option 'colour'"),
+    ("cse{hoist-constants=maybe}", "expects a bool"),
+    ("cse{hoist-constants}", "must be written name=value"),
+    ("cse;dce", "cannot parse pipeline"),
+])
+def test_pipeline_string_errors(text, message):
+    with pytest.raises(CompileError, match=message):
+        parse_pipeline(text)
+
+
+def test_default_pipelines_per_target():
+    assert set(PIPELINES) == {"sm_90", "sm_100"}
+    for target in PIPELINES:
+        steps = parse_pipeline(default_pipeline(target))
+        assert steps[0].name == "assume-to-facts"
+        assert set(PASSES) <= {s.name for s in steps}
+    with pytest.raises(CompileError, match="unknown target"):
+        default_pipeline("sm_80")
