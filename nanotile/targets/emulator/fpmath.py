@@ -21,7 +21,7 @@ DTYPES: dict[str, np.dtype] = {
     "b64": np.dtype(np.uint64), "u64": np.dtype(np.uint64), "s64": np.dtype(np.int64),
     "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
     "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "tf32": np.dtype(np.float32),
-    "f16x2": np.dtype(np.uint32), "bf16x2": np.dtype(np.uint32),
+    "f16x2": np.dtype(np.uint32), "bf16x2": np.dtype(np.uint32), "f32x2": np.dtype(np.uint64),
     "e4m3": np.dtype(ml_dtypes.float8_e4m3fn), "e5m2": np.dtype(ml_dtypes.float8_e5m2),
     "e4m3x2": np.dtype(np.uint16), "e5m2x2": np.dtype(np.uint16),
 }

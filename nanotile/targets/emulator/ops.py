@@ -538,7 +538,7 @@ def _mulhi(a: np.ndarray, b: np.ndarray, t: str) -> np.ndarray:
     "testp")
 def _arith(c: C):
     t = c.type()
-    if t in FLOATS or t in ("f16x2", "bf16x2"):
+    if t in FLOATS or t in ("f16x2", "bf16x2", "f32x2"):
         return _float_op(c, t)
     if t == "pred":
         return _pred_op(c)
@@ -773,7 +773,7 @@ _APPROX = {
 
 def _float_op(c: C, t: str):
     b = c.base
-    if t in ("f16x2", "bf16x2"):
+    if t in ("f16x2", "bf16x2", "f32x2"):
         return _packed_op(c, t)
     dt = DTYPES[t]
     ftz = c.has("ftz")
@@ -903,39 +903,44 @@ def _approx_op(c: C, t: str, ftz: bool):
 
 
 def _packed_op(c: C, t: str):
-    """f16x2/bf16x2: the scalar operation on the low and the high halves."""
+    """f16x2/bf16x2/f32x2: the scalar operation on the low and the high halves."""
     et = t[:-2]
-    et_dt = DTYPES[et]
+    esize = type_size(et)
+    cont = "b32" if esize == 2 else "b64"
+    cu = UINT[2 * esize]
+    eu = UINT[esize]
     b = c.base
     nargs = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "min": 2, "max": 2, "neg": 1, "abs": 1,
              "ex2": 1, "tanh": 1}.get(b)
     if nargs is None:
         raise c.unsupported()
-    gets = [c.src(o, "b32") for o in c.ops[1:1 + nargs]]
-    sd = c.dst(c.ops[0], "b32")
-    # reuse the scalar implementation on a fake instruction of the element type
-    fake = Instruction(c.ins.opcode.replace(t, et), [Reg("%__d")] + [Reg(f"%__a{i}")
-                                                                      for i in range(nargs)],
-                       c.ins.line, c.ins.col, c.ins.text)
+    gets = [c.src(o, cont) for o in c.ops[1:1 + nargs]]
+    sd = c.dst(c.ops[0], cont)
+    # the scalar implementation, on scratch registers of the element type
     k = c.k
-    for nm in ["%__d"] + [f"%__a{i}" for i in range(nargs)]:
+    names = [f"%__{et}_d"] + [f"%__{et}_a{i}" for i in range(nargs)]
+    for nm in names:
         if nm not in k.reg_index:
             k.reg_index[nm] = len(k.reg_type)
-            k.reg_type.append("b16")
+            k.reg_type.append(f"b{8 * esize}")
+    fake = Instruction(c.ins.opcode.replace(t, et), [Reg(n) for n in names], c.ins.line,
+                       c.ins.col, c.ins.text)
     scalar = _float_op(C(k, fake, c.pc), et)
-    di = k.reg_index["%__d"]
-    ai = [k.reg_index[f"%__a{i}"] for i in range(nargs)]
-    del et_dt
+    di = k.reg_index[names[0]]
+    ai = [k.reg_index[n] for n in names[1:]]
+    full = np.ones(32, dtype=bool)
+    sh = cu.type(8 * esize)
+    lo_mask = cu.type((1 << (8 * esize)) - 1)
 
     def packed(w, m):
         vals = [g(w) for g in gets]
-        out = np.zeros(32, np.uint32)
+        out = np.zeros(32, cu)
         for half in (0, 1):
-            sh = np.uint32(16 * half)
             for i, v in zip(ai, vals):
-                w.R[i] = ((v >> sh) & np.uint32(0xFFFF)).astype(np.uint16)
-            scalar(w, np.ones(32, dtype=bool))
-            out |= w.R[di].astype(np.uint32) << sh
+                w.R[i] = ((v >> sh if half else v) & lo_mask).astype(eu)
+            scalar(w, full)
+            r = w.R[di].astype(cu)
+            out |= (r << sh) if half else r
         return sd(w, m, out)
     return packed
 
@@ -1230,8 +1235,10 @@ def _activemask(c: C):
 def _redux(c: C):
     t = c.type()
     opn = next((x for x in c.mods if x in ("add", "min", "max", "and", "or", "xor")), None)
-    if opn is None or t in FLOATS:
+    if opn is None:
         raise c.unsupported()
+    if t == "f32":
+        return _redux_f32(c, opn)
     ga = c.src(c.ops[1], t)
     sd = c.dst(c.ops[0], t)
     dt = DTYPES[t]
@@ -1242,6 +1249,25 @@ def _redux(c: C):
         v = f.reduce(ga(w)[m], dtype=dt) if opn == "add" else f.reduce(ga(w)[m])
         return sd(w, m, np.full(32, v, dtype=dt))
     return redux
+
+
+def _redux_f32(c: C, opn: str):
+    if opn not in ("min", "max"):
+        raise c.unsupported()
+    nanmode, absmode = c.has("NaN"), c.has("abs")
+    ga = c.src(c.ops[1], "f32")
+    sd = c.dst(c.ops[0], "f32")
+
+    def redux_f32(w, m):
+        v = ga(w)[m]
+        if absmode:
+            v = np.abs(v)
+        if np.isnan(v).all() or (nanmode and np.isnan(v).any()):
+            r = np.array(fp.CANONICAL_NAN["f32"], np.uint32).view(np.float32)
+        else:
+            r = (np.nanmin if opn == "min" else np.nanmax)(v)
+        return sd(w, m, np.full(32, r, np.float32))
+    return redux_f32
 
 
 @op("elect")

@@ -105,7 +105,7 @@ def histogram_atomic(rng, n: int = 1024, bins: int = 37) -> Case:
 def sum_reduce_atomic(rng, n: int = 1800) -> Case:
     x = rng.integers(-1000, 1000, n).astype(np.int32)
     total = np.zeros(1, np.int32)
-    return Case([x, n, 1, total, 1, 1, TensorMap(x, (512,))], (_cdiv(n, 512),),
+    return Case([x, n, 1, total, 1, 1, TensorMap(x, (256,))], (_cdiv(n, 512),),
                 lambda: np.testing.assert_array_equal(total, [x.sum()]))
 
 
