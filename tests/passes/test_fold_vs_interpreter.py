@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 
 from nanotile.ir.core import Block, Module, Region, make_op
-from nanotile.ir.enums import (ComparisonOrdering, ComparisonPredicate, MemoryOrderingSemantics,
-                               RoundingMode, Signedness)
+from nanotile.ir.enums import (
+    ComparisonOrdering,
+    ComparisonPredicate,
+    MemoryOrderingSemantics,
+    RoundingMode,
+    Signedness,
+)
 from nanotile.ir.types import ELEMENT_TYPES, I32, TOKEN, PointerType, TileType
 from nanotile.passes.base import PassContext
 from nanotile.passes.fold_constants import FoldConstants

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from nanotile.diagnostics import CompileError
@@ -42,7 +44,7 @@ def test_tile_is_every_op_of_the_table_except_module_items():
 
 def test_every_language_but_tile_extends_the_one_above():
     names = list(LANGUAGES)
-    for above, below in zip(names, names[1:]):
+    for above, below in itertools.pairwise(names):
         assert LANGUAGES[below].parent == above
 
 
