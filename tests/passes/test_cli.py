@@ -1,0 +1,175 @@
+"""The pipeline flags, through ``python -m nanotile.passes`` (cli_options.main) and, when
+the driver has them, through ``nanotile``: listings, dumps that parse back, --dump-dir,
+-p, --stop-after, --start-after, --time-passes, --check-semantics, errors."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nanotile.passes import cli_options
+from nanotile.passes.pipelines import default_pipeline
+from nanotile.passes.registry import PASSES
+
+from .support import CUTILE, needs_interp, needs_text
+from .test_manager import AddBecomesSub, ClaimsCanonKeepsAssume
+
+LAYERNORM = str(CUTILE / "layernorm.mlir")
+HEADER = re.compile(r"^// -----// IR Dump (Before|After) (\S+)( Failed)? //----- //$", re.M)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = cli_options.main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def split_dumps(text: str) -> list[tuple[str, str, str]]:
+    """(kind, pass, IR text) for each dump in ``text``."""
+    marks = list(HEADER.finditer(text))
+    return [(m.group(1), m.group(2), text[m.end():marks[i + 1].start() if i + 1 < len(marks)
+                                           else len(text)])
+            for i, m in enumerate(marks)]
+
+
+# -- listings (no input file needed) -----------------------------------------------------
+
+
+def test_list_passes(capsys):
+    status, out, _ = run(capsys, "--list-passes")
+    assert status == 0
+    for name, cls in PASSES.items():
+        assert re.search(rf"^\s+{name}\s+{cls.input} -> ", out, re.M), name
+    assert "assume-to-facts             tile -> tile-canon" in out
+
+
+def test_print_language_and_diff(capsys):
+    status, out, _ = run(capsys, "--print-language", "tile-ordered")
+    assert status == 0 and out.startswith("language tile-ordered extends tile-ptr")
+    assert "no-token-operands:" in out and " join_tokens" not in out
+    status, out, _ = run(capsys, "--diff-languages", "tile-ptr", "tile-ordered")
+    assert status == 0
+    assert out.splitlines() == ["language tile-ordered relative to tile-ptr:",
+                                "  - op join_tokens", "  - op make_token",
+                                "  + invariant no-token-operands"]
+
+
+def test_print_pipeline(capsys):
+    assert run(capsys, "--print-pipeline")[1].strip() == default_pipeline()
+    assert run(capsys, "--print-pipeline", "-p", "dce{remove-loads=false},cse")[1].strip() \
+        == "dce{remove-loads=False},cse"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--print-language", "tile-foo"], "unknown language 'tile-foo'"),
+    (["--print-pipeline", "-p", "cse,bogus"], "unknown pass 'bogus'"),
+    (["--diff-languages", "tile", "nope"], "unknown language 'nope'"),
+])
+def test_user_errors_are_diagnostics_not_tracebacks(capsys, argv, message):
+    status, _, err = run(capsys, *argv)
+    assert status == 1 and message in err and "Traceback" not in err
+
+
+# -- running pipelines over files (needs the text parser and printer) --------------------
+
+
+@needs_text
+def test_dump_after_all_prints_every_stage_and_each_reparses(capsys):
+    from nanotile.ir.parser import parse_text
+    from nanotile.passes.languages import get_language
+    from nanotile.passes.registry import parse_pipeline
+
+    status, out, err = run(capsys, LAYERNORM, "--dump-after=all")
+    assert status == 0, err
+    dumps = split_dumps(err)
+    steps = parse_pipeline(default_pipeline())
+    assert [name for _, name, _ in dumps] == [s.name for s in steps]
+    language = "tile"
+    for (_, name, text), step in zip(dumps, steps):
+        language = step.output or language
+        module = parse_text(text, f"<dump after {name}>")
+        assert get_language(language).check(module) == [], name
+    assert dumps[-1][2].strip() == out.strip()  # the last stage is the output
+
+
+@needs_text
+def test_dump_before_and_after_selected_passes(capsys):
+    _, _, err = run(capsys, LAYERNORM, "--dump-before=cse", "--dump-after=cse,dce")
+    assert [(k, n) for k, n, _ in split_dumps(err)] == [("Before", "cse"), ("After", "cse"),
+                                                      ("After", "dce")]
+
+
+@needs_text
+def test_dump_after_change_skips_passes_that_change_nothing(capsys):
+    _, _, err = run(capsys, LAYERNORM, "-p", "cse,cse,loop-invariant-code-motion",
+                    "--dump-after-change")
+    assert [n for _, n, _ in split_dumps(err)] == ["cse"]
+
+
+@needs_text
+def test_dump_dir_writes_one_numbered_file_per_stage(capsys, tmp_path):
+    from nanotile.ir.parser import parse_text
+
+    status, out, _ = run(capsys, LAYERNORM, f"--dump-dir={tmp_path}", "-p", "cse,dce")
+    assert status == 0
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["00-input.mlir", "01-cse.mlir", "02-dce.mlir"]
+    for name in files:
+        parse_text((tmp_path / name).read_text(), name)
+    assert (tmp_path / "02-dce.mlir").read_text().split("\n", 1)[1].strip() == out.strip()
+
+
+@needs_text
+def test_custom_pipeline_and_stop_after(capsys):
+    _, out, _ = run(capsys, LAYERNORM, "-p", "assume-to-facts,dce")
+    assert "assume" not in out and "constant" in out
+    _, out, _ = run(capsys, LAYERNORM, "--stop-after=simplify-grid-queries")
+    assert "assume" not in out  # assume-to-facts ran ...
+    assert out.count("<f32: 1.024000e+03>") == 2  # ... but not cse
+
+
+@needs_text
+def test_start_after_resumes_from_a_dump(capsys, tmp_path):
+    _, full, _ = run(capsys, LAYERNORM)
+    _, _, err = run(capsys, LAYERNORM, "--dump-after=simplify-tokens")
+    dump = tmp_path / "after-tokens.mlir"
+    dump.write_text(err)
+    status, resumed, err = run(capsys, str(dump), "--start-after=simplify-tokens",
+                               "--dump-after=all")
+    assert status == 0, err
+    assert [n for _, n, _ in split_dumps(err)] == ["loop-invariant-code-motion", "cse", "dce"]
+    assert resumed == full
+
+
+@needs_text
+def test_time_passes(capsys):
+    status, _, err = run(capsys, LAYERNORM, "--time-passes")
+    assert status == 0 and "Execution time report" in err
+    for step in default_pipeline().split(","):
+        assert re.search(rf"\(\s*\d+\.\d%\)\s+{step}$", err, re.M), step
+
+
+@needs_text
+def test_verify_failure_names_pass_and_dumps_on_failure(capsys, monkeypatch):
+    monkeypatch.setitem(PASSES, "broken-canon", ClaimsCanonKeepsAssume)
+    status, _, err = run(capsys, LAYERNORM, "-p", "cse,broken-canon",
+                         "--dump-after-failure")
+    assert status == 1
+    assert "// -----// IR Dump After broken-canon Failed //----- //" in err
+    assert re.search(r"error: after pass 'broken-canon' \(output language tile-canon\): "
+                     r"op 'assume' is not part of language 'tile-canon'", err)
+    status, _, err = run(capsys, LAYERNORM, "-p", "cse,broken-canon", "--no-verify")
+    assert status == 0
+
+
+@needs_text
+@needs_interp
+def test_check_semantics_flag(capsys, monkeypatch):
+    status, _, err = run(capsys, LAYERNORM, "--check-semantics")
+    assert status == 0, err
+    monkeypatch.setitem(PASSES, "broken-add", AddBecomesSub)
+    status, _, err = run(capsys, LAYERNORM, "-p", "cse,broken-add,dce", "--check-semantics")
+    assert status == 1
+    assert "error: pass 'broken-add' changed what the program computes: kernel @layernorm" \
+        in err

@@ -1,0 +1,71 @@
+"""Golden tests: each ``golden/<pass>.mlir`` holds inputs and FileCheck lines; its RUN line
+names the pipeline. The output of ``python -m nanotile.passes FILE -p PIPELINE`` must pass
+``filecheck``; the unchanged input must NOT (so the checks test the pass); and the pass
+keeps the golden kernels' interpreter results (--check-semantics)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from .support import GOLDEN, ROOT, filecheck_path, needs_interp, needs_text
+
+FILES = sorted(GOLDEN.glob("*.mlir"))
+RUN = re.compile(r"^// RUN: nanotile-passes %s -p (\S+) \| filecheck %s$", re.M)
+
+needs_filecheck = pytest.mark.skipif(filecheck_path() is None,
+                                     reason="filecheck (pip package 'filecheck') not found")
+
+
+def pipeline_of(path) -> str:
+    match = RUN.search(path.read_text())
+    assert match, f"{path.name}: no RUN line"
+    return match.group(1)
+
+
+def passes(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nanotile.passes", *argv], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def filecheck(path, text: str) -> subprocess.CompletedProcess:
+    return subprocess.run([filecheck_path(), str(path)], input=text, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_every_golden_file_has_a_run_line():
+    assert len(FILES) >= 8
+    for path in FILES:
+        pipeline_of(path)
+
+
+@needs_text
+@needs_filecheck
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_golden(path):
+    result = passes(str(path), "-p", pipeline_of(path))
+    assert result.returncode == 0, result.stderr
+    check = filecheck(path, result.stdout)
+    assert check.returncode == 0, check.stderr + "\n" + result.stdout
+
+
+@needs_text
+@needs_filecheck
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_golden_checks_fail_without_the_pass(path):
+    from nanotile.ir.parser import parse_text
+    from nanotile.ir.printer import print_module
+
+    unchanged = print_module(parse_text(path.read_text(), str(path)))
+    assert filecheck(path, unchanged).returncode != 0
+
+
+@needs_text
+@needs_interp
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_golden_pass_keeps_results(path):
+    result = passes(str(path), "-p", pipeline_of(path), "--check-semantics")
+    assert result.returncode == 0, result.stderr
