@@ -16,7 +16,7 @@ from .support import CUTILE, needs_interp, needs_text
 from .test_manager import AddBecomesSub, ClaimsCanonKeepsAssume
 
 LAYERNORM = str(CUTILE / "layernorm.mlir")
-HEADER = re.compile(r"^// -----// IR Dump (Before|After) (\S+)( Failed)? //----- //$", re.M)
+HEADER = re.compile(r"^// -----// IR Dump (Before|After) (\S+)( Failed)? //----- //$", re.MULTILINE)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -40,7 +40,7 @@ def test_list_passes(capsys):
     status, out, _ = run(capsys, "--list-passes")
     assert status == 0
     for name, cls in PASSES.items():
-        assert re.search(rf"^\s+{name}\s+{cls.input} -> ", out, re.M), name
+        assert re.search(rf"^\s+{name}\s+{cls.input} -> ", out, re.MULTILINE), name
     assert "assume-to-facts             tile -> tile-canon" in out
 
 
@@ -147,7 +147,7 @@ def test_time_passes(capsys):
     status, _, err = run(capsys, LAYERNORM, "--time-passes")
     assert status == 0 and "Execution time report" in err
     for step in default_pipeline().split(","):
-        assert re.search(rf"\(\s*\d+\.\d%\)\s+{step}$", err, re.M), step
+        assert re.search(rf"\(\s*\d+\.\d%\)\s+{step}$", err, re.MULTILINE), step
 
 
 @needs_text

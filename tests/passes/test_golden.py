@@ -14,7 +14,7 @@ import pytest
 from .support import GOLDEN, ROOT, filecheck_path, needs_interp, needs_text
 
 FILES = sorted(GOLDEN.glob("*.mlir"))
-RUN = re.compile(r"^// RUN: nanotile-passes %s -p (\S+) \| filecheck %s$", re.M)
+RUN = re.compile(r"^// RUN: nanotile-passes %s -p (\S+) \| filecheck %s$", re.MULTILINE)
 
 needs_filecheck = pytest.mark.skipif(filecheck_path() is None,
                                      reason="filecheck (pip package 'filecheck') not found")
@@ -28,12 +28,12 @@ def pipeline_of(path) -> str:
 
 def passes(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "nanotile.passes", *argv], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+                          check=False, capture_output=True, text=True, timeout=120)
 
 
 def filecheck(path, text: str) -> subprocess.CompletedProcess:
-    return subprocess.run([filecheck_path(), str(path)], input=text, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run([filecheck_path(), str(path)], input=text, check=False,
+                          capture_output=True, text=True, timeout=60)
 
 
 def test_every_golden_file_has_a_run_line():
@@ -56,8 +56,9 @@ def test_golden(path):
 @needs_filecheck
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_golden_checks_fail_without_the_pass(path):
-    from nanotile.ir.parser import parse_text
     from nanotile.ir.printer import print_module
+
+    from nanotile.ir.parser import parse_text
 
     unchanged = print_module(parse_text(path.read_text(), str(path)))
     assert filecheck(path, unchanged).returncode != 0
