@@ -97,9 +97,9 @@ def test_early_exit_through_non_if_parent():
     k.op("yield", [body.arguments[0]], [], block=body)
     k.op("reduce", [k.arg(0)], [tile((4,))], {"dim": 0}, regions=[reg])
     diags = verify(k.module())
-    assert [d.message for d in diags] == [
-        "'cuda_tile.break' op can only be nested within a ancestor chain of 'cuda_tile.loop', "
-        "'cuda_tile.if' operations"]
+    expected = ("'cuda_tile.break' op can only be nested within a ancestor chain of "
+                "'cuda_tile.loop', 'cuda_tile.if' operations")
+    assert [d.message for d in diags] == [expected]
     k = Kernel(tile((8, 4)), I1)
     reg, body = region(tile(()), tile(()))
     inner_r, inner_b = region()
