@@ -47,7 +47,7 @@ __all__ = ["InterpError", "cutile_args", "run"]
 
 def _load_semantics() -> None:
     # Importing the ops_* modules fills the registry.
-    from . import ops_convert, ops_float, ops_int, ops_memory, ops_shape, ops_tile  # noqa: F401
+    from . import machine, ops_convert, ops_float, ops_int, ops_memory, ops_shape, ops_tile  # noqa: F401
 
 
 def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"{args.file}: error: {e}", file=sys.stderr)
         return 1
-    except Exception as e:  # an interpreter error (InterpError) or a bad kernel
+    except Exception as e:  # noqa: BLE001 - InterpError or a bug: report it, no traceback
         from .errors import InterpError
 
         kind = "error" if isinstance(e, InterpError) else f"internal error ({type(e).__name__})"

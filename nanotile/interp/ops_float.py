@@ -59,20 +59,20 @@ def _finish(x: np.ndarray, t: ElementType, op: Operation) -> np.ndarray:
 
 def _step(c: np.ndarray, t: ElementType, up: np.ndarray, down: np.ndarray) -> np.ndarray:
     """Move each element of ``c`` (type t) one representable value up/down where asked."""
-    w = t.bitwidth
-    bits = to_bits(c, t).astype(np.int64)
-    sign = np.int64(1 << (w - 1))
+    bits = to_bits(c, t).astype(np.uint64)
+    sign = np.uint64(1 << (t.bitwidth - 1))
+    one = np.uint64(1)
     neg = (bits & sign) != 0
-    mag = bits & (sign - 1)
+    mag = bits & (sign - one)
     grow = (up & ~neg) | (down & neg)  # away from zero
     shrink = (up & neg) | (down & ~neg)
     cross = shrink & (mag == 0)  # from -0 up (or +0 down): smallest subnormal, other sign
-    mag = np.where(grow, mag + 1, np.where(shrink & ~cross, mag - 1, mag))
-    mag = np.where(cross, 1, mag)
+    mag = np.where(grow, mag + one, np.where(shrink & ~cross, mag - one, mag))
+    mag = np.where(cross, one, mag)
     neg = np.where(cross, ~neg, neg)
-    out = np.where(neg, mag | sign, mag)
+    out = np.where(neg, mag | sign, mag).astype(np.uint64)
     nan = np.isnan(to_compute(c, t))
-    return np.where(nan, c, from_bits(out.astype(np.uint64), t))
+    return np.where(nan, c, from_bits(out, t))
 
 
 def _direct(c: np.ndarray, t: ElementType, side: np.ndarray, mode: RoundingMode) -> np.ndarray:
