@@ -1,0 +1,95 @@
+"""``nanotile-translate`` (nanotile.translate.main): cuda-tile-translate's flags.
+
+The text side needs the parser and printer (issue 2); those tests are skipped while
+nanotile.ir.parser / nanotile.ir.printer do not exist. The reference lit tests of
+cuda-tile (test/Bytecode) run through tests/conformance.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+
+import pytest
+
+from nanotile.translate import main
+
+from .corpus import CUTILE, REFERENCE_TESTS, corpus_files, normalise_ssa, nvidia_tool
+
+HAVE_TEXT = all(importlib.util.find_spec(f"nanotile.ir.{m}") for m in ("parser", "printer"))
+needs_text = pytest.mark.skipif(not HAVE_TEXT, reason="needs nanotile.ir.parser and "
+                                "nanotile.ir.printer (issue 2)")
+TILEIRDISASM = nvidia_tool("tileirdisasm")
+
+
+def test_list_versions(capsys):
+    assert main(["--list-versions"]) == 0
+    assert capsys.readouterr().out.split() == ["13.1", "13.2", "13.3", "13.4"]
+
+
+@pytest.mark.parametrize("value", ["12.0", "13.5", "13", "x"])
+def test_bad_bytecode_version_argument(value, capsys):
+    assert main(["-mlir-to-cudatilebc", f"-bytecode-version={value}", "x.mlir"]) != 0
+    err = capsys.readouterr().err
+    assert f"Invalid argument '{value}': the supported versions are [13.1 - 13.4]" in err
+
+
+@pytest.mark.skipif(not REFERENCE_TESTS.is_dir(), reason="reference tests not found")
+def test_malformed_bytecode_is_one_line_and_no_output(tmp_path, capsys):
+    out = tmp_path / "out.mlir"
+    bad = REFERENCE_TESTS / "invalid" / "invalid_magic_number.tileirbc"
+    assert main(["-cudatilebc-to-mlir", str(bad), "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "at byte offset 0: error: invalid magic number" in err[0]
+    assert not out.exists()
+
+
+@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+def test_unreadable_input(tmp_path, capsys):
+    assert main(["-cudatilebc-to-mlir", str(tmp_path / "missing.tileirbc")]) == 1
+    assert "cannot read file" in capsys.readouterr().err
+
+
+@needs_text
+@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+def test_bytecode_to_text_prints_the_kernel(tmp_path):
+    out = tmp_path / "va.mlir"
+    assert main(["-cudatilebc-to-mlir", str(CUTILE / "vector_add.tileirbc"), "-o",
+                 str(out)]) == 0
+    text = out.read_text()
+    assert "entry @vector_add" in text and "store_view_tko" in text
+
+
+@needs_text
+@pytest.mark.skipif(TILEIRDISASM is None, reason="NVIDIA tileirdisasm is not installed")
+@pytest.mark.parametrize("path", corpus_files()[::40], ids=lambda p: p.stem)
+def test_text_to_bytecode_disassembles_to_the_same_text(path, tmp_path):
+    """tileirdisasm's text -> nanotile bytecode -> tileirdisasm gives the text back."""
+    source = path.with_suffix(".mlir")
+    out = tmp_path / "k.tileirbc"
+    version = path.read_bytes()[9]
+    assert main(["-mlir-to-cudatilebc", f"-bytecode-version=13.{version}", str(source),
+                 "-o", str(out)]) == 0
+    proc = subprocess.run([str(TILEIRDISASM), str(out)], check=False, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert normalise_ssa(proc.stdout) == normalise_ssa(source.read_text())
+
+
+@needs_text
+@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+@pytest.mark.parametrize("name", ["vector_add", "layernorm"])
+def test_text_with_debug_info_encodes_byte_exact(name, tmp_path):
+    """tileirdisasm -g's text holds everything cuTile wrote: it encodes to the same bytes."""
+    out = tmp_path / "k.tileirbc"
+    assert main(["-mlir-to-cudatilebc", str(CUTILE / f"{name}.debug.mlir"), "-o",
+                 str(out)]) == 0
+    assert out.read_bytes() == (CUTILE / f"{name}.tileirbc").read_bytes()
+
+
+@needs_text
+def test_round_trip_flag(tmp_path, capsys):
+    source = tmp_path / "k.mlir"
+    source.write_text("cuda_tile.module @kernels {\n  entry @k() {\n    return\n  }\n}\n")
+    assert main(["-test-cudatile-roundtrip", "-bytecode-version=13.1", str(source)]) == 0
+    assert "entry @k()" in capsys.readouterr().out
