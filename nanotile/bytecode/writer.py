@@ -706,6 +706,14 @@ def write_bytecode(module: Module, version: tuple[int, int] = W.LATEST,
         raise CompileError(Diagnostic(
             "error", f"unsupported bytecode version {W.version_str(version)}: the supported "
                      f"versions are {W.supported_range()}", filename))
+    try:
+        return _write(module, version, filename)
+    except (ValueError, OverflowError) as e:  # a number the wire format cannot hold
+        raise CompileError(Diagnostic("error", f"cannot encode the module in bytecode: {e}",
+                                      filename)) from None
+
+
+def _write(module: Module, version: W.Version, filename: str) -> bytes:
     first = _Writer(version, filename)
     data = first.write(module)
     recorded = module.bytecode_types
