@@ -109,7 +109,6 @@ XFAIL: dict[str, str] = {
     "Bytecode/versioning/legacy_global_visibility_rejected.mlir": _BC,
     "Bytecode/versioning/multiple_globals_legacy_bytecode.mlir": _BC,
     "Bytecode/versioning/new_types.mlir": _BC,
-    "Bytecode/versioning/new_types_reader_error.mlir": _BC,
     "Bytecode/versioning/print_tko_backward_compat.mlir": _BC,
     "Bytecode/versioning/producer_attr_backward_compat.mlir": _BC,
     "Bytecode/versioning/test_forward_compatibility.mlir": _BC,
