@@ -94,6 +94,8 @@ class OpDef:
     # Properties used by the verifier, passes and interpreter
     traits: frozenset[str] = field(default_factory=frozenset)
     aliases: tuple[str, ...] = ()  # other spellings accepted by the parser
+    # Text format: a string of nanotile.ir.asm_format's format language (parser + printer)
+    asm: str | None = None
 
     def attr(self, name: str) -> AttrDef | None:
         for a in self.attrs:
@@ -175,10 +177,10 @@ def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
        results: str = "result", attrs: tuple[AttrDef, ...] | list[AttrDef] = (),
        regions: int = 0, flags: str = "", counted_results: bool = False,
        operand_count: str = "per_group", traits: str = "",
-       aliases: tuple[str, ...] = ()) -> None:
+       aliases: tuple[str, ...] = (), asm: str | None = None) -> None:
     d = OpDef(name, opcode, since, _operands(operands), _results(results), tuple(attrs),
               regions, _flags(flags), counted_results, operand_count,
-              frozenset(traits.split()), aliases)
+              frozenset(traits.split()), aliases, asm)
     OPS[name] = d
     OPS_BY_OPCODE[opcode] = d
     for alias in aliases:
