@@ -326,6 +326,55 @@ def _count_matches(result: FileResult, outcome: RunOutcome) -> None:
         result.expected_matched = 0
 
 
+def verify_in_process(path: Path) -> FileResult:
+    """Expected diagnostics matched when the text parser and verifier run in this process.
+
+    For files run with ``-verify-diagnostics``: each ``// -----`` chunk is parsed
+    (``parse_text``), verified (``verify_module``) and checked (``check_expected``), as
+    nanotile-opt does; the report lines are kept as the single pseudo RUN outcome. This
+    measures the parser and verifier without nanotile-opt's command line.
+    """
+    from nanotile.diagnostics import CompileError
+    from nanotile.verify import verify_module
+    from nanotile.verify.diagnostics_check import check_expected, split_input_file
+
+    path = path.resolve()
+    start = time.perf_counter()
+    text = path.read_text()
+    result = FileResult(path)
+    runs = [r for r in run_lines(text) if _VERIFY_FLAG_RE.search(r.command)]
+    if not runs:
+        result.skipped_reason = "no -verify-diagnostics RUN line"
+        return result
+    try:
+        from nanotile.ir.parser import parse_text
+    except ImportError as exc:
+        result.expected_total = count_expectations(text)
+        result.runs.append(RunOutcome(runs[0], "(in process)", -1,
+                                      f"text parser unavailable: {exc}", False))
+        return result
+    flags = runs[0].command
+    report: list[str] = []
+    for chunk in split_input_file(text) if "split-input-file" in flags else [text]:
+        try:
+            module = parse_text(chunk, str(path))
+            diags = verify_module(module, hint_warnings="-Wunsupported-hints" in flags,
+                                  hint_errors="-Werr-hints" in flags)
+        except CompileError as err:
+            diags = err.diagnostics
+        except Exception as exc:  # noqa: BLE001 (a crash fails this chunk, not the run)
+            diags = []
+            report.append(f"{path}: error: crash: {exc!r}")
+        report.extend(check_expected(chunk, str(path), diags)[1])
+    output = "\n".join(report)
+    outcome = RunOutcome(runs[0], "(in process)", 1 if report else 0, output, not report)
+    result.runs.append(outcome)
+    result.expected_total = count_expectations(text)
+    _count_matches(result, outcome)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
 def corpus_files(paths: list[str] | None = None) -> list[Path]:
     """Test files named on the command line (files or directories), or the whole corpus."""
     roots = [Path(p) for p in paths] if paths else [CORPUS]
@@ -377,10 +426,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", help="test files or directories (default: all)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="show the output of failing RUN lines")
+    parser.add_argument("--in-process", action="store_true",
+                        help="only -verify-diagnostics files: parse, verify and check them "
+                             "in this process instead of running nanotile-opt")
     args = parser.parse_args(argv)
     results = []
     for path in corpus_files(args.paths):
-        result = run_file(path)
+        if args.in_process:
+            result = verify_in_process(path)
+            if result.skipped_reason:
+                continue
+        else:
+            result = run_file(path)
         results.append(result)
         if args.verbose and not result.passed:
             print(f"=== {result.name}\n{failure_detail(result)}\n", flush=True)
