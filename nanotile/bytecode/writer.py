@@ -383,9 +383,10 @@ class _Writer:
         _section(out, W.SEC_CONSTANT, _table(self.consts.items(), 8), 8)
         _section(out, W.SEC_DEBUG, self.debug_section(debug_slots), 8)
         _section(out, W.SEC_TYPE, _table(self.types.items(), 4), 4)
-        if module.producer is not None and self.version >= (13, 3):
+        producer = _producer(module)
+        if producer is not None and self.version >= (13, 3):  # older versions drop it
             payload = bytearray()
-            put_varint(payload, self.string(module.producer))
+            put_varint(payload, self.string(producer))
             _section(out, W.SEC_PRODUCER, payload, 1)
         _section(out, W.SEC_STRING, _table(self.strings.items(), 4), 4)
         out.append(W.SEC_END)
@@ -692,6 +693,16 @@ class _Writer:
             for r in op.results:
                 ids.pop(id(r), None)
         self.next_id = saved
+
+
+def _producer(module: Module) -> str | None:
+    """The module's producer string (Module.producer, or a `producer` module attribute)."""
+    if module.producer is not None:
+        return module.producer
+    value = module.attributes.get("producer")
+    if isinstance(value, A.StringAttr):
+        return value.value
+    return value if isinstance(value, str) else None
 
 
 def _dim_map(tile: tuple[int, ...], dim_map: tuple[int, ...] | None) -> tuple[int, ...]:
