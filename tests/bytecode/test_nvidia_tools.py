@@ -112,3 +112,71 @@ def test_tileiras_compiles_written_kernels():
     with ThreadPoolExecutor(2) as pool:
         problems = [p for p in pool.map(compile_one, jobs) if p]
     assert not problems, "\n".join(problems)
+
+
+def _module_beyond_the_corpus():
+    """Ops and fields no corpus file has: six ops, a private constant global, a producer."""
+    from nanotile.ir import attrs as A
+    from nanotile.ir import types as T
+    from nanotile.ir.core import Block, Module, Operation, Region, make_op
+    from nanotile.ir.enums import SymbolVisibility
+
+    pf, i32 = T.TileType((), T.PointerType(T.F32)), T.TileType((), T.I32)
+    block = Block()
+    a0, a1 = block.add_argument(pf), block.add_argument(i32)
+
+    def add(*args, **kw):
+        return block.append(make_op(*args, **kw))
+
+    add("ptr_to_int", [a0], [T.TileType((), T.I64)])
+    add("ptr_to_ptr", [a0], [T.TileType((), T.PointerType(T.I32))])
+    add("mulhii", [a1, a1], [i32])
+    add("alloca", [], [pf], {"num_elem": 16, "alignment": 16, "global": True})
+    view = add("make_tensor_view", [a0, a1], [T.TensorViewType(T.F32, (None,), (1,))],
+               operand_segments=[1, 1, 0])
+    add("get_tensor_shape", [view.results[0]], [i32])
+    token = add("make_token", [], [T.TOKEN])
+    add("memory_fence_alias_tko", [token.results[0]], [T.TOKEN])
+    add("return", [], [], operand_segments=[0])
+    entry = make_op("entry", [], [], {"sym_name": "k", "function_type": T.FunctionType(
+        (pf, i32))}, [Region([block])])
+    value = A.DenseElementsAttr(T.TileType((2,), T.F32), b"\0\0\x80\x3f\0\0\0\x40", False)
+    g = Operation("global", attributes={"sym_name": "g", "value": value, "alignment": 16,
+                                        "symbol_visibility": SymbolVisibility.private,
+                                        "constant": True})
+    return Module(items=[g, entry], producer="nanotile test")
+
+
+@pytest.mark.skipif(TILEIRDISASM is None, reason="NVIDIA tileirdisasm (nvidia-cuda-tileiras "
+                    "wheel) is not installed")
+def test_tileirdisasm_reads_what_the_corpus_lacks(tmp_path):
+    """Checks the op-table rows of ops absent from the corpus against NVIDIA's reader."""
+    module = _module_beyond_the_corpus()
+    path = tmp_path / "k.tileirbc"
+    path.write_bytes(write_bytecode(module, (13, 4)))
+    proc = subprocess.run([str(TILEIRDISASM), str(path)], check=False, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "// Producer: nanotile test",
+        ("global private  constant @g alignment = 16 <f32: [1.000000e+00, 2.000000e+00]> : "
+        "tile<2xf32>"),
+        "entry @k(%arg0: tile<ptr<f32>>, %arg1: tile<i32>) {",
+        "  %0 = ptr_to_int %arg0 : tile<ptr<f32>> -> tile<i64>",
+        "  %1 = ptr_to_ptr %arg0 : tile<ptr<f32>> -> tile<ptr<i32>>",
+        "  %2 = mulhii %arg1, %arg1 : tile<i32>",
+        "  %3 = alloca num_elem = 16, alignment = 16 global : tile<ptr<f32>>",
+        ("  %tview = make_tensor_view %arg0, shape = [%arg1], strides = [1] : tile<i32> -> "
+        "tensor_view<?xf32, strides=[1]>"),
+        "  %4 = get_tensor_shape %tview : tensor_view<?xf32, strides=[1]> -> tile<i32>",
+        "  %5 = make_token : token",
+        "  %6 = memory_fence_alias_tko %5",
+        "  return",
+        "}",
+    ]
+    back = read_bytecode(path.read_bytes(), str(path))
+    assert back.producer == "nanotile test"
+    assert write_bytecode(back, (13, 4)) == path.read_bytes()
+    # 13.1 has no producer section and no global visibility: refused, not dropped silently.
+    with pytest.raises(CompileError, match="non-public symbol visibility"):
+        write_bytecode(module, (13, 1))
