@@ -178,5 +178,8 @@ def test_tileirdisasm_reads_what_the_corpus_lacks(tmp_path):
     assert back.producer == "nanotile test"
     assert write_bytecode(back, (13, 4)) == path.read_bytes()
     # 13.1 has no producer section and no global visibility: refused, not dropped silently.
+    with pytest.raises(CompileError, match="operation 'cuda_tile.alloca' is not available"):
+        write_bytecode(module, (13, 1))
+    module.items = module.items[:1]  # the global alone
     with pytest.raises(CompileError, match="non-public symbol visibility"):
         write_bytecode(module, (13, 1))
