@@ -77,12 +77,12 @@ class Kernel:
         self.block = self.body
         self.globals: list = []
 
-    def op(self, name: str, operands: list[Value], results: list[Type] | Type | None = None,
-           regions: list[Region] | None = None, segments: list[int] | None = None,
-           **attrs: Any):
+    def op(self, opname: str, /, operands: list[Value],
+           results: list[Type] | Type | None = None, regions: list[Region] | None = None,
+           segments: list[int] | None = None, **attrs: Any):
         single = results is not None and not isinstance(results, list)
         types = [] if results is None else [results] if single else results
-        op = make_op(name, operands, types, attrs, regions, segments)
+        op = make_op(opname, operands, types, attrs, regions, segments)
         self.block.append(op)
         return op.results[0] if single else op.results
 
