@@ -181,5 +181,5 @@ def test_tileirdisasm_reads_what_the_corpus_lacks(tmp_path):
     with pytest.raises(CompileError, match="operation 'cuda_tile.alloca' is not available"):
         write_bytecode(module, (13, 1))
     module.items = module.items[:1]  # the global alone
-    with pytest.raises(CompileError, match="non-public symbol visibility"):
+    with pytest.raises(CompileError, match="constant global `g` cannot be encoded"):
         write_bytecode(module, (13, 1))
