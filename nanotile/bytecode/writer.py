@@ -719,7 +719,9 @@ def write_bytecode(module: Module, version: tuple[int, int] = W.LATEST,
                      f"versions are {W.supported_range()}", filename))
     try:
         return _write(module, version, filename)
-    except (ValueError, OverflowError) as e:  # a number the wire format cannot hold
+    except (ValueError, OverflowError, TypeError) as e:
+        # A number the wire format cannot hold, or a malformed IR value (a list where the
+        # IR holds tuples): an error for the user, not a traceback.
         raise CompileError(Diagnostic("error", f"cannot encode the module in bytecode: {e}",
                                       filename)) from None
 
