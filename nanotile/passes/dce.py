@@ -17,8 +17,9 @@ from .base import Pass, PassContext
 from .rewrite import all_blocks, collect_uses, traits
 
 _WEAK_LOADS = {"load_view_tko", "load_ptr_tko"}
-_REMOVABLE_REGION_OPS = {"if", "for"}
-_INNER_TERMINATORS = {"yield", "continue"}  # ones that only end a region of the op
+# The terminator that only ends a region of the op; any other (a ``continue`` inside an
+# ``if``, a ``return``...) leaves an enclosing construct, which is an effect.
+_OWN_TERMINATOR = {"if": "yield", "for": "continue"}
 
 
 def has_no_effect(op: Operation, remove_loads: bool = True) -> bool:
@@ -26,8 +27,8 @@ def has_no_effect(op: Operation, remove_loads: bool = True) -> bool:
     if op.name in _WEAK_LOADS:
         weak = op.attributes.get("memory_ordering_semantics") == MemoryOrderingSemantics.weak
         return remove_loads and weak
-    if op.name in _REMOVABLE_REGION_OPS:
-        return all(has_no_effect(inner, remove_loads) or inner.name in _INNER_TERMINATORS
+    if op.name in _OWN_TERMINATOR:
+        return all(has_no_effect(inner, remove_loads) or inner.name == _OWN_TERMINATOR[op.name]
                    for region in op.regions for block in region.blocks
                    for inner in block.ops)
     return "pure" in traits(op)

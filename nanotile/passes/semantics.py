@@ -124,14 +124,18 @@ def random_scalar(t: Any, rng: Any) -> Any:
 
 
 def run_kernel(module: Module, run: KernelRun) -> list[Any]:
-    """Run one kernel on copies of its inputs; the final arrays are its results."""
+    """Run one kernel on copies of its inputs; its results are the final arrays and the
+    text it printed (``print_tko``)."""
+    import io
+
     import numpy as np
 
     from ..interp import run as interp_run
 
     args = [a.copy() if isinstance(a, np.ndarray) else a for a in run.args]
-    interp_run(module, run.name, run.grid, *args)
-    return [a for a in args if isinstance(a, np.ndarray)]
+    printed = io.StringIO()
+    interp_run(module, run.name, run.grid, *args, out=printed)
+    return [a for a in args if isinstance(a, np.ndarray)] + [printed.getvalue()]
 
 
 def first_difference(before: list[Any], after: list[Any]) -> str | None:
@@ -139,6 +143,8 @@ def first_difference(before: list[Any], after: list[Any]) -> str | None:
     import numpy as np
 
     for index, (a, b) in enumerate(zip(before, after)):
+        if isinstance(a, str):
+            return None if a == b else f"printed {b!r} instead of {a!r}"
         if a.tobytes() == b.tobytes():
             continue
         width = max(a.dtype.itemsize, 1)

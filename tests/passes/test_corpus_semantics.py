@@ -10,7 +10,7 @@ from nanotile.passes.manager import RunOptions, run_pipeline
 from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import PASSES, parse_pipeline
 
-from .support import corpus_bytecode, corpus_text, needs_interp, needs_text
+from .support import CUTILE, corpus_bytecode, corpus_text, needs_interp, needs_text
 
 # One file per kernel (the 13.x variants are the same kernels at other versions).
 KERNELS = [p for p in corpus_bytecode() if "13_" not in p.name]
@@ -50,3 +50,28 @@ def test_pipeline_shrinks_the_corpus():
         assert not any(op.name == "assume" for op in after)
         names = [op.name for op in after]
         assert names.count("get_tile_block_id") <= 1
+
+
+CUTILE_TESTS = [p for p in sorted((CUTILE.parent / "cutile-tests").glob("*.tileirbc"))
+                if "13_" not in p.name][::20]
+
+
+@needs_interp
+@pytest.mark.parametrize("path", CUTILE_TESTS, ids=lambda p: p.stem[:60])
+def test_default_pipeline_on_a_sample_of_cutile_tests(path):
+    """One kernel in 20 of cuTile's test suite: the whole default pipeline, checked after
+    every pass. Kernels the interpreter cannot run on generated inputs are skipped."""
+    import contextlib
+    import io
+
+    from nanotile.diagnostics import CompileError
+
+    module = load_file(str(path))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            run_pipeline(module, parse_pipeline(default_pipeline()),
+                         RunOptions(check_semantics=True))
+    except CompileError as e:
+        if "--check-semantics:" in str(e):
+            pytest.skip(f"cannot run on generated inputs: {str(e)[:120]}")
+        raise
