@@ -112,10 +112,13 @@ def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbo
             k.labels[item.name] = len(k.instrs)
         else:
             k.instrs.append(item)
+    for nm in k.extern_shared:        # dynamic shared memory follows the static variables
+        k.symbols[nm] = Symbol("shared", _align(k.shared_size, 128), 0)
     k.labels.setdefault("__end", len(k.instrs))
     _compute_reconvergence(k)
     k.code = [_compile_one(k, ins, pc, compile_instruction, errors)
               for pc, ins in enumerate(k.instrs)]
+    k.code.append(lambda w, m: (EXIT, m))     # falling off the end returns
     return k
 
 
@@ -323,8 +326,6 @@ class Launch:
         self.block = block
         self.dynamic_shared = dynamic_shared
         self.shared_total = _align(kernel.shared_size, 128) + dynamic_shared
-        for nm in kernel.extern_shared:
-            kernel.symbols[nm] = Symbol("shared", _align(kernel.shared_size, 128), dynamic_shared)
         self.param = Space("param", max(len(param_bytes), 1), readonly=True)
         self.param.write_bytes(0, param_bytes) if param_bytes else None
         self.instructions = 0
@@ -444,12 +445,18 @@ class Launch:
                         stack.append([r[1], taken, rec])
                         break
                     if kind == EXIT:
-                        w.exited |= m
+                        gone = r[1] if len(r) > 1 else m
+                        w.exited |= gone
                         w.cta.events += 1
-                        stack.pop()
                         for other in stack:
-                            other[1] = other[1] & ~m
-                        break
+                            other[1] = other[1] & ~gone
+                        m = e[1]
+                        if not m.any():
+                            stack.pop()
+                            break
+                        active = int(m.sum())
+                        pc += 1
+                        continue
                     if kind in (BAR, YIELD):
                         e[0] = pc + 1
                         lane_count += active * (count - start)

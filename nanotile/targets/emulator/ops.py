@@ -282,7 +282,7 @@ def _bra(c: C):
 def _ret(c: C):
     if c.k.fn.kind != "entry" and c.base == "ret":
         raise c.unsupported("ret from a .func")
-    return lambda w, m: (EXIT,)
+    return lambda w, m: (EXIT, m)
 
 
 @op("trap")
@@ -468,8 +468,8 @@ def _atom(c: C):
     bits = 8 * size
 
     def apply(old, b, cmp):
-        if opname == "cas":
-            return b if old == cmp else old
+        if opname == "cas":        # atom.cas d, [a], b, c: if *a == b then *a = c
+            return cmp if old == b else old
         if opname == "inc":
             return 0 if old >= b else old + 1
         if opname == "dec":

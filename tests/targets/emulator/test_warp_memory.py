@@ -1,0 +1,463 @@
+"""Warp-level instructions, divergence and reconvergence, barriers, atomics, memory spaces,
+approximate math, tensor-core fragments (mma.sync, ldmatrix) and printf."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nanotile.targets.emulator import run_ptx
+from tests.targets.emulator.ptxkit import elementwise, kernel
+
+REF = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "ptx-examples"
+REGS = """  .reg .pred %p<8>;
+  .reg .b16 %h<8>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<16>;
+  .reg .f32 %f<16>;
+"""
+
+
+def out_kernel(body: str, shared: str = "") -> str:
+    """Kernel(out): %r1 = tid, %rd1 = &out[tid] (u32 elements)."""
+    return kernel(".param .u64 pout", REGS + shared + """
+  ld.param.u64 %rd0, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd1, %rd0, %rd2;
+""" + body + "\n  ret;")
+
+
+def run_out(text: str, n: int, dtype=np.uint32, grid=(1,)) -> np.ndarray:
+    out = np.zeros(n * grid[0], dtype)
+    run_ptx(text, "k", grid=grid, block=(n,), args=[out])
+    return out
+
+
+# ---------------------------------------------------------------- shuffles and votes
+
+def shfl_ref(mode: str, src: np.ndarray, b: int, c: int) -> tuple[np.ndarray, np.ndarray]:
+    """PTX ISA pseudocode of shfl.sync, written out per lane."""
+    out, ok = src.copy(), np.zeros(32, bool)
+    seg = (c >> 8) & 0x1F
+    clamp = c & 0x1F
+    for lane in range(32):
+        max_lane = (lane & seg) | (clamp & ~seg)
+        min_lane = lane & seg
+        j = {"up": lane - b, "down": lane + b, "bfly": lane ^ b,
+             "idx": min_lane | (b & ~seg)}[mode]
+        p = j >= max_lane if mode == "up" else j <= max_lane
+        out[lane] = src[j if p else lane]
+        ok[lane] = p
+    return out, ok
+
+
+@pytest.mark.parametrize("mode,b,c", [("up", 3, 0), ("down", 5, 31), ("bfly", 6, 31),
+                                       ("idx", 7, 31), ("down", 2, 0x1807), ("idx", 3, 0x1807)])
+def test_shfl_sync_matches_isa_pseudocode(mode: str, b: int, c: int) -> None:
+    text = out_kernel(f"""
+  mul.lo.u32 %r2, %r1, 10;
+  add.u32 %r2, %r2, 100;
+  shfl.sync.{mode}.b32 %r3|%p1, %r2, {b}, {c}, -1;
+  selp.u32 %r4, 1000000, 0, %p1;
+  add.u32 %r3, %r3, %r4;
+  st.global.u32 [%rd1], %r3;""")
+    got = run_out(text, 32)
+    vals, ok = shfl_ref(mode, np.arange(32, dtype=np.uint32) * 10 + 100, b, c)
+    np.testing.assert_array_equal(got, vals + ok * 1000000)
+
+
+def test_vote_and_redux() -> None:
+    text = out_kernel("""
+  and.b32 %r2, %r1, 5;
+  setp.ne.u32 %p1, %r2, 0;
+  vote.sync.ballot.b32 %r3, %p1, -1;
+  vote.sync.any.pred %p2, %p1, -1;
+  vote.sync.all.pred %p3, %p1, -1;
+  selp.u32 %r4, 1, 0, %p2;
+  selp.u32 %r5, 2, 0, %p3;
+  add.u32 %r4, %r4, %r5;
+  redux.sync.add.u32 %r6, %r1, -1;
+  redux.sync.max.s32 %r7, %r1, -1;
+  st.global.u32 [%rd1], %r3;
+  st.global.u32 [%rd1+128], %r4;
+  st.global.u32 [%rd1+256], %r6;
+  st.global.u32 [%rd1+384], %r7;""")
+    out = np.zeros(128, np.uint32)
+    run_ptx(text, "k", block=(32,), args=[out])
+    lanes = np.arange(32)
+    assert out[0] == sum(1 << i for i in lanes if i & 5)
+    assert (out[32:64] == 1).all()
+    assert (out[64:96] == lanes.sum()).all() and (out[96:] == 31).all()
+
+
+# ---------------------------------------------------------------- divergence
+
+def test_divergent_if_else_reconverges_before_warp_collective() -> None:
+    """Lanes split three ways; after the join a butterfly shuffle needs every lane."""
+    text = out_kernel("""
+  and.b32 %r2, %r1, 3;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 bra ZERO;
+  setp.eq.u32 %p2, %r2, 1;
+  @%p2 bra ONE;
+  mov.u32 %r3, 300;
+  bra JOIN;
+ONE:
+  mov.u32 %r3, 200;
+  bra JOIN;
+ZERO:
+  mov.u32 %r3, 100;
+JOIN:
+  add.u32 %r3, %r3, %r1;
+  shfl.sync.bfly.b32 %r4, %r3, 1, 31, -1;
+  activemask.b32 %r5;
+  add.u32 %r4, %r4, %r5;
+  st.global.u32 [%rd1], %r4;""")
+    got = run_out(text, 32)
+    lanes = np.arange(32)
+    val = np.array([100, 200, 300, 300])[lanes & 3] + lanes
+    np.testing.assert_array_equal(got, (val[lanes ^ 1] + 0xFFFFFFFF) & 0xFFFFFFFF)
+
+
+def test_divergent_loop_trip_counts_then_ballot() -> None:
+    text = out_kernel("""
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 0;
+LOOP:
+  add.u32 %r3, %r3, %r2;
+  add.u32 %r2, %r2, 1;
+  setp.le.u32 %p1, %r2, %r1;
+  @%p1 bra LOOP;
+  setp.gt.u32 %p2, %r3, 100;
+  vote.sync.ballot.b32 %r4, %p2, -1;
+  st.global.u32 [%rd1], %r3;
+  st.global.u32 [%rd1+256], %r4;""")
+    out = np.zeros(128, np.uint32)
+    run_ptx(text, "k", block=(64,), args=[out])
+    n = np.arange(64)
+    tri = n * (n + 1) // 2
+    np.testing.assert_array_equal(out[:64], tri)
+    for w in range(2):
+        want = sum(1 << i for i in range(32) if tri[32 * w + i] > 100)
+        assert (out[64 + 32 * w: 96 + 32 * w] == want).all()
+
+
+def test_early_exit_of_some_lanes() -> None:
+    text = out_kernel("""
+  st.global.u32 [%rd1], 7;
+  setp.lt.u32 %p1, %r1, 10;
+  @%p1 ret;
+  st.global.u32 [%rd1], 9;
+  bar.sync 0;""")
+    got = run_out(text, 64)
+    assert list(got[:10]) == [7] * 10 and (got[10:] == 9).all()
+
+
+# ---------------------------------------------------------------- barriers and shared memory
+
+def test_bar_sync_orders_shared_memory_between_warps() -> None:
+    text = out_kernel("""
+  mov.u32 %r2, smem;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  mul.lo.u32 %r5, %r1, %r1;
+  st.shared.u32 [%r4], %r5;
+  bar.sync 0;
+  sub.u32 %r6, 127, %r1;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r2, %r6;
+  ld.shared.u32 %r7, [%r6];
+  st.global.u32 [%rd1], %r7;""", shared="  .shared .align 4 .b8 smem[512];\n")
+    got = run_out(text, 128)
+    np.testing.assert_array_equal(got, (127 - np.arange(128)) ** 2)
+
+
+def test_dynamic_shared_memory_and_generic_addressing() -> None:
+    text = out_kernel("""
+  mov.u64 %rd3, dyn;
+  cvta.shared.u64 %rd4, %rd3;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  st.u32 [%rd6], %r1;
+  bar.sync 0;
+  xor.b32 %r2, %r1, 1;
+  mul.wide.u32 %rd7, %r2, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  ld.u32 %r3, [%rd8];
+  st.global.u32 [%rd1], %r3;""", shared="  .extern .shared .align 16 .b8 dyn[];\n")
+    out = np.zeros(64, np.uint32)
+    run_ptx(text, "k", block=(64,), args=[out], shared_bytes=256)
+    np.testing.assert_array_equal(out, np.arange(64) ^ 1)
+
+
+# ---------------------------------------------------------------- atomics
+
+def test_atomics_on_one_address_serialise() -> None:
+    text = kernel(".param .u64 pout, .param .u64 pctr", REGS + """
+  ld.param.u64 %rd0, [pout];
+  ld.param.u64 %rd3, [pctr];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd1, %rd0, %rd2;
+  atom.global.add.u32 %r2, [%rd3], 1;
+  st.global.u32 [%rd1], %r2;
+  atom.global.max.s32 %r3, [%rd3+4], %r1;
+  atom.global.exch.b32 %r4, [%rd3+8], %r1;
+  atom.global.cas.b32 %r5, [%rd3+12], 0, 77;
+  atom.global.inc.u32 %r6, [%rd3+16], 9;
+  red.global.add.f32 [%rd3+20], 0f3F000000;
+  atom.global.add.f32 %f1, [%rd3+24], 0f3F800000;""")
+    out = np.zeros(64, np.uint32)
+    ctr = np.zeros(8, np.uint32)
+    run_ptx(text, "k", block=(64,), args=[out, ctr])
+    assert sorted(out) == list(range(64))
+    assert ctr[0] == 64 and ctr[1] == 63 and ctr[3] == 77
+    assert ctr[4] == 64 % 10                              # inc wraps to 0 after 9
+    assert ctr[5:7].view(np.float32).tolist() == [32.0, 64.0]
+
+
+def test_shared_atomic_max() -> None:
+    text = out_kernel("""
+  mov.u32 %r2, smem;
+  st.shared.u32 [%r2], 0;
+  bar.sync 0;
+  mul.lo.u32 %r3, %r1, 7919;
+  rem.u32 %r3, %r3, 1000;
+  atom.shared.cta.max.u32 %r4, [%r2], %r3;
+  bar.sync 0;
+  ld.shared.u32 %r5, [%r2];
+  st.global.u32 [%rd1], %r5;""", shared="  .shared .align 4 .b8 smem[4];\n")
+    got = run_out(text, 96)
+    assert (got == max(i * 7919 % 1000 for i in range(96))).all()
+
+
+# ---------------------------------------------------------------- vector access, local, const
+
+def test_vector_loads_stores_and_local_memory() -> None:
+    text = kernel(".param .u64 pin, .param .u64 pout", REGS + """
+  .local .align 16 .b8 buf[32];
+  ld.param.u64 %rd0, [pin];
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd0, %rd2;
+  ld.global.nc.v4.u32 {%r2, %r3, %r4, %r5}, [%rd3];
+  mov.u64 %rd4, buf;
+  st.local.v4.u32 [%rd4+16], {%r5, %r4, %r3, %r2};
+  add.u32 %r6, %r1, 1000;
+  st.local.u32 [%rd4], %r6;
+  ld.local.v2.u32 {%r7, %r8}, [%rd4+16];
+  ld.local.u32 %r9, [%rd4];
+  add.s64 %rd5, %rd1, %rd2;
+  st.global.v4.u32 [%rd5], {%r7, %r8, %r9, %r2};""")
+    src = np.arange(4 * 40, dtype=np.uint32)
+    out = np.zeros_like(src)
+    run_ptx(text, "k", block=(40,), args=[src, out])
+    s = src.reshape(40, 4)
+    want = np.stack([s[:, 3], s[:, 2], np.arange(40) + 1000, s[:, 0]], axis=1)
+    np.testing.assert_array_equal(out.reshape(40, 4), want)
+
+
+def test_const_and_global_variables() -> None:
+    text = kernel(".param .u64 pout", REGS + """
+  ld.param.u64 %rd0, [pout];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 3;
+  mul.wide.u32 %rd2, %r2, 4;
+  mov.u64 %rd3, table;
+  add.s64 %rd4, %rd3, %rd2;
+  ld.const.u32 %r3, [%rd4];
+  ld.global.u32 %r4, [counter];
+  add.u32 %r3, %r3, %r4;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd0, %rd5;
+  st.global.u32 [%rd6], %r3;""").replace(
+        ".visible .entry", ".const .align 4 .u32 table[4] = {10, 20, 30, 40};\n"
+        ".global .align 4 .u32 counter = 5;\n.visible .entry")
+    out = np.zeros(8, np.uint32)
+    run_ptx(text, "k", block=(8,), args=[out])
+    assert list(out) == [15, 25, 35, 45] * 2
+
+
+# ---------------------------------------------------------------- approximate math
+
+def ulp_error(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    spacing = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+def test_approximate_math_within_documented_error() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-20, 20, 256).astype(np.float32)
+    pos = np.abs(x) + np.float32(0.01)
+    x64, p64 = x.astype(np.float64), pos.astype(np.float64)
+    got = elementwise("ex2.approx.ftz.f32 {d}, {a};", ["f32"], "f32", x)
+    assert (ulp_error(got, np.exp2(x64)) <= 2).all()
+    got = elementwise("lg2.approx.f32 {d}, {a};", ["f32"], "f32", pos)
+    assert (np.abs(got - np.log2(p64)) <= 2 ** -22 * np.maximum(1, np.abs(np.log2(p64)))).all()
+    got = elementwise("rsqrt.approx.f32 {d}, {a};", ["f32"], "f32", pos)
+    assert (np.abs(got / (1 / np.sqrt(p64)) - 1) <= 2 ** -22).all()
+    got = elementwise("rcp.approx.ftz.f32 {d}, {a};", ["f32"], "f32", x)
+    assert (ulp_error(got, 1 / x64) <= 1).all()
+    got = elementwise("rcp.rn.f32 {d}, {a};", ["f32"], "f32", x)
+    np.testing.assert_array_equal(got, (1 / x64).astype(np.float32))
+    got = elementwise("sqrt.rn.f32 {d}, {a};", ["f32"], "f32", pos)
+    np.testing.assert_array_equal(got, np.sqrt(p64).astype(np.float32))
+    s = rng.uniform(-np.pi, np.pi, 128).astype(np.float32)
+    assert (np.abs(elementwise("sin.approx.f32 {d}, {a};", ["f32"], "f32", s)
+                   - np.sin(s.astype(np.float64))) <= 2 ** -20.5).all()
+    assert (np.abs(elementwise("cos.approx.f32 {d}, {a};", ["f32"], "f32", s)
+                   - np.cos(s.astype(np.float64))) <= 2 ** -20.5).all()
+    t = elementwise("tanh.approx.f32 {d}, {a};", ["f32"], "f32", x / 4)
+    ref = np.tanh(x64 / 4)
+    assert (np.abs(t - ref) <= 2 ** -10.987 * np.abs(ref) + 1e-30).all()
+
+
+def test_approximate_math_special_values() -> None:
+    sp = np.array([-np.inf, np.inf, 0.0, -0.0, np.nan], np.float32)
+    got = elementwise("ex2.approx.f32 {d}, {a};", ["f32"], "f32", sp)
+    assert list(got[:4]) == [0.0, np.inf, 1.0, 1.0] and np.isnan(got[4])
+    got = elementwise("lg2.approx.f32 {d}, {a};", ["f32"], "f32", sp)
+    assert np.isnan(got[0]) and list(got[1:4]) == [np.inf, -np.inf, -np.inf]
+    got = elementwise("rcp.approx.f32 {d}, {a};", ["f32"], "f32", sp)
+    assert list(got[:4]) == [-0.0, 0.0, np.inf, -np.inf]
+    got = elementwise("ex2.approx.ftz.f32 {d}, {a};", ["f32"], "f32",
+                      np.array([-130.0], np.float32))
+    assert got[0] == 0.0                                  # subnormal result flushed
+
+
+# ---------------------------------------------------------------- tensor-core fragments
+
+@pytest.mark.skipif(not REF.is_dir(), reason="reference PTX examples not found")
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_mma_sync_m16n8k16_reference_snippet(dtype: str) -> None:
+    """NVIDIA-assembled snippet 02: D = A(16x16, row) @ B(16x8, col) with the PTX ISA's
+    fragment layout; it runs the f16 then the bf16 mma on the same registers."""
+    import ml_dtypes
+    text = (REF / "02_mma_sync_m16n8k16.ptx").read_text()
+    rng = np.random.default_rng(3)
+    A = rng.integers(-4, 5, (16, 16)).astype(np.float16)
+    Bt = rng.integers(-4, 5, (8, 16)).astype(np.float16)
+    D = np.zeros((16, 8), np.float32)
+    run_ptx(text, "mma_m16n8k16_f16_f32", block=(32,), args=[A, Bt, D])
+    f16 = A.astype(np.float64) @ Bt.T.astype(np.float64)
+    # the second mma reinterprets the f16 bits as bf16 and accumulates onto the first
+    Ab = A.view(np.uint16).view(ml_dtypes.bfloat16).astype(np.float64)
+    Bb = Bt.view(np.uint16).view(ml_dtypes.bfloat16).astype(np.float64)
+    np.testing.assert_allclose(D, (f16 + Ab @ Bb.T).astype(np.float32), rtol=1e-6)
+    del dtype
+
+
+def test_ldmatrix_fragments_and_transpose() -> None:
+    text = kernel(".param .u64 pin, .param .u64 pout", REGS + """
+  .shared .align 16 .b8 sm[512];
+  ld.param.u64 %rd0, [pin];
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sm;
+  shl.b32 %r3, %r1, 4;
+  add.u32 %r4, %r2, %r3;
+  mul.wide.u32 %rd2, %r3, 1;
+  add.s64 %rd3, %rd0, %rd2;
+  cp.async.cg.shared.global [%r4], [%rd3], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  bar.sync 0;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r4];
+  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r14, %r15, %r16, %r17}, [%r4];
+  mul.wide.u32 %rd4, %r1, 32;
+  add.s64 %rd5, %rd1, %rd4;
+  st.global.v4.u32 [%rd5], {%r10, %r11, %r12, %r13};
+  st.global.v4.u32 [%rd5+16], {%r14, %r15, %r16, %r17};""")
+    src = np.arange(256, dtype=np.uint16)               # 4 matrices of 8x8, row-major
+    out = np.zeros((32, 8), np.uint32)
+    run_ptx(text, "k", block=(32,), args=[src, out])
+    mats = src.reshape(4, 8, 8)
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        for i in range(4):
+            plain = out[lane, i]
+            assert plain & 0xFFFF == mats[i, g, 2 * t] and plain >> 16 == mats[i, g, 2 * t + 1]
+            tr = out[lane, 4 + i]
+            assert tr & 0xFFFF == mats[i, 2 * t, g] and tr >> 16 == mats[i, 2 * t + 1, g]
+
+
+# ---------------------------------------------------------------- special registers, printf
+
+def test_special_registers() -> None:
+    text = out_kernel("""
+  mov.u32 %r2, %ctaid.y;
+  mov.u32 %r3, %nctaid.x;
+  mov.u32 %r4, %ntid.y;
+  mov.u32 %r5, %laneid;
+  mov.u32 %r6, %warpid;
+  mov.u32 %r7, %tid.y;
+  mad.lo.u32 %r8, %r2, 1000, %r3;
+  mad.lo.u32 %r8, %r8, 10, %r4;
+  mad.lo.u32 %r8, %r8, 100, %r5;
+  mad.lo.u32 %r8, %r8, 10, %r6;
+  mad.lo.u32 %r8, %r8, 10, %r7;
+  mov.u32 %r9, %ntid.x;
+  mad.lo.u32 %r10, %r7, %r9, %r1;
+  mov.u32 %r11, %ctaid.x;
+  mad.lo.u32 %r12, %r2, %r3, %r11;
+  mul.lo.u32 %r12, %r12, 48;
+  add.u32 %r10, %r10, %r12;
+  mul.wide.u32 %rd2, %r10, 4;
+  add.s64 %rd1, %rd0, %rd2;
+  st.global.u32 [%rd1], %r8;""")
+    out = np.zeros(2 * 3 * 48, np.uint32)
+    run_ptx(text, "k", grid=(2, 3), block=(16, 3), args=[out])
+    o = out.reshape(3, 2, 3, 16)          # ctaid.y, ctaid.x, tid.y, tid.x
+    for cy in range(3):
+        for ty in range(3):
+            for tx in range(16):
+                lin = ty * 16 + tx
+                want = ((((cy * 1000 + 2) * 10 + 3) * 100 + lin % 32) * 10 + lin // 32) * 10 + ty
+                assert o[cy, 1, ty, tx] == want
+
+
+def test_vprintf(capsys) -> None:
+    text = """.version 8.0
+.target sm_90
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.global .align 1 .b8 $str[16] = {116, 105, 100, 61, 37, 100, 32, 120, 61, 37, 46, 50, 102, 10, 0};
+.visible .entry k()
+{
+  .local .align 8 .b8 __local_depot0[16];
+  .reg .b64 %SP;
+  .reg .b64 %SPL;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  .reg .f64 %fd<2>;
+  mov.u64 %SPL, __local_depot0;
+  cvta.local.u64 %SP, %SPL;
+  mov.u32 %r1, %tid.x;
+  add.u64 %rd1, %SP, 0;
+  add.u64 %rd2, %SPL, 0;
+  st.local.u32 [%rd2], %r1;
+  cvt.rn.f64.u32 %fd1, %r1;
+  mul.f64 %fd1, %fd1, 0d3FE0000000000000;
+  st.local.f64 [%rd2+8], %fd1;
+  mov.u64 %rd3, $str;
+  cvta.global.u64 %rd4, %rd3;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd4;
+  .param .b64 param1;
+  st.param.b64 [param1], %rd1;
+  .param .b32 retval0;
+  call.uni (retval0), vprintf, (param0, param1);
+  ld.param.b32 %r2, [retval0];
+  }
+  ret;
+}
+"""
+    from tests.targets.emulator.ptxkit import BUILT
+    BUILT.append(text)
+    run_ptx(text, "k", block=(3,), args=[])
+    assert capsys.readouterr().out == "tid=0 x=0.00\ntid=1 x=0.50\ntid=2 x=1.00\n"
