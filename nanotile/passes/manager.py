@@ -84,12 +84,13 @@ class PipelineRun:
 
     def run(self, module: Module, steps: list[Pass]) -> Module:
         todo, first, language = select_steps(steps, self.options)
+        if self.options.verify:
+            self._timed("(verify)", lambda: self._verify(module, None, language))
         if self.options.check_semantics:
             from .semantics import Oracle
 
             self.oracle = self._timed("(check-semantics)", lambda: Oracle(module))
-        self._to_dir(module, 0 if first == 0 else first, "input" if first == 0 else
-                     f"after-{steps[first - 1].name}")
+        self._to_dir(module, first, "input")
         for number, step in enumerate(todo, start=first + 1):
             language = self._run_step(module, step, language, number)
         return module
@@ -128,14 +129,17 @@ class PipelineRun:
                                                    f"'{step.input}', but the module is in "
                                                    f"'{language}'", "<pipeline>"))
 
-    def _verify(self, module: Module, step: Pass, language: str) -> None:
+    def _verify(self, module: Module, step: Pass | None, language: str) -> None:
+        """Check ``module`` against ``language`` (after ``step``; None = the input)."""
         problems = get_language(language).check(module)
         if not problems:
             return
-        self._dump_failure(module, step)
-        raise CompileError([Diagnostic(d.severity, f"after pass '{step.name}' (output "
-                                                   f"language {language}): {d.message}",
-                                       d.filename, d.line, d.column, d.offset, d.notes)
+        if step is not None:
+            self._dump_failure(module, step)
+        where = f"after pass '{step.name}' (output language {language})" if step else \
+            f"the input is not in language {language}"
+        raise CompileError([Diagnostic(d.severity, f"{where}: {d.message}", d.filename,
+                                       d.line, d.column, d.offset, d.notes)
                             for d in problems])
 
     def _dump_failure(self, module: Module, step: Pass) -> None:
@@ -155,7 +159,8 @@ class PipelineRun:
             return
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, f"{number:02d}-{name}.mlir")
-        header = dump_header("After" if number else "Before", name if number else "pipeline")
+        header = dump_header("Before", "pipeline") if name == "input" else \
+            dump_header("After", name)
         text = f"{header}\n{print_ir(module).rstrip()}\n"
         with open(path + ".tmp", "w", encoding="utf-8") as f:
             f.write(text)

@@ -138,3 +138,13 @@ def test_time_passes_table_has_every_pass_and_a_total():
         assert name in report
     total = float(report.split("Total Execution Time:")[1].split()[0])
     assert total >= 0
+
+
+def test_input_is_checked_against_the_language_resumed_from():
+    steps = parse_pipeline("assume-to-facts,cse")
+    with pytest.raises(CompileError, match="the input is not in language tile-canon: op "
+                                           "'assume' is not part"):
+        run_pipeline(vector_add(), steps, RunOptions(start_after="assume-to-facts"))
+    module = vector_add()
+    run_pipeline(module, steps[:1])
+    run_pipeline(module, steps, RunOptions(start_after="assume-to-facts"))
