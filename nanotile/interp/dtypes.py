@@ -129,12 +129,12 @@ def to_bits(a: np.ndarray, t: ElementType | PointerType) -> np.ndarray:
         return a.astype(np.uint8)
     if t.bitwidth == 4:
         return a.view(np.uint8) & np.uint8(0xF)
-    return np.ascontiguousarray(a).view(_UNSIGNED[t.bitwidth])
+    return np.asarray(a, order="C").view(_UNSIGNED[t.bitwidth])
 
 
 def from_bits(u: np.ndarray, t: ElementType | PointerType) -> np.ndarray:
     """Inverse of ``to_bits``."""
-    u = np.ascontiguousarray(u)
+    u = np.asarray(u, order="C")
     if isinstance(t, PointerType):
         return u.astype(np.uint64)
     if t.name == "i1":
@@ -200,7 +200,7 @@ def from_float(x: np.ndarray, t: ElementType) -> np.ndarray:
 
 def round_tf32(x: np.ndarray) -> np.ndarray:
     """Round float32 values to tf32 precision (10 mantissa bits), nearest even."""
-    b = np.ascontiguousarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    b = np.asarray(x, np.float32, order="C").view(np.uint32).astype(np.uint64)
     finite = np.isfinite(x)
     rounded = (b + 0xFFF + ((b >> 13) & 1)) & 0xFFFFE000
     return np.where(finite, rounded, b).astype(np.uint32).view(np.float32)

@@ -115,11 +115,11 @@ def _to_bytes(a: np.ndarray, t: ElementType) -> np.ndarray:
     bits = to_bits(a, t)
     if t.bitwidth == 4:
         return (bits[0::2] | (bits[1::2] << 4)).astype(np.uint8)
-    return np.ascontiguousarray(bits.astype(bits.dtype.newbyteorder("<"))).view(np.uint8)
+    return np.asarray(bits.astype(bits.dtype.newbyteorder("<")), order="C").view(np.uint8)
 
 
 def _from_bytes(b: np.ndarray, t: ElementType) -> np.ndarray:
-    b = np.ascontiguousarray(b).view(np.uint8)
+    b = np.asarray(b, order="C").view(np.uint8)
     if t.bitwidth == 4:
         nib = np.empty(b.size * 2, np.uint8)
         nib[0::2], nib[1::2] = b & 0xF, b >> 4

@@ -93,6 +93,9 @@ class Kernel:
             else value
         return self.op("constant", [], t, value=dense(arr, t))
 
+    def i32(self, value: int) -> Value:
+        return self.const(np.int32(value), TileType((), E["i32"]))
+
     def token(self) -> Value:
         return self.op("make_token", [], TOKEN)
 

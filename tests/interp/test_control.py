@@ -1,0 +1,143 @@
+"""Control flow (if / for / loop with break and continue), the grid, print_tko, assert
+and assume (checked in debug mode)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from nanotile.interp import InterpError, run
+from nanotile.ir.attrs import BoundedAttr, DivByAttr
+from nanotile.ir.enums import ComparisonPredicate, MemoryOrderingSemantics, Signedness
+from nanotile.ir.types import TOKEN
+
+from .helpers import I1, I32, Kernel, P, T
+from .test_memory import store
+
+
+def scalar_store(k: Kernel, base, value, ty: str = "i32") -> None:
+    store(k, base, k.op("reshape", [value], T(1, ty)), 1, ty)
+
+
+def cmp(k: Kernel, pred: ComparisonPredicate, a, b):
+    return k.op("cmpi", [a, b], I1, comparison_predicate=pred, signedness=Signedness.signed)
+
+
+def test_for_loop_with_if_inside():
+    # sum over i in [lb, ub) step 3 of (i if i even else -i)
+    for lb, ub in [(0, 20), (5, 6), (7, 7), (-4, 9)]:
+        out = np.zeros(1, np.int32)
+        k = Kernel([P("i32")])
+        c = k.i32
+        with k.region([I32, I32]) as (body, (i, acc)):
+            two = c(2)
+            rem = k.op("remi", [i, two], I32, signedness=Signedness.signed)
+            even = cmp(k, ComparisonPredicate.equal, rem, c(0))
+            with k.region([]) as (then, _):
+                k.op("yield", [k.op("addi", [acc, i], I32)])
+            with k.region([]) as (other, _):
+                k.op("yield", [k.op("subi", [acc, i], I32)])
+            new = k.op("if", [even], [I32], regions=[then, other])[0]
+            k.op("continue", [new])
+        total = k.op("for", [c(lb), c(ub), c(3), c(0)], [I32], regions=[body])[0]
+        scalar_store(k, k.args[0], total)
+        run(k.module(), "k", 1, out)
+        assert out[0] == sum(i if i % 2 == 0 else -i for i in range(lb, ub, 3))
+
+
+def test_for_unsigned_comparison():
+    out = np.zeros(1, np.int32)
+    k = Kernel([P("i32")])
+    c = k.i32
+    with k.region([I32, I32]) as (body, (_, acc)):
+        k.op("continue", [k.op("addi", [acc, c(1)], I32)])
+    # -2 as unsigned is 2**32 - 2: from 2**32 - 4 to it is 2 iterations (signed: none)
+    n = k.op("for", [c(-4), c(-2), c(1), c(0)], [I32], regions=[body], unsignedCmp=True)[0]
+    scalar_store(k, k.args[0], n)
+    run(k.module(), "k", 1, out)
+    assert out[0] == 2
+
+
+def test_loop_break_and_continue_from_nested_if():
+    # x = 1; count = 0; loop { if x > 1000: break count; x = 3x (continue) ... }
+    out = np.zeros(1, np.int32)
+    k = Kernel([P("i32")])
+    c = k.i32
+    with k.region([I32, I32]) as (body, (x, count)):
+        big = cmp(k, ComparisonPredicate.greater_than, x, c(1000))
+        with k.region([]) as (then, _):
+            k.op("break", [count])
+        with k.region([]) as (other, _):
+            k.op("yield", [])
+        k.op("if", [big], [], regions=[then, other])
+        k.op("continue", [k.op("muli", [x, c(3)], I32), k.op("addi", [count, c(1)], I32)])
+    n = k.op("loop", [c(1), c(0)], [I32], regions=[body])[0]
+    scalar_store(k, k.args[0], n)
+    run(k.module(), "k", 1, out)
+    assert out[0] == 7  # 3**7 = 2187 is the first power of 3 above 1000
+
+
+def test_grid_ids_3d():
+    out = np.full(2 * 3 * 4, -1, np.int32)
+    k = Kernel([P("i32")])
+    x, y, z = k.op("get_tile_block_id", [], [I32, I32, I32])
+    nx, ny, _ = k.op("get_num_tile_blocks", [], [I32, I32, I32])
+    lin = k.op("addi", [x, k.op("muli", [nx, k.op("addi", [y, k.op("muli", [ny, z], I32)],
+                                                          I32)], I32)], I32)
+    val = k.op("addi", [k.op("muli", [x, k.const(np.int32(100), I32)], I32),
+                        k.op("addi", [k.op("muli", [y, k.const(np.int32(10), I32)], I32), z],
+                             I32)], I32)
+    p = k.op("offset", [k.args[0], lin], T((), P("i32")))
+    k.op("store_ptr_tko", [p, val], TOKEN, segments=[1, 1, 0, 0],
+         memory_ordering_semantics=MemoryOrderingSemantics.weak)
+    run(k.module(), "k", (2, 3, 4), out)
+    want = [100 * xx + 10 * yy + zz for zz in range(4) for yy in range(3) for xx in range(2)]
+    assert out.tolist() == want
+
+
+def test_print_tko_formats_scalars_and_tiles():
+    k2 = Kernel([I32])
+    f = k2.const(np.float32(3.14159), T((), "f32"))
+    k2.op("print_tko", [k2.args[0], f], TOKEN, segments=[2, 0], str="x=%u f=%.3f 100%%\n")
+    buf = io.StringIO()
+    run(k2.module(), "k", 1, np.int32(-1), out=buf)
+    assert buf.getvalue() == "x=4294967295 f=3.142 100%\n"
+    buf = io.StringIO()
+    k3 = Kernel([I32])
+    t3 = k3.const(np.array([[1, 2], [3, 4]], np.int32), T((2, 2), "i32"))
+    k3.op("print_tko", [k3.args[0], t3], TOKEN, segments=[2, 0], str="b%d %d\n")
+    run(k3.module(), "k", 2, np.int32(7), out=buf)
+    assert buf.getvalue() == "b7 [[1, 2], [3, 4]]\n" * 2
+
+
+def test_assert_names_the_tile_block():
+    k = Kernel([I32])
+    x, _, _ = k.op("get_tile_block_id", [], [I32, I32, I32])
+    ok = cmp(k, ComparisonPredicate.not_equal, x, k.args[0])
+    k.op("assert", [ok], None, message="x must differ")
+    run(k.module(), "k", 3, np.int32(5))  # passes
+    with pytest.raises(InterpError, match=r"tile block \(2, 0, 0\).*x must differ"):
+        run(k.module(), "k", 3, np.int32(2))
+
+
+@pytest.mark.parametrize("pred,value,holds", [
+    (DivByAttr(16), 32, True), (DivByAttr(16), 40, False),
+    (BoundedAttr(0, None), 5, True), (BoundedAttr(0, None), -1, False),
+    (BoundedAttr(None, 10), 11, False)])
+def test_assume_checked_in_debug_mode(pred, value, holds):
+    k = Kernel([I32])
+    k.op("assume", [k.args[0]], I32, predicate=pred)
+    run(k.module(), "k", 1, np.int32(value))  # never checked outside debug mode
+    if holds:
+        run(k.module(), "k", 1, np.int32(value), debug=True)
+    else:
+        with pytest.raises(InterpError, match="assume predicate does not hold"):
+            run(k.module(), "k", 1, np.int32(value), debug=True)
+
+
+def test_assume_div_by_on_pointer_checks_address():
+    k = Kernel([P("f32")])
+    k.op("assume", [k.args[0]], T((), P("f32")), predicate=DivByAttr(16))
+    run(k.module(), "k", 1, np.zeros(4, np.float32), debug=True)  # bases are 256-aligned
