@@ -7,7 +7,7 @@ from __future__ import annotations
 from nanotile.ir.core import Operation
 from nanotile.ir.types import TensorViewType, Type, is_view
 
-from .engine import Note, fail, q, rule
+from .engine import Note, fail, parent_block, parent_op, q, rule
 
 
 def _types(ts) -> str:
@@ -15,9 +15,7 @@ def _types(ts) -> str:
 
 
 def _parent(op: Operation) -> Operation | None:
-    block = op.parent
-    region = block.parent if block is not None else None
-    return region.parent if region is not None else None
+    return parent_op(op)
 
 
 def _view_kind(t: Type) -> str | None:
@@ -44,7 +42,7 @@ def _parent_kind(op: Operation) -> None:
     if parent is None or parent.name not in allowed:
         names = ", ".join(f"cuda_tile.{n}" for n in allowed)
         raise fail(f"expects parent op to be one of '{names}'")
-    block = op.parent
+    block = parent_block(op)
     if block is not None and block.ops and block.ops[-1] is not op:
         raise fail("must be the last operation in the parent block")
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from nanotile.diagnostics import Diagnostic
-from nanotile.ir.core import Module, Operation, Value
+from nanotile.ir.core import Block, Module, Operation, Value
 from nanotile.ir.types import Type
 
 Rule = Callable[[Operation], None]
@@ -38,6 +38,8 @@ class _Run:
     filename: str
     module: Module | None = None
     warnings: list[Diagnostic] = field(default_factory=list)
+    # id(op) -> (enclosing op or None for a top-level item, the block holding it)
+    parents: dict[int, tuple[Operation | None, Block | None]] = field(default_factory=dict)
 
 
 # The run in progress: rules report warnings (which do not stop verification) here.
@@ -46,6 +48,36 @@ _RUN: list[_Run] = []
 
 def current_options() -> Options:
     return _RUN[-1].options if _RUN else Options()
+
+
+def parent_op(op: Operation) -> Operation | None:
+    """The op whose region holds ``op`` (None at the top level).
+
+    Taken from the walk, not from the ``parent`` links, which builders may leave unset.
+    """
+    if _RUN and id(op) in _RUN[-1].parents:
+        return _RUN[-1].parents[id(op)][0]
+    block = op.parent
+    region = block.parent if block is not None else None
+    return region.parent if region is not None else None
+
+
+def parent_block(op: Operation) -> Block | None:
+    if _RUN and id(op) in _RUN[-1].parents:
+        return _RUN[-1].parents[id(op)][1]
+    return op.parent
+
+
+def _record_parents(run: _Run, module: Module) -> None:
+    def visit(op: Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    run.parents[id(inner)] = (op, block)
+                    visit(inner)
+    for item in module.items:
+        run.parents[id(item)] = (None, None)
+        visit(item)
 
 
 def current_module() -> Module | None:
@@ -202,6 +234,7 @@ def verify(module: Module, options: Options | None = None) -> list[Diagnostic]:
     """
     filename = _module_filename(module)
     _RUN.append(_Run(options or Options(), filename, module))
+    _record_parents(_RUN[-1], module)
     try:
         errors = _verify(module, filename)
         return _RUN[-1].warnings + errors
