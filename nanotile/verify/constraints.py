@@ -326,8 +326,24 @@ def _check_trait(op: Operation, kind: str, names: tuple[str, ...]) -> None:
                        "shape as operands")
 
 
+# Regions that must hold exactly one block (ODS SizedRegion<1>), by op: region names.
+SINGLE_BLOCK_REGIONS: dict[str, tuple[str, ...]] = {
+    "entry": ("body",), "testing$func": ("body",), "for": ("region",),
+    "loop": ("region",), "if": ("thenRegion",), "reduce": ("body",), "scan": ("body",),
+}
+
+
+def _check_regions(op: Operation) -> None:
+    for i, name in enumerate(SINGLE_BLOCK_REGIONS.get(op.name, ())):
+        blocks = op.regions[i].blocks if i < len(op.regions) else []
+        if len(blocks) != 1:
+            raise fail(f"region #{i} ('{name}') failed to verify constraint: region with 1 "
+                       "blocks")
+
+
 def check_constraints(op: Operation) -> None:
-    """The op table's generic checks for one op: type constraints, then traits."""
+    """The op table's generic checks for one op: type constraints, regions, traits."""
     _check_types(op)
+    _check_regions(op)
     for kind, names in TRAITS.get(op.name, ()):
         _check_trait(op, kind, names)
