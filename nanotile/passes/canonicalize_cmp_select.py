@@ -6,14 +6,19 @@
 - ``select c, x, x`` is ``x``; a select on a constant condition is the chosen operand.
 - ``select (xori c, true), a, b`` becomes ``select c, b, a``.
 - ``select c, true, false`` on i1 is ``c``.
+- a signed ``cmpi`` of a value against a constant is decided when the value's
+  ``bounded`` fact (recorded by assume-to-facts or simplify-grid-queries) settles it,
+  e.g. ``n >= 0`` for ``n`` assumed ``bounded<0, ?>``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..ir.attrs import BoundedAttr
 from ..ir.core import Module, Operation, Value
 from ..ir.enums import ComparisonPredicate as P
+from ..ir.enums import Signedness
 from .base import Pass, PassContext
 from .rewrite import (
     all_ops,
@@ -41,6 +46,34 @@ def swap_constant_lhs(op: Operation) -> bool:
     predicate = op.attributes["comparison_predicate"]
     op.attributes["comparison_predicate"] = _MIRROR[predicate]
     return True
+
+
+def compare_range(predicate: P, lo: float, hi: float, k: int) -> bool | None:
+    """``x <predicate> k`` for every x in [lo, hi], when all of them give one answer."""
+    always = {P.less_than: hi < k, P.less_than_or_equal: hi <= k, P.greater_than: lo > k,
+              P.greater_than_or_equal: lo >= k, P.equal: lo == hi == k,
+              P.not_equal: hi < k or lo > k}
+    never = {P.less_than: lo >= k, P.less_than_or_equal: lo > k, P.greater_than: hi <= k,
+             P.greater_than_or_equal: hi < k, P.equal: hi < k or lo > k,
+             P.not_equal: lo == hi == k}
+    if always[predicate]:
+        return True
+    return False if never[predicate] else None
+
+
+def decided_by_facts(op: Operation, ctx: PassContext) -> bool | None:
+    """The value of a signed ``cmpi x, C`` if the bounds known for x settle it."""
+    x, c = op.operands
+    constant = splat_value(c)
+    if constant is None or op.attributes.get("signedness") != Signedness.signed:
+        return None
+    for fact in ctx.facts_of(x, BoundedAttr):
+        lo = float("-inf") if fact.lower is None else fact.lower
+        hi = float("inf") if fact.upper is None else fact.upper
+        answer = compare_range(op.attributes["comparison_predicate"], lo, hi, int(constant))
+        if answer is not None:
+            return answer
+    return None
 
 
 def _is_true(v: Value) -> bool:
@@ -80,13 +113,17 @@ class CanonicalizeCmpSelect(Pass):
         mapping: dict[Value, Value] = {}
         for op in list(all_ops(module)):
             op.operands = [mapping.get(v, v) for v in op.operands]
+            if op.name in ("cmpi", "cmpf"):
+                changed |= swap_constant_lhs(op)
+            truth = None
             if op.name == "cmpi" and op.operands[0] is op.operands[1]:
                 truth = op.attributes["comparison_predicate"] in _REFLEXIVE_TRUE
+            elif op.name == "cmpi":
+                truth = decided_by_facts(op, ctx)
+            if truth is not None:
                 constant = insert_before(op, make_splat(truth, op.results[0].type))
                 mapping[op.results[0]] = constant.results[0]
                 erase(op)
-            elif op.name in ("cmpi", "cmpf"):
-                changed |= swap_constant_lhs(op)
             elif op.name == "select":
                 result = simplify_select(op)
                 if isinstance(result, Value):

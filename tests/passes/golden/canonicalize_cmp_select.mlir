@@ -1,6 +1,6 @@
-// RUN: nanotile-passes %s -p canonicalize-cmp-select,dce | filecheck %s
-// canonicalize-cmp-select puts constants on the right of comparisons and simplifies
-// trivial and negated selects.
+// RUN: nanotile-passes %s -p assume-to-facts,canonicalize-cmp-select,dce | filecheck %s
+// canonicalize-cmp-select puts constants on the right of comparisons, simplifies
+// trivial and negated selects, and decides comparisons that bounded facts settle.
 
 cuda_tile.module @tests {
   // CHECK-LABEL: @cmp
@@ -38,6 +38,25 @@ cuda_tile.module @tests {
     %t1 = store_ptr_tko weak %p, %s : tile<ptr<i32>>, tile<i32> -> token
     %t2 = store_ptr_tko weak %p, %same : tile<ptr<i32>>, tile<i32> -> token
     %t3 = store_ptr_tko weak %p, %fixed : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+
+  // CHECK-LABEL: @facts
+  entry @facts(%p: tile<ptr<i1>>, %n: tile<i32>) {
+    // n is assumed >= 0: n < 0 is false, n >= 0 true; n < 5 stays
+    // CHECK-DAG: constant <i1: false>
+    // CHECK-DAG: constant <i1: true>
+    // CHECK: cmpi less_than %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, signed
+    // CHECK-NOT: cmpi
+    %an = assume bounded<0, ?>, %n : tile<i32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %c5 = constant <i32: 5> : tile<i32>
+    %a = cmpi less_than %an, %c0, signed : tile<i32> -> tile<i1>
+    %b = cmpi greater_than_or_equal %an, %c0, signed : tile<i32> -> tile<i1>
+    %c = cmpi less_than %an, %c5, signed : tile<i32> -> tile<i1>
+    %t1 = store_ptr_tko weak %p, %a : tile<ptr<i1>>, tile<i1> -> token
+    %t2 = store_ptr_tko weak %p, %b : tile<ptr<i1>>, tile<i1> -> token
+    %t3 = store_ptr_tko weak %p, %c : tile<ptr<i1>>, tile<i1> -> token
     return
   }
 }
