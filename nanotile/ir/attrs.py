@@ -69,8 +69,10 @@ class DenseElementsAttr:
 
     Keeping the bytes (not Python numbers) makes constants bit-exact through text and
     bytecode. ``splat`` means ``data`` holds one element that fills the whole ``type``.
-    Elements narrower than a byte (i1 uses a byte each; i4/f4 pack two per byte) follow
-    the bytecode's layout.
+    The layout is the bytecode's (measured on cuTile 1.7.0's files): every element takes
+    whole bytes, its value bits rounded up to bytes: i1, i4 and f4E2M1FN one byte each
+    (NOT packed two per byte), tf32 THREE bytes holding its 19-bit pattern (the f32 bits
+    shifted right by 13; 1.0 is ``00 fc 01``), the others their width.
     """
 
     type: TileType
