@@ -332,7 +332,7 @@ class _Reader:
         n = t.num_elements
         if len(data) == width and n != 1:
             return A.DenseElementsAttr(t, data, True)
-        if len(data) == n * width or (t.element.bitwidth == 4 and len(data) == (n + 1) // 2):
+        if len(data) == n * width:
             return A.DenseElementsAttr(t, data, False)
         raise cur.error(f"constant of {len(data)} bytes does not fit {t}", start)
 

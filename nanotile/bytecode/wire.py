@@ -89,7 +89,8 @@ def value_bits(t: T.ElementType) -> int:
 
 
 def storage_bytes(t: T.ElementType) -> int:
-    """Bytes per element in a dense constant (MLIR rounds the value bits up to bytes)."""
+    """Bytes per element in a dense constant: the value bits rounded up to bytes (i1, i4,
+    f4E2M1FN: 1 byte; tf32: 3 bytes holding its 19 bits), as in cuTile's files."""
     return max(1, (value_bits(t) + 7) // 8)
 
 
