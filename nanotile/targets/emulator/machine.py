@@ -18,11 +18,17 @@ import numpy as np
 
 from nanotile.targets.emulator.errors import MemoryFault, PtxError
 from nanotile.targets.emulator.fpmath import DTYPES, UINT, type_size
-from nanotile.targets.emulator.memory import (CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW,
-                                              SHARED_WINDOW, WINDOW_SIZE, GlobalMemory,
-                                              LocalMemory, Space)
-from nanotile.targets.emulator.ptx_parser import (Function, Instruction, Label, PtxModule,
-                                                  VarDecl)
+from nanotile.targets.emulator.memory import (
+    CONST_WINDOW,
+    LOCAL_WINDOW,
+    PARAM_WINDOW,
+    SHARED_WINDOW,
+    WINDOW_SIZE,
+    GlobalMemory,
+    LocalMemory,
+    Space,
+)
+from nanotile.targets.emulator.ptx_parser import Function, Instruction, Label, PtxModule, VarDecl
 
 BRA, EXIT, BAR, YIELD, ARRIVE = range(5)
 DIMS = ("x", "y", "z")
@@ -104,7 +110,10 @@ def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbo
         k.params.append((pname, p, off))
         off += size
     k.param_size = off
-    # body declarations, labels, instructions
+    # module-level .shared variables belong to every CTA; then the body's declarations
+    for d in module.globals:
+        if d.space == ".shared":
+            _declare(k, d)
     for item in fn.body:
         if isinstance(item, VarDecl):
             _declare(k, item)
@@ -130,8 +139,8 @@ def _compile_one(k, ins, pc, compile_instruction, errors):
     except PtxError as exc:
         errors.append(exc)
 
-        def fail(w, m):
-            raise exc
+        def fail(w, m, err=exc):
+            raise err
         return fail
 
 

@@ -17,12 +17,28 @@ import numpy as np
 from nanotile.targets.emulator import fpmath as fp
 from nanotile.targets.emulator.errors import MemoryFault, PtxError
 from nanotile.targets.emulator.fpmath import DTYPES, FLOATS, SINT, UINT, type_size
-from nanotile.targets.emulator.machine import (ARRIVE, BAR, BRA, EXIT, LANES, YIELD,
-                                               CompiledKernel, TrapError)
-from nanotile.targets.emulator.memory import (CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW,
-                                              SHARED_WINDOW)
-from nanotile.targets.emulator.ptx_parser import (Addr, FImm, Imm, Instruction, NotPred,
-                                                  Pair, Paren, Reg, Vec)
+from nanotile.targets.emulator.machine import (
+    ARRIVE,
+    BAR,
+    BRA,
+    EXIT,
+    LANES,
+    YIELD,
+    CompiledKernel,
+    TrapError,
+)
+from nanotile.targets.emulator.memory import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
+from nanotile.targets.emulator.ptx_parser import (
+    Addr,
+    FImm,
+    Imm,
+    Instruction,
+    NotPred,
+    Pair,
+    Paren,
+    Reg,
+    Vec,
+)
 
 TYPE_NAMES = set(DTYPES)
 SPACE_NAMES = {"global": "global", "shared": "shared", "shared::cta": "shared",
@@ -649,20 +665,18 @@ def _int_op(c: C, t: str):
         sd = c.dst(c.ops[0], t)
 
         def bfe(w, m):
+            # PTX ISA pseudocode: bit i of d is a[pos+i] for i < len (inside the word),
+            # else the sign bit a[min(pos+len-1, msb)] for signed types, else 0
+            msb = bits - 1
             out = []
             for x, p, ln in zip(ga(w), gb(w), gc(w)):
-                p, ln = int(p) & 0xFF, int(ln) & 0xFF
+                pos, ln = int(p) & 0xFF, int(ln) & 0xFF
                 xv = int(x) & ((1 << bits) - 1)
-                if ln == 0 or p >= bits and not signed:
-                    out.append(0 if ln == 0 or not signed else 0)
-                    continue
-                v = (xv >> min(p, bits - 1)) if p < bits else 0
-                v &= (1 << ln) - 1 if ln < bits else (1 << bits) - 1
-                if signed:
-                    sbit = min(p + ln - 1, bits - 1)
-                    s = (xv >> sbit) & 1
-                    if s and ln < bits:
-                        v |= ((1 << bits) - 1) ^ ((1 << ln) - 1)
+                sbit = 0 if (not signed or ln == 0) else (xv >> min(pos + ln - 1, msb)) & 1
+                v = 0
+                for i in range(bits):
+                    bit = (xv >> (pos + i)) & 1 if (i < ln and pos + i <= msb) else sbit
+                    v |= bit << i
                 out.append(v)
             return sd(w, m, np.array(out, dtype=UINT[dt.itemsize]).view(dt))
         return bfe
@@ -710,7 +724,7 @@ def _int_op(c: C, t: str):
 
 def _popc(x, bits):
     u = x.view(UINT[bits // 8]).astype(np.uint64)
-    return np.array([bin(int(v)).count("1") for v in u], dtype=np.uint32)
+    return np.array([int(v).bit_count() for v in u], dtype=np.uint32)
 
 
 def _clz(x, bits):
@@ -1435,7 +1449,7 @@ def _cp(c: C):
         if tsym is not None:
             base = WINDOWS[tsym]
             tmap_af0 = tmap_af
-            tmap_af = lambda w: tmap_af0(w) + np.uint64(base)  # noqa: E731
+            tmap_af = lambda w: tmap_af0(w) + np.uint64(base)
         coord_gets = [c.src(x, "s32") for x in tm.coords]
         if "im2col" in mods or "multicast::cluster" in mods:
             raise c.unsupported()
@@ -1457,7 +1471,7 @@ def _cp(c: C):
         raise c.unsupported()
     # cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}
     dst_af = c.mem_addr(c.ops[0], "shared")[1]
-    src_space, src_af = c.mem_addr(c.ops[1], "global")
+    src_af = c.mem_addr(c.ops[1], "global")[1]
     gsize = c.src(c.ops[2], "u32")
     gsrc = c.src(c.ops[3], "u32") if len(c.ops) > 3 and not isinstance(c.ops[3], NotPred) else None
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from nanotile.targets.emulator.errors import PtxError
 
-
 # ---------------------------------------------------------------- syntax tree
 
 @dataclass(slots=True)
@@ -485,7 +484,7 @@ class _Parser:
             return Imm(parse_int(t.text))
         if t.kind == "fbits":
             self.next()
-            h = int(t.text[2:], 16)
+            h = int("0x" + t.text[2:], 0)
             if t.text[1] in "fF":
                 return FImm(struct.unpack("<f", struct.pack("<I", h))[0], bits32=h)
             return FImm(struct.unpack("<d", struct.pack("<Q", h))[0], bits64=h)

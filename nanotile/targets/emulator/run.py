@@ -49,9 +49,6 @@ def _global_vars(module: PtxModule, gmem: GlobalMemory) -> tuple[dict[str, Symbo
                 symbols[name] = Symbol("global", gmem.alloc(size, data), size)
             elif d.space == ".const":
                 const_decls.append((name, size, data, d.align or type_size(d.type)))
-            elif d.space == ".shared":
-                raise PtxError("module-level .shared variables are not supported", module.filename,
-                               d.line)
     const = None
     if const_decls:
         off = 0

@@ -103,7 +103,7 @@ def tma_load(w, desc: bytes, coords: list[int], dst: int) -> int:
 
 
 def tma_store(w, desc: bytes, coords: list[int], src: int) -> None:
-    rank, addr, esize, oob, dims, strides, box, swz = _decode(desc)
+    _, addr, esize, _, dims, strides, box, swz = _decode(desc)
     off, inb = _box_offsets(dims, strides, box, coords)
     soff = _swizzle(np.arange(len(off), dtype=np.int64) * esize, swz)
     vals = w.cta.shared.load((src + soff).astype(np.uint64), esize)

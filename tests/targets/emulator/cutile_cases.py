@@ -9,9 +9,9 @@ has one CTA per output tile (``kernels.py``). The expected results are NumPy ver
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import ml_dtypes
 import numpy as np

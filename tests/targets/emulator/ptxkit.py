@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from nanotile.targets.emulator import run_ptx
 from nanotile.targets.emulator.fpmath import DTYPES
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
-BUILT: list[str] = []        # every kernel text built, for the ptxas check
+_CHECKED: set[str] = set()
 
 
 def ptxas_path() -> Path | None:
@@ -36,6 +35,15 @@ def ptxas_path() -> Path | None:
     return None
 
 
+def assembled(text: str) -> str:
+    """``text``, after checking that NVIDIA's ptxas accepts it (skipped without ptxas)."""
+    if text not in _CHECKED and ptxas_path() is not None:
+        msg = ptxas_check(text)
+        assert msg is None, f"ptxas rejects the test kernel:\n{msg}\n{text}"
+        _CHECKED.add(text)
+    return text
+
+
 def ptxas_check(text: str, arch: str = "sm_90") -> str | None:
     """None when ptxas accepts the text, else its messages."""
     exe = ptxas_path()
@@ -44,7 +52,7 @@ def ptxas_check(text: str, arch: str = "sm_90") -> str | None:
         src = Path(d) / "k.ptx"
         src.write_text(text)
         r = subprocess.run([str(exe), f"-arch={arch}", str(src), "-o", str(Path(d) / "k.cubin")],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, check=False)
     return None if r.returncode == 0 else r.stderr
 
 
@@ -101,7 +109,7 @@ def elementwise(instr: str, in_types: list[str], out_type: str, *arrays: np.ndar
     decls += [f".reg {d} {r}a, {r}b, {r}c, {r}d, {r}9;" for r, d in _DECL.items()]
     body = "\n  ".join(decls + [extra, "mov.u32 %r0, %tid.x;"] + lines + ["ret;"])
     text = f"{HEADER}.visible .entry k({', '.join(params)})\n{{\n  {body}\n}}\n"
-    BUILT.append(text)
+    assembled(text)
     out = np.zeros(n, dtype=np.uint8 if out_type == "pred" else DTYPES[out_type])
     ins = [a.astype(np.uint8) if t == "pred" else np.ascontiguousarray(a, dtype=DTYPES[t])
            for a, t in zip(arrays, in_types)]
@@ -111,10 +119,8 @@ def elementwise(instr: str, in_types: list[str], out_type: str, *arrays: np.ndar
 
 
 def kernel(params: str, body: str, name: str = "k") -> str:
-    """A whole kernel from a parameter list and a body (recorded for the ptxas check)."""
-    text = f"{HEADER}.visible .entry {name}({params})\n{{\n{body}\n}}\n"
-    BUILT.append(text)
-    return text
+    """A whole kernel from a parameter list and a body (check it with ``assembled``)."""
+    return f"{HEADER}.visible .entry {name}({params})\n{{\n{body}\n}}\n"
 
 
 def f32(bits: int) -> np.float32:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.targets.emulator.cutile_cases import CASES, PTX_DIR
 from nanotile.targets.emulator import PtxError, run_ptx
 from nanotile.targets.emulator.coverage import missing_opcodes, unsupported
+from tests.targets.emulator.cutile_cases import CASES, PTX_DIR
 
 pytestmark = pytest.mark.skipif(not PTX_DIR.is_dir(), reason=f"corpus not found at {PTX_DIR}")
 

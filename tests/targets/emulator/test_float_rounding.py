@@ -60,7 +60,7 @@ def test_f32_rounding_modes_match_exact_arithmetic(op: str) -> None:
     a, b, c = operands(128, seed=len(op))
     nargs = 3 if op == "fma" else 2
     for mode in MODES:
-        regs = ", ".join("{%s}" % r for r in "abc"[:nargs])
+        regs = ", ".join(f"{{{r}}}" for r in "abc"[:nargs])
         got = elementwise(f"{op}.{mode}.f32 {{d}}, {regs};", ["f32"] * nargs, "f32",
                           *(a, b, c)[:nargs])
         want = np.array([round_f32(EXACT[op](x, y, z), mode) for x, y, z in zip(a, b, c)],
@@ -161,8 +161,9 @@ def test_half_precision_arithmetic_rounds_once() -> None:
     got = elementwise("add.rn.f16 {d}, {a}, {b};", ["f16"] * 2, "f16", a, b)
     # 2049 is a tie between 2048 and 2050 -> even (2048); 1+2^-11 ties to 1; overflow -> inf
     assert list(got) == [2048.0, 1.0, np.inf]
-    got = elementwise("add.rz.f16 {d}, {a}, {b};", ["f16"] * 2, "f16", a, b)
-    assert list(got) == [2048.0, 1.0, 65504.0]
+    got = elementwise("fma.rn.f16 {d}, {a}, {b}, {b};", ["f16"] * 2, "f16", a, b)
+    # 2048*1+1 ties to even; 1*2^-11 + 2^-11 = 2^-10 exactly; overflow -> inf
+    assert list(got) == [2048.0, 2.0 ** -10, np.inf]
     packed = np.array([0x3C00_4000], np.uint32)     # (hi 1.0, lo 2.0)
     got = elementwise("mul.rn.f16x2 {d}, {a}, {b};", ["b32"] * 2, "b32", packed, packed)
     assert got[0] == 0x3C00_4400                   # (1.0, 4.0)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nanotile.targets.emulator import run_ptx
-from tests.targets.emulator.ptxkit import elementwise, kernel
+from tests.targets.emulator.ptxkit import assembled, elementwise, kernel
 
 REF = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "ptx-examples"
 REGS = """  .reg .pred %p<8>;
@@ -18,6 +18,15 @@ REGS = """  .reg .pred %p<8>;
   .reg .b64 %rd<16>;
   .reg .f32 %f<16>;
 """
+
+
+def run_checked(text: str, *args, **kwargs):
+    """run_ptx on a kernel NVIDIA's ptxas accepts."""
+    return run_ptx(assembled(text), *args, **kwargs)
+
+
+def assembled_kernel(params: str, body: str) -> str:
+    return assembled(kernel(params, body))
 
 
 def out_kernel(body: str, shared: str = "") -> str:
@@ -31,8 +40,9 @@ def out_kernel(body: str, shared: str = "") -> str:
 
 
 def run_out(text: str, n: int, dtype=np.uint32, grid=(1,)) -> np.ndarray:
+    assembled(text)
     out = np.zeros(n * grid[0], dtype)
-    run_ptx(text, "k", grid=grid, block=(n,), args=[out])
+    run_checked(text, "k", grid=grid, block=(n,), args=[out])
     return out
 
 
@@ -86,7 +96,7 @@ def test_vote_and_redux() -> None:
   st.global.u32 [%rd1+256], %r6;
   st.global.u32 [%rd1+384], %r7;""")
     out = np.zeros(128, np.uint32)
-    run_ptx(text, "k", block=(32,), args=[out])
+    run_checked(text, "k", block=(32,), args=[out])
     lanes = np.arange(32)
     assert out[0] == sum(1 << i for i in lanes if i & 5)
     assert (out[32:64] == 1).all()
@@ -136,7 +146,7 @@ LOOP:
   st.global.u32 [%rd1], %r3;
   st.global.u32 [%rd1+256], %r4;""")
     out = np.zeros(128, np.uint32)
-    run_ptx(text, "k", block=(64,), args=[out])
+    run_checked(text, "k", block=(64,), args=[out])
     n = np.arange(64)
     tri = n * (n + 1) // 2
     np.testing.assert_array_equal(out[:64], tri)
@@ -187,16 +197,18 @@ def test_dynamic_shared_memory_and_generic_addressing() -> None:
   mul.wide.u32 %rd7, %r2, 4;
   add.s64 %rd8, %rd4, %rd7;
   ld.u32 %r3, [%rd8];
-  st.global.u32 [%rd1], %r3;""", shared="  .extern .shared .align 16 .b8 dyn[];\n")
+  st.global.u32 [%rd1], %r3;""").replace(
+        ".visible .entry", ".extern .shared .align 16 .b8 dyn[];\n.visible .entry")
+    assembled(text)
     out = np.zeros(64, np.uint32)
-    run_ptx(text, "k", block=(64,), args=[out], shared_bytes=256)
+    run_checked(text, "k", block=(64,), args=[out], shared_bytes=256)
     np.testing.assert_array_equal(out, np.arange(64) ^ 1)
 
 
 # ---------------------------------------------------------------- atomics
 
 def test_atomics_on_one_address_serialise() -> None:
-    text = kernel(".param .u64 pout, .param .u64 pctr", REGS + """
+    text = assembled_kernel(".param .u64 pout, .param .u64 pctr", REGS + """
   ld.param.u64 %rd0, [pout];
   ld.param.u64 %rd3, [pctr];
   mov.u32 %r1, %tid.x;
@@ -212,7 +224,7 @@ def test_atomics_on_one_address_serialise() -> None:
   atom.global.add.f32 %f1, [%rd3+24], 0f3F800000;""")
     out = np.zeros(64, np.uint32)
     ctr = np.zeros(8, np.uint32)
-    run_ptx(text, "k", block=(64,), args=[out, ctr])
+    run_checked(text, "k", block=(64,), args=[out, ctr])
     assert sorted(out) == list(range(64))
     assert ctr[0] == 64 and ctr[1] == 63 and ctr[3] == 77
     assert ctr[4] == 64 % 10                              # inc wraps to 0 after 9
@@ -237,7 +249,7 @@ def test_shared_atomic_max() -> None:
 # ---------------------------------------------------------------- vector access, local, const
 
 def test_vector_loads_stores_and_local_memory() -> None:
-    text = kernel(".param .u64 pin, .param .u64 pout", REGS + """
+    text = assembled_kernel(".param .u64 pin, .param .u64 pout", REGS + """
   .local .align 16 .b8 buf[32];
   ld.param.u64 %rd0, [pin];
   ld.param.u64 %rd1, [pout];
@@ -255,7 +267,7 @@ def test_vector_loads_stores_and_local_memory() -> None:
   st.global.v4.u32 [%rd5], {%r7, %r8, %r9, %r2};""")
     src = np.arange(4 * 40, dtype=np.uint32)
     out = np.zeros_like(src)
-    run_ptx(text, "k", block=(40,), args=[src, out])
+    run_checked(text, "k", block=(40,), args=[src, out])
     s = src.reshape(40, 4)
     want = np.stack([s[:, 3], s[:, 2], np.arange(40) + 1000, s[:, 0]], axis=1)
     np.testing.assert_array_equal(out.reshape(40, 4), want)
@@ -277,8 +289,9 @@ def test_const_and_global_variables() -> None:
   st.global.u32 [%rd6], %r3;""").replace(
         ".visible .entry", ".const .align 4 .u32 table[4] = {10, 20, 30, 40};\n"
         ".global .align 4 .u32 counter = 5;\n.visible .entry")
+    assembled(text)
     out = np.zeros(8, np.uint32)
-    run_ptx(text, "k", block=(8,), args=[out])
+    run_checked(text, "k", block=(8,), args=[out])
     assert list(out) == [15, 25, 35, 45] * 2
 
 
@@ -342,7 +355,7 @@ def test_mma_sync_m16n8k16_reference_snippet(dtype: str) -> None:
     A = rng.integers(-4, 5, (16, 16)).astype(np.float16)
     Bt = rng.integers(-4, 5, (8, 16)).astype(np.float16)
     D = np.zeros((16, 8), np.float32)
-    run_ptx(text, "mma_m16n8k16_f16_f32", block=(32,), args=[A, Bt, D])
+    run_checked(text, "mma_m16n8k16_f16_f32", block=(32,), args=[A, Bt, D])
     f16 = A.astype(np.float64) @ Bt.T.astype(np.float64)
     # the second mma reinterprets the f16 bits as bf16 and accumulates onto the first
     Ab = A.view(np.uint16).view(ml_dtypes.bfloat16).astype(np.float64)
@@ -352,7 +365,7 @@ def test_mma_sync_m16n8k16_reference_snippet(dtype: str) -> None:
 
 
 def test_ldmatrix_fragments_and_transpose() -> None:
-    text = kernel(".param .u64 pin, .param .u64 pout", REGS + """
+    text = assembled_kernel(".param .u64 pin, .param .u64 pout", REGS + """
   .shared .align 16 .b8 sm[512];
   ld.param.u64 %rd0, [pin];
   ld.param.u64 %rd1, [pout];
@@ -374,7 +387,7 @@ def test_ldmatrix_fragments_and_transpose() -> None:
   st.global.v4.u32 [%rd5+16], {%r14, %r15, %r16, %r17};""")
     src = np.arange(256, dtype=np.uint16)               # 4 matrices of 8x8, row-major
     out = np.zeros((32, 8), np.uint32)
-    run_ptx(text, "k", block=(32,), args=[src, out])
+    run_checked(text, "k", block=(32,), args=[src, out])
     mats = src.reshape(4, 8, 8)
     for lane in range(32):
         g, t = lane // 4, lane % 4
@@ -410,7 +423,7 @@ def test_special_registers() -> None:
   add.s64 %rd1, %rd0, %rd2;
   st.global.u32 [%rd1], %r8;""")
     out = np.zeros(2 * 3 * 48, np.uint32)
-    run_ptx(text, "k", grid=(2, 3), block=(16, 3), args=[out])
+    run_checked(text, "k", grid=(2, 3), block=(16, 3), args=[out])
     o = out.reshape(3, 2, 3, 16)          # ctaid.y, ctaid.x, tid.y, tid.x
     for cy in range(3):
         for ty in range(3):
@@ -457,7 +470,5 @@ def test_vprintf(capsys) -> None:
   ret;
 }
 """
-    from tests.targets.emulator.ptxkit import BUILT
-    BUILT.append(text)
-    run_ptx(text, "k", block=(3,), args=[])
+    run_checked(text, "k", block=(3,), args=[])
     assert capsys.readouterr().out == "tid=0 x=0.00\ntid=1 x=0.50\ntid=2 x=1.00\n"
