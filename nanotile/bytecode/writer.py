@@ -218,6 +218,12 @@ class _Writer:
     def constant(self, value: Any, op: Operation | None) -> int:
         if not isinstance(value, A.DenseElementsAttr):
             raise self.fail("expected a dense constant value", op)
+        t = value.type
+        if isinstance(t, T.TileType) and isinstance(t.element, T.ElementType):
+            width = W.storage_bytes(t.element)
+            if len(value.data) not in (width, width * t.num_elements):
+                raise self.fail(f"constant of {len(value.data)} bytes does not fit {t} "
+                                f"({width} bytes per element)", op)
         buf = bytearray()
         put_varint(buf, len(value.data))
         buf += value.data
