@@ -334,7 +334,8 @@ class Launch:
         self.grid = grid
         self.block = block
         self.dynamic_shared = dynamic_shared
-        self.shared_total = _align(kernel.shared_size, 128) + dynamic_shared
+        self.shared_total = (_align(kernel.shared_size, 128) + dynamic_shared
+                             if dynamic_shared or kernel.extern_shared else kernel.shared_size)
         self.param = Space("param", max(len(param_bytes), 1), readonly=True)
         self.param.write_bytes(0, param_bytes) if param_bytes else None
         self.instructions = 0
