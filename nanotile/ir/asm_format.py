@@ -1,0 +1,588 @@
+"""The op format language: one declarative string per op (the op table's ``asm`` column),
+interpreted by one engine that both parses an op's text and prints it.
+
+It is a small cousin of MLIR's assembly-format language, and follows MLIR's spacing rules
+when printing, so ops print exactly as tileirdisasm / cuda-tile-opt print them (including
+the two spaces left where a directive printed nothing, as in ``ftof %x  : ...``).
+
+Elements (separated by spaces):
+  $x                 operand group x (one value, an optional one, or a comma list)
+  type($x,$y)        a type (a list for a variadic group); the first name is printed, the
+                     others must agree (operands) or receive it (results)
+  type*($x)          one type written for every value of variadic group x
+  @a  /  @a:angle    attribute a in its natural spelling / an enum as ``<value>``
+  'kw                a keyword;   , : -> = [ ] ( )  punctuation
+  ~  /  _            no space / one space (MLIR's `` and ` `)
+  attr-dict          an optional ``{...}`` of extra attributes
+  ?( ... )?          optional group, printed when its first operand/attribute/type is
+                     present (a unit or defaulted attribute counts as absent); parsed when
+                     the next token can start its first element
+  !name(args)        a named directive for custom syntax (see DIRECTIVES)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import attrs as A
+from . import types as T
+from .asm_attrs import (AsmError, dense_values_text, hints_text, make_dense, parse_sub,
+                        predicate_text, string_text, typed_attr_text)
+from .enums import IntegerOverflow, enum_text
+from .optable import AttrDef, OpDef
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .asm_print import OpPrinter
+    from .parser import OpParser, OpState
+
+# ---------------------------------------------------------------------------------------
+# Enum spellings that differ from the member name
+
+
+_SPELLING = {IntegerOverflow.none: "none", IntegerOverflow.nsw: "no_signed_wrap",
+             IntegerOverflow.nuw: "no_unsigned_wrap", IntegerOverflow.nw: "no_wrap"}
+
+
+def enum_spelling(member: Enum) -> str:
+    """The text of an enum value (``IntegerOverflow.nsw`` is written ``no_signed_wrap``)."""
+    return _SPELLING.get(member) or enum_text(member)  # type: ignore[arg-type]
+
+
+def enum_parse(cls: type[Enum], text: str) -> Enum | None:
+    for m in cls:
+        if enum_spelling(m) == text or enum_text(m) == text:
+            return m
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Compiled format elements
+
+
+@dataclass(frozen=True)
+class Elem:
+    kind: str  # lit space operand type attr attrdict opt custom
+    name: str = ""
+    names: tuple[str, ...] = ()
+    style: str = ""
+    children: tuple["Elem", ...] = ()
+
+
+def _tokenize_format(fmt: str) -> list[str]:
+    out: list[str] = []
+    for word in fmt.split():
+        out.append(word)
+    return out
+
+
+@lru_cache(maxsize=None)
+def compile_format(fmt: str) -> tuple[Elem, ...]:
+    words = _tokenize_format(fmt)
+    pos = 0
+
+    def seq(until: str | None) -> list[Elem]:
+        nonlocal pos
+        items: list[Elem] = []
+        while pos < len(words):
+            w = words[pos]
+            pos += 1
+            if w == until:
+                return items
+            items.append(one(w))
+        if until is not None:
+            raise ValueError(f"unterminated group in format {fmt!r}")
+        return items
+
+    def one(w: str) -> Elem:
+        if w == "?(":
+            return Elem("opt", children=tuple(seq(")?")))
+        if w == "~":
+            return Elem("space", style="")
+        if w == "_":
+            return Elem("space", style=" ")
+        if w == "attr-dict":
+            return Elem("attrdict")
+        if w.startswith("$"):
+            return Elem("operand", name=w[1:])
+        if w.startswith(("type(", "type*(")):
+            inner = w[w.index("(") + 1:-1]
+            return Elem("type", names=tuple(n.lstrip("$") for n in inner.split(",")),
+                        style="*" if w.startswith("type*") else "")
+        if w.startswith("@"):
+            name, _, style = w[1:].partition(":")
+            return Elem("attr", name=name, style=style)
+        if w.startswith("!"):
+            name, _, rest = w[1:].partition("(")
+            args = tuple(a.strip().lstrip("$") for a in rest.rstrip(")").split(",") if a)
+            return Elem("custom", name=name, names=args)
+        if w.startswith("'"):
+            return Elem("lit", name=w[1:])
+        return Elem("lit", name=w)
+
+    return tuple(seq(None))
+
+
+# ---------------------------------------------------------------------------------------
+# Custom directives
+
+
+@dataclass(frozen=True)
+class Directive:
+    parse: Callable[["OpParser", "OpState", tuple[str, ...]], None]
+    print: Callable[["OpPrinter", Any, tuple[str, ...]], str]
+    can_start: Callable[["OpParser", tuple[str, ...]], bool] = lambda p, a: False
+    spaced: bool = True  # gets MLIR's leading space like any other element
+    present: Callable[[Any, tuple[str, ...]], bool] = lambda op, a: True
+
+
+DIRECTIVES: dict[str, Directive] = {}
+
+
+def directive(name: str, **kw: Any) -> Callable[[Callable], Callable]:
+    def deco(parse_fn: Callable) -> Callable:
+        DIRECTIVES[name] = Directive(parse=parse_fn, **kw)
+        return parse_fn
+    return deco
+
+
+# ---------------------------------------------------------------------------------------
+# Attribute values in their natural (custom-form) spelling
+
+
+def attr_value_text(a: AttrDef, v: Any, style: str = "") -> str:
+    k = a.kind
+    if k == "enum":
+        s = enum_spelling(v)
+        return f"<{s}>" if style == "angle" else s
+    if k == "int":
+        return str(v)
+    if k == "bool":
+        return "true" if v else "false"
+    if k == "string":
+        return string_text(v)
+    if k == "symbol":
+        return "@" + v
+    if k == "type":
+        return str(v)
+    if k == "i32_array":
+        return "[" + ", ".join(map(str, v)) + "]"
+    if k == "bool_array":
+        return "[" + ", ".join("true" if x else "false" for x in v) + "]"
+    if k == "attr":
+        return predicate_text(v)
+    if k == "attr_array":
+        return "[" + ", ".join(typed_attr_text(x) for x in v) + "]"
+    if k == "hints":
+        return hints_text(v)
+    if k == "dense":
+        return f"<{v.type.element}: {dense_values_text(v)}> : {v.type}"
+    raise TypeError(f"cannot print attribute kind {k}")
+
+
+def attr_present(a: AttrDef, attrs: dict[str, Any]) -> bool:
+    """Whether an attribute is written: present and not equal to its default."""
+    if a.name not in attrs:
+        return False
+    v = attrs[a.name]
+    if a.kind == "unit":
+        return bool(v)
+    if a.default is not None and v == a.default:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# Parsing with a format
+
+
+def parse_format(p: "OpParser", st: "OpState", elems: tuple[Elem, ...]) -> None:
+    for e in elems:
+        _parse_elem(p, st, e)
+
+
+def _parse_elem(p: "OpParser", st: "OpState", e: Elem) -> None:
+    k = e.kind
+    if k == "lit":
+        p.expect(e.name)
+    elif k == "operand":
+        od = st.opdef.operand(e.name)
+        if od is None:
+            raise AssertionError(f"format of {st.opdef.name} names unknown operand {e.name}")
+        if od.kind == "variadic":
+            st.operands[e.name] = p.parse_operand_list()
+        else:
+            st.operands[e.name] = [p.parse_operand()]
+    elif k == "type":
+        _parse_type_elem(p, st, e)
+    elif k == "attr":
+        a = st.opdef.attr(e.name)
+        assert a is not None, (st.opdef.name, e.name)
+        if a.kind == "unit":
+            st.attrs[a.name] = True
+        else:
+            st.attrs[a.name] = parse_attr_value(p, a, e.style)
+    elif k == "attrdict":
+        if p.at("{"):
+            st.attrs.update(p.parse_extra_attr_dict(st.opdef))
+    elif k == "opt":
+        if _can_start(p, st, e.children[0]):
+            parse_format(p, st, e.children)
+    elif k == "custom":
+        DIRECTIVES[e.name].parse(p, st, e.names)
+
+
+def _can_start(p: "OpParser", st: "OpState", e: Elem) -> bool:
+    k = e.kind
+    if k == "lit":
+        return p.at(e.name)
+    if k == "operand":
+        return p.peek().kind == "v"
+    if k == "type":
+        return p.at_type()
+    if k == "attr":
+        a = st.opdef.attr(e.name)
+        assert a is not None
+        tok = p.peek()
+        if a.kind == "enum":
+            return tok.kind == "w" and enum_parse(a.enum, tok.text) is not None  # type: ignore[arg-type]
+        if a.kind in ("int",):
+            return tok.kind == "n"
+        if a.kind == "hints":
+            return tok.kind == "A"
+        return False
+    if k == "custom":
+        return DIRECTIVES[e.name].can_start(p, e.names)
+    return False
+
+
+def _parse_type_elem(p: "OpParser", st: "OpState", e: Elem) -> None:
+    first = e.names[0]
+    if e.style == "*":
+        tok = p.peek()
+        t = p.parse_type()
+        for name in e.names:
+            if name in st.operands:
+                for v in st.operands[name]:
+                    p.check_type(v, t, tok)
+            else:
+                n = st.result_count(name)
+                if n is None:
+                    n = st.infer_count(name)
+                st.rtypes[name] = [t] * n
+        return
+    if first in st.operands:
+        count: int | None = len(st.operands[first])
+    else:
+        count = st.result_count(first)
+    tok = p.peek()
+    types = p.parse_type_list(count)
+    for name in e.names:
+        if name in st.operands:
+            vals = st.operands[name]
+            if len(vals) != len(types):
+                raise p.error(f"expected {len(vals)} types, got {len(types)}", tok)
+            for v, t in zip(vals, types):
+                p.check_type(v, t, tok)
+        else:
+            n = st.result_count(name)
+            if n is not None and n != len(types):
+                raise p.error(f"expected {n} result types, got {len(types)}", tok)
+            st.rtypes[name] = list(types)
+
+
+def parse_attr_value(p: "OpParser", a: AttrDef, style: str = "") -> Any:
+    """Parse one attribute written in its natural (custom-form) spelling."""
+    tok = p.peek()
+    k = a.kind
+    if k == "enum":
+        if style == "angle":
+            t = p.next()
+            text = t.text[1:-1].strip() if t.kind == "A" else ""
+        else:
+            t = p.next()
+            text = t.text if t.kind == "w" else ""
+        m = enum_parse(a.enum, text) if text else None  # type: ignore[arg-type]
+        if m is None:
+            raise p.error(f"invalid {a.name} '{t.text}'", t)
+        return m
+    if k == "int":
+        t = p.next()
+        if t.kind != "n" or not t.text.lstrip("-").isdigit():
+            raise p.error(f"expected integer value for {a.name}", t)
+        return int(t.text)
+    if k == "bool":
+        t = p.next()
+        if t.text not in ("true", "false"):
+            raise p.error(f"expected 'true' or 'false' for {a.name}", t)
+        return t.text == "true"
+    if k == "string":
+        t = p.next()
+        if t.kind != "q":
+            raise p.error(f"expected string for {a.name}", t)
+        return p.string_value(t)
+    if k == "symbol":
+        t = p.next()
+        if t.kind != "s":
+            raise p.error(f"expected symbol name (@name) for {a.name}", t)
+        return p.symbol_value(t)
+    if k == "i32_array":
+        return tuple(p.parse_int_list())
+    if k == "bool_array":
+        return tuple(bool(x) for x in p.parse_int_list())
+    if k == "attr":
+        t = p.next()
+        if t.kind not in ("a", "h"):
+            raise p.error(f"expected an assume predicate, got '{t.text}'", t)
+        return p.sub(t, "predicate")
+    if k == "attr_array":
+        return p.parse_typed_attr_array()
+    if k == "hints":
+        t = p.next()
+        if t.kind not in ("A", "h", "a"):
+            raise p.error("expected optimization hints '<...>'", t)
+        return p.sub(t, "hints")
+    if k == "type":
+        return p.parse_type()
+    raise p.error(f"cannot parse attribute {a.name} here", tok)
+
+
+# ---------------------------------------------------------------------------------------
+# Printing with a format (MLIR's spacing rules)
+
+
+class _PState:
+    __slots__ = ("out", "space", "punct")
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.space = True
+        self.punct = False
+
+
+def _space_before(v: str, last_punct: bool) -> bool:
+    if len(v) != 1 and v != "->":
+        return True
+    if last_punct:
+        return v[0] not in ">)}],"
+    return v[0] not in "<>(){}[],"
+
+
+def print_format(pr: "OpPrinter", op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> str:
+    s = _PState()
+    _print_elems(pr, op, opdef, elems, s)
+    return "".join(s.out)
+
+
+def _emit(s: _PState, text: str) -> None:
+    if s.space or not s.punct:
+        s.out.append(" ")
+    s.out.append(text)
+    s.punct = False
+    s.space = True
+
+
+def _print_elems(pr: "OpPrinter", op: Any, opdef: OpDef, elems: tuple[Elem, ...],
+                 s: _PState) -> None:
+    for e in elems:
+        k = e.kind
+        if k == "lit":
+            v = e.name
+            if s.space and _space_before(v, s.punct):
+                s.out.append(" ")
+            s.out.append(v)
+            s.space = not (len(v) == 1 and v in "<({[")
+            s.punct = v[0] != "_" and not v[0].isalpha()
+        elif k == "space":
+            if e.style:
+                s.out.append(" ")
+                s.punct = False
+            else:
+                s.punct = True
+            s.space = False
+        elif k == "attrdict":
+            text = pr.extra_attrs(op, opdef)
+            if text:
+                s.out.append(" " + text)
+            s.punct = False
+        elif k == "opt":
+            if _anchor_present(pr, op, opdef, e.children):
+                _print_elems(pr, op, opdef, e.children, s)
+        elif k == "operand":
+            _emit(s, ", ".join(pr.value(v) for v in pr.group(op, opdef, e.name)))
+        elif k == "type":
+            vals = pr.group(op, opdef, e.names[0])
+            if e.style == "*":
+                _emit(s, pr.type(vals[0].type) if vals else "")
+            else:
+                _emit(s, ", ".join(pr.type(v.type) for v in vals))
+        elif k == "attr":
+            a = opdef.attr(e.name)
+            assert a is not None
+            if a.kind == "unit":
+                continue
+            _emit(s, attr_value_text(a, op.attributes[a.name], e.style))
+        elif k == "custom":
+            d = DIRECTIVES[e.name]
+            text = d.print(pr, op, e.names)
+            if d.spaced:
+                _emit(s, text)
+            else:
+                s.out.append(text)
+                s.punct = False
+                s.space = True
+
+
+def _anchor_present(pr: "OpPrinter", op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> bool:
+    for e in elems:
+        if e.kind == "operand":
+            return bool(pr.group(op, opdef, e.name))
+        if e.kind == "type":
+            return bool(pr.group(op, opdef, e.names[0]))
+        if e.kind == "attr":
+            a = opdef.attr(e.name)
+            assert a is not None
+            return attr_present(a, op.attributes)
+        if e.kind == "custom":
+            return DIRECTIVES[e.name].present(op, e.names)
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# The formats (moved into the op table's `asm` column; this is the fallback lookup)
+
+_UN = "$source attr-dict : type($result,$source)"
+_BIN = "$lhs , $rhs attr-dict : type($result,$lhs,$rhs)"
+_FTZ = "?( 'flush_to_zero @flush_to_zero )?"
+_OVF = "?( 'overflow ~ @overflow:angle )?"
+_CAST = "$source attr-dict : type($source) -> type($result)"
+_TERM = "attr-dict ?( $operands : type($operands) )?"
+_TOKEN = "?( 'token ~ = ~ $token )?"
+_HINTS = "?( 'optimization_hints = @optimization_hints )?"
+_VTOKEN = "?( 'token = $token )?"
+_INB = "?( 'inbounds = @inbounds )?"
+
+
+def format_of(opdef: OpDef) -> str:
+    """The op's format string: its op-table ``asm`` column."""
+    fmt = opdef.asm or ASM.get(opdef.name)
+    if fmt is None:
+        raise KeyError(opdef.name)
+    return fmt
+
+
+ASM: dict[str, str] = {
+    **{n: _UN for n in ("absf", "absi", "ceil", "cos", "cosh", "floor", "log", "log2", "negf",
+                        "sin", "sinh", "tan")},
+    "exp": "$source !rounding(rounding_mode) attr-dict : type($result,$source)",
+    "tanh": "$source !rounding(rounding_mode) attr-dict : type($result,$source)",
+    "exp2": f"$source {_FTZ} attr-dict : type($result,$source)",
+    "rsqrt": f"$source {_FTZ} attr-dict : type($result,$source)",
+    "sqrt": f"$source !rounding(rounding_mode) {_FTZ} attr-dict : type($result,$source)",
+    "negi": f"$source {_OVF} attr-dict : type($result,$source)",
+    **{n: f"$lhs , $rhs {_OVF} attr-dict : type($result,$lhs,$rhs)"
+       for n in ("addi", "subi", "muli", "shli")},
+    **{n: _BIN for n in ("andi", "ori", "xori", "remf")},
+    "atan2": "$x , $y attr-dict : type($result,$x,$y)",
+    "mulhii": "$x , $y attr-dict : type($result,$x,$y)",
+    "fpowf": "$source , $exponent attr-dict : type($result,$source,$exponent)",
+    "fpowi": "$source , $exponent attr-dict : type($result,$source) , type($exponent)",
+    **{n: f"$lhs , $rhs !rounding(rounding_mode) {_FTZ} attr-dict : type($result,$lhs,$rhs)"
+       for n in ("addf", "subf", "mulf", "divf")},
+    "fma": f"$lhs , $rhs , $acc !rounding(rounding_mode) {_FTZ} attr-dict "
+           ": type($result,$lhs,$rhs,$acc)",
+    "maxf": "$lhs , $rhs !units(flush_to_zero,propagate_nan) attr-dict "
+            ": type($result,$lhs,$rhs)",
+    "minf": "$lhs , $rhs !units(flush_to_zero,propagate_nan) attr-dict "
+            ": type($result,$lhs,$rhs)",
+    "cmpi": "@comparison_predicate $lhs , $rhs , @signedness attr-dict "
+            ": type($lhs,$rhs) -> type($result)",
+    "cmpf": "@comparison_predicate @comparison_ordering $lhs , $rhs attr-dict "
+            ": type($lhs,$rhs) -> type($result)",
+    "divi": "$lhs , $rhs @signedness ?( 'rounding ~ @rounding:angle )? attr-dict "
+            ": type($result,$lhs,$rhs)",
+    **{n: "$lhs , $rhs @signedness attr-dict : type($result,$lhs,$rhs)"
+       for n in ("maxi", "mini", "remi", "shri")},
+    **{n: _CAST for n in ("bitcast", "broadcast", "int_to_ptr", "ptr_to_int", "ptr_to_ptr",
+                          "reshape", "pack", "unpack")},
+    "exti": "$from @signedness attr-dict : type($from) -> type($to)",
+    "ftof": "$from !rounding(rounding_mode) attr-dict : type($from) -> type($to)",
+    "ftoi": "$from @signedness !rounding(rounding_mode) ?( 'saturating @saturating )? "
+            "attr-dict : type($from) -> type($to)",
+    "itof": "$from @signedness !rounding(rounding_mode) attr-dict : type($from) -> type($to)",
+    "trunci": f"$from {_OVF} attr-dict : type($from) -> type($to)",
+    "cat": "$lhs , $rhs 'dim = @dim attr-dict : type($lhs) , type($rhs) -> type($result)",
+    "constant": "!dense(value,result) attr-dict",
+    "extract": "$source [ $indices ] attr-dict : type($source) -> type($result)",
+    "insert": "$source , $destination [ $indices ] attr-dict "
+              ": type($source) , type($destination,$result)",
+    "iota": "attr-dict : type($result)",
+    "offset": "$ptr , $offset attr-dict : type($ptr) , type($offset) -> type($result)",
+    "permute": "$source @permutation attr-dict : type($source) -> type($result)",
+    "select": "$cond , $val_if_true , $val_if_false attr-dict "
+              ": type($cond) , type($result,$val_if_true,$val_if_false)",
+    "mmaf": "$lhs , $rhs , $acc ?( 'fast_acc @fast_acc )? attr-dict "
+            ": type($lhs) , type($rhs) , type($acc,$result)",
+    "mmai": "$lhs , $rhs , $acc @signedness_lhs @signedness_rhs attr-dict "
+            ": type($lhs) , type($rhs) , type($acc,$result)",
+    "mmaf_scaled": "$lhs , $rhs , $acc , $lhs_scale , $rhs_scale attr-dict : type($lhs) , "
+                   "type($rhs) , type($acc,$result) , type($lhs_scale) , type($rhs_scale)",
+    "reduce": "$operands attr-dict _ 'dim ~ = ~ @dim 'identities ~ = ~ @identities "
+              ": type($operands) -> type($results) !arg_region",
+    "scan": "$operands attr-dict _ 'dim ~ = ~ @dim 'reverse ~ = ~ @reverse 'identities ~ = ~ "
+            "@identities : type($operands) -> type($results) !arg_region",
+    "make_tensor_view": "!make_tensor_view",
+    "make_partition_view": "$tensor_view attr-dict : type($result)",
+    "make_strided_view": "$tensor_view attr-dict : type($result)",
+    "make_gather_scatter_view": "$tensor_view attr-dict : type($result)",
+    "get_index_space_shape": "$src attr-dict : type($src) -> type*($result)",
+    "get_tensor_shape": "$src attr-dict : type($src) -> type*($result)",
+    "load_ptr_tko": f"@memory_ordering_semantics ?( @memory_scope )? $source ?( , $mask )? "
+                    f"?( , $paddingValue )? {_TOKEN} {_HINTS} attr-dict : type($source) "
+                    f"?( , type($mask) )? ?( , type($paddingValue) )? -> type($result) , "
+                    f"type($result_token)",
+    "store_ptr_tko": f"@memory_ordering_semantics ?( @memory_scope )? $destination , $value "
+                     f"?( , $mask )? {_TOKEN} {_HINTS} attr-dict : type($destination) , "
+                     f"type($value) ?( , type($mask) )? -> type($result_token)",
+    "load_view_tko": f"@memory_ordering_semantics ?( @memory_scope )? $view [ $index ] "
+                     f"{_VTOKEN} {_INB} {_HINTS} attr-dict : type($view) "
+                     f"?( , !index_types(index) )? -> type($tile) , type($result_token)",
+    "store_view_tko": f"@memory_ordering_semantics ?( @memory_scope )? $tile , $view "
+                      f"[ $index ] {_VTOKEN} {_INB} {_HINTS} attr-dict : type($tile) , type($view) "
+                      f"?( , !index_types(index) )? -> type($result_token)",
+    "alloca": "'num_elem = @num_elem , 'alignment = @alignment ?( 'global @global )? "
+              "attr-dict : type($result)",
+    "get_global": "@name attr-dict : type($result)",
+    "atomic_cas_tko": f"@memory_ordering_semantics @memory_scope $pointers , $cmp , $val "
+                      f"?( , $mask )? {_TOKEN} attr-dict : type($pointers) , type($val,$cmp) "
+                      f"?( , type($mask) )? -> type($result) , type($result_token)",
+    "atomic_rmw_tko": f"@memory_ordering_semantics @memory_scope $pointers , @mode , $arg "
+                      f"?( , $mask )? {_TOKEN} attr-dict : type($pointers) , type($arg) "
+                      f"?( , type($mask) )? -> type($result) , type($result_token)",
+    "atomic_red_view_tko": f"@memory_ordering_semantics @memory_scope $view [ $index ] , "
+                           f"@mode , $value {_VTOKEN} attr-dict : type($value) , type($view) "
+                           f"?( , !index_types(index) )? -> type($result_token)",
+    "make_token": "attr-dict : type($result)",
+    "join_tokens": "$tokens attr-dict : type($result)",
+    "gdc_launch_dependents_tko": f"{_VTOKEN} attr-dict -> type($result_token)",
+    "gdc_wait_tko": f"{_VTOKEN} attr-dict -> type($result_token)",
+    "memory_fence_alias_tko": f"{_VTOKEN} attr-dict -> type($result_token)",
+    "if": "$condition ?( -> ( type($results) ) )? !then ?( 'else !else )? attr-dict",
+    "for": "!for",
+    "loop": "!loop",
+    **{n: _TERM for n in ("break", "continue", "return", "yield")},
+    "assert": "$condition , @message attr-dict : type($condition)",
+    "entry": "!entry",
+    "global": "!visibility(symbol_visibility) ?( 'constant @constant )? @sym_name "
+              "?( 'alignment = @alignment )? attr-dict !dense(value)",
+    "module": "@sym_name attr-dict",
+    "get_num_tile_blocks": "attr-dict : type($gridSize_x,$gridSize_y,$gridSize_z)",
+    "get_tile_block_id": "attr-dict : type($blockId_x,$blockId_y,$blockId_z)",
+    "assume": "@predicate , $value attr-dict : type($value,$result)",
+    "print_tko": f"@str ?( , $args )? {_TOKEN} attr-dict ?( : type($args) )? "
+                 f"-> type($result_token)",
+}
+
+from . import asm_directives  # noqa: E402,F401  (registers the named directives)

@@ -1,0 +1,555 @@
+"""Print a Module as Tile IR text: ``print_module(module, *, generic=False, debuginfo=False)``.
+
+The custom form is the canonical text, the one tileirdisasm and cuda-tile-opt print
+(prefixes stripped inside a module, floats as ``1.000000e+00``, defaults left out); each
+op is printed by the format engine from its op table row. ``generic=True`` prints MLIR's
+generic op form instead; ``debuginfo=True`` adds ``loc(...)`` and the alias definitions.
+
+SSA names come from the names the parser kept (``name_hint``) or are numbered
+``%0, %1, ...``; duplicates get a ``_N`` suffix. Numbering restarts in each entry.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from . import attrs as A
+from . import types as T
+from .asm_attrs import (dense_values_text, format_float, hints_text, predicate_text,
+                        string_text, type_text, typed_attr_text)
+from .asm_format import compile_format, enum_spelling, format_of, print_format
+from .core import Module, Operation, Region, Value
+from .optable import OpDef, lookup
+
+_ENUM_MNEMONIC = {"RoundingMode": "rounding", "IntegerOverflow": "overflow",
+                  "AtomicRMWMode": "atomic_rmw_mode"}
+
+
+def _snake(name: str) -> str:
+    out = ""
+    for i, ch in enumerate(name):
+        if ch.isupper() and i:
+            out += "_"
+        out += ch.lower()
+    return out
+
+
+class OpPrinter:
+    """Prints ops; holds the SSA names of the item being printed."""
+
+    def __init__(self, *, generic: bool = False, debuginfo: bool = False) -> None:
+        self.generic = generic
+        self.debuginfo = debuginfo
+        self.indent = 0
+        self.names: dict[Value, str] = {}
+        self.used: set[str] = set()
+        self.counter = 0
+        self.arg_counter = 0
+        self.conflict = 0
+        self.scope: Any = None
+        self.op_names: dict[Operation, str] = {}
+        self.loc_names: dict[Any, str] = {}
+
+    # ------------------------------------------------------------------ naming
+    def reset_names(self) -> None:
+        self.names = {}
+        self.used = set()
+        self.counter = 0
+        self.arg_counter = 0
+        self.conflict = 0
+        self.scope = (set(), None)
+
+    def _unique(self, base: str) -> str:
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        k = 0
+        while f"{base}_{k}" in self.used:
+            k += 1
+        name = f"{base}_{k}"
+        self.used.add(name)
+        return name
+
+    def _number(self) -> str:
+        while str(self.counter) in self.used:
+            self.counter += 1
+        name = str(self.counter)
+        self.used.add(name)
+        self.counter += 1
+        return name
+
+    def _arg_name(self, v: Value) -> str:
+        if v.name_hint:
+            return self._unique(v.name_hint)
+        while f"arg{self.arg_counter}" in self.used:
+            self.arg_counter += 1
+        name = f"arg{self.arg_counter}"
+        self.used.add(name)
+        return name
+
+    def number(self, item: Operation) -> None:
+        """Name every value of an item the way MLIR does: a region's own values first,
+        then its nested regions, each starting from the same counters (so sibling
+        regions reuse numbers), with names scoped to their region."""
+        self.reset_names()
+        self.op_names: dict[Operation, str] = {}
+        stack: list[tuple[Region, int, int, int, Any]] = [
+            (r, 0, 0, 0, None) for r in item.regions]
+        while stack:
+            region, self.counter, self.arg_counter, self.conflict, parent = stack.pop()
+            scope = (set(), parent)
+            self.scope = scope
+            for block in region.blocks:
+                for a in block.arguments:
+                    if a.name_hint:
+                        self.names[a] = "%" + self._scoped_unique(a.name_hint)
+                    else:
+                        self.names[a] = f"%arg{self.arg_counter}"
+                        self.arg_counter += 1
+                for op in block.ops:
+                    self._number_results(op)
+            for block in region.blocks:
+                for op in block.ops:
+                    for r in op.regions:
+                        stack.append((r, self.counter, self.arg_counter, self.conflict, scope))
+
+    def _used(self, name: str) -> bool:
+        s = self.scope
+        while s is not None:
+            if name in s[0]:
+                return True
+            s = s[1]
+        return False
+
+    def _scoped_unique(self, name: str) -> str:
+        if self._used(name):
+            while True:
+                probe = f"{name}_{self.conflict}"
+                self.conflict += 1
+                if not self._used(probe):
+                    name = probe
+                    break
+        self.scope[0].add(name)
+        return name
+
+    def _number_results(self, op: Operation) -> None:
+        res = op.results
+        if not res:
+            return
+        if self._grouped(op):
+            hint = res[0].name_hint
+            if hint:
+                base = self._scoped_unique(hint)
+            else:
+                base = str(self.counter)
+                self.counter += 1
+            self.op_names[op] = base
+            for i, v in enumerate(res):
+                self.names[v] = f"%{base}#{i}" if len(res) > 1 else f"%{base}"
+            return
+        for v in res:
+            hint = v.name_hint if v.name_hint and "#" not in v.name_hint else None
+            if hint:
+                self.names[v] = "%" + self._scoped_unique(hint)
+            else:
+                self.names[v] = f"%{self.counter}"
+                self.counter += 1
+
+    def name_results(self, op: Operation) -> str:
+        """The ``%a, %b = `` prefix of an op (names come from number())."""
+        res = op.results
+        if not res:
+            return ""
+        base = self.op_names.get(op)
+        if base is not None:
+            return f"%{base}:{len(res)} = " if len(res) > 1 else f"%{base} = "
+        return ", ".join(self.value(v) for v in res) + " = "
+
+    @staticmethod
+    def _grouped(op: Operation) -> bool:
+        res = op.results
+        if len(res) < 2:
+            return True
+        h1 = res[1].name_hint
+        if h1 is not None and "#" in h1:
+            return True
+        if any(v.name_hint for v in res):
+            return False
+        od = lookup(op.name)
+        return od is None or (len(od.results) == 1 and od.results[0].variadic)
+
+    def value(self, v: Value) -> str:
+        name = self.names.get(v)
+        if name is None:  # a block argument seen first, or a use before its definition
+            name = "%" + (self._arg_name(v) if v.is_block_argument else self._number())
+            self.names[v] = name
+        return name
+
+    # ------------------------------------------------------------------ helpers for formats
+    def type(self, t: T.Type) -> str:
+        return type_text(t, self.generic)
+
+    def opdef(self, op: Operation) -> OpDef:
+        from .asm_toplevel import TESTING_FUNC
+
+        d = lookup(op.name)
+        return d if d is not None else TESTING_FUNC
+
+    def group(self, op: Operation, opdef: OpDef, name: str) -> list[Value]:
+        for od, vals in zip(opdef.operands, op.operand_groups()):
+            if od.name == name:
+                return vals
+        if any(r.name == name for r in opdef.results):
+            return self._result_group(op, opdef, name)
+        return []
+
+    @staticmethod
+    def _result_group(op: Operation, opdef: OpDef, name: str) -> list[Value]:
+        fixed = sum(1 for r in opdef.results if not r.variadic)
+        nvar = len(op.results) - fixed
+        i = 0
+        for r in opdef.results:
+            n = nvar if r.variadic else 1
+            if r.name == name:
+                return op.results[i:i + n]
+            i += n
+        return []
+
+    def indent_text(self) -> str:
+        return " " * self.indent
+
+    def extra_attrs(self, op: Operation, opdef: OpDef) -> str:
+        extra = {k: v for k, v in op.attributes.items() if opdef.attr(k) is None}
+        if not extra:
+            return ""
+        return "{" + ", ".join(_generic_entry(k, v, None, self) for k, v in extra.items()) + "}"
+
+    def extra_attrs_text(self, op: Operation, excluded: set[str]) -> str:
+        text = self.extra_attrs(op, self.opdef(op))
+        return " " + text if text else ""
+
+    # ------------------------------------------------------------------ regions and ops
+    def region(self, region: Region, elide: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+        if not region.blocks:
+            return "{\n" + self.indent_text() + "}"
+        block = region.blocks[0]
+        ops = block.ops
+        if ops and ops[-1].name in elide and not ops[-1].operands and not self.generic:
+            ops = ops[:-1]
+        for a in block.arguments:
+            self.value(a)
+        self.indent += 2
+        lines = [self.op(o) for o in ops]
+        self.indent -= 2
+        body = "".join(line + "\n" for line in lines)
+        return "{\n" + body + self.indent_text() + "}"
+
+    def op(self, op: Operation) -> str:
+        if self.generic:
+            return self.indent_text() + self.generic_op(op)
+        lhs = self.name_results(op)
+        opdef = self.opdef(op)
+        if lookup(op.name) is None and op.name != "testing$func":
+            return self.indent_text() + lhs + self._generic_body(op)
+        text = op.name + print_format(self, op, opdef, compile_format(format_of(opdef)))
+        return self.indent_text() + lhs + text + self.loc_suffix(op.location)
+
+    # ------------------------------------------------------------------ generic form
+    def generic_op(self, op: Operation) -> str:
+        lhs = self.name_results(op)
+        return lhs + self._generic_body(op)
+
+    def _generic_body(self, op: Operation) -> str:
+        opdef = lookup(op.name)
+        full = op.name if "." in op.name else "cuda_tile." + op.name
+        operands = ", ".join(self.value(v) for v in op.operands)
+        out = f'"{full}"({operands})'
+        inherent, extra = [], []
+        for k, v in op.attributes.items():
+            a = opdef.attr(k) if opdef is not None else None
+            if op.name == "testing$func" and k in ("sym_name", "function_type"):
+                inherent.append((k, _generic_entry(k, v, None, self)))
+            elif a is not None:
+                inherent.append((k, _generic_entry(k, v, a, self)))
+            else:
+                extra.append((k, _generic_entry(k, v, None, self)))
+        if opdef is not None and opdef.has_variable_operands and op.operand_segments:
+            segs = ", ".join(map(str, op.operand_segments))
+            inherent.append(("operandSegmentSizes", f"operandSegmentSizes = array<i32: {segs}>"))
+        if inherent:
+            out += " <{" + ", ".join(t for _, t in sorted(inherent)) + "}>"
+        if op.regions:
+            out += " (" + ", ".join(self._generic_region(r) for r in op.regions) + ")"
+        if extra:
+            out += " {" + ", ".join(t for _, t in sorted(extra)) + "}"
+        ins = ", ".join(self.type(v.type) for v in op.operands)
+        outs = [self.type(v.type) for v in op.results]
+        res = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
+        return out + f" : ({ins}) -> {res}" + self.loc_suffix(op.location)
+
+    def _generic_region(self, region: Region) -> str:
+        if not region.blocks:
+            return "{\n" + self.indent_text() + "}"
+        block = region.blocks[0]
+        head = ""
+        if block.arguments:
+            args = ", ".join(f"{self.value(a)}: {self.type(a.type)}" for a in block.arguments)
+            head = self.indent_text() + f"^bb0({args}):\n"
+        self.indent += 2
+        lines = [self.op(o) for o in block.ops]
+        self.indent -= 2
+        return "{\n" + head + "".join(line + "\n" for line in lines) + self.indent_text() + "}"
+
+    # ------------------------------------------------------------------ locations
+    def loc_suffix(self, loc: Any) -> str:
+        if not self.debuginfo or loc is None:
+            return ""
+        return f" loc({self.loc_ref(loc)})"
+
+    def loc_ref(self, loc: Any) -> str:
+        name = self.loc_names.get(loc)
+        if name is not None:
+            return name
+        return location_text(loc, self)
+
+    def ref(self, x: Any) -> str:
+        name = self.loc_names.get(x)
+        if name is not None:
+            return name
+        if isinstance(x, A.Location) and not isinstance(x, A.DILocAttr):
+            return f"loc({location_text(x, self)})"
+        return di_text(x, self)
+
+
+def location_text(loc: Any, pr: OpPrinter) -> str:
+    """The inside of ``loc(...)``."""
+    if isinstance(loc, A.UnknownLoc):
+        return "unknown"
+    if isinstance(loc, A.FileLineColLoc):
+        return f"{string_text(loc.filename)}:{loc.line}:{loc.column}"
+    if isinstance(loc, A.NameLoc):
+        if loc.child is None:
+            return string_text(loc.name)
+        return f"{string_text(loc.name)}({pr.loc_ref(loc.child)})"
+    if isinstance(loc, A.CallSiteLoc):
+        return f"callsite({pr.loc_ref(loc.callee)} at {pr.loc_ref(loc.caller)})"
+    if isinstance(loc, A.FusedLoc):
+        return "fused[" + ", ".join(pr.loc_ref(x) for x in loc.locations) + "]"
+    return di_text(loc, pr)
+
+
+def di_text(x: Any, pr: OpPrinter) -> str:
+    if isinstance(x, A.DIFileAttr):
+        return f"#cuda_tile.di_file<{string_text(x.name)} in {string_text(x.directory)}>"
+    if isinstance(x, A.DICompileUnitAttr):
+        return f"#cuda_tile.di_compile_unit<file = {pr.ref(x.file)}>"
+    if isinstance(x, A.DISubprogramAttr):
+        return (f"#cuda_tile.di_subprogram<file = {pr.ref(x.file)}, line = {x.line}, "
+                f"name = {string_text(x.name)}, linkageName = {string_text(x.linkage_name)}, "
+                f"compileUnit = {pr.ref(x.compile_unit)}, scopeLine = {x.scope_line}>")
+    if isinstance(x, A.DILexicalBlockAttr):
+        return (f"#cuda_tile.di_lexical_block<scope = {pr.ref(x.scope)}, file = "
+                f"{pr.ref(x.file)}, line = {x.line}, column = {x.column}>")
+    if isinstance(x, A.DILocAttr):
+        fl = A.FileLineColLoc(x.filename, x.line, x.column)
+        return f"#cuda_tile.di_loc<{pr.ref(fl)} in {pr.ref(x.scope)}>"
+    if isinstance(x, A.Location):
+        return f"loc({location_text(x, pr)})"
+    return _attr_generic_text(x, pr)
+
+
+# ---------------------------------------------------------------------------------------
+# Generic attribute values
+
+
+def _enum_generic(v: Enum) -> str:
+    cls = type(v).__name__
+    return f"#cuda_tile.{_ENUM_MNEMONIC.get(cls, _snake(cls))}<{enum_spelling(v)}>"
+
+
+def _generic_entry(key: str, v: Any, a: Any, pr: OpPrinter) -> str:
+    kind = a.kind if a is not None else None
+    if kind == "unit" or v is True and kind is None:
+        return key
+    return f"{key} = {_generic_value(key, v, kind, pr)}"
+
+
+def _generic_value(key: str, v: Any, kind: str | None, pr: OpPrinter) -> str:
+    if kind == "enum":
+        return _enum_generic(v)
+    if kind == "int":
+        return f"{v} : i64"
+    if kind == "bool":
+        return "true" if v else "false"
+    if kind == "string" or (kind is None and isinstance(v, str)):
+        return string_text(v)
+    if kind == "symbol":
+        return string_text(v) if key == "sym_name" else "@" + v
+    if kind == "type" or isinstance(v, T.Type):
+        return pr.type(v)
+    if kind == "dense":
+        return f"dense<{dense_values_text(v)}> : {pr.type(v.type)}"
+    if kind in ("i32_array", "bool_array"):
+        elem = "i32" if kind == "i32_array" else "i1"
+        if not v:
+            return f"array<{elem}>"
+        vals = ", ".join(("true" if x else "false") if kind == "bool_array" else str(x)
+                         for x in v)
+        return f"array<{elem}: {vals}>"
+    if kind == "attr":
+        return "#cuda_tile." + predicate_text(v)
+    if kind == "attr_array":
+        return "[" + ", ".join(typed_attr_text(x) for x in v) + "]"
+    if kind == "hints":
+        return "#cuda_tile.optimization_hints" + hints_text(v)
+    return _attr_generic_text(v, pr)
+
+
+def _attr_generic_text(v: Any, pr: OpPrinter) -> str:
+    if isinstance(v, A.OpaqueAttr):
+        return v.text
+    if isinstance(v, A.StringAttr):
+        return string_text(v.value)
+    if isinstance(v, A.TypeAttr):
+        return pr.type(v.value)
+    if isinstance(v, (A.IntegerAttr, A.FloatAttr, A.BoolAttr)):
+        return typed_attr_text(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, Enum):
+        return _enum_generic(v)
+    if isinstance(v, A.DenseElementsAttr):
+        return f"dense<{dense_values_text(v)}> : {pr.type(v.type)}"
+    if isinstance(v, A.FloatAttr):
+        return format_float(v.bits, v.type)
+    return str(v)
+
+
+# ---------------------------------------------------------------------------------------
+# Modules
+
+
+def _alias_table(module: Module) -> list[tuple[str, Any]]:
+    table = getattr(module, "asm_aliases", None)
+    if table is not None:
+        return list(table)
+    return _generate_aliases(module)
+
+
+def _generate_aliases(module: Module) -> list[tuple[str, Any]]:
+    """Aliases for the locations of a module that came without any (e.g. bytecode)."""
+    files: list[Any] = []
+    plain: list[Any] = []
+    units: list[Any] = []
+    scopes: list[Any] = []
+    dilocs: list[Any] = []
+
+    def add(lst: list[Any], x: Any) -> None:
+        if x not in lst:
+            lst.append(x)
+
+    def scope(s: Any) -> None:
+        if isinstance(s, A.DISubprogramAttr):
+            add(files, s.file)
+            add(units, s.compile_unit)
+            add(files, s.compile_unit.file)
+        elif isinstance(s, A.DILexicalBlockAttr):
+            scope(s.scope)
+            add(files, s.file)
+        add(scopes, s)
+
+    for op in _all_ops(module):
+        loc = op.location
+        if isinstance(loc, A.DILocAttr):
+            add(plain, A.FileLineColLoc(loc.filename, loc.line, loc.column))
+            scope(loc.scope)
+            add(dilocs, loc)
+        elif isinstance(loc, (A.FileLineColLoc, A.UnknownLoc)):
+            add(plain, loc)
+    out: list[tuple[str, Any]] = []
+    for i, f in enumerate(files):
+        out.append((f"#di_file{i if i else ''}", f))
+    n = 0
+    for x in plain + dilocs:
+        if x in dilocs:
+            continue
+        out.append((f"#loc{n if n else ''}", x))
+        n += 1
+    for i, u in enumerate(units):
+        out.append((f"#di_compile_unit{i if i else ''}", u))
+    for i, s in enumerate(scopes):
+        kind = "di_subprogram" if isinstance(s, A.DISubprogramAttr) else "di_lexical_block"
+        out.append((f"#{kind}{i if i else ''}", s))
+    for d in dilocs:
+        out.append((f"#loc{n if n else ''}", d))
+        n += 1
+    return out
+
+
+def _all_ops(module: Module) -> list[Operation]:
+    return [op for op in module.walk()]
+
+
+def print_module(module: Module, *, generic: bool = False, debuginfo: bool = False) -> str:
+    """The module as text (ends with a newline)."""
+    return print_modules([module], generic=generic, debuginfo=debuginfo)
+
+
+def print_modules(modules: list[Module], *, generic: bool = False,
+                  debuginfo: bool = False) -> str:
+    pr = OpPrinter(generic=generic, debuginfo=debuginfo)
+    aliases: list[tuple[str, Any]] = []
+    if debuginfo:
+        seen: set[str] = set()
+        for m in modules:
+            for name, value in _alias_table(m):
+                if name not in seen:
+                    seen.add(name)
+                    aliases.append((name, value))
+        for name, value in aliases:
+            pr.loc_names.setdefault(value, name)
+    out: list[str] = []
+    for m in modules:
+        out.append(_print_one(pr, m))
+    if aliases:
+        for name, value in aliases:
+            pr.loc_names.pop(value, None)
+            text = pr.ref(value)
+            pr.loc_names[value] = name
+            out.append(f"{name} = {text}\n")
+    return "".join(out)
+
+
+def _print_one(pr: OpPrinter, m: Module) -> str:
+    lines: list[str] = []
+    if m.name is None:
+        for item in m.items:
+            pr.number(item)
+            lines.append(pr.op(item))
+        return "".join(line + "\n" for line in lines)
+    if pr.generic:
+        pr.indent = 2
+        items = []
+        for item in m.items:
+            pr.number(item)
+            items.append(pr.op(item))
+        pr.indent = 0
+        body = "".join(line + "\n" for line in items)
+        attrs = f'sym_name = {string_text(m.name)}'
+        if m.producer is not None:
+            attrs = f"producer = {string_text(m.producer)}, " + attrs
+        return (f'"cuda_tile.module"() <{{{attrs}}}> ({{\n{body}}}) : () -> ()'
+                + pr.loc_suffix(m.location) + "\n")
+    head = f"cuda_tile.module @{m.name}"
+    if m.producer is not None:
+        head += f" attributes {{producer = {string_text(m.producer)}}}"
+    pr.indent = 2
+    for item in m.items:
+        pr.number(item)
+        lines.append(pr.op(item))
+    pr.indent = 0
+    body = "".join(line + "\n" for line in lines)
+    return head + " {\n" + body + "}" + pr.loc_suffix(m.location) + "\n"
