@@ -162,12 +162,19 @@ def bit_width(el: Type) -> int:
     return 64  # pointers
 
 
+def value_width(el: Type) -> int:
+    """Width as the reference's rules count it: tf32 has 19 significant bits."""
+    if isinstance(el, ElementType) and el.name == "tf32":
+        return 19
+    return bit_width(el)
+
+
 @rule("bitcast")
 def _bitcast(op: Operation) -> None:
     src, res = op.operands[0].type, op.results[0].type
     if not (isinstance(src, TileType) and isinstance(res, TileType)):
         return
-    ws, wr = bit_width(src.element), bit_width(res.element)
+    ws, wr = value_width(src.element), value_width(res.element)
     if ws != wr:
         raise fail(f"types must be equal width, cannot convert {q(src)} of width {ws} "
                    f"to type {q(res)} of width {wr}")

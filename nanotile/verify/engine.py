@@ -158,23 +158,29 @@ def shape_text(shape) -> str:
 
 
 def op_label(op: Operation) -> str:
-    return f"'cuda_tile.{op.name}' op"
+    """``'cuda_tile.addf' op``, with the op's name as written (the parser records an
+    alias such as ``pow`` for ``fpowf`` in ``source.extra["spelling"]``)."""
+    name = op.source.extra.get("spelling", op.name) if op.source is not None else op.name
+    name = name.removeprefix("cuda_tile.")
+    return f"'cuda_tile.{name}' op"
 
 
 def position(op: Operation | None, filename: str) -> tuple[str, int | None, int | None]:
-    """File, line and column of an op: its text position, else its loc(...)."""
-    if op is None:
-        return filename, None, None
-    if op.source is not None:
-        return op.source.filename, op.source.line, op.source.column
-    loc = op.location
-    for _ in range(16):  # unwrap name/call-site/fused locations
-        if loc is None:
-            break
-        if all(hasattr(loc, a) for a in ("filename", "line", "column")):
-            return loc.filename, loc.line, loc.column
-        loc = (getattr(loc, "child", None) or getattr(loc, "callee", None)
-               or next(iter(getattr(loc, "locations", ()) or ()), None))
+    """File, line and column of an op: its text position, else its loc(...), else (for
+    ops the parser adds, such as an implicit terminator) the position of its parent."""
+    seen = 0
+    while op is not None and seen < 64:
+        if op.source is not None:
+            return op.source.filename, op.source.line, op.source.column
+        loc = op.location
+        for _ in range(16):  # unwrap name/call-site/fused locations
+            if loc is None:
+                break
+            if all(hasattr(loc, a) for a in ("filename", "line", "column")):
+                return loc.filename, loc.line, loc.column
+            loc = (getattr(loc, "child", None) or getattr(loc, "callee", None)
+                   or next(iter(getattr(loc, "locations", ()) or ()), None))
+        op, seen = parent_op(op), seen + 1
     return filename, None, None
 
 

@@ -15,6 +15,7 @@ from nanotile.ir.types import (
     Type,
 )
 
+from .arith import value_width
 from .engine import attr, fail, group, one, q, result_named, rule, shape_text
 from .hints import check_op_hints
 
@@ -188,7 +189,7 @@ def _rmw_mode(mode: AtomicRMWMode, el: Type | None) -> None:
     elif mode is AtomicRMWMode.addf:
         if not (is_el and el.name in ("f16", "bf16", "f32", "f64")):
             raise fail(f"'{name}' works only with floats f16, bf16, f32, and f64")
-    elif mode is AtomicRMWMode.xchg and not (is_el and el.bitwidth in (32, 64)):
+    elif mode is AtomicRMWMode.xchg and not (is_el and value_width(el) in (32, 64)):
         raise fail(f"'{name}' works only with integers or float of 32 or 64 bitwidth")
 
 
@@ -224,7 +225,7 @@ def _atomic_cas(op: Operation) -> None:
     if pointee != el:
         raise fail(f"expected pointee type ({q(pointee)}) to match element type of 'val' "
                    f"({q(el)})")
-    if not (isinstance(el, ElementType) and el.bitwidth in (32, 64)):
+    if not (isinstance(el, ElementType) and value_width(el) in (32, 64)):
         raise fail("expect only float or integer types with 32 or 64 bit")
     mask = one(op, "mask")
     if mask is not None and not _same_shape(mask.type, val):
@@ -279,6 +280,10 @@ def natural_size(el: Type) -> int:
 
 @rule("alloca")
 def _alloca(op: Operation) -> None:
+    for name in ("num_elem", "alignment"):
+        if op.attributes.get(name, 0) < 0:
+            raise fail(f"attribute '{name}' failed to satisfy constraint: 64-bit signless "
+                       "integer attribute whose minimum value is 0")
     align = op.attributes.get("alignment", 0)
     if align <= 0 or align & (align - 1):
         raise fail("'alignment' must be power of two")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from nanotile.ir.core import Operation
 from nanotile.ir.types import ElementType, TileType
 
-from .arith import bit_width
+from .arith import bit_width, value_width
 from .engine import fail, q, rule, shape_text
 
 
@@ -150,7 +150,7 @@ def _pack(op: Operation) -> None:
         return
     if src.rank != 1:
         raise fail("expects source and result to be rank-1 tiles")
-    if bit_width(src.element) == bit_width(res.element):
+    if value_width(src.element) == value_width(res.element):
         raise fail("expects source and result to have different element type widths")
     sb, rb = _bits(src), _bits(res)
     if sb % 8:
