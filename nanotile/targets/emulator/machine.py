@@ -40,6 +40,14 @@ SPECIAL_REGS = (
        "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock64", "%globaltimer",
        "%dynamic_smem_size", "%total_smem_size"])
 LANES = np.arange(32, dtype=np.uint32)
+LANEMASKS = {name: (rel.astype(np.uint64) << LANES.astype(np.uint64)).sum(axis=1).astype(np.uint32)
+             for name, rel in (("eq", LANES[None, :] == LANES[:, None]),
+                               ("le", LANES[None, :] <= LANES[:, None]),
+                               ("lt", LANES[None, :] < LANES[:, None]),
+                               ("ge", LANES[None, :] >= LANES[:, None]),
+                               ("gt", LANES[None, :] > LANES[:, None]))}
+FULL = np.ones(32, dtype=bool)      # the mask of a converged full warp (compared by identity)
+FULL.flags.writeable = False
 
 
 class TrapError(PtxError):
@@ -302,7 +310,7 @@ class Warp:
         self.exited = np.zeros(32, dtype=bool)
         self.R = list(launch.reg_template)
         self.local = LocalMemory(k.local_size) if k.local_size else None
-        self.stack: list[list] = [[0, self.valid.copy(), -1]]
+        self.stack: list[list] = [[0, FULL if nlanes == 32 else self.valid.copy(), -1]]
         self.state = "ready"
         self.count = 0
         bx, by, _ = launch.block
@@ -313,13 +321,10 @@ class Warp:
             self.R[ri[f"%tid.{d}"]] = ids[d].astype(np.uint32)
             self.R[ri[f"%ctaid.{d}"]] = np.full(32, cta.ctaid[i], np.uint32)
             self.R[ri[f"%clusterid.{d}"]] = np.full(32, cta.ctaid[i], np.uint32)
-        self.R[ri["%laneid"]] = LANES.copy()
+        self.R[ri["%laneid"]] = LANES
         self.R[ri["%warpid"]] = np.full(32, wid, np.uint32)
-        for name, rel in (("eq", LANES == LANES[:, None]), ("le", LANES[None, :] <= LANES[:, None]),
-                          ("lt", LANES[None, :] < LANES[:, None]), ("ge", LANES[None, :] >= LANES[:, None]),
-                          ("gt", LANES[None, :] > LANES[:, None])):
-            self.R[ri[f"%lanemask_{name}"]] = (rel.astype(np.uint64) << LANES.astype(np.uint64)).sum(
-                axis=1).astype(np.uint32)
+        for name, value in LANEMASKS.items():
+            self.R[ri[f"%lanemask_{name}"]] = value
 
 
 class Launch:
@@ -513,6 +518,8 @@ class Launch:
 
     def load(self, w: Warp, space: str, addr: np.ndarray, nbytes: int, m: np.ndarray) -> np.ndarray:
         """Bits loaded by the active lanes (inactive lanes get 0)."""
+        if m is FULL and space in ("global", "shared", "param", "const"):
+            return self.space(w, space).load(addr, nbytes)
         out = np.zeros(32, dtype=UINT[nbytes])
         a = addr[m]
         if space == "generic":
@@ -531,6 +538,9 @@ class Launch:
 
     def store(self, w: Warp, space: str, addr: np.ndarray, nbytes: int, bits: np.ndarray,
               m: np.ndarray) -> None:
+        if m is FULL and space in ("global", "shared"):
+            self.space(w, space).store(addr, nbytes, bits)
+            return
         a = addr[m]
         b = bits[m]
         if space == "generic":

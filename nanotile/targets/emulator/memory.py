@@ -9,6 +9,8 @@ offset by their window base (``cvta`` adds or removes it).
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 from nanotile.targets.emulator.errors import MemoryFault
@@ -34,6 +36,8 @@ class Space:
         self.base = base
         self.buf = np.zeros(max(_round_up(size, 16), 16), dtype=np.uint8)
         self.segments: list[tuple[int, int]] | None = None
+        self._starts: np.ndarray | None = None     # segment bounds as buffer offsets
+        self._ends: np.ndarray | None = None
         self.readonly = readonly
         self.size = size
 
@@ -44,23 +48,31 @@ class Space:
         off = addr.astype(np.int64) - self.base
         if write and self.readonly:
             raise MemoryFault(f"write to read-only {self.name} space at {_hex(addr[0])}")
-        bad = (off < 0) | (off + nbytes > self.size)
-        if self.segments is not None and not bad.any():
-            starts = np.array([s for s, _ in self.segments], dtype=np.int64) - self.base
-            ends = np.array([e for _, e in self.segments], dtype=np.int64) - self.base
-            k = np.searchsorted(starts, off, side="right") - 1
-            bad = (k < 0) | (off + nbytes > ends[np.maximum(k, 0)])
-        if bad.any():
-            a = int(addr[np.argmax(bad)])
-            raise MemoryFault(f"out-of-bounds {self.name} access of {nbytes} bytes at address "
-                              f"{_hex(a)} (lane {int(np.argmax(bad))})")
-        if nbytes > 1:
-            mis = (off % nbytes) != 0
-            if mis.any():
-                a = int(addr[np.argmax(mis)])
-                raise MemoryFault(f"misaligned {self.name} access of {nbytes} bytes at address "
-                                  f"{_hex(a)} (lane {int(np.argmax(mis))})")
+        if not len(off):
+            return off
+        lo, hi = int(off.min()), int(off.max())
+        # fast path: every lane inside one allocation
+        if lo < 0 or hi + nbytes > self.size:
+            self._fault(addr, off, nbytes)
+        if self._starts is not None:
+            k = bisect.bisect_right(self._start_list, lo) - 1
+            if k < 0 or hi + nbytes > self._end_list[k]:
+                self._fault(addr, off, nbytes)
+        if nbytes > 1 and (off & (nbytes - 1)).any():
+            mis = (off & (nbytes - 1)) != 0
+            raise MemoryFault(f"misaligned {self.name} access of {nbytes} bytes at address "
+                              f"{_hex(addr[np.argmax(mis)])}")
         return off
+
+    def _fault(self, addr: np.ndarray, off: np.ndarray, nbytes: int) -> None:
+        """Per-lane check; raises for the first lane outside every allocation."""
+        bad = (off < 0) | (off + nbytes > self.size)
+        if self._starts is not None:
+            k = np.searchsorted(self._starts, off, side="right") - 1
+            bad |= (k < 0) | (off + nbytes > self._ends[np.maximum(k, 0)])
+        if bad.any():
+            raise MemoryFault(f"out-of-bounds {self.name} access of {nbytes} bytes at address "
+                              f"{_hex(addr[np.argmax(bad)])}")
 
     # -- access
     def load(self, addr: np.ndarray, nbytes: int) -> np.ndarray:
@@ -111,6 +123,10 @@ class GlobalMemory(Space):
         """Create the buffer once all allocations are known."""
         self.size = self._top - GLOBAL_BASE
         self.buf = np.zeros(_round_up(self.size, 16), dtype=np.uint8)
+        self._start_list = [s - self.base for s, _ in self.segments]
+        self._end_list = [e - self.base for _, e in self.segments]
+        self._starts = np.array(self._start_list, dtype=np.int64)
+        self._ends = np.array(self._end_list, dtype=np.int64)
         for addr, data in self._pending:
             self.write_bytes(addr, data)
         self._pending = []

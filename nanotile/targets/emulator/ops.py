@@ -21,6 +21,7 @@ from nanotile.targets.emulator.machine import (
     ARRIVE,
     BAR,
     BRA,
+    FULL,
     EXIT,
     LANES,
     YIELD,
@@ -169,7 +170,7 @@ class C:
                 raise self.error(f"type mismatch writing '{op.name}'")
 
             def set_pred(w, m, v):
-                w.R[i] = np.where(m, v, w.R[i])
+                w.R[i] = v if m is FULL else np.where(m, v, w.R[i])
             return set_pred
         dt = DTYPES[t]
         size = dt.itemsize
@@ -177,7 +178,10 @@ class C:
         u = UINT[size]
         if width == size:
             def set_same(w, m, v):
-                w.R[i] = np.where(m, v.astype(dt, copy=False).view(u), w.R[i])
+                if m is FULL:
+                    w.R[i] = v.astype(dt, copy=False).view(u)
+                else:
+                    w.R[i] = np.where(m, v.astype(dt, copy=False).view(u), w.R[i])
             return set_same
         uw = UINT[width]
         if width > size and t[0] == "s":
@@ -646,6 +650,13 @@ def _int_op(c: C, t: str):
         gb = c.src(c.ops[2], "u32")
         sd = c.dst(c.ops[0], t)
 
+        amount = c.ops[2]
+        if isinstance(amount, Imm) and 0 <= amount.value < bits:
+            sh = dt.type(amount.value)
+            if b == "shl":
+                return lambda w, m: sd(w, m, ga(w) << sh)
+            return lambda w, m: sd(w, m, ga(w) >> sh)
+
         def shift(w, m):
             x = ga(w)
             s = gb(w).astype(np.uint64)
@@ -961,26 +972,29 @@ def _packed_op(c: C, t: str):
 
 # ---------------------------------------------------------------- compare / select
 
-def _compare(cmp: str, x, y, t: str):
+_CMP_FN = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+
+
+def _comparator(cmp: str, t: str):
+    """f(x, y) -> bool array for setp's comparison ``cmp`` on type ``t``."""
     if t in FLOATS:
-        x, y = x.astype(F64), y.astype(F64)
-        un = np.isnan(x) | np.isnan(y)
-        base = cmp[:-1] if cmp.endswith("u") and cmp not in ("num",) else cmp
         if cmp == "num":
-            return ~un
+            return lambda x, y: ~(np.isnan(x) | np.isnan(y))
         if cmp == "nan":
-            return un
-        r = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
-             "ge": x >= y}[base]
+            return lambda x, y: np.isnan(x) | np.isnan(y)
         if cmp.endswith("u"):
-            return r | un
-        return r & ~un
+            f = _CMP_FN[cmp[:-1]]
+            return lambda x, y: f(x, y) | np.isnan(x) | np.isnan(y)
+        f = _CMP_FN[cmp]
+        if cmp == "ne":      # ordered: false when either is NaN
+            return lambda x, y: f(x, y) & ~(np.isnan(x) | np.isnan(y))
+        return f              # NaN compares false already
     if cmp in ("lo", "ls", "hi", "hs"):
-        u = UINT[x.dtype.itemsize]
-        x, y = x.view(u), y.view(u)
-        cmp = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[cmp]
-    return {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
-            "ge": x >= y}[cmp]
+        f = _CMP_FN[{"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[cmp]]
+        u = UINT[DTYPES[t].itemsize]
+        return lambda x, y: f(x.view(u), y.view(u))
+    return _CMP_FN[cmp]
 
 
 _CMPS = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu",
@@ -1002,12 +1016,16 @@ def _setp(c: C):
     sp = c.dst(dp, "pred")
     sq = c.dst(dq, "pred") if dq is not None else None
     f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(boolop)
+    compare = _comparator(cmp, t)
+    widen = t in ("f16", "bf16")
 
     def setp(w, m):
         x, y = ga(w), gb(w)
         if ftz:
             x, y = fp.flush(x, t), fp.flush(y, t)
-        r = _compare(cmp, x, y, t)
+        if widen:
+            x, y = x.astype(np.float32), y.astype(np.float32)
+        r = compare(x, y)
         if f is not None:
             cc = gc(w)
             sp(w, m, f(r, cc))
