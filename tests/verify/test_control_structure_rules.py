@@ -11,6 +11,7 @@ from nanotile.ir.attrs import (
     IntegerAttr,
     OptimizationHintsAttr,
     SameElementsAttr,
+    SourceRange,
 )
 from nanotile.ir.core import Block, Value, make_op
 
@@ -212,3 +213,15 @@ def test_dominance():
     k.block.ops.reverse()  # use before definition
     assert first is k.block.ops[0]
     assert "does not dominate" in only_error(k.module(terminate=False))
+
+
+def test_ops_without_position_report_at_their_parent():
+    k = Kernel(I32, results=(I32,))
+    ret = k.op("return", [], [])
+    ret.source = None  # as for an implicit terminator added by the parser
+    diags = verify(k.module(terminate=False))
+    assert [d.message for d in diags] == [
+        "'cuda_tile.return' op has 0 operands, but enclosing function (@k) returns 1"]
+    assert diags[0].line is None
+    k.item.source = SourceRange("t.mlir", 1, 1)
+    assert verify(k.module(terminate=False))[0].line == 1

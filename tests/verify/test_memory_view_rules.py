@@ -167,3 +167,17 @@ def test_alloca_alignment():
     k.op("alloca", [], [ptr_tile((), "f32")], {"num_elem": 4, "alignment": 2})
     assert only_error(k.module()).endswith(
         "'alignment' (2) must be at least the natural size (4 bytes) for element type 'f32'")
+
+
+def test_tf32_counts_nineteen_bits_for_exchange():
+    assert only_error(rmw("tf32", "tf32", AtomicRMWMode.xchg)).endswith(
+        "'xchg' works only with integers or float of 32 or 64 bitwidth")
+    assert errors(rmw("f32", "f32", AtomicRMWMode.xchg)) == []
+
+
+def test_alloca_attribute_constraints():
+    k = Kernel()
+    k.op("alloca", [], [ptr_tile((), "f32")], {"num_elem": -10, "alignment": 16})
+    assert only_error(k.module()).endswith(
+        "attribute 'num_elem' failed to satisfy constraint: 64-bit signless integer attribute "
+        "whose minimum value is 0")
