@@ -1,0 +1,38 @@
+"""Every dump of every stage of the default pipeline, for every cuTile corpus kernel, is
+valid input: it parses back, is in the stage's language, and prints the same again."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from nanotile.passes.languages import get_language
+from nanotile.passes.manager import RunOptions, run_pipeline
+from nanotile.passes.pipelines import default_pipeline
+from nanotile.passes.registry import parse_pipeline
+
+from .support import corpus_text, needs_text
+from .test_cli import split_dumps
+
+KERNELS = [p for p in corpus_text() if "13_" not in p.name]
+
+
+@needs_text
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_every_dump_reparses(path):
+    from nanotile.ir.parser import parse_text
+    from nanotile.ir.printer import print_module
+
+    module = parse_text(path.read_text(), str(path))
+    out = io.StringIO()
+    steps = parse_pipeline(default_pipeline())
+    run_pipeline(module, steps, RunOptions(dump_after=frozenset({"all"})), out)
+    dumps = split_dumps(out.getvalue())
+    assert len(dumps) == len(steps)
+    language = "tile"
+    for (_, name, text), step in zip(dumps, steps, strict=True):
+        language = step.output or language
+        again = parse_text(text, f"<{path.name} after {name}>")
+        assert get_language(language).check(again) == [], name
+        assert print_module(again).strip() == text.strip(), name
