@@ -330,7 +330,7 @@ class _Reader:
             raise cur.error(f"a dense constant needs a tile type of numbers, got {t}", start)
         width = W.storage_bytes(t.element)
         n = t.num_elements
-        if len(data) == width and n != 1:
+        if len(data) == width:  # one element: a splat (also when the tile has one element)
             return A.DenseElementsAttr(t, data, True)
         if len(data) == n * width:
             return A.DenseElementsAttr(t, data, False)
@@ -633,6 +633,11 @@ class _Reader:
         for a in d.attrs:
             self.read_attr(c, d, a, flags, op, result_types)
         self.read_operands(c, d, flags, op, values)
+        inbounds = op.attributes.get("inbounds")
+        if inbounds is not None and not any(inbounds) and op.operand_segments and len(
+                inbounds) == op.operand_segments[[o.name for o in d.operands].index("index")]:
+            # All-false, one per index: the default, which the writer re-derives.
+            del op.attributes["inbounds"]
         if d.regions:
             self.read_regions(c, d, op, values)
         op.results = [Value(t, op, i) for i, t in enumerate(result_types)]
