@@ -148,3 +148,28 @@ def test_input_is_checked_against_the_language_resumed_from():
     module = vector_add()
     run_pipeline(module, steps[:1])
     run_pipeline(module, steps, RunOptions(start_after="assume-to-facts"))
+
+
+@dataclass(frozen=True)
+class WrongResultType(Pass):
+    """Broken on purpose: gives addf a result type its operands do not have."""
+
+    name = "broken-type"
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        from nanotile.ir.types import F16, TileType
+
+        for op in all_ops(module):
+            if op.name == "addf":
+                op.results[0].type = TileType(op.results[0].type.shape, F16)
+        return True
+
+
+def test_dialect_verifier_runs_after_each_pass_and_points_at_the_op():
+    pytest.importorskip("nanotile.verify")
+    with pytest.raises(CompileError) as info:
+        run_pipeline(vector_add(), parse_pipeline("cse") + [WrongResultType()])
+    (diag,) = [d for d in info.value.diagnostics if "addf" in d.message]
+    assert diag.message.startswith("after pass 'broken-type' (output language tile)")
+    assert "'cuda_tile.addf' op failed to verify" in diag.message
+    assert diag.line is not None  # the op's debug location: kernels.py, line of `a + b`
