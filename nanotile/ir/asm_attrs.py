@@ -75,13 +75,20 @@ def float_to_bits(value: float, elem: T.ElementType) -> int:
     if name == "f64":
         return struct.unpack("<Q", struct.pack("<d", value))[0]
     if name in ("f32", "tf32"):
-        return struct.unpack("<I", struct.pack("<f", value))[0]
+        try:
+            return struct.unpack("<I", struct.pack("<f", value))[0]
+        except OverflowError:  # beyond the largest finite value: round to max or inf
+            big = abs(value) >= 2.0 ** 128 - 2.0 ** 103
+            return (0x80000000 if value < 0 else 0) | (0x7F800000 if big else 0x7F7FFFFF)
     if name == "f16":
         try:
             return struct.unpack("<H", struct.pack("<e", value))[0]
         except OverflowError:
-            return 0xFC00 if value < 0 else 0x7C00
+            big = abs(value) >= 65520.0
+            return (0x8000 if value < 0 else 0) | (0x7C00 if big else 0x7BFF)
     if name == "bf16":
+        if math.isinf(value) or abs(value) > 3.4e38:
+            return 0xFF80 if value < 0 else 0x7F80
         b32 = struct.unpack("<I", struct.pack("<f", value))[0]
         if math.isnan(value):
             return (b32 >> 16) | 0x40
@@ -401,8 +408,9 @@ class _Build(Transformer):
         except KeyError:
             raise AsmError(f"unknown padding value '{c[0]}'") from None
 
-    def dim_map(self, c: list[Token]) -> tuple[str, tuple[int, ...]]:
-        return ("dim_map", _ints(c))
+    def dim_map(self, c: list[Token]) -> tuple[str, tuple[int, ...] | None]:
+        dm = _ints(c)
+        return ("dim_map", None if dm == tuple(range(len(dm))) else dm)  # identity: default
 
     @staticmethod
     def _view_parts(c: list[Any]) -> tuple[Any, Any, Any]:

@@ -71,7 +71,10 @@ def parse_generic_op(p: "OpParser", total: int | None) -> Operation:
         p.pos = end
     if opdef is None:
         if full in ("builtin.module", "cuda_tile.testing$func"):
-            attrs = {k: _generic_value(p, None, v, tok) for k, (v, tok) in props.items()}
+            from .asm_toplevel import TESTING_FUNC
+
+            attrs = {k: _generic_value(p, TESTING_FUNC.attr(k), v, tok)
+                     for k, (v, tok) in props.items()}
             return make_op(full, operands, list(ft.results), attrs, regions)
         if not p.allow_unregistered:
             dialect = full.split(".", 1)[0] if "." in full else full

@@ -38,8 +38,10 @@ def _snake(name: str) -> str:
 class OpPrinter:
     """Prints ops; holds the SSA names of the item being printed."""
 
-    def __init__(self, *, generic: bool = False, debuginfo: bool = False) -> None:
+    def __init__(self, *, generic: bool = False, debuginfo: bool = False,
+                 alias_names: bool = False) -> None:
         self.generic = generic
+        self.alias_names = alias_names  # print `pow` (cuda-tile's name) for `fpowf`
         self.debuginfo = debuginfo
         self.indent = 0
         self.names: dict[Value, str] = {}
@@ -252,7 +254,8 @@ class OpPrinter:
         opdef = self.opdef(op)
         if lookup(op.name) is None and op.name != "testing$func":
             return self.indent_text() + lhs + self._generic_body(op)
-        text = op.name + print_format(self, op, opdef, compile_format(format_of(opdef)))
+        name = opdef.aliases[0] if self.alias_names and opdef.aliases else op.name
+        text = name + print_format(self, op, opdef, compile_format(format_of(opdef)))
         return self.indent_text() + lhs + text + self.loc_suffix(op.location)
 
     # ------------------------------------------------------------------ generic form
@@ -499,8 +502,10 @@ def print_module(module: Module, *, generic: bool = False, debuginfo: bool = Fal
 
 
 def print_modules(modules: list[Module], *, generic: bool = False,
-                  debuginfo: bool = False) -> str:
-    pr = OpPrinter(generic=generic, debuginfo=debuginfo)
+                  debuginfo: bool = False, alias_names: bool = False) -> str:
+    """Several modules; ``alias_names`` prints ops under the op table's first alias
+    (cuda-tile's spelling, e.g. ``pow`` for tileirdisasm's ``fpowf``)."""
+    pr = OpPrinter(generic=generic, debuginfo=debuginfo, alias_names=alias_names)
     aliases: list[tuple[str, Any]] = []
     if debuginfo:
         seen: set[str] = set()

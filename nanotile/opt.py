@@ -1,0 +1,221 @@
+"""``nanotile-opt``: a drop-in for NVIDIA's ``cuda-tile-opt`` (the flags its tests use).
+
+    nanotile-opt [FILE|-] [-o OUT] [-split-input-file] [-verify-diagnostics]
+                 [-mlir-print-op-generic] [-mlir-print-debuginfo]
+                 [-allow-unregistered-dialect] [-no-implicit-module]
+
+Flags are spelled with one or two dashes, as MLIR accepts. It parses the input, runs the
+verifier and prints the module. With ``-split-input-file`` the input is cut at lines
+``// -----`` and each piece is handled on its own (outputs joined by ``// -----``);
+with ``-verify-diagnostics`` the diagnostics are matched against the ``expected-*``
+comments instead of being printed (nanotile.verify.diagnostics_check).
+
+New flags are rows of FLAGS (a pass pipeline adds its own there).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .diagnostics import CompileError, Diagnostic
+
+SPLIT_MARKER = "// -----"
+
+
+@dataclass
+class OptOptions:
+    input: str = "-"
+    output: str = "-"
+    split_input_file: bool = False
+    verify_diagnostics: bool = False
+    generic: bool = False
+    debuginfo: bool = False
+    allow_unregistered: bool = False
+    no_implicit_module: bool = False
+    verify: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# flag name (without dashes) -> (help, setter)
+FLAGS: dict[str, tuple[str, Callable[[OptOptions], None]]] = {
+    "split-input-file": ("split the input at '// -----' lines",
+                         lambda o: setattr(o, "split_input_file", True)),
+    "verify-diagnostics": ("check diagnostics against expected-* comments",
+                           lambda o: setattr(o, "verify_diagnostics", True)),
+    "mlir-print-op-generic": ("print ops in the generic form",
+                              lambda o: setattr(o, "generic", True)),
+    "mlir-print-debuginfo": ("print locations", lambda o: setattr(o, "debuginfo", True)),
+    "allow-unregistered-dialect": ("accept ops of unknown dialects (generic form)",
+                                   lambda o: setattr(o, "allow_unregistered", True)),
+    "no-implicit-module": ("do not wrap the input in an implicit module",
+                           lambda o: setattr(o, "no_implicit_module", True)),
+    "verify-each": ("verify after parsing (default)", lambda o: setattr(o, "verify", True)),
+    "no-verify": ("do not run the verifier", lambda o: setattr(o, "verify", False)),
+}
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_args(argv: list[str]) -> OptOptions:
+    opts = OptOptions()
+    seen_input = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "-" or not arg.startswith("-"):
+            if seen_input:
+                raise UsageError(f"more than one input file given ('{opts.input}', '{arg}')")
+            opts.input, seen_input = arg, True
+            continue
+        name = arg.lstrip("-")
+        value = None
+        if "=" in name:
+            name, value = name.split("=", 1)
+        if name in ("h", "help"):
+            raise UsageError("")
+        if name == "o":
+            if value is None:
+                if i >= len(argv):
+                    raise UsageError("option '-o' needs a file name")
+                value = argv[i]
+                i += 1
+            opts.output = value
+            continue
+        flag = FLAGS.get(name)
+        if flag is None:
+            raise UsageError(f"unknown command line argument '{arg}'")
+        if value not in (None, "true", "1"):
+            if value in ("false", "0"):
+                continue
+            raise UsageError(f"option '{arg}' takes no value")
+        flag[1](opts)
+    return opts
+
+
+def usage() -> str:
+    lines = ["usage: nanotile-opt [FILE|-] [-o OUT] [flags]", "flags (one or two dashes):"]
+    for name, (text, _) in FLAGS.items():
+        lines.append(f"  -{name:28s} {text}")
+    return "\n".join(lines) + "\n"
+
+
+def split_chunks(text: str) -> list[str]:
+    """Pieces of ``text`` cut at ``// -----`` lines; each is padded with newlines so
+    that its line numbers are those of the whole file."""
+    lines = text.split("\n")
+    chunks: list[str] = []
+    start = 0
+    for i, line in enumerate(lines):
+        if re.match(r"^\s*// -----", line):
+            chunks.append("\n" * start + "\n".join(lines[start:i]))
+            start = i + 1
+    chunks.append("\n" * start + "\n".join(lines[start:]))
+    return chunks
+
+
+def process_chunk(text: str, filename: str, opts: OptOptions) -> tuple[str | None,
+                                                                      list[Diagnostic]]:
+    """Parse, verify and print one piece; returns (output or None, diagnostics)."""
+    from .ir.parser import parse_modules
+    from .ir.printer import print_modules
+
+    try:
+        modules = parse_modules(text, filename, allow_unregistered=opts.allow_unregistered)
+    except CompileError as e:
+        return None, e.diagnostics
+    diags: list[Diagnostic] = []
+    if opts.verify:
+        diags = run_verifier(modules)
+        if any(d.severity == "error" for d in diags):
+            return None, diags
+    if not modules:
+        return "", diags
+    return print_modules(modules, generic=opts.generic, debuginfo=opts.debuginfo,
+                         alias_names=True), diags
+
+
+def run_verifier(modules: list[Any]) -> list[Diagnostic]:
+    try:
+        from .verify import verify_module
+    except ImportError:  # pragma: no cover - verifier not there yet
+        return []
+    out: list[Diagnostic] = []
+    for m in modules:
+        out.extend(verify_module(m))
+    return out
+
+
+def check_diagnostics(text: str, filename: str, diags: list[Diagnostic]) -> tuple[bool,
+                                                                                  list[str]]:
+    """The -verify-diagnostics hook (nanotile.verify.diagnostics_check)."""
+    try:
+        from .verify.diagnostics_check import check_expected
+    except ImportError:  # pragma: no cover
+        return (not diags), [d.format(text) for d in diags]
+    result = check_expected(text, filename, diags)
+    if isinstance(result, tuple):
+        return bool(result[0]), list(result[1])
+    return bool(result), []
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts = parse_args(argv)
+    except UsageError as e:
+        if not str(e):
+            sys.stdout.write(usage())
+            return 0
+        sys.stderr.write(f"nanotile-opt: {e}\n{usage()}")
+        return 2
+    from .driver import write_output
+    from .loader import read_input
+
+    filename = "<stdin>" if opts.input == "-" else opts.input
+    try:
+        data = read_input(opts.input)
+    except CompileError as e:
+        sys.stderr.write(e.format() + "\n")
+        return 1
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        sys.stderr.write(f"{filename}: error: input is not UTF-8 text (byte {e.start})\n")
+        return 1
+    chunks = split_chunks(text) if opts.split_input_file else [text]
+    outputs: list[str] = []
+    ok = True
+    for chunk in chunks:
+        out, diags = process_chunk(chunk, filename, opts)
+        if opts.verify_diagnostics:
+            good, report = check_diagnostics(chunk, filename, diags)
+            for line in report:
+                sys.stderr.write(line + "\n")
+            ok &= good
+        else:
+            for d in diags:
+                sys.stderr.write(d.format(chunk) + "\n")
+            if out is None:
+                ok = False
+        if out is not None:
+            outputs.append(out)
+    if not ok and not opts.verify_diagnostics:
+        return 1
+    result = ("\n" + SPLIT_MARKER + "\n").join(outputs) if opts.split_input_file \
+        else "".join(outputs)
+    try:
+        write_output(opts.output, result.encode())
+    except CompileError as e:
+        sys.stderr.write(e.format() + "\n")
+        return 1
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
