@@ -280,7 +280,8 @@ op("bitcast", 0x09, operands="source", traits=_P)
 op("exti", 0x25, operands="from", results="to", attrs=[_SGN], traits=_P)
 op("ftof", 0x2A, operands="from", results="to", attrs=[_RND], traits=_P)
 op("ftoi", 0x2B, operands="from", results="to",
-   attrs=[_SGN, enum("rounding_mode", RoundingMode),
+   attrs=[_SGN, enum("rounding_mode", RoundingMode,
+                      default=RoundingMode.nearest_int_to_zero),
           unit("saturating", since="13.4")], flags="saturating@13.4", traits=_P)
 op("int_to_ptr", 0x33, operands="source", traits=_P)
 op("itof", 0x3B, operands="from", results="to", attrs=[_SGN, _RND], traits=_P)
