@@ -1,12 +1,15 @@
 """The pipeline's command-line flags, for the ``nanotile`` driver (and ``python -m
 nanotile.passes``, a small mlir-opt-like runner).
 
-The driver wires them with three calls::
+A driver with an argparse parser wires them with three calls::
 
     cli_options.add_arguments(parser)                       # when building its parser
     if cli_options.handle_info_flags(args, sys.stdout):     # before reading the input
         return 0
     module = cli_options.run_from_args(module, args, sys.stdout, sys.stderr)
+
+A driver with its own option parser first takes the pipeline flags out of argv with
+``args, argv = cli_options.parse_known(argv)`` (``--no-verify`` stays in argv for it too).
 
 ``run_from_args`` runs a pipeline only when a flag asks for one (``-p``, a dump, timing,
 ``--stop-after``...) or when the caller passes ``run_default=True``; otherwise the module
@@ -32,9 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("pass pipeline")
     g.add_argument("-p", "--pass-pipeline", dest="pipeline", metavar="PASSES",
                    help="run these passes, e.g. 'cse,dce,fold-constants{identities=false}'")
-    g.add_argument("--dump-after", metavar="all|P1,P2", nargs="?", const="all",
+    g.add_argument("--dump-after", metavar="all|P1,P2",
                    help="print the IR after every pass / after the passes named")
-    g.add_argument("--dump-before", metavar="all|P1,P2", nargs="?", const="all",
+    g.add_argument("--dump-before", metavar="all|P1,P2",
                    help="print the IR before every pass / before the passes named")
     g.add_argument("--dump-after-change", action="store_true",
                    help="print the IR after each pass that changed it")
@@ -62,6 +65,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="target whose default pipeline runs (default sm_100)")
     except argparse.ArgumentError:
         pass  # the driver already has --target; its value is used
+
+
+def parse_known(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """Split ``argv`` into the pipeline flags and the rest (for drivers that parse their
+    own options). ``--no-verify`` is left in the rest as well: it means the same there."""
+    parser = argparse.ArgumentParser(prog="nanotile", add_help=False, allow_abbrev=False)
+    add_arguments(parser)
+    args, rest = parser.parse_known_args(argv)
+    if args.no_verify:
+        rest.append("--no-verify")
+    return args, rest
 
 
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:

@@ -173,3 +173,20 @@ def test_check_semantics_flag(capsys, monkeypatch):
     assert status == 1
     assert "error: pass 'broken-add' changed what the program computes: kernel @layernorm" \
         in err
+
+
+def test_parse_known_leaves_the_drivers_options():
+    args, rest = cli_options.parse_known(["k.mlir", "-o", "out.mlir", "--dump-after=cse",
+                                          "-p", "cse,dce", "--emit=text", "--no-verify",
+                                          "--time-passes"])
+    assert rest == ["k.mlir", "-o", "out.mlir", "--emit=text", "--no-verify"]
+    assert args.dump_after == "cse" and args.pipeline == "cse,dce" and args.time_passes
+    assert args.no_verify
+
+
+def test_no_pipeline_flag_means_no_pipeline():
+    from nanotile.ir.core import Module
+
+    args, _ = cli_options.parse_known(["k.mlir"])
+    module = Module()
+    assert cli_options.run_from_args(module, args, None, None) is module
