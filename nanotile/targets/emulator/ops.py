@@ -21,8 +21,8 @@ from nanotile.targets.emulator.machine import (
     ARRIVE,
     BAR,
     BRA,
-    FULL,
     EXIT,
+    FULL,
     LANES,
     YIELD,
     CompiledKernel,
@@ -1633,3 +1633,84 @@ def _call(c: C):
                               np.array([len(text)], np.uint32), np.array([lane]))
         sys.stdout.flush()
     return vprintf
+
+
+# ---------------------------------------------------------------- wgmma (sm_90a)
+
+_SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}
+
+
+def _kmajor_addresses(desc: int, rows: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Shared addresses of the 16-bit elements (rows[i], ks[j]) of a K-major operand
+    described by a wgmma matrix descriptor (start, LBO, SBO, swizzle mode)."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    mode = (desc >> 62) & 3
+    r = rows[:, None].astype(np.int64)
+    k = ks[None, :].astype(np.int64)
+    if mode == 0:
+        # core matrices of 8 rows x 16 bytes: LBO steps along K, SBO along M/N
+        return start + (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
+    width = _SWIZZLE_BYTES[mode]
+    per_row = width // 2
+    addr = start + (r // 8) * sbo + (r % 8) * width + (k // per_row) * lbo + (k % per_row) * 2
+    mask = {128: 7, 64: 3, 32: 1}[width]
+    return addr ^ (((addr >> 7) & mask) << 4)
+
+
+@op("wgmma")
+def _wgmma(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if sub in ("fence", "commit_group", "wait_group"):
+        return lambda w, m: None        # the emulated mma completes when issued
+    if sub != "mma_async":
+        raise c.unsupported()
+    shape = next((x for x in c.mods if x.startswith("m64n")), None)
+    if shape is None or not shape.endswith("k16") or len(c.types) != 3:
+        raise c.unsupported("only m64nNk16 with f16/bf16 inputs")
+    dtn, atn, btn = c.types
+    if dtn != "f32" or atn != btn or atn not in ("f16", "bf16"):
+        raise c.unsupported("only f16/bf16 -> f32")
+    n = int(shape[4:-3])
+    dregs = _items(c.ops[0])
+    if len(dregs) != n // 2:
+        raise c.error(f"m64n{n} takes {n // 2} accumulator registers")
+    if isinstance(c.ops[1], Vec):
+        raise c.unsupported("A from registers")
+    ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
+    gscale = c.src(c.ops[3], "pred")
+    imms = [o.value if isinstance(o, Imm) else None for o in c.ops[4:8]]
+    if len(imms) != 4 or None in imms or imms[2] or imms[3]:
+        raise c.unsupported("transposed operands")
+    sa, sb = imms[0], imms[1]
+    gets = [c.src(r, "f32") for r in dregs]
+    sets = [c.dst(r, "f32") for r in dregs]
+    et = DTYPES[atn]
+    g = LANES // 4
+    t = LANES % 4
+    ks = np.arange(16)
+    ns = np.arange(n)
+    # register j of a lane holds D[row, col] of the warp's 16-row slice
+    rows_of = np.array([g + 8 * ((j // 2) % 2) for j in range(n // 2)])
+    cols_of = np.array([8 * (j // 4) + 2 * t + (j % 2) for j in range(n // 2)])
+
+    def mma_async(w, m):
+        lane0 = _first_active(m)
+        da, db = int(ga(w)[lane0]), int(gb(w)[lane0])
+        sh = w.cta.shared
+        rows = 16 * (w.wid % 4) + np.arange(16)
+        a_addr = _kmajor_addresses(da, rows, ks)
+        b_addr = _kmajor_addresses(db, ns, ks)
+        A = sh.load(a_addr.ravel().astype(np.uint64), 2).view(et).astype(F64).reshape(16, 16)
+        B = sh.load(b_addr.ravel().astype(np.uint64), 2).view(et).astype(F64).reshape(n, 16)
+        D = (sa * A) @ (sb * B).T                       # 16 x n
+        if bool(gscale(w)[lane0]):
+            acc = np.stack([gg(w) for gg in gets]).astype(F64)   # (n/2, 32)
+            D_lane = D[rows_of, cols_of] + acc
+        else:
+            D_lane = D[rows_of, cols_of]
+        out = D_lane.astype(np.float32)
+        for j, s in enumerate(sets):
+            s(w, m, out[j])
+    return mma_async

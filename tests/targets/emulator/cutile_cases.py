@@ -127,9 +127,21 @@ def layernorm(rng, m: int = 3, n: int = 1024) -> Case:
                  TensorMap(wt, (256,)), TensorMap(b, (256,))], (m,), check)
 
 
+def matmul_f16(rng, m: int = 200, k: int = 96, n: int = 136) -> Case:
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float16)
+
+    def check():
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2 ** -10, atol=2 ** -10)
+    return Case([a, m, k, k, 1, b, k, n, n, 1, c, m, n, n, 1], (_cdiv(m, 128), _cdiv(n, 128)),
+                check)
+
+
 CASES = {
     "vector_add": vector_add, "scaled_add": scaled_add, "transpose": transpose,
     "gelu_cast": gelu_cast, "row_softmax": row_softmax, "control_flow": control_flow,
     "histogram_atomic": histogram_atomic, "sum_reduce_atomic": sum_reduce_atomic,
-    "layernorm": layernorm,
+    "layernorm": layernorm, "matmul_f16": matmul_f16,
 }
