@@ -232,7 +232,17 @@ class _Writer:
     # ------------------------------------------------------------------ attributes
 
     def tagged(self, buf: bytearray, a: Any, op: Operation | None) -> None:
-        """A self-contained (tagged) attribute."""
+        """A self-contained (tagged) attribute.
+
+        Plain Python values (as a hint dictionary may hold them) are taken as cuTile
+        writes them: bool -> Bool, int -> i32 Integer, str -> String.
+        """
+        if isinstance(a, bool):
+            a = A.BoolAttr(a)
+        elif isinstance(a, int):
+            a = A.IntegerAttr(a, T.I32)
+        elif isinstance(a, str):
+            a = A.StringAttr(a)
         if isinstance(a, A.IntegerAttr):
             t = a.type
             if not isinstance(t, T.ElementType) or t.is_float:
