@@ -28,9 +28,10 @@ _COMPARE = {_P.equal: lambda a, b: a == b, _P.not_equal: lambda a, b: a != b,
 
 
 def _ints(op: Operation, values: list[Any]) -> tuple[list[int], int]:
-    """Operands as Python ints read with the op's signedness (unsigned when it has none)."""
+    """Operands as Python ints read with the op's signedness (unsigned when it has none;
+    ``absi`` is always signed)."""
     width = op.operands[0].type.element.bitwidth
-    signed = op.attributes.get("signedness") == Signedness.signed
+    signed = op.attributes.get("signedness") == Signedness.signed or op.name == "absi"
     out = []
     for v in values:
         bits = int(v) & ((1 << width) - 1)

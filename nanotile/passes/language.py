@@ -100,8 +100,10 @@ class Language:
                  *(f"  // {line}" for line in self.doc.strip().splitlines()),
                  f"  ops ({len(self.ops) + len(self.extra_ops)}):"]
         lines += _columns(sorted(self.ops) + [f"{n}*" for n in sorted(self.extra_ops)])
-        lines.append("  types: " + ", ".join(sorted(t.__name__ for t in self.types)))
-        lines.append("  attributes: " + ", ".join(sorted(a.__name__ for a in self.attrs)))
+        lines.append(f"  types ({len(self.types)}):")
+        lines += _columns(sorted(t.__name__ for t in self.types))
+        lines.append(f"  attributes ({len(self.attrs)}):")
+        lines += _columns(sorted(a.__name__ for a in self.attrs))
         lines.append("  invariants:")
         lines += [f"    {name}: {first_line(fn.__doc__)}" for name, fn in self.invariants]
         if self.extra_ops:

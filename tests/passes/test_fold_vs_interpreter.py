@@ -142,3 +142,20 @@ def test_non_default_rounding_is_left_alone():
     assert not check("addf", "f32", [0.1, 0.2], {"rounding_mode": RoundingMode.zero})
     assert not check("divi", "i32", [1, 0], {"signedness": S})
     assert not check("shli", "i32", [1, 40], {})
+
+
+@needs_interp
+@pytest.mark.parametrize("element", ["i8", "i32", "i64"])
+@pytest.mark.parametrize("name", ["absi", "negi"])
+def test_integer_unary(name, element):
+    for a in int_values(element):
+        assert check(name, element, [a], {})
+
+
+@needs_interp
+@pytest.mark.parametrize("signedness", [S, U])
+def test_extension_and_truncation(signedness):
+    for a in int_values("i8"):
+        assert check("exti", "i8", [a], {"signedness": signedness}, out="i32")
+    for a in int_values("i64"):
+        assert check("trunci", "i64", [a], {}, out="i16")
