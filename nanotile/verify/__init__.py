@@ -16,6 +16,7 @@ module per op family:
     structure    entries, globals, symbols
     assume       assume predicates
     hints        optimization hints
+    debuginfo    debug-info scopes of entries, their ops and globals
     dominance    SSA dominance
 """
 

@@ -12,7 +12,9 @@ from .types import check_type
 
 
 def check_module_items(module: Module) -> None:
-    """Symbols defined at the top level are unique."""
+    """Symbols defined at the top level are unique; globals carry no debug scope."""
+    from .debuginfo import check_global_scopes
+    check_global_scopes(module)
     seen: dict[str, Operation] = {}
     for item in module.items:
         name = item.attributes.get("sym_name")
@@ -32,6 +34,8 @@ def _entry(op: Operation) -> None:
         for t in ftype.inputs:
             if isinstance(t, TileType) and t.rank != 0:
                 raise fail("entry op must have scalar types (rank 0 !cuda_tile.tile)")
+    from .debuginfo import check_function_scope
+    check_function_scope(op)
     check_op_hints(op)
 
 
