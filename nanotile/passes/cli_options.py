@@ -39,11 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="print the IR after every pass / after the passes named")
     g.add_argument("--dump-before", metavar="all|P1,P2",
                    help="print the IR before every pass / before the passes named")
-    g.add_argument("--dump-after-change", action="store_true",
-                   help="print the IR after each pass that changed it")
-    g.add_argument("--dump-after-failure", action="store_true",
-                   help="print the IR when a pass or its checks fail")
-    g.add_argument("--dump-dir", metavar="DIR",
+    g.add_argument("--mlir-print-ir-after-all", dest="dump_after", action="store_const",
+                   const="all", help="MLIR's spelling of --dump-after=all")
+    g.add_argument("--mlir-print-ir-before-all", dest="dump_before", action="store_const",
+                   const="all", help="MLIR's spelling of --dump-before=all")
+    g.add_argument("--dump-after-change", "--mlir-print-ir-after-change",
+                   action="store_true", help="print the IR after each pass that changed it")
+    g.add_argument("--dump-after-failure", "--mlir-print-ir-after-failure",
+                   action="store_true", help="print the IR when a pass or its checks fail")
+    g.add_argument("--dump-dir", "--mlir-print-ir-tree-dir", metavar="DIR",
                    help="write one numbered file per stage into DIR")
     g.add_argument("--stop-after", metavar="PASS", help="stop after this pass")
     g.add_argument("--start-after", metavar="PASS",
@@ -54,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--print-language", metavar="NAME", help="print a language and exit")
     g.add_argument("--diff-languages", metavar=("A", "B"), nargs=2,
                    help="print what language B adds to / removes from A and exit")
-    g.add_argument("--time-passes", action="store_true", help="print a table of pass times")
+    g.add_argument("--time-passes", "--mlir-timing", action="store_true",
+                   help="print a table of pass times")
     g.add_argument("--no-verify", action="store_true",
                    help="do not check the output language after each pass")
     g.add_argument("--check-semantics", action="store_true",

@@ -190,3 +190,12 @@ def test_no_pipeline_flag_means_no_pipeline():
     args, _ = cli_options.parse_known(["k.mlir"])
     module = Module()
     assert cli_options.run_from_args(module, args, None, None) is module
+
+
+def test_mlir_spellings_of_the_flags():
+    args, rest = cli_options.parse_known(["--mlir-print-ir-after-all", "--mlir-timing",
+                                          "--mlir-print-ir-tree-dir=d",
+                                          "--mlir-print-ir-after-change"])
+    assert rest == []
+    assert args.dump_after == "all" and args.time_passes and args.dump_dir == "d"
+    assert args.dump_after_change
