@@ -330,9 +330,15 @@ class _Reader:
             raise cur.error(f"a dense constant needs a tile type of numbers, got {t}", start)
         width = W.storage_bytes(t.element)
         n = t.num_elements
-        if len(data) == width:  # one element: a splat (also when the tile has one element)
+        if t.element.name == "i1":
+            # MLIR's i1 layout: a splat is one byte 0x00/0xFF; otherwise bits, LSB first.
+            if len(data) == 1 and data[0] in (0x00, 0xFF):
+                return A.DenseElementsAttr(t, data, True)
+            if len(data) == (n + 7) // 8:
+                return A.DenseElementsAttr(t, data, False)
+        elif len(data) == width:  # one element: a splat (also when the tile has one)
             return A.DenseElementsAttr(t, data, True)
-        if len(data) == n * width:
+        elif len(data) == n * width:
             return A.DenseElementsAttr(t, data, False)
         raise cur.error(f"constant of {len(data)} bytes does not fit {t}", start)
 

@@ -89,8 +89,9 @@ def value_bits(t: T.ElementType) -> int:
 
 
 def storage_bytes(t: T.ElementType) -> int:
-    """Bytes per element in a dense constant: the value bits rounded up to bytes (i1, i4,
-    f4E2M1FN: 1 byte; tf32: 3 bytes holding its 19 bits), as in cuTile's files."""
+    """Bytes per element in a dense constant: the value bits rounded up to bytes (i4,
+    f4E2M1FN: 1 byte; tf32: 3 bytes holding its 19 bits), as in cuTile's files. i1 is
+    special: a splat is one byte 0x00/0xFF, other constants are packed bits."""
     return max(1, (value_bits(t) + 7) // 8)
 
 

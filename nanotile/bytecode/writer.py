@@ -221,7 +221,9 @@ class _Writer:
         t = value.type
         if isinstance(t, T.TileType) and isinstance(t.element, T.ElementType):
             width = W.storage_bytes(t.element)
-            if len(value.data) not in (width, width * t.num_elements):
+            n = t.num_elements
+            sizes = (1, (n + 7) // 8) if t.element.name == "i1" else (width, width * n)
+            if len(value.data) not in sizes:
                 raise self.fail(f"constant of {len(value.data)} bytes does not fit {t} "
                                 f"({width} bytes per element)", op)
         buf = bytearray()

@@ -70,9 +70,12 @@ class DenseElementsAttr:
     Keeping the bytes (not Python numbers) makes constants bit-exact through text and
     bytecode. ``splat`` means ``data`` holds one element that fills the whole ``type``.
     The layout is the bytecode's (measured on cuTile 1.7.0's files): every element takes
-    whole bytes, its value bits rounded up to bytes: i1, i4 and f4E2M1FN one byte each
-    (NOT packed two per byte), tf32 THREE bytes holding its 19-bit pattern (the f32 bits
-    shifted right by 13; 1.0 is ``00 fc 01``), the others their width.
+    whole bytes, its value bits rounded up to bytes: i4 and f4E2M1FN one byte each (NOT
+    packed two per byte), tf32 THREE bytes holding its 19-bit pattern (the f32 bits
+    shifted right by 13; 1.0 is ``00 fc 01``), the others their width. i1 is MLIR's
+    special case: a splat is ONE byte, 0xFF for true and 0x00 for false (tileirdisasm
+    reads 0x01 as packed bits); a non-splat i1 constant is bit-packed, element 0 in the
+    lowest bit, ceil(n/8) bytes.
     """
 
     type: TileType
