@@ -79,6 +79,15 @@ def test_notes_attached_to_errors_are_checked():
     assert not ok and 'expected note "prior use here" was not produced' in report[0]
 
 
+def test_diagnostics_in_other_files_are_unexpected():
+    text = "// expected-error @below {{boom}}\nx\n"
+    other = Diagnostic("error", "boom", "/tmp/foo.py", 2, 1)
+    ok, report = check_expected(text, "t.mlir", [other])
+    assert not ok and report[0].startswith("/tmp/foo.py:2:1: error: unexpected error: boom")
+    same = Diagnostic("error", "boom", "/abs/dir/t.mlir", 2, 1)
+    assert check_expected(text, "t.mlir", [same]) == (True, [])
+
+
 def test_regex_parts():
     text = "// expected-error @below {{dim {{[0-9]+}} must be}}\nx\n"
     assert check_expected(text, "t.mlir", [err(2, "op dim 12 must be a power")])[0]
