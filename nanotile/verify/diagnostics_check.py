@@ -164,7 +164,9 @@ def check_expected(source_text: str, filename: str,
                           f": error: '{diag.severity}' diagnostic emitted when expecting "
                           f"a '{near_miss.severity}'")
         else:
-            report.append(f"{_where(filename, diag.line, diag.column)}: error: unexpected "
+            where = _where(diag.filename if diag.line is not None else filename, diag.line,
+                           diag.column)
+            report.append(f"{where}: error: unexpected "
                           f"{diag.severity}: {diag.message}")
     for e in expectations:
         if not e.matched:
