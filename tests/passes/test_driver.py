@@ -1,0 +1,64 @@
+"""The pipeline flags through the ``nanotile`` command itself (nanotile.cli -> driver),
+once the driver wires nanotile.passes.cli_options in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import nanotile
+from nanotile.passes.pipelines import default_pipeline
+
+from .support import needs_text
+from .test_cli import LAYERNORM, split_dumps
+
+DRIVER = Path(nanotile.__file__).parent / "driver.py"
+wired = pytest.mark.skipif(not DRIVER.exists() or "cli_options" not in DRIVER.read_text(),
+                           reason="nanotile/driver.py does not use nanotile.passes.cli_options "
+                                  "yet")
+
+
+def nanotile_main(capsys, *argv: str) -> tuple[int, str, str]:
+    from nanotile.cli import main
+
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@wired
+@needs_text
+def test_nanotile_dump_after_all_prints_every_stage_that_reparses(capsys):
+    from nanotile.ir.parser import parse_text
+
+    status, out, err = nanotile_main(capsys, LAYERNORM, "--dump-after=all")
+    assert status == 0, err
+    dumps = split_dumps(err)
+    assert [name for _, name, _ in dumps] == default_pipeline().split(",")
+    for _, name, text in dumps:
+        parse_text(text, f"<after {name}>")
+    assert dumps[-1][2].strip() == out.strip()
+
+
+@wired
+def test_nanotile_listings_need_no_input(capsys):
+    status, out, _ = nanotile_main(capsys, "--list-passes")
+    assert status == 0 and "loop-invariant-code-motion" in out
+    status, out, _ = nanotile_main(capsys, "--print-language", "tile-canon")
+    assert status == 0 and out.startswith("language tile-canon extends tile")
+    status, out, _ = nanotile_main(capsys, "--diff-languages", "tile", "tile-canon")
+    assert status == 0 and "- op assume" in out
+
+
+@wired
+@needs_text
+def test_nanotile_without_pipeline_flags_prints_the_input_unchanged(capsys):
+    status, out, _ = nanotile_main(capsys, LAYERNORM)
+    assert status == 0 and "assume div_by<16>" in out
+
+
+@wired
+def test_nanotile_pipeline_errors_are_diagnostics(capsys):
+    status, _, err = nanotile_main(capsys, LAYERNORM, "-p", "cse,nope")
+    assert status == 1 and "unknown pass 'nope'" in err and "Traceback" not in err
