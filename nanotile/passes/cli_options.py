@@ -22,8 +22,9 @@ import argparse
 import sys
 from typing import TextIO
 
-from ..diagnostics import CompileError
+from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module
+from .base import Pass
 
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
@@ -106,7 +107,7 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
                 or args.diff_languages)
 
 
-def _pipeline(args: argparse.Namespace) -> list:
+def _pipeline(args: argparse.Namespace) -> list[Pass]:
     from .pipelines import DEFAULT_TARGET, default_pipeline
     from .registry import parse_pipeline
 
@@ -145,9 +146,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
             err_stream.write(timing_report(options.timings))
 
 
-def _flag_error(message: str):  # -> Diagnostic
-    from ..diagnostics import Diagnostic
-
+def _flag_error(message: str) -> Diagnostic:
     return Diagnostic("error", message, "<command line>")
 
 
