@@ -1659,6 +1659,25 @@ def _kmajor_addresses(desc: int, rows: np.ndarray, ks: np.ndarray) -> np.ndarray
     return addr ^ (((addr >> 7) & mask) << 4)
 
 
+def _mnmajor_addresses(desc: int, mns: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Shared addresses of the 16-bit elements (mns[i], ks[j]) of an MN-major operand: the
+    MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows form an atom
+    (SBO steps over 8 K-rows, LBO over atoms along MN)."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    mode = (desc >> 62) & 3
+    if mode == 0:
+        raise MemoryFault("wgmma: MN-major operands without swizzle are not emulated")
+    width = _SWIZZLE_BYTES[mode]
+    per_row = width // 2
+    mn = mns[:, None].astype(np.int64)
+    k = ks[None, :].astype(np.int64)
+    addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % per_row) * 2
+    mask = {128: 7, 64: 3, 32: 1}[width]
+    return addr ^ (((addr >> 7) & mask) << 4)
+
+
 @op("wgmma")
 def _wgmma(c: C):
     sub = c.mods[0] if c.mods else ""
@@ -1681,9 +1700,11 @@ def _wgmma(c: C):
     ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
     gscale = c.src(c.ops[3], "pred")
     imms = [o.value if isinstance(o, Imm) else None for o in c.ops[4:8]]
-    if len(imms) != 4 or None in imms or imms[2] or imms[3]:
-        raise c.unsupported("transposed operands")
-    sa, sb = imms[0], imms[1]
+    if len(imms) != 4 or None in imms:
+        raise c.unsupported("non-immediate scale/transpose operands")
+    sa, sb, trans_a, trans_b = imms
+    a_layout = _mnmajor_addresses if trans_a else _kmajor_addresses
+    b_layout = _mnmajor_addresses if trans_b else _kmajor_addresses
     gets = [c.src(r, "f32") for r in dregs]
     sets = [c.dst(r, "f32") for r in dregs]
     et = DTYPES[atn]
@@ -1700,8 +1721,8 @@ def _wgmma(c: C):
         da, db = int(ga(w)[lane0]), int(gb(w)[lane0])
         sh = w.cta.shared
         rows = 16 * (w.wid % 4) + np.arange(16)
-        a_addr = _kmajor_addresses(da, rows, ks)
-        b_addr = _kmajor_addresses(db, ns, ks)
+        a_addr = a_layout(da, rows, ks)
+        b_addr = b_layout(db, ns, ks)
         A = sh.load(a_addr.ravel().astype(np.uint64), 2).view(et).astype(F64).reshape(16, 16)
         B = sh.load(b_addr.ravel().astype(np.uint64), 2).view(et).astype(F64).reshape(n, 16)
         D = (sa * A) @ (sb * B).T                       # 16 x n

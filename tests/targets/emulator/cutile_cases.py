@@ -139,9 +139,21 @@ def matmul_f16(rng, m: int = 200, k: int = 96, n: int = 136) -> Case:
                 check)
 
 
+def matmul_f16_tma(rng, m: int = 200, k: int = 96, n: int = 136) -> Case:
+    """The TMA variant: tensor maps for A (128x32 boxes, 64-byte swizzle), B (32x64, 128-byte
+    swizzle) and C (64x64, 128-byte swizzle), the swizzles matching the kernel's wgmma
+    descriptors and its stmatrix address arithmetic."""
+    case = matmul_f16(rng, m, k, n)
+    a, b, c = case.args[0], case.args[5], case.args[10]
+    case.args += [TensorMap(a, (128, 32), swizzle=2), TensorMap(b, (32, 64), swizzle=3),
+                  TensorMap(c, (64, 64), swizzle=3)]
+    return case
+
+
 CASES = {
     "vector_add": vector_add, "scaled_add": scaled_add, "transpose": transpose,
     "gelu_cast": gelu_cast, "row_softmax": row_softmax, "control_flow": control_flow,
     "histogram_atomic": histogram_atomic, "sum_reduce_atomic": sum_reduce_atomic,
     "layernorm": layernorm, "matmul_f16": matmul_f16,
+    "matmul_f16_tma": matmul_f16_tma,
 }
