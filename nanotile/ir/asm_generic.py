@@ -201,10 +201,10 @@ def _text(raw: Any) -> str:
         return "unit"
     out = ""
     for t in raw[1]:
-        if out and not (t.text in (",", ")", "]", ":") or out.endswith(("(", "["))):
+        if out and not (t.text in (",", ")", "]", ">") or out.endswith(("(", "[", "<"))):
             out += " "
         out += t.text
-    return out.replace(" :", " :")
+    return out
 
 
 def _array_values(p: "OpParser", raw: Any, tok: "Token") -> tuple[str, ...]:

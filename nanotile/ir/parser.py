@@ -128,6 +128,9 @@ class OpParser:
 
     def error(self, message: str, tok: Token | None = None) -> CompileError:
         t = tok or self.peek()
+        if t.kind == EOF and len(self.toks) > 1:  # point just after the last token
+            last = self.toks[-2]
+            return self.smap.error(message, last.offset + len(last.text))
         return self.smap.error(message, t.offset)
 
     def sub(self, t: Token, start: str) -> Any:
@@ -465,8 +468,13 @@ class OpParser:
         """Terminator checks; add the implicit terminator the text may leave out."""
         for op in block.ops[:-1]:
             if op.name in TERMINATORS:
-                raise self.smap.error(f"'{op.name}' op must be the last operation in the "
-                                      f"parent block", _offset(op, close))
+                msg = f"'{op.name}' op must be the last operation in the parent block"
+                if op.source is not None:
+                    from ..diagnostics import Diagnostic
+
+                    raise CompileError(Diagnostic("error", msg, op.source.filename,
+                                                  op.source.line, op.source.column))
+                raise self.smap.error(msg, close.offset)
         implicit = IMPLICIT_TERMINATOR.get(owner)
         if implicit is None:
             return
@@ -572,10 +580,6 @@ def _strip_hash(text: str) -> str:
 def _hint(name: str) -> str | None:
     """Numeric names (``%0``) carry no meaning: the printer renumbers them."""
     return None if name.isdigit() else name
-
-
-def _offset(op: Operation, fallback: Token) -> int:
-    return fallback.offset
 
 
 # ---------------------------------------------------------------------------------------
