@@ -292,6 +292,8 @@ class CTA:
         self.barriers: dict[int, Barrier] = {}
         self.mbarriers: dict[int, list[int]] = {}   # addr -> [phase, pending, expected, tx]
         self.events = 0
+        self.tmem: np.ndarray | None = None       # tensor memory (sm_100), made on first use
+        self.tmem_next = 0
         nthreads = launch.block[0] * launch.block[1] * launch.block[2]
         self.nthreads = nthreads
         self.warps = [Warp(self, w, min(32, nthreads - 32 * w)) for w in range((nthreads + 31) // 32)]

@@ -1637,45 +1637,62 @@ def _call(c: C):
 
 # ---------------------------------------------------------------- wgmma (sm_90a)
 
-_SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}
+_SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}           # sm_90 descriptor bits 62-63
+_SWIZZLE_BYTES_SM100 = {0: 0, 2: 128, 4: 64, 6: 32}  # sm_100 descriptor bits 61-63
 
 
-def _kmajor_addresses(desc: int, rows: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """Shared addresses of the 16-bit elements (rows[i], ks[j]) of a K-major operand
-    described by a wgmma matrix descriptor (start, LBO, SBO, swizzle mode)."""
+def decode_desc(desc: int, sm100: bool = False) -> tuple[int, int, int, int]:
+    """(start, LBO, SBO, swizzle width in bytes or 0) of a shared-memory matrix descriptor."""
     start = (desc & 0x3FFF) << 4
     lbo = ((desc >> 16) & 0x3FFF) << 4
     sbo = ((desc >> 32) & 0x3FFF) << 4
+    if sm100:
+        mode = (desc >> 61) & 7
+        if mode not in _SWIZZLE_BYTES_SM100:
+            raise MemoryFault(f"matrix descriptor layout type {mode} is not emulated")
+        return start, lbo, sbo, _SWIZZLE_BYTES_SM100[mode]
     mode = (desc >> 62) & 3
-    r = rows[:, None].astype(np.int64)
-    k = ks[None, :].astype(np.int64)
-    if mode == 0:
-        # core matrices of 8 rows x 16 bytes: LBO steps along K, SBO along M/N
-        return start + (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
-    width = _SWIZZLE_BYTES[mode]
-    per_row = width // 2
-    addr = start + (r // 8) * sbo + (r % 8) * width + (k // per_row) * lbo + (k % per_row) * 2
+    return start, lbo, sbo, _SWIZZLE_BYTES.get(mode, 0)
+
+
+def _swizzled(addr: np.ndarray, width: int) -> np.ndarray:
     mask = {128: 7, 64: 3, 32: 1}[width]
     return addr ^ (((addr >> 7) & mask) << 4)
 
 
-def _mnmajor_addresses(desc: int, mns: np.ndarray, ks: np.ndarray) -> np.ndarray:
+def kmajor_addresses(d: tuple[int, int, int, int], rows: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Shared addresses of the 16-bit elements (rows[i], ks[j]) of a K-major operand."""
+    start, lbo, sbo, width = d
+    r = rows[:, None].astype(np.int64)
+    k = ks[None, :].astype(np.int64)
+    if width == 0:
+        # core matrices of 8 rows x 16 bytes: LBO steps along K, SBO along M/N
+        return start + (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
+    per_row = width // 2
+    addr = start + (r // 8) * sbo + (r % 8) * width + (k // per_row) * lbo + (k % per_row) * 2
+    return _swizzled(addr, width)
+
+
+def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndarray) -> np.ndarray:
     """Shared addresses of the 16-bit elements (mns[i], ks[j]) of an MN-major operand: the
     MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows form an atom
     (SBO steps over 8 K-rows, LBO over atoms along MN)."""
-    start = (desc & 0x3FFF) << 4
-    lbo = ((desc >> 16) & 0x3FFF) << 4
-    sbo = ((desc >> 32) & 0x3FFF) << 4
-    mode = (desc >> 62) & 3
-    if mode == 0:
-        raise MemoryFault("wgmma: MN-major operands without swizzle are not emulated")
-    width = _SWIZZLE_BYTES[mode]
+    start, lbo, sbo, width = d
+    if width == 0:
+        raise MemoryFault("MN-major matrix operands without swizzle are not emulated")
     per_row = width // 2
     mn = mns[:, None].astype(np.int64)
     k = ks[None, :].astype(np.int64)
     addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % per_row) * 2
-    mask = {128: 7, 64: 3, 32: 1}[width]
-    return addr ^ (((addr >> 7) & mask) << 4)
+    return _swizzled(addr, width)
+
+
+def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool) -> np.ndarray:
+    """The (len(mns), 16) 16-bit operand tile a descriptor points to, as float64."""
+    layout = mnmajor_addresses if mn_major else kmajor_addresses
+    addr = layout(decode_desc(desc, sm100), mns, np.arange(16))
+    vals = sh.load(addr.ravel().astype(np.uint64), 2).view(et).astype(F64)
+    return vals.reshape(len(mns), 16)
 
 
 @op("wgmma")
@@ -1703,14 +1720,11 @@ def _wgmma(c: C):
     if len(imms) != 4 or None in imms:
         raise c.unsupported("non-immediate scale/transpose operands")
     sa, sb, trans_a, trans_b = imms
-    a_layout = _mnmajor_addresses if trans_a else _kmajor_addresses
-    b_layout = _mnmajor_addresses if trans_b else _kmajor_addresses
     gets = [c.src(r, "f32") for r in dregs]
     sets = [c.dst(r, "f32") for r in dregs]
     et = DTYPES[atn]
     g = LANES // 4
     t = LANES % 4
-    ks = np.arange(16)
     ns = np.arange(n)
     # register j of a lane holds D[row, col] of the warp's 16-row slice
     rows_of = np.array([g + 8 * ((j // 2) % 2) for j in range(n // 2)])
@@ -1721,10 +1735,8 @@ def _wgmma(c: C):
         da, db = int(ga(w)[lane0]), int(gb(w)[lane0])
         sh = w.cta.shared
         rows = 16 * (w.wid % 4) + np.arange(16)
-        a_addr = a_layout(da, rows, ks)
-        b_addr = b_layout(db, ns, ks)
-        A = sh.load(a_addr.ravel().astype(np.uint64), 2).view(et).astype(F64).reshape(16, 16)
-        B = sh.load(b_addr.ravel().astype(np.uint64), 2).view(et).astype(F64).reshape(n, 16)
+        A = load_operand(sh, da, bool(trans_a), rows, et, sm100=False)
+        B = load_operand(sh, db, bool(trans_b), ns, et, sm100=False)
         D = (sa * A) @ (sb * B).T                       # 16 x n
         if bool(gscale(w)[lane0]):
             acc = np.stack([gg(w) for gg in gets]).astype(F64)   # (n/2, 32)
@@ -1735,3 +1747,136 @@ def _wgmma(c: C):
         for j, s in enumerate(sets):
             s(w, m, out[j])
     return mma_async
+
+
+# ---------------------------------------------------------------- tcgen05 (sm_100a)
+
+def _tmem(w) -> np.ndarray:
+    cta = w.cta
+    if cta.tmem is None:
+        cta.tmem = np.zeros((128, 512), np.uint32)
+    return cta.tmem
+
+
+@op("tcgen05")
+def _tcgen05(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if c.has("cta_group::2"):
+        raise c.unsupported("cta_group::2")
+    if sub.startswith(("fence", "wait")) or sub in ("relinquish_alloc_permit", "dealloc"):
+        return lambda w, m: None
+    if sub == "alloc":
+        dst = c.mem_addr(c.ops[0], c.space())[1]
+        gn = c.src(c.ops[1], "u32")
+
+        def alloc(w, m):
+            lane = _first_active(m)
+            ncols = int(gn(w)[lane])
+            _tmem(w)
+            col = w.cta.tmem_next
+            if col + ncols > 512:
+                raise MemoryFault(f"tcgen05.alloc of {ncols} columns: tensor memory is full")
+            w.cta.tmem_next = col + ncols
+            a = np.array([int(dst(w)[lane])], np.uint64)
+            w.cta.shared.store(a, 4, np.array([col], np.uint32))
+        return alloc
+    if sub in ("ld", "st"):
+        return _tcgen05_ldst(c, sub == "ld")
+    if sub == "mma":
+        return _tcgen05_mma(c)
+    if sub == "commit":
+        if not c.has("mbarrier::arrive::one") or c.has("multicast::cluster"):
+            raise c.unsupported()
+        af = _mbar_addr(c, c.ops[0])
+
+        def commit(w, m):       # the emulated mma already completed: arrive now
+            for a in af(w)[m]:
+                _mbar_arrive(w, int(a))
+        return commit
+    raise c.unsupported()
+
+
+def _tcgen05_ldst(c: C, is_ld: bool):
+    shape = next((x for x in c.mods if x in ("32x32b", "16x32bx2")), None)
+    rep = next((int(x[1:]) for x in c.mods if x[:1] == "x" and x[1:].isdigit()), 1)
+    if shape is None or c.has("pack::16b", "unpack::16b"):
+        raise c.unsupported("only the 32x32b and 16x32bx2 shapes")
+    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    taddr_op = c.ops[1] if is_ld else c.ops[0]
+    if not isinstance(taddr_op, Addr):
+        raise c.error("expected a tensor-memory address [taddr]")
+    gaddr = c.src(Reg(taddr_op.base), "b32")
+    off = taddr_op.offset
+    split = 0
+    if shape == "16x32bx2":
+        rest = c.ops[2:] if is_ld else c.ops[1:-1]
+        split_op = (c.ops[2] if is_ld else c.ops[1]) if rest else None
+        if not isinstance(split_op, Imm):
+            raise c.error("16x32bx2 needs an immediate half-split offset")
+        split = split_op.value
+    if len(regs) != rep:
+        raise c.error(f"expected {rep} registers")
+    lane_in = LANES % 16 if shape == "16x32bx2" else LANES
+    col_in = np.where(LANES >= 16, split, 0) if shape == "16x32bx2" else np.zeros(32, np.int64)
+    sets = [c.dst(r, "b32") for r in regs] if is_ld else None
+    gets = None if is_ld else [c.src(r, "b32") for r in regs]
+
+    def ldst(w, m):
+        tm = _tmem(w)
+        t = int(gaddr(w)[_first_active(m)]) + off
+        lanes = (t >> 16) + lane_in
+        cols = (t & 0xFFFF) + col_in
+        if lanes.max() >= 128 or cols.max() + rep > 512:
+            raise MemoryFault(f"tensor-memory access out of range at 0x{t:x}")
+        for j in range(rep):
+            if is_ld:
+                sets[j](w, m, tm[lanes, cols + j])
+            else:
+                v = gets[j](w)
+                tm[lanes[m], (cols + j)[m]] = v[m]
+    return ldst
+
+
+def _tcgen05_mma(c: C):
+    kind = next((x for x in c.mods if x.startswith("kind::")), None)
+    if kind != "kind::f16" or c.has("ws", "sp", "block_scale"):
+        raise c.unsupported("only kind::f16 dense")
+    d_op = c.ops[0]
+    if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
+        raise c.unsupported("A from tensor memory")
+    gd = c.src(Reg(d_op.base), "b32")
+    ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
+    gi = c.src(c.ops[3], "b32")
+    rest = c.ops[4:]
+    mask_gets = [c.src(x, "b32") for x in _items(rest[0])] if rest and isinstance(rest[0], Vec) \
+        else []
+    ge = c.src(rest[-1], "pred")
+
+    def mma(w, m):
+        lane = _first_active(m)
+        idesc = int(gi(w)[lane])
+        if any(int(g(w)[lane]) for g in mask_gets):
+            raise MemoryFault("tcgen05.mma with disabled output lanes is not emulated")
+        if (idesc >> 4) & 3 != 1 or idesc & 0b1111:
+            raise MemoryFault(f"tcgen05.mma instruction descriptor 0x{idesc:x}: only dense "
+                              "f32 accumulation is emulated")
+        M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
+        if M != 128:
+            raise MemoryFault(f"tcgen05.mma with M={M}: only M=128 is emulated")
+        fmt = {0: DTYPES["f16"], 1: DTYPES["bf16"]}
+        et_a, et_b = fmt[(idesc >> 7) & 7], fmt[(idesc >> 10) & 7]
+        sh = w.cta.shared
+        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M), et_a, True)
+        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N), et_b, True)
+        if (idesc >> 13) & 1:
+            A = -A
+        if (idesc >> 14) & 1:
+            B = -B
+        D = A @ B.T
+        tm = _tmem(w)
+        t = int(gd(w)[lane])
+        l0, c0 = t >> 16, t & 0xFFFF
+        if bool(ge(w)[lane]):
+            D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)
+        tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
+    return mma

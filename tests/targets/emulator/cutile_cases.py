@@ -34,14 +34,14 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def vector_add(rng, n: int = 3000) -> Case:
+def vector_add(rng, n: int = 3000, arch: str = "sm_90") -> Case:
     a, b = rng.standard_normal(n, np.float32), rng.standard_normal(n, np.float32)
     c = np.zeros(n, np.float32)
     return Case([a, n, 1, b, n, 1, c, n, 1], (_cdiv(n, 1024),),
                 lambda: np.testing.assert_array_equal(c, a + b))
 
 
-def scaled_add(rng, n: int = 1000) -> Case:
+def scaled_add(rng, n: int = 1000, arch: str = "sm_90") -> Case:
     x, y = rng.standard_normal(n, np.float32), rng.standard_normal(n, np.float32)
     out = np.zeros(n, np.float32)
     alpha, beta = 1.5, -0.25
@@ -52,14 +52,14 @@ def scaled_add(rng, n: int = 1000) -> Case:
     return Case([x, n, 1, y, n, 1, out, n, 1, alpha, beta], (_cdiv(n, 256),), check)
 
 
-def transpose(rng, m: int = 100, n: int = 70) -> Case:
+def transpose(rng, m: int = 100, n: int = 70, arch: str = "sm_90") -> Case:
     x = rng.standard_normal((m, n), np.float32)
     out = np.zeros((n, m), np.float32)
     return Case([x, m, n, n, 1, out, n, m, m, 1], (_cdiv(m, 64), _cdiv(n, 32)),
                 lambda: np.testing.assert_array_equal(out, x.T))
 
 
-def gelu_cast(rng, n: int = 1500) -> Case:
+def gelu_cast(rng, n: int = 1500, arch: str = "sm_90") -> Case:
     x = (rng.standard_normal(n) * 3).astype(np.float32)
     out = np.zeros(n, BF16)
 
@@ -70,7 +70,7 @@ def gelu_cast(rng, n: int = 1500) -> Case:
     return Case([x, n, 1, out, n, 1], (_cdiv(n, 512),), check)
 
 
-def row_softmax(rng, m: int = 5, n: int = 1000) -> Case:
+def row_softmax(rng, m: int = 5, n: int = 1000, arch: str = "sm_90") -> Case:
     x = rng.standard_normal((m, n), np.float32)
     out = np.zeros((m, n), np.float32)
 
@@ -80,7 +80,8 @@ def row_softmax(rng, m: int = 5, n: int = 1000) -> Case:
     return Case([x, m, n, n, 1, out, m, n, n, 1], (m,), check)
 
 
-def control_flow(rng, tiles: int = 3, n_iter: int = 3, threshold: float = 0.5) -> Case:
+def control_flow(rng, tiles: int = 3, n_iter: int = 3, threshold: float = 0.5,
+                 arch: str = "sm_90") -> Case:
     x = rng.standard_normal(tiles * n_iter * 128 - 50, np.float32)
     out = np.zeros(tiles * 128, np.float32)
 
@@ -95,21 +96,21 @@ def control_flow(rng, tiles: int = 3, n_iter: int = 3, threshold: float = 0.5) -
     return Case([x, x.size, 1, out, out.size, 1, n_iter, threshold], (tiles,), check)
 
 
-def histogram_atomic(rng, n: int = 1024, bins: int = 37) -> Case:
+def histogram_atomic(rng, n: int = 1024, bins: int = 37, arch: str = "sm_90") -> Case:
     idx = rng.integers(0, bins, n).astype(np.int32)
     hist = np.zeros(bins, np.int32)
     return Case([idx, n, 1, hist, bins, 1, TensorMap(idx, (256,))], (_cdiv(n, 256),),
                 lambda: np.testing.assert_array_equal(hist, np.bincount(idx, minlength=bins)))
 
 
-def sum_reduce_atomic(rng, n: int = 1800) -> Case:
+def sum_reduce_atomic(rng, n: int = 1800, arch: str = "sm_90") -> Case:
     x = rng.integers(-1000, 1000, n).astype(np.int32)
     total = np.zeros(1, np.int32)
     return Case([x, n, 1, total, 1, 1, TensorMap(x, (256,))], (_cdiv(n, 512),),
                 lambda: np.testing.assert_array_equal(total, [x.sum()]))
 
 
-def layernorm(rng, m: int = 3, n: int = 1024) -> Case:
+def layernorm(rng, m: int = 3, n: int = 1024, arch: str = "sm_90") -> Case:
     x = rng.standard_normal((m, n)).astype(BF16)
     wt = rng.standard_normal(n).astype(np.float32)
     b = rng.standard_normal(n).astype(np.float32)
@@ -127,7 +128,8 @@ def layernorm(rng, m: int = 3, n: int = 1024) -> Case:
                  TensorMap(wt, (256,)), TensorMap(b, (256,))], (m,), check)
 
 
-def matmul_f16(rng, m: int = 200, k: int = 96, n: int = 136) -> Case:
+def matmul_f16(rng, m: int = 200, k: int = 96, n: int = 136,
+               arch: str = "sm_90") -> Case:
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
     c = np.zeros((m, n), np.float16)
@@ -139,14 +141,17 @@ def matmul_f16(rng, m: int = 200, k: int = 96, n: int = 136) -> Case:
                 check)
 
 
-def matmul_f16_tma(rng, m: int = 200, k: int = 96, n: int = 136) -> Case:
+def matmul_f16_tma(rng, m: int = 200, k: int = 96, n: int = 136,
+                   arch: str = "sm_90") -> Case:
     """The TMA variant: tensor maps for A (128x32 boxes, 64-byte swizzle), B (32x64, 128-byte
-    swizzle) and C (64x64, 128-byte swizzle), the swizzles matching the kernel's wgmma
-    descriptors and its stmatrix address arithmetic."""
+    swizzle) and C (64x64 on sm_90, 128x64 on sm_100; 128-byte swizzle). Boxes and swizzles
+    follow the kernel's copy sizes, its MMA descriptors and its shared-memory address
+    arithmetic (the driver would take them from tileiras' launch metadata)."""
     case = matmul_f16(rng, m, k, n)
     a, b, c = case.args[0], case.args[5], case.args[10]
+    c_box = (64, 64) if arch == "sm_90" else (128, 64)
     case.args += [TensorMap(a, (128, 32), swizzle=2), TensorMap(b, (32, 64), swizzle=3),
-                  TensorMap(c, (64, 64), swizzle=3)]
+                  TensorMap(c, c_box, swizzle=3)]
     return case
 
 

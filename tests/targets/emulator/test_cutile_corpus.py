@@ -18,14 +18,13 @@ pytestmark = pytest.mark.skipif(not PTX_DIR.is_dir(), reason=f"corpus not found 
 ARCHS = ("sm_90", "sm_100")
 
 
-RUNS = [(name, arch) for name in sorted(CASES) for arch in ARCHS
-        if not (name.startswith("matmul") and arch == "sm_100")]    # tcgen05 is not emulated
+RUNS = [(name, arch) for name in sorted(CASES) for arch in ARCHS]
 
 
 @pytest.mark.parametrize(("name", "arch"), RUNS)
 def test_corpus_kernel_matches_numpy(name: str, arch: str) -> None:
     path = PTX_DIR / f"{name}.{arch}.ptx"
-    case = CASES[name](np.random.default_rng(1234))
+    case = CASES[name](np.random.default_rng(1234), arch=arch)
     stats = run_ptx(path.read_text(), name, grid=case.grid, args=case.args, filename=str(path))
     assert stats.lane_instructions > 0
     case.check()
@@ -41,27 +40,31 @@ def test_wrong_grid_is_detected() -> None:
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-def test_coverage_report_names_missing_instructions(arch: str) -> None:
-    """The coverage report lists, per kernel, the opcodes the emulator cannot run: nothing
-    on sm_90; on sm_100 the tcgen05 family of the two matmuls."""
+def test_coverage_report_finds_every_corpus_instruction_supported(arch: str) -> None:
+    """The coverage report lists, per kernel, the opcodes the emulator cannot run: every
+    instruction of the corpus is covered."""
     report = {}
     for path in sorted(PTX_DIR.glob(f"*.{arch}.ptx")):
         text = path.read_text()
         for kernel, errors in unsupported(text, str(path)).items():
             report[kernel] = sorted(missing_opcodes(errors, text))
     assert set(CASES) == set(report)
-    matmuls = {"matmul_f16", "matmul_f16_tma"}
-    for name in set(CASES) - (matmuls if arch == "sm_100" else set()):
-        assert report[name] == [], (name, report[name])
-    if arch == "sm_100":
-        missing = set(report["matmul_f16"]) | set(report["matmul_f16_tma"])
-        assert missing and all(m.startswith("tcgen05.") for m in missing), missing
+    assert all(missing == [] for missing in report.values()), report
+
+
+def test_coverage_report_lists_unsupported_opcodes(tmp_path) -> None:
+    text = (PTX_DIR / "vector_add.sm_90.ptx").read_text()
+    text = text.replace("add.rn.f32 \t%r28", "testp.finite.f32 \t%p1, %r27;\n\tadd.rn.f32 \t%r28")
+    text = text.replace("ret;", "brkpt;\n\tret;")
+    errors = unsupported(text, "va.ptx")["vector_add"]
+    assert sorted(missing_opcodes(errors, text)) == ["brkpt", "testp.finite.f32"]
+    assert all(e.filename == "va.ptx" and e.line for e in errors)
 
 
 def test_unsupported_instruction_fails_at_launch_with_line() -> None:
-    path = PTX_DIR / "matmul_f16_tma.sm_100.ptx"
-    with pytest.raises(PtxError, match=r"matmul_f16_tma\.sm_100\.ptx:\d+:\d+: error: unsupported "
-                                       r"instruction 'tcgen05\."):
-        run_ptx(path.read_text(), "matmul_f16_tma", grid=(1, 1),
-                args=[np.zeros(8, np.float16)] * 3 + [0] * 12 + [bytes(128)] * 3,
-                filename=str(path))
+    text = (PTX_DIR / "vector_add.sm_90.ptx").read_text().replace("ret;", "brkpt;\n\tret;")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "brkpt" in ln)
+    with pytest.raises(PtxError, match=rf"va\.ptx:{line}:2: error: unsupported instruction "
+                                       r"'brkpt'"):
+        run_ptx(text, "vector_add", grid=(1,), args=[np.zeros(8, np.float32), 8, 1] * 3,
+                filename="va.ptx")
