@@ -341,8 +341,31 @@ def _check_regions(op: Operation) -> None:
                        "blocks")
 
 
+# Attributes the reference gives a default although the op table lists none.
+_IMPLIED_DEFAULTS = {("ftoi", "rounding_mode"), ("reduce", "identities"),
+                     ("scan", "identities"), ("scan", "reverse")}
+
+
+def _check_attributes(op: Operation) -> None:
+    """Attributes that must be present (no default, not optional) and of the right enum."""
+    d = lookup(op.name)
+    if d is None:
+        return
+    for a in d.attrs:
+        value = op.attributes.get(a.name)
+        if value is None:
+            if a.optional or a.default is not None or a.kind in ("unit", "hints") \
+                    or (op.name, a.name) in _IMPLIED_DEFAULTS:
+                continue
+            raise fail(f"requires attribute '{a.name}'")
+        if a.kind == "enum" and a.enum is not None and not isinstance(value, a.enum):
+            raise fail(f"attribute '{a.name}' failed to satisfy constraint: "
+                       f"{a.enum.__name__}")
+
+
 def check_constraints(op: Operation) -> None:
-    """The op table's generic checks for one op: type constraints, regions, traits."""
+    """The op table's generic checks for one op: attributes, types, regions, traits."""
+    _check_attributes(op)
     _check_types(op)
     _check_regions(op)
     for kind, names in TRAITS.get(op.name, ()):

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from nanotile.ir.enums import IntegerOverflow, RoundingMode, Signedness
+from nanotile.ir.enums import (
+    ComparisonOrdering,
+    ComparisonPredicate,
+    IntegerOverflow,
+    RoundingMode,
+    Signedness,
+)
 
 from .build import Kernel, errors, only_error, tile
 
 R = RoundingMode
+CMPF = {"comparison_predicate": ComparisonPredicate.less_than,
+        "comparison_ordering": ComparisonOrdering.ordered}
+CMPI = {"comparison_predicate": ComparisonPredicate.less_than,
+        "signedness": Signedness.signed}
 
 
 def binary(name, t, attrs=None, result=None):
@@ -93,11 +103,11 @@ def test_negi_no_unsigned_wrap():
 
 def test_cmp_result_and_predicates():
     k = Kernel(tile((2, 2), "f32"))
-    k.op("cmpf", [k.arg(0), k.arg(0)], [tile((2,), "i1")])
+    k.op("cmpf", [k.arg(0), k.arg(0)], [tile((2,), "i1")], CMPF)
     assert only_error(k.module()).endswith("failed to verify that Result type has i1 element "
                                            "type and same shape as operands")
     k = Kernel(tile((), "i16"))
-    k.op("cmpi", [k.arg(0), k.arg(0)], [tile((), "i16")])
+    k.op("cmpi", [k.arg(0), k.arg(0)], [tile((), "i16")], CMPI)
     assert "result #0 must be tile of i1 values" in only_error(k.module())
 
 
@@ -108,13 +118,21 @@ def test_cmp_result_and_predicates():
 ])
 def test_width_changes(name, src, dst, message):
     k = Kernel(tile((4,), src))
-    k.op(name, [k.arg(0)], [tile((4,), dst)])
+    k.op(name, [k.arg(0)], [tile((4,), dst)], {"signedness": Signedness.signed})
     assert message in only_error(k.module())
+
+
+def test_required_attributes():
+    k = Kernel(tile((4,), "i32"))
+    k.op("cmpi", [k.arg(0), k.arg(0)], [tile((4,), "i1")],
+         {"comparison_predicate": ComparisonPredicate.equal})
+    assert only_error(k.module()) == "'cuda_tile.cmpi' op requires attribute 'signedness'"
 
 
 def test_conversion_rounding():
     k = Kernel(tile((4,), "i32"))
-    k.op("itof", [k.arg(0)], [tile((4,), "f32")], {"rounding_mode": R.negative_inf})
+    k.op("itof", [k.arg(0)], [tile((4,), "f32")],
+         {"rounding_mode": R.negative_inf, "signedness": Signedness.signed})
     assert only_error(k.module()).endswith(
         "invalid rounding mode specified. Only 'nearest_even' is supported")
     k = Kernel(tile((4,), "f32"))

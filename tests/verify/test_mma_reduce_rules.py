@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from nanotile.ir.attrs import FloatAttr, IntegerAttr
+from nanotile.ir.enums import Signedness
 from nanotile.ir.types import TOKEN
 
 from .build import EL, Kernel, errors, only_error, region, tile
@@ -11,7 +12,8 @@ from .build import EL, Kernel, errors, only_error, region, tile
 def mma(name, lhs, rhs, acc, extra=()):
     k = Kernel(lhs, rhs, acc, *extra)
     ops = [k.arg(i) for i in range(3 + len(extra))]
-    k.op(name, ops, [acc])
+    attrs = {"signedness_lhs": Signedness.signed, "signedness_rhs": Signedness.signed}
+    k.op(name, ops, [acc], attrs if name == "mmai" else None)
     return k.module()
 
 
