@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nanotile.ir.parser import parse_text  # noqa: E402
-from nanotile.ir.printer import print_module  # noqa: E402
+from nanotile.ir.parser import parse_text
+from nanotile.ir.printer import print_module
 
 HEADER = ("entry @bench(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32>, "
           "%arg3: tile<ptr<f32>>) optimization_hints=<default = {}> {\n"
@@ -33,9 +33,9 @@ HEADER = ("entry @bench(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32
 
 # One block of lines; {i} makes names unique. Uses only values defined above or in it.
 BLOCK = [
-    "  %tile_{i}, %tok_{i} = load_view_tko weak %pview[%blockId_x] token = %0 : "
-    "partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> "
-    "tile<1024xf32>, token",
+    ("  %tile_{i}, %tok_{i} = load_view_tko weak %pview[%blockId_x] token = %0 : "
+     "partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> "
+     "tile<1024xf32>, token"),
     "  %a_{i} = addf %tile_{i}, %acc  : tile<1024xf32>",
     "  %m_{i} = mulf %a_{i}, %tile_{i} rounding<zero> : tile<1024xf32>",
     "  %c_{i} = constant <f32: 1.500000e+00> : tile<1024xf32>",

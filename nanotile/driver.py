@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .diagnostics import CompileError, Diagnostic
 

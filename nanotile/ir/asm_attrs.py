@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import struct
-from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any

@@ -40,7 +40,7 @@ def _rounding_default(opname: str, a: AttrDef) -> Any:
     return a.default if a.default is not None else _ROUNDING_DEFAULT.get(opname)
 
 
-def _parse_rounding(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_rounding(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     if not p.accept("rounding"):
         return
     t = p.next()
@@ -64,7 +64,7 @@ _reg("rounding", _parse_rounding, _print_rounding)
 
 # ------------------------------------------------------------------ unit keywords in any order
 
-def _parse_units(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_units(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     while True:
         for name in args:
             if p.at(name):
@@ -84,7 +84,7 @@ _reg("units", _parse_units, _print_units, spaced=False)
 
 # ------------------------------------------------------------------ index types of views
 
-def _parse_index_types(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_index_types(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     vals = st.operands.get(args[0], [])
     tok = p.peek()
     types = p.parse_type_list(None)
@@ -125,7 +125,7 @@ DIRECTIVES["index_types"] = Directive(parse=_parse_index_types, print=_print_ind
 
 # ------------------------------------------------------------------ constants
 
-def _parse_dense(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_dense(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     t = p.next()
     if t.kind != "A":
         raise p.error(f"expected constant value '<type: value>', found {p.describe(t)}", t)
@@ -151,7 +151,7 @@ _reg("dense", _parse_dense, _print_dense)
 
 # ------------------------------------------------------------------ global's visibility
 
-def _parse_visibility(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_visibility(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     t = p.peek()
     if t.kind == "w" and t.text in ("public", "private"):
         p.next()
@@ -168,16 +168,16 @@ _reg("visibility", _parse_visibility, _print_visibility)
 
 # ------------------------------------------------------------------ regions
 
-def _parse_then(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_then(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     st.regions.append(p.parse_region([], "if"))
     st.regions.append(A_EMPTY_REGION())
 
 
-def _parse_else(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_else(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     st.regions[1] = p.parse_region([], "if")
 
 
-def A_EMPTY_REGION() -> Any:  # noqa: N802
+def A_EMPTY_REGION() -> Any:
     from .core import Region
 
     return Region([])
@@ -195,7 +195,7 @@ DIRECTIVES["else"] = Directive(parse=_parse_else, print=_print_if_region(1),
                                and bool(op.regions[1].blocks))
 
 
-def _parse_block_args(p: "OpParser") -> list[tuple[Any, T.Type]]:
+def _parse_block_args(p: OpParser) -> list[tuple[Any, T.Type]]:
     """``(%a: type, %b: type)``"""
     p.expect("(")
     out: list[tuple[Any, T.Type]] = []
@@ -213,7 +213,7 @@ def _parse_block_args(p: "OpParser") -> list[tuple[Any, T.Type]]:
         p.expect(",")
 
 
-def _parse_arg_region(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_arg_region(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     st.regions.append(p.parse_region(_parse_block_args(p), st.opdef.name))
 
 
@@ -228,7 +228,7 @@ _reg("arg_region", _parse_arg_region, _print_arg_region)
 
 # ------------------------------------------------------------------ for / loop
 
-def _parse_assignments(p: "OpParser") -> list[tuple[Any, Any]]:
+def _parse_assignments(p: OpParser) -> list[tuple[Any, Any]]:
     """``(%inner = %outer, ...)``"""
     p.expect("(")
     out = []
@@ -243,7 +243,7 @@ def _parse_assignments(p: "OpParser") -> list[tuple[Any, Any]]:
         p.expect(",")
 
 
-def _parse_for(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_for(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     if p.accept("unsigned"):
         st.attrs["unsignedCmp"] = True
     iv = p.next()
@@ -302,7 +302,7 @@ def _print_for(pr: Any, op: Any, args: tuple[str, ...]) -> str:
 _reg("for", _parse_for, _print_for, spaced=False)
 
 
-def _parse_loop(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_loop(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     inner: list[tuple[Any, T.Type]] = []
     inits: list[Any] = []
     results: list[T.Type] = []
@@ -349,7 +349,7 @@ _reg("loop", _parse_loop, _print_loop, spaced=False)
 
 # ------------------------------------------------------------------ make_tensor_view
 
-def _parse_mixed_list(p: "OpParser") -> list[Any]:
+def _parse_mixed_list(p: OpParser) -> list[Any]:
     p.expect("[")
     out: list[Any] = []
     if p.accept("]"):
@@ -368,7 +368,7 @@ def _parse_mixed_list(p: "OpParser") -> list[Any]:
         p.expect(",")
 
 
-def _parse_make_tensor_view(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_make_tensor_view(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     st.operands["base"] = [p.parse_operand()]
     p.expect(",")
     p.expect("shape")
@@ -401,7 +401,7 @@ def _parse_make_tensor_view(p: "OpParser", st: "OpState", args: tuple[str, ...])
     st.rtypes["result"] = [ty]
 
 
-def _check_mixed(p: "OpParser", items: list[Any], dims: tuple[Any, ...], what: str,
+def _check_mixed(p: OpParser, items: list[Any], dims: tuple[Any, ...], what: str,
                  tok: Any) -> None:
     if len(items) != len(dims):
         raise p.error(f"expected {len(dims)} {what} values for the tensor_view type, got "
@@ -432,7 +432,7 @@ _reg("make_tensor_view", _parse_make_tensor_view, _print_make_tensor_view, space
 
 # ------------------------------------------------------------------ entry / testing$func
 
-def parse_signature(p: "OpParser") -> tuple[list[tuple[Any, T.Type]], list[T.Type]]:
+def parse_signature(p: OpParser) -> tuple[list[tuple[Any, T.Type]], list[T.Type]]:
     args = _parse_block_args_with_attrs(p)
     results: list[T.Type] = []
     if p.accept("->"):
@@ -445,7 +445,7 @@ def parse_signature(p: "OpParser") -> tuple[list[tuple[Any, T.Type]], list[T.Typ
     return args, results
 
 
-def _parse_block_args_with_attrs(p: "OpParser") -> list[tuple[Any, T.Type]]:
+def _parse_block_args_with_attrs(p: OpParser) -> list[tuple[Any, T.Type]]:
     p.expect("(")
     out: list[tuple[Any, T.Type]] = []
     if p.accept(")"):
@@ -464,7 +464,7 @@ def _parse_block_args_with_attrs(p: "OpParser") -> list[tuple[Any, T.Type]]:
         p.expect(",")
 
 
-def _parse_entry(p: "OpParser", st: "OpState", args: tuple[str, ...]) -> None:
+def _parse_entry(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     t = p.next()
     if t.kind != "s":
         raise p.error(f"expected kernel name (@name), found {p.describe(t)}", t)
@@ -511,4 +511,4 @@ def hints_or_none(h: A.OptimizationHintsAttr | None) -> A.OptimizationHintsAttr 
     return h
 
 
-__all__ = ["parse_signature", "attr_present"]
+__all__ = ["attr_present", "parse_signature"]

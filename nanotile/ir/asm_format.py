@@ -22,15 +22,19 @@ Elements (separated by spaces):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from . import attrs as A
-from . import types as T
-from .asm_attrs import (AsmError, dense_values_text, hints_text, make_dense, parse_sub,
-                        predicate_text, string_text, typed_attr_text)
+from .asm_attrs import (
+    dense_values_text,
+    hints_text,
+    predicate_text,
+    string_text,
+    typed_attr_text,
+)
 from .enums import IntegerOverflow, enum_text
 from .optable import AttrDef, OpDef
 
@@ -68,17 +72,14 @@ class Elem:
     name: str = ""
     names: tuple[str, ...] = ()
     style: str = ""
-    children: tuple["Elem", ...] = ()
+    children: tuple[Elem, ...] = ()
 
 
 def _tokenize_format(fmt: str) -> list[str]:
-    out: list[str] = []
-    for word in fmt.split():
-        out.append(word)
-    return out
+    return fmt.split()
 
 
-@lru_cache(maxsize=None)
+@cache
 def compile_format(fmt: str) -> tuple[Elem, ...]:
     words = _tokenize_format(fmt)
     pos = 0
@@ -131,9 +132,9 @@ def compile_format(fmt: str) -> tuple[Elem, ...]:
 
 @dataclass(frozen=True)
 class Directive:
-    parse: Callable[["OpParser", "OpState", tuple[str, ...]], None]
-    print: Callable[["OpPrinter", Any, tuple[str, ...]], str]
-    can_start: Callable[["OpParser", tuple[str, ...]], bool] = lambda p, a: False
+    parse: Callable[[OpParser, OpState, tuple[str, ...]], None]
+    print: Callable[[OpPrinter, Any, tuple[str, ...]], str]
+    can_start: Callable[[OpParser, tuple[str, ...]], bool] = lambda p, a: False
     spaced: bool = True  # gets MLIR's leading space like any other element
     present: Callable[[Any, tuple[str, ...]], bool] = lambda op, a: True
 
@@ -189,21 +190,19 @@ def attr_present(a: AttrDef, attrs: dict[str, Any]) -> bool:
     v = attrs[a.name]
     if a.kind == "unit":
         return bool(v)
-    if a.default is not None and v == a.default:
-        return False
-    return True
+    return a.default is None or v != a.default
 
 
 # ---------------------------------------------------------------------------------------
 # Parsing with a format
 
 
-def parse_format(p: "OpParser", st: "OpState", elems: tuple[Elem, ...]) -> None:
+def parse_format(p: OpParser, st: OpState, elems: tuple[Elem, ...]) -> None:
     for e in elems:
         _parse_elem(p, st, e)
 
 
-def _parse_elem(p: "OpParser", st: "OpState", e: Elem) -> None:
+def _parse_elem(p: OpParser, st: OpState, e: Elem) -> None:
     k = e.kind
     if k == "lit":
         p.expect(e.name)
@@ -234,7 +233,7 @@ def _parse_elem(p: "OpParser", st: "OpState", e: Elem) -> None:
         DIRECTIVES[e.name].parse(p, st, e.names)
 
 
-def _can_start(p: "OpParser", st: "OpState", e: Elem) -> bool:
+def _can_start(p: OpParser, st: OpState, e: Elem) -> bool:
     k = e.kind
     if k == "lit":
         return p.at(e.name)
@@ -258,7 +257,7 @@ def _can_start(p: "OpParser", st: "OpState", e: Elem) -> bool:
     return False
 
 
-def _parse_type_elem(p: "OpParser", st: "OpState", e: Elem) -> None:
+def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
     first = e.names[0]
     if e.style == "*":
         tok = p.peek()
@@ -293,7 +292,7 @@ def _parse_type_elem(p: "OpParser", st: "OpState", e: Elem) -> None:
             st.rtypes[name] = list(types)
 
 
-def parse_attr_value(p: "OpParser", a: AttrDef, style: str = "") -> Any:
+def parse_attr_value(p: OpParser, a: AttrDef, style: str = "") -> Any:
     """Parse one attribute written in its natural (custom-form) spelling."""
     tok = p.peek()
     k = a.kind
@@ -354,7 +353,7 @@ def parse_attr_value(p: "OpParser", a: AttrDef, style: str = "") -> Any:
 
 
 class _PState:
-    __slots__ = ("out", "space", "punct")
+    __slots__ = ("out", "punct", "space")
 
     def __init__(self) -> None:
         self.out: list[str] = []
@@ -370,7 +369,7 @@ def _space_before(v: str, last_punct: bool) -> bool:
     return v[0] not in "<>(){}[],"
 
 
-def print_format(pr: "OpPrinter", op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> str:
+def print_format(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> str:
     s = _PState()
     _print_elems(pr, op, opdef, elems, s)
     return "".join(s.out)
@@ -384,7 +383,7 @@ def _emit(s: _PState, text: str) -> None:
     s.space = True
 
 
-def _print_elems(pr: "OpPrinter", op: Any, opdef: OpDef, elems: tuple[Elem, ...],
+def _print_elems(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...],
                  s: _PState) -> None:
     for e in elems:
         k = e.kind
@@ -435,7 +434,7 @@ def _print_elems(pr: "OpPrinter", op: Any, opdef: OpDef, elems: tuple[Elem, ...]
                 s.space = True
 
 
-def _anchor_present(pr: "OpPrinter", op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> bool:
+def _anchor_present(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> bool:
     for e in elems:
         if e.kind == "operand":
             return bool(pr.group(op, opdef, e.name))
@@ -585,4 +584,4 @@ ASM: dict[str, str] = {
                  f"-> type($result_token)",
 }
 
-from . import asm_directives  # noqa: E402,F401  (registers the named directives)
+from . import asm_directives  # noqa: F401  (registers the named directives)

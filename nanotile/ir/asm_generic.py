@@ -21,13 +21,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .parser import OpParser
 
 
-def parse_generic_op(p: "OpParser", total: int | None) -> Operation:
+def parse_generic_op(p: OpParser, total: int | None) -> Operation:
     name_tok = p.next()
     full = p.string_value(name_tok)
     p.expect("(")
     operands = p.parse_operand_list()
     p.expect(")")
-    props: dict[str, tuple[Any, "Token"]] = {}
+    props: dict[str, tuple[Any, Token]] = {}
     t = p.peek()
     if t.kind == "A" and t.text.startswith("<{"):
         p.next()
@@ -59,7 +59,7 @@ def parse_generic_op(p: "OpParser", total: int | None) -> Operation:
         raise p.error(f"expected {len(operands)} operand types, got {len(ft.inputs)}", ft_tok)
     for v, ty in zip(operands, ft.inputs):
         p.check_type(v, ty, ft_tok)
-    short = full[len("cuda_tile."):] if full.startswith("cuda_tile.") else full
+    short = full.removeprefix("cuda_tile.")
     opdef = lookup(short) if full.startswith("cuda_tile.") or "." not in full else None
     end = p.pos
     regions: list[Region] = []
@@ -102,7 +102,7 @@ def parse_generic_op(p: "OpParser", total: int | None) -> Operation:
                    segments if opdef.has_variable_operands else None)
 
 
-def _default_segments(p: "OpParser", opdef: OpDef, n: int, tok: "Token") -> list[int]:
+def _default_segments(p: OpParser, opdef: OpDef, n: int, tok: Token) -> list[int]:
     fixed = sum(1 for o in opdef.operands if o.kind == "single")
     var = [o for o in opdef.operands if o.kind != "single"]
     if len(var) == 1:
@@ -112,7 +112,7 @@ def _default_segments(p: "OpParser", opdef: OpDef, n: int, tok: "Token") -> list
     raise p.error(f"'{opdef.name}' needs operandSegmentSizes in the generic form", tok)
 
 
-def _parse_generic_regions(p: "OpParser", owner: str, isolated: bool) -> list[Region]:
+def _parse_generic_regions(p: OpParser, owner: str, isolated: bool) -> list[Region]:
     regions: list[Region] = []
     while True:
         saved = p.scopes
@@ -128,7 +128,7 @@ def _parse_generic_regions(p: "OpParser", owner: str, isolated: bool) -> list[Re
     return regions
 
 
-def _parse_generic_region(p: "OpParser", owner: str) -> Region:
+def _parse_generic_region(p: OpParser, owner: str) -> Region:
     from .asm_directives import _parse_block_args
 
     p.expect("{")
@@ -154,13 +154,13 @@ def _parse_generic_region(p: "OpParser", owner: str) -> Region:
 # Attribute dictionaries: first read as raw token spans, then converted by kind
 
 
-def _raw_dict(p: "OpParser") -> dict[str, tuple[Any, "Token"]]:
+def _raw_dict(p: OpParser) -> dict[str, tuple[Any, Token]]:
     p.expect("{")
     return _raw_dict_body(p)
 
 
-def _raw_dict_body(p: "OpParser") -> dict[str, tuple[Any, "Token"]]:
-    out: dict[str, tuple[Any, "Token"]] = {}
+def _raw_dict_body(p: OpParser) -> dict[str, tuple[Any, Token]]:
+    out: dict[str, tuple[Any, Token]] = {}
     if p.accept("}"):
         return out
     while True:
@@ -178,7 +178,7 @@ def _raw_dict_body(p: "OpParser") -> dict[str, tuple[Any, "Token"]]:
         p.expect(",")
 
 
-def _raw_value(p: "OpParser") -> Any:
+def _raw_value(p: OpParser) -> Any:
     """Collect the tokens of one attribute value (balanced, up to ',' '}' at depth 0)."""
     toks: list[Any] = []
     depth = 0
@@ -207,7 +207,7 @@ def _text(raw: Any) -> str:
     return out
 
 
-def _array_values(p: "OpParser", raw: Any, tok: "Token") -> tuple[str, ...]:
+def _array_values(p: OpParser, raw: Any, tok: Token) -> tuple[str, ...]:
     toks = raw[1] if raw[0] == "toks" else []
     if len(toks) != 1 or not toks[0].text.startswith("array<"):
         raise p.error("expected array<...>", tok)
@@ -215,7 +215,7 @@ def _array_values(p: "OpParser", raw: Any, tok: "Token") -> tuple[str, ...]:
     return values
 
 
-def _generic_value(p: "OpParser", a: AttrDef | None, raw: Any, tok: "Token") -> Any:
+def _generic_value(p: OpParser, a: AttrDef | None, raw: Any, tok: Token) -> Any:
     """Convert a raw attribute value to the op table's representation for kind a.kind."""
     if raw[0] == "unit":
         return True
@@ -230,7 +230,7 @@ def _generic_value(p: "OpParser", a: AttrDef | None, raw: Any, tok: "Token") -> 
     return v
 
 
-def _convert(s: "OpParser", a: AttrDef | None, kind: str | None, tok: "Token") -> Any:
+def _convert(s: OpParser, a: AttrDef | None, kind: str | None, tok: Token) -> Any:
     t = s.peek()
     if kind == "enum":
         s.next()
@@ -281,7 +281,7 @@ def _convert(s: "OpParser", a: AttrDef | None, kind: str | None, tok: "Token") -
     return parse_generic_attr(s)
 
 
-def parse_generic_attr(s: "OpParser") -> Any:
+def parse_generic_attr(s: OpParser) -> Any:
     """An attribute of unknown kind: typed scalars, strings, types; else its text."""
     t = s.peek()
     if t.kind == "n" or t.text in ("true", "false"):
@@ -297,7 +297,7 @@ def parse_generic_attr(s: "OpParser") -> Any:
     return A.OpaqueAttr(_text(("toks", toks)))
 
 
-def parse_attr_dict(p: "OpParser", opdef: OpDef | None) -> dict[str, Any]:
+def parse_attr_dict(p: OpParser, opdef: OpDef | None) -> dict[str, Any]:
     """A ``{name = value, ...}`` of extra attributes written after an op's custom form."""
     raw = _raw_dict(p)
     out: dict[str, Any] = {}

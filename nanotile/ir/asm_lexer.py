@@ -50,7 +50,7 @@ TOKEN_RE = re.compile(
 class Token:
     """One token; ``kind`` is a one-letter code (see module docstring)."""
 
-    __slots__ = ("kind", "text", "offset")
+    __slots__ = ("kind", "offset", "text")
 
     def __init__(self, kind: str, text: str, offset: int) -> None:
         self.kind = kind

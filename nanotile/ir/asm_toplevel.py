@@ -160,7 +160,7 @@ def parse_item(p: OpParser) -> Operation:
         if op.name == "cuda_tile.testing$func":
             op.name = "testing$func"
         return op
-    name = t.text[len("cuda_tile."):] if t.text.startswith("cuda_tile.") else t.text
+    name = t.text.removeprefix("cuda_tile.")
     if t.kind != "w" or name not in ITEM_NAMES:
         if t.kind == "w" and lookup(name) is not None:
             raise p.error(f"'{name}' op is not allowed at module level (expected entry or "

@@ -38,8 +38,16 @@ TERMINATORS = {"yield", "continue", "break", "return"}
 class OpState:
     """What the format engine has read so far for one op."""
 
-    __slots__ = ("opdef", "operands", "attrs", "rtypes", "regions", "total", "token",
-                 "extra")
+    __slots__ = (
+        "attrs",
+        "extra",
+        "opdef",
+        "operands",
+        "regions",
+        "rtypes",
+        "token",
+        "total",
+    )
 
     def __init__(self, opdef: OpDef, total: int | None, token: Token) -> None:
         self.opdef = opdef
@@ -150,7 +158,7 @@ class OpParser:
         body = t.text[1:]
         return parse_string_literal(body) if body.startswith('"') else body
 
-    def token_parser(self, toks: list[Token], at: Token) -> "OpParser":
+    def token_parser(self, toks: list[Token], at: Token) -> OpParser:
         """A parser over some of this file's tokens, sharing names and aliases."""
         child = object.__new__(OpParser)
         child.__dict__.update(self.__dict__)
@@ -158,7 +166,7 @@ class OpParser:
         child.pos = 0
         return child
 
-    def sub_parser(self, t: Token, strip: int) -> "OpParser":
+    def sub_parser(self, t: Token, strip: int) -> OpParser:
         """A parser over the inside of a bracketed token such as ``<{...}>``."""
         inner = t.text[strip:len(t.text) - strip]
         base = t.offset + strip
@@ -542,8 +550,7 @@ class OpParser:
     def parse_custom_op(self, total: int | None) -> Operation:
         name_tok = self.next()
         name = name_tok.text
-        if name.startswith("cuda_tile."):
-            name = name[len("cuda_tile."):]
+        name = name.removeprefix("cuda_tile.")
         opdef = lookup(name)
         if opdef is None:
             raise self.error(f"custom op '{name_tok.text}' is unknown", name_tok)
@@ -574,7 +581,7 @@ class OpParser:
 
 
 def _strip_hash(text: str) -> str:
-    return text[len("#cuda_tile."):] if text.startswith("#cuda_tile.") else text
+    return text.removeprefix("#cuda_tile.")
 
 
 def _hint(name: str) -> str | None:
@@ -594,7 +601,7 @@ def parse_text(text: str, filename: str, *, allow_unregistered: bool = False) ->
     return mods[0]
 
 
-def AsmErrorDiag(filename: str, message: str):  # noqa: N802 - tiny factory
+def AsmErrorDiag(filename: str, message: str):
     from ..diagnostics import Diagnostic
 
     return Diagnostic("error", message, filename, 1, 1)

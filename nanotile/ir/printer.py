@@ -16,8 +16,15 @@ from typing import Any
 
 from . import attrs as A
 from . import types as T
-from .asm_attrs import (dense_values_text, format_float, hints_text, predicate_text,
-                        string_text, type_text, typed_attr_text)
+from .asm_attrs import (
+    dense_values_text,
+    format_float,
+    hints_text,
+    predicate_text,
+    string_text,
+    type_text,
+    typed_attr_text,
+)
 from .asm_format import compile_format, enum_spelling, format_of, print_format
 from .core import Module, Operation, Region, Value
 from .optable import OpDef, lookup

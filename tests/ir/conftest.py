@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
+def pytest_terminal_summary(terminalreporter) -> None:
     counts: dict[str, int] = {}
     for outcome in ("passed", "failed", "xfailed", "skipped"):
         for rep in terminalreporter.stats.get(outcome, []):

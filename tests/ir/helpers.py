@@ -25,5 +25,5 @@ def normalise_names(text: str) -> str:
 def run_cli(module: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m module args`` with the repository on the path."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", module, *args], input=stdin, text=True,
+    return subprocess.run([sys.executable, "-m", module, *args], input=stdin, text=True, check=False,
                           capture_output=True, env=env, cwd=REPO, timeout=120)
