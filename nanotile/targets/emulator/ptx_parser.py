@@ -7,6 +7,7 @@ parses fine and only fails, with its line, when the executor compiles it.
 
 from __future__ import annotations
 
+import bisect
 import re
 import struct
 from dataclasses import dataclass, field
@@ -143,23 +144,24 @@ class Tok:
 
 
 def tokenize(text: str, filename: str) -> list[Tok]:
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
     toks: list[Tok] = []
-    pos, line, line_start = 0, 1, 0
-    n = len(text)
+    pos, n = 0, len(text)
+    match = _TOKEN.match
     while pos < n:
-        m = _TOKEN.match(text, pos)
+        m = match(text, pos)
         if m is None:
-            raise PtxError(f"unexpected character {text[pos]!r}", filename, line, pos - line_start + 1)
+            line = bisect.bisect_right(line_starts, pos)
+            raise PtxError(f"unexpected character {text[pos]!r}", filename, line,
+                           pos - line_starts[line - 1] + 1)
         kind = m.lastgroup
-        s = m.group()
         if kind != "ws":
-            toks.append(Tok(kind, s, line, pos - line_start + 1, pos))
-        nl = s.count("\n")
-        if nl:
-            line += nl
-            line_start = pos + s.rindex("\n") + 1
+            line = bisect.bisect_right(line_starts, pos)
+            toks.append(Tok(kind, m.group(), line, pos - line_starts[line - 1] + 1, pos))
         pos = m.end()
-    toks.append(Tok("eof", "", line, pos - line_start + 1, pos))
+    line = len(line_starts)
+    eof = Tok("eof", "", line, n - line_starts[-1] + 1, n)
+    toks.extend([eof] * 4)          # lookahead past the end reads end-of-file
     return toks
 
 
@@ -190,7 +192,7 @@ class _Parser:
 
     # -- helpers
     def peek(self, k: int = 0) -> Tok:
-        return self.toks[min(self.i + k, len(self.toks) - 1)]
+        return self.toks[self.i + k]
 
     def next(self) -> Tok:
         t = self.toks[self.i]
