@@ -296,7 +296,8 @@ class CTA:
         self.tmem_next = 0
         nthreads = launch.block[0] * launch.block[1] * launch.block[2]
         self.nthreads = nthreads
-        self.warps = [Warp(self, w, min(32, nthreads - 32 * w)) for w in range((nthreads + 31) // 32)]
+        self.warps = [Warp(self, w, min(32, nthreads - 32 * w))
+                      for w in range((nthreads + 31) // 32)]
 
     def live_threads(self) -> int:
         return sum(int((w.valid & ~w.exited).sum()) for w in self.warps)

@@ -1259,8 +1259,8 @@ def _vote(c: C):
 @op("activemask")
 def _activemask(c: C):
     sd = c.dst(c.ops[0], "b32")
-    return lambda w, m: sd(w, m, np.full(32, int((m.astype(np.uint64) << LANES.astype(np.uint64)).sum()),
-                                         np.uint32))
+    shifts = LANES.astype(np.uint64)
+    return lambda w, m: sd(w, m, np.full(32, int((m.astype(np.uint64) << shifts).sum()), np.uint32))
 
 
 @op("redux")
@@ -1382,7 +1382,8 @@ def _mbarrier(c: C):
         af = _mbar_addr(c, c.ops[1])
         rest = c.ops[2:]
         gtx = c.src(rest[0], "u32") if expect else None
-        gcount = c.src(rest[1 if expect else 0], "u32") if len(rest) > (1 if expect else 0) else None
+        first = 1 if expect else 0
+        gcount = c.src(rest[first], "u32") if len(rest) > first else None
         sd = c.dst(d, "b64")
 
         def arrive(w, m):

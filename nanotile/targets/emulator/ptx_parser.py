@@ -438,7 +438,8 @@ class _Parser:
                 if self.accept(";"):
                     break
                 if not self.accept(","):
-                    raise self.error(f"expected ',' or ';' after operand, found '{self.peek().text}'")
+                    found = self.peek().text or "end of file"
+                    raise self.error(f"expected ',' or ';' after operand, found '{found}'")
         end = self.toks[self.i - 1].pos
         text = self.text[start.pos:end + 1]
         return Instruction(op_tok.text, operands, start.line, start.col, " ".join(text.split()),
