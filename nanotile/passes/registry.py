@@ -16,6 +16,7 @@ from .dce import DeadCodeElimination
 from .fold_constants import FoldConstants
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
 from .simplify_grid_queries import SimplifyGridQueries
+from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
 
 PASSES: dict[str, type[Pass]] = {
@@ -27,6 +28,7 @@ PASSES: dict[str, type[Pass]] = {
         FoldConstants,
         LoopInvariantCodeMotion,
         SimplifyGridQueries,
+        SimplifyShapes,
         SimplifyTokens,
     )
 }
