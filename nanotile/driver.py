@@ -25,7 +25,8 @@ USAGE = ("usage: nanotile FILE [-o OUT] [--emit=KIND] [--generic] [--debuginfo] 
          "  --emit=KIND    what to produce: {kinds}\n"
          "  --generic      print ops in MLIR's generic form\n"
          "  --debuginfo    print locations (loc(...))\n"
-         "  --no-verify    skip the dialect verifier\n")
+         "  --no-verify    skip the dialect verifier\n"
+         "  --bytecode-version=13.x  version written by --emit=bytecode (default 13.4)\n")
 
 
 @dataclass
@@ -46,8 +47,26 @@ def _emit_text(module: object, opts: Options) -> bytes:
                         debuginfo=opts.debuginfo).encode()
 
 
+def _emit_bytecode(module: object, opts: Options) -> bytes:
+    """Tile IR bytecode, version --bytecode-version=13.x (default 13.4)."""
+    from .bytecode import wire
+    from .bytecode.writer import write_bytecode
+
+    text = opts.extra.get("bytecode_version", "13.4")
+    try:
+        version = wire.parse_version(text)
+    except ValueError:
+        version = None
+    if version not in wire.SUPPORTED_VERSIONS:
+        raise CompileError(Diagnostic("error", f"invalid --bytecode-version '{text}': the "
+                                      f"supported versions are {wire.supported_range()}",
+                                      opts.input or "-"))
+    return write_bytecode(module, version, opts.input or "-")  # type: ignore[arg-type]
+
+
 # --emit kinds: name -> function(module, options) -> bytes. Others add theirs here.
-EMITTERS: dict[str, Callable[[object, Options], bytes]] = {"text": _emit_text}
+EMITTERS: dict[str, Callable[[object, Options], bytes]] = {"text": _emit_text,
+                                                            "bytecode": _emit_bytecode}
 
 
 class UsageError(Exception):
@@ -72,6 +91,8 @@ def parse_args(argv: list[str]) -> Options:
             opts.emit = next(it, None) or _missing(arg)
         elif arg in flags:
             setattr(opts, flags[arg], True)
+        elif arg.startswith("--bytecode-version="):
+            opts.extra["bytecode_version"] = arg.split("=", 1)[1]
         elif arg == "--no-verify":
             opts.verify = False
         elif arg.startswith("-") and arg != "-":

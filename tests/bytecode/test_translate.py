@@ -93,3 +93,23 @@ def test_round_trip_flag(tmp_path, capsys):
     source.write_text("cuda_tile.module @kernels {\n  entry @k() {\n    return\n  }\n}\n")
     assert main(["-test-cudatile-roundtrip", "-bytecode-version=13.1", str(source)]) == 0
     assert "entry @k()" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+def test_driver_emits_bytecode(tmp_path, capsys):
+    """`nanotile FILE --emit=bytecode` re-encodes a bytecode file byte for byte, and
+    writes other versions on request; a bad version is one error line and no file."""
+    from nanotile.driver import main as driver_main
+
+    source = CUTILE / "vector_add.tileirbc"
+    out = tmp_path / "va.tileirbc"
+    assert driver_main([str(source), "--emit=bytecode", "-o", str(out)]) == 0
+    assert out.read_bytes() == source.read_bytes()
+    assert driver_main([str(source), "--emit=bytecode", "--bytecode-version=13.1", "-o",
+                        str(out)]) == 0
+    assert out.read_bytes()[8:10] == b"\x0d\x01"
+    bad = tmp_path / "bad.tileirbc"
+    assert driver_main([str(source), "--emit=bytecode", "--bytecode-version=12.0", "-o",
+                        str(bad)]) == 1
+    assert "supported versions are [13.1 - 13.4]" in capsys.readouterr().err
+    assert not bad.exists()
