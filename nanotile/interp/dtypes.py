@@ -220,6 +220,10 @@ def dense_to_array(attr: DenseElementsAttr) -> np.ndarray:
         vals = raw[:8 * n].view("<u8").astype(np.uint64)
     elif et.name == "i1":
         vals = raw[:n] != 0
+    elif et.name == "tf32":  # 19 significant bits, stored in 3 bytes (f32 bits >> 13)
+        b = raw[:3 * n].reshape(n, 3).astype(np.uint32)
+        bits = (b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 13
+        vals = bits.astype(np.uint32).view(np.float32)
     elif et.bitwidth == 4:
         nib = np.empty(raw.size * 2, np.uint8)
         nib[0::2], nib[1::2] = raw & 0xF, raw >> 4

@@ -22,15 +22,21 @@ from .errors import InterpError
 from .memory import Memory
 from .registry import SEMANTICS, TERMINATORS, Control, semantics
 
+# A loop running longer than this is reported instead of hanging the caller: under the
+# serial schedule a block waiting for another block's progress would never finish.
+DEFAULT_MAX_ITERATIONS = 10_000_000
+
 
 class Machine:
     """Global state of one kernel launch."""
 
     def __init__(self, module: Module, grid: tuple[int, int, int], *, debug: bool = False,
-                 out: TextIO | None = None) -> None:
+                 out: TextIO | None = None,
+                 max_iterations: int | None = DEFAULT_MAX_ITERATIONS) -> None:
         self.module = module
         self.grid = grid
         self.debug = debug
+        self.max_iterations = max_iterations
         self.out = out if out is not None else sys.stdout
         self.memory = Memory()
         self.globals: dict[str, int] = {}
@@ -131,6 +137,14 @@ def _if(tb: TileBlock, op: Operation, args: list) -> list | Control:
     return ended.values if ended.kind == "yield" else ended
 
 
+def _count_iteration(tb: TileBlock, op: Operation, count: int) -> int:
+    limit = tb.machine.max_iterations
+    if limit is not None and count >= limit:
+        raise InterpError(f"{tb.where}: '{op.name}' ran more than {limit} iterations "
+                          "(infinite loop? raise max_iterations if it is not)")
+    return count + 1
+
+
 @semantics("for")
 def _for(tb: TileBlock, op: Operation, args: list) -> list | Control:
     lb, ub, step, *values = args
@@ -141,7 +155,9 @@ def _for(tb: TileBlock, op: Operation, args: list) -> list | Control:
         raise InterpError(f"{tb.where}: 'for' step must be positive, got {inc}")
     body = op.regions[0].block
     dtype = lb.dtype
+    count = 0
     while i < end:
+        count = _count_iteration(tb, op, count)
         ended = tb.run_block(body, [np.asarray(i).astype(dtype), *values])
         if ended.kind == "break":
             return ended.values
@@ -156,7 +172,9 @@ def _for(tb: TileBlock, op: Operation, args: list) -> list | Control:
 def _loop(tb: TileBlock, op: Operation, args: list) -> list | Control:
     values = args
     body = op.regions[0].block
+    count = 0
     while True:
+        count = _count_iteration(tb, op, count)
         ended = tb.run_block(body, values)
         if ended.kind == "break":
             return ended.values

@@ -204,7 +204,7 @@ def _assert(tb, op: Operation, args: list) -> list:
     return []
 
 
-_SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGcsp%])")
+_SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGaAcsp%])")
 
 
 def format_print(fmt: str, values: list, types: list) -> str:
@@ -243,6 +243,9 @@ def _format_scalar(a: np.ndarray, et, flags: str, conv: str) -> str:
     from .dtypes import to_compute
 
     v = float(to_compute(a, et))
+    if conv in "aA":  # hexadecimal float
+        text = v.hex()
+        return text.upper() if conv == "A" else text
     if conv in "dioxXuc":
         return ("%" + flags + "d") % int(v) if np.isfinite(v) else str(v)
     return ("%" + flags + conv) % v

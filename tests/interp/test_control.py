@@ -141,3 +141,21 @@ def test_assume_div_by_on_pointer_checks_address():
     k = Kernel([P("f32")])
     k.op("assume", [k.args[0]], T((), P("f32")), predicate=DivByAttr(16))
     run(k.module(), "k", 1, np.zeros(4, np.float32), debug=True)  # bases are 256-aligned
+
+
+def test_runaway_loop_is_reported():
+    k = Kernel([])
+    with k.region([I32]) as (body, (x,)):
+        k.op("continue", [x])
+    k.op("loop", [k.i32(0)], [I32], regions=[body])
+    with pytest.raises(InterpError, match="ran more than 1000 iterations"):
+        run(k.module(), "k", 1, max_iterations=1000)
+
+
+def test_print_hex_float_and_unsigned():
+    k = Kernel([])
+    f = k.const(np.float32(1.5), T((), "f32"))
+    k.op("print_tko", [f], TOKEN, segments=[1, 0], str="%a|%A\n")
+    buf = io.StringIO()
+    run(k.module(), "k", 1, out=buf)
+    assert buf.getvalue() == "0x1.8000000000000p+0|0X1.8000000000000P+0\n"

@@ -101,3 +101,12 @@ def test_pointer_casts_round_trip():
     assert q.dtype == np.uint64 and q.tolist() == [0x10000008, 0x10000048]
     r = apply("ptr_to_ptr", [(q, T(2, P("f32")))], T(2, P("i8")))
     assert r.tolist() == q.tolist()
+
+
+def test_tf32_constants_are_19_bits_in_3_bytes():
+    # Bytes as cuTile writes tile<4xtf32> [1, 2, 4, 6] (f32 bits >> 13, little endian).
+    from nanotile.interp.dtypes import dense_to_array
+    from nanotile.ir.attrs import DenseElementsAttr
+
+    attr = DenseElementsAttr(T(4, "tf32"), bytes.fromhex("00fc01000002000402000602"), False)
+    assert dense_to_array(attr).tolist() == [1.0, 2.0, 4.0, 6.0]
