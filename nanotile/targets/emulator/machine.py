@@ -335,13 +335,14 @@ class Launch:
 
     def __init__(self, kernel: CompiledKernel, gmem: GlobalMemory, const: Space | None,
                  grid: tuple[int, int, int], block: tuple[int, int, int], param_bytes: bytes,
-                 dynamic_shared: int, max_steps: int | None = None) -> None:
+                 dynamic_shared: int, max_warp_steps: int = 50_000_000) -> None:
         self.kernel = kernel
         self.gmem = gmem
         self.const = const
         self.grid = grid
         self.block = block
         self.dynamic_shared = dynamic_shared
+        self.max_warp_steps = max_warp_steps
         self.shared_total = (_align(kernel.shared_size, 128) + dynamic_shared
                              if dynamic_shared or kernel.extern_shared else kernel.shared_size)
         self.param = Space("param", max(len(param_bytes), 1), readonly=True)
@@ -446,6 +447,8 @@ class Launch:
                         continue
                     kind = r[0]
                     if kind == BRA:
+                        if count > self.max_warp_steps:
+                            self._runaway(w, pc)
                         taken = r[2]
                         nt = int(taken.sum())
                         if nt == active:
@@ -496,6 +499,12 @@ class Launch:
         finally:
             self.instructions += count
             self.lane_instructions += lane_count
+
+    def _runaway(self, w: Warp, pc: int) -> None:
+        ins = self.kernel.instrs[pc]
+        raise self.kernel.error(ins, f"warp {w.wid} of CTA {w.cta.ctaid} ran {self.max_warp_steps} "
+                                     "instructions without blocking (an infinite loop, or a "
+                                     "spin-wait the emulator cannot see; raise max_warp_steps)")
 
     def _arrive(self, w: Warp, bid: int, expected: int | None, nthreads: int, wait: bool) -> None:
         cta = w.cta

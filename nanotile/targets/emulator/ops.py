@@ -333,7 +333,13 @@ def _bar(c: C):
     return bar
 
 
-@op("membar", "fence", "prefetch", "prefetchu", "setmaxnreg", "nanosleep", "pmevent",
+@op("nanosleep")
+def _nanosleep(c: C):
+    # a sleeping thread lets the other warps run: spin-waits with nanosleep make progress
+    return lambda w, m: (YIELD,)
+
+
+@op("membar", "fence", "prefetch", "prefetchu", "setmaxnreg", "pmevent",
     "griddepcontrol", "discard", "applypriority", "createpolicy")
 def _noop(c: C):
     if c.base == "createpolicy" and c.ops:

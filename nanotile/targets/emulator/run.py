@@ -93,7 +93,7 @@ def _pack_scalar(t: str, value, name: str) -> bytes:
 
 
 def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(), shared_bytes: int = 0,
-            filename: str = "<ptx>") -> RunStats:
+            filename: str = "<ptx>", max_warp_steps: int = 50_000_000) -> RunStats:
     """Run ``kernel`` from PTX text on the emulator.
 
     ``args`` follow the kernel's ``.param`` list: a NumPy array is copied into emulated
@@ -101,7 +101,8 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(), shared_b
     ``TensorMap`` fills a 128-byte tensor-map parameter; ints/floats are packed as the
     parameter's type; ``bytes`` are passed as they are. ``block`` defaults to the kernel's
     ``.reqntid``/``.maxntid``. Raises ``PtxError`` on bad PTX, unsupported instructions and
-    faults (with the instruction's line)."""
+    faults (with the instruction's line), and when one warp runs ``max_warp_steps``
+    instructions without blocking."""
     t0 = time.perf_counter()
     module = _parse_cached(ptx, filename)
     gmem = GlobalMemory()
@@ -152,7 +153,7 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(), shared_b
             raise PtxError(f"argument for '{pname}' is {len(data)} bytes, the parameter {size}",
                            module.filename)
         pbytes[off:off + len(data)] = data
-    launch = Launch(k, gmem, const, grid, block, bytes(pbytes), shared_bytes)
+    launch = Launch(k, gmem, const, grid, block, bytes(pbytes), shared_bytes, max_warp_steps)
     with np.errstate(all="ignore"):
         try:
             launch.run()

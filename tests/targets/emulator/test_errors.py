@@ -124,3 +124,38 @@ def test_wrong_arguments() -> None:
         run_ptx(text, "nope", block=(1,), args=[])
     with pytest.raises(PtxError, match="no .reqntid/.maxntid"):
         run_ptx(text, "k", args=[np.zeros(1, np.uint32)])
+
+
+def test_runaway_loop_is_stopped() -> None:
+    text = assembled(one("LOOP:\n  add.u32 %r2, %r2, 1;\n  bra LOOP;"))
+    with pytest.raises(PtxError, match=r"ran 1000 instructions without blocking"):
+        run_ptx(text, "k", block=(32,), args=[np.zeros(32, np.uint32)], max_warp_steps=1000)
+
+
+def test_spin_wait_with_nanosleep_lets_other_warps_run() -> None:
+    """Warp 0 polls a shared flag that warp 1 sets; nanosleep yields to warp 1."""
+    text = assembled(kernel(".param .u64 pout", """  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 flag;
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra PRODUCER;
+SPIN:
+  ld.volatile.shared.u32 %r2, [flag];
+  setp.eq.u32 %p2, %r2, 0;
+  @!%p2 bra DONE;
+  nanosleep.u32 100;
+  bra SPIN;
+PRODUCER:
+  st.volatile.shared.u32 [flag], 42;
+  mov.u32 %r2, 0;
+DONE:
+  ld.param.u64 %rd0, [pout];
+  mul.wide.u32 %rd1, %r1, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r2;
+  ret;"""))
+    out = np.zeros(64, np.uint32)
+    run_ptx(text, "k", block=(64,), args=[out])
+    assert (out[:32] == 42).all() and (out[32:] == 0).all()
