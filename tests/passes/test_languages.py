@@ -10,7 +10,7 @@ from nanotile.diagnostics import CompileError
 from nanotile.ir.attrs import DivByAttr, SourceRange
 from nanotile.ir.core import Block, Module, Region, make_op
 from nanotile.ir.optable import OPS
-from nanotile.ir.types import I32, PointerType, TileType
+from nanotile.ir.types import I32, FunctionType, PointerType, TileType
 from nanotile.passes.language import diff, is_sublanguage
 from nanotile.passes.languages import LANGUAGES, TILE, TILE_CANON, TILE_PTR, get_language
 
@@ -26,7 +26,8 @@ def kernel(*ops, params=(SCALAR,)) -> tuple[Module, Block]:
     for op in ops:
         block.append(op)
     block.append(make_op("return", [], []))
-    entry = make_op("entry", [], [], {"sym_name": "k"}, [Region([block])])
+    entry = make_op("entry", [], [], {"sym_name": "k", "function_type": FunctionType(params)},
+                    [Region([block])])
     block.parent = entry.regions[0]
     return Module(items=[entry]), block
 
