@@ -155,7 +155,7 @@ def test_runaway_loop_is_reported():
 def test_print_hex_float_and_unsigned():
     k = Kernel([])
     f = k.const(np.float32(1.5), T((), "f32"))
-    k.op("print_tko", [f], TOKEN, segments=[1, 0], str="%a|%A\n")
+    k.op("print_tko", [f, f], TOKEN, segments=[2, 0], str="%a|%A\n")
     buf = io.StringIO()
     run(k.module(), "k", 1, out=buf)
     assert buf.getvalue() == "0x1.8000000000000p+0|0X1.8000000000000P+0\n"
