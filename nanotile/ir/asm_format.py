@@ -450,138 +450,14 @@ def _anchor_present(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...
 
 
 # ---------------------------------------------------------------------------------------
-# The formats (moved into the op table's `asm` column; this is the fallback lookup)
-
-_UN = "$source attr-dict : type($result,$source)"
-_BIN = "$lhs , $rhs attr-dict : type($result,$lhs,$rhs)"
-_FTZ = "?( 'flush_to_zero @flush_to_zero )?"
-_OVF = "?( 'overflow ~ @overflow:angle )?"
-_CAST = "$source attr-dict : type($source) -> type($result)"
-_TERM = "attr-dict ?( $operands : type($operands) )?"
-_TOKEN = "?( 'token ~ = ~ $token )?"
-_HINTS = "?( 'optimization_hints = @optimization_hints )?"
-_VTOKEN = "?( 'token = $token )?"
-_INB = "?( 'inbounds = @inbounds )?"
+# Where formats live
 
 
 def format_of(opdef: OpDef) -> str:
     """The op's format string: its op-table ``asm`` column."""
-    fmt = opdef.asm or ASM.get(opdef.name)
-    if fmt is None:
-        raise KeyError(opdef.name)
-    return fmt
+    if opdef.asm is None:
+        raise KeyError(f"op '{opdef.name}' has no text format in the op table")
+    return opdef.asm
 
-
-ASM: dict[str, str] = {
-    **{n: _UN for n in ("absf", "absi", "ceil", "cos", "cosh", "floor", "log", "log2", "negf",
-                        "sin", "sinh", "tan")},
-    "exp": "$source !rounding(rounding_mode) attr-dict : type($result,$source)",
-    "tanh": "$source !rounding(rounding_mode) attr-dict : type($result,$source)",
-    "exp2": f"$source {_FTZ} attr-dict : type($result,$source)",
-    "rsqrt": f"$source {_FTZ} attr-dict : type($result,$source)",
-    "sqrt": f"$source !rounding(rounding_mode) {_FTZ} attr-dict : type($result,$source)",
-    "negi": f"$source {_OVF} attr-dict : type($result,$source)",
-    **{n: f"$lhs , $rhs {_OVF} attr-dict : type($result,$lhs,$rhs)"
-       for n in ("addi", "subi", "muli", "shli")},
-    **{n: _BIN for n in ("andi", "ori", "xori", "remf")},
-    "atan2": "$x , $y attr-dict : type($result,$x,$y)",
-    "mulhii": "$x , $y attr-dict : type($result,$x,$y)",
-    "fpowf": "$source , $exponent attr-dict : type($result,$source,$exponent)",
-    "fpowi": "$source , $exponent attr-dict : type($result,$source) , type($exponent)",
-    **{n: f"$lhs , $rhs !rounding(rounding_mode) {_FTZ} attr-dict : type($result,$lhs,$rhs)"
-       for n in ("addf", "subf", "mulf", "divf")},
-    "fma": f"$lhs , $rhs , $acc !rounding(rounding_mode) {_FTZ} attr-dict "
-           ": type($result,$lhs,$rhs,$acc)",
-    "maxf": "$lhs , $rhs !units(flush_to_zero,propagate_nan) attr-dict "
-            ": type($result,$lhs,$rhs)",
-    "minf": "$lhs , $rhs !units(flush_to_zero,propagate_nan) attr-dict "
-            ": type($result,$lhs,$rhs)",
-    "cmpi": "@comparison_predicate $lhs , $rhs , @signedness attr-dict "
-            ": type($lhs,$rhs) -> type($result)",
-    "cmpf": "@comparison_predicate @comparison_ordering $lhs , $rhs attr-dict "
-            ": type($lhs,$rhs) -> type($result)",
-    "divi": "$lhs , $rhs @signedness ?( 'rounding ~ @rounding:angle )? attr-dict "
-            ": type($result,$lhs,$rhs)",
-    **{n: "$lhs , $rhs @signedness attr-dict : type($result,$lhs,$rhs)"
-       for n in ("maxi", "mini", "remi", "shri")},
-    **{n: _CAST for n in ("bitcast", "broadcast", "int_to_ptr", "ptr_to_int", "ptr_to_ptr",
-                          "reshape", "pack", "unpack")},
-    "exti": "$from @signedness attr-dict : type($from) -> type($to)",
-    "ftof": "$from !rounding(rounding_mode) attr-dict : type($from) -> type($to)",
-    "ftoi": "$from @signedness !rounding(rounding_mode) ?( 'saturating @saturating )? "
-            "attr-dict : type($from) -> type($to)",
-    "itof": "$from @signedness !rounding(rounding_mode) attr-dict : type($from) -> type($to)",
-    "trunci": f"$from {_OVF} attr-dict : type($from) -> type($to)",
-    "cat": "$lhs , $rhs 'dim = @dim attr-dict : type($lhs) , type($rhs) -> type($result)",
-    "constant": "!dense(value,result) attr-dict",
-    "extract": "$source [ $indices ] attr-dict : type($source) -> type($result)",
-    "insert": "$source , $destination [ $indices ] attr-dict "
-              ": type($source) , type($destination,$result)",
-    "iota": "attr-dict : type($result)",
-    "offset": "$ptr , $offset attr-dict : type($ptr) , type($offset) -> type($result)",
-    "permute": "$source @permutation attr-dict : type($source) -> type($result)",
-    "select": "$cond , $val_if_true , $val_if_false attr-dict "
-              ": type($cond) , type($result,$val_if_true,$val_if_false)",
-    "mmaf": "$lhs , $rhs , $acc ?( 'fast_acc @fast_acc )? attr-dict "
-            ": type($lhs) , type($rhs) , type($acc,$result)",
-    "mmai": "$lhs , $rhs , $acc @signedness_lhs @signedness_rhs attr-dict "
-            ": type($lhs) , type($rhs) , type($acc,$result)",
-    "mmaf_scaled": "$lhs , $rhs , $acc , $lhs_scale , $rhs_scale attr-dict : type($lhs) , "
-                   "type($rhs) , type($acc,$result) , type($lhs_scale) , type($rhs_scale)",
-    "reduce": "$operands attr-dict _ 'dim ~ = ~ @dim 'identities ~ = ~ @identities "
-              ": type($operands) -> type($results) !arg_region",
-    "scan": "$operands attr-dict _ 'dim ~ = ~ @dim 'reverse ~ = ~ @reverse 'identities ~ = ~ "
-            "@identities : type($operands) -> type($results) !arg_region",
-    "make_tensor_view": "!make_tensor_view",
-    "make_partition_view": "$tensor_view attr-dict : type($result)",
-    "make_strided_view": "$tensor_view attr-dict : type($result)",
-    "make_gather_scatter_view": "$tensor_view attr-dict : type($result)",
-    "get_index_space_shape": "$src attr-dict : type($src) -> type*($result)",
-    "get_tensor_shape": "$src attr-dict : type($src) -> type*($result)",
-    "load_ptr_tko": f"@memory_ordering_semantics ?( @memory_scope )? $source ?( , $mask )? "
-                    f"?( , $paddingValue )? {_TOKEN} {_HINTS} attr-dict : type($source) "
-                    f"?( , type($mask) )? ?( , type($paddingValue) )? -> type($result) , "
-                    f"type($result_token)",
-    "store_ptr_tko": f"@memory_ordering_semantics ?( @memory_scope )? $destination , $value "
-                     f"?( , $mask )? {_TOKEN} {_HINTS} attr-dict : type($destination) , "
-                     f"type($value) ?( , type($mask) )? -> type($result_token)",
-    "load_view_tko": f"@memory_ordering_semantics ?( @memory_scope )? $view [ $index ] "
-                     f"{_VTOKEN} {_INB} {_HINTS} attr-dict : type($view) "
-                     f"?( , !index_types(index) )? -> type($tile) , type($result_token)",
-    "store_view_tko": f"@memory_ordering_semantics ?( @memory_scope )? $tile , $view "
-                      f"[ $index ] {_VTOKEN} {_INB} {_HINTS} attr-dict : type($tile) , type($view) "
-                      f"?( , !index_types(index) )? -> type($result_token)",
-    "alloca": "'num_elem = @num_elem , 'alignment = @alignment ?( 'global @global )? "
-              "attr-dict : type($result)",
-    "get_global": "@name attr-dict : type($result)",
-    "atomic_cas_tko": f"@memory_ordering_semantics @memory_scope $pointers , $cmp , $val "
-                      f"?( , $mask )? {_TOKEN} attr-dict : type($pointers) , type($val,$cmp) "
-                      f"?( , type($mask) )? -> type($result) , type($result_token)",
-    "atomic_rmw_tko": f"@memory_ordering_semantics @memory_scope $pointers , @mode , $arg "
-                      f"?( , $mask )? {_TOKEN} attr-dict : type($pointers) , type($arg) "
-                      f"?( , type($mask) )? -> type($result) , type($result_token)",
-    "atomic_red_view_tko": f"@memory_ordering_semantics @memory_scope $view [ $index ] , "
-                           f"@mode , $value {_VTOKEN} attr-dict : type($value) , type($view) "
-                           f"?( , !index_types(index) )? -> type($result_token)",
-    "make_token": "attr-dict : type($result)",
-    "join_tokens": "$tokens attr-dict : type($result)",
-    "gdc_launch_dependents_tko": f"{_VTOKEN} attr-dict -> type($result_token)",
-    "gdc_wait_tko": f"{_VTOKEN} attr-dict -> type($result_token)",
-    "memory_fence_alias_tko": f"{_VTOKEN} attr-dict -> type($result_token)",
-    "if": "$condition ?( -> ( type($results) ) )? !then ?( 'else !else )? attr-dict",
-    "for": "!for",
-    "loop": "!loop",
-    **{n: _TERM for n in ("break", "continue", "return", "yield")},
-    "assert": "$condition , @message attr-dict : type($condition)",
-    "entry": "!entry",
-    "global": "!visibility(symbol_visibility) ?( 'constant @constant )? @sym_name "
-              "?( 'alignment = @alignment )? attr-dict !dense(value)",
-    "module": "@sym_name attr-dict",
-    "get_num_tile_blocks": "attr-dict : type($gridSize_x,$gridSize_y,$gridSize_z)",
-    "get_tile_block_id": "attr-dict : type($blockId_x,$blockId_y,$blockId_z)",
-    "assume": "@predicate , $value attr-dict : type($value,$result)",
-    "print_tko": f"@str ?( , $args )? {_TOKEN} attr-dict ?( : type($args) )? "
-                 f"-> type($result_token)",
-}
 
 from . import asm_directives  # noqa: F401  (registers the named directives)

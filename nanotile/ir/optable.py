@@ -204,6 +204,12 @@ _SCOPE = enum("memory_scope", MemoryScope)
 _OPT_SCOPE = enum("memory_scope", MemoryScope, optional=True)
 _HINTS = attr("optimization_hints", "hints", optional=True)
 
+# Text-format shorthands (the format language is described in nanotile/ir/asm_format.py)
+_F_UN = "$source attr-dict : type($result,$source)"
+_F_BIN = "$lhs , $rhs attr-dict : type($result,$lhs,$rhs)"
+_F_CAST = "$source attr-dict : type($source) -> type($result)"
+_F_TERM = "attr-dict ?( $operands : type($operands) )?"
+
 # Trait sets
 _P = "pure elementwise"
 _MEM = "memory"
@@ -211,195 +217,348 @@ _MEM = "memory"
 # --------------------------------------------------------------------------------------
 # Elementwise integer and bitwise arithmetic
 
-op("absi", 0x01, operands="source", traits=_P)
-op("addi", 0x03, operands="lhs rhs", attrs=[_OVF], traits=_P)
-op("andi", 0x04, operands="lhs rhs", traits=_P)
+op("absi", 0x01, operands="source", traits=_P,
+   asm=_F_UN)
+op("addi", 0x03, operands="lhs rhs", attrs=[_OVF], traits=_P,
+   asm=("$lhs , $rhs ?( 'overflow ~ @overflow:angle )? attr-dict : "
+       "type($result,$lhs,$rhs)"))
+op("andi", 0x04, operands="lhs rhs", traits=_P,
+   asm=_F_BIN)
 op("cmpi", 0x0F, operands="lhs rhs",
-   attrs=[enum("comparison_predicate", ComparisonPredicate), _SGN], traits=_P)
+   attrs=[enum("comparison_predicate", ComparisonPredicate), _SGN], traits=_P,
+   asm=("@comparison_predicate $lhs , $rhs , @signedness attr-dict : "
+       "type($lhs,$rhs) -> type($result)"))
 op("divi", 0x15, operands="lhs rhs",
-   attrs=[_SGN, enum("rounding", RoundingMode, default=RoundingMode.zero)], traits=_P)
-op("maxi", 0x46, operands="lhs rhs", attrs=[_SGN], traits=_P)
-op("mini", 0x48, operands="lhs rhs", attrs=[_SGN], traits=_P)
-op("mulhii", 0x4D, operands="x y", traits=_P)
-op("muli", 0x4E, operands="lhs rhs", attrs=[_OVF], traits=_P)
+   attrs=[_SGN, enum("rounding", RoundingMode, default=RoundingMode.zero)], traits=_P,
+   asm=("$lhs , $rhs @signedness ?( 'rounding ~ @rounding:angle )? "
+       "attr-dict : type($result,$lhs,$rhs)"))
+op("maxi", 0x46, operands="lhs rhs", attrs=[_SGN], traits=_P,
+   asm="$lhs , $rhs @signedness attr-dict : type($result,$lhs,$rhs)")
+op("mini", 0x48, operands="lhs rhs", attrs=[_SGN], traits=_P,
+   asm="$lhs , $rhs @signedness attr-dict : type($result,$lhs,$rhs)")
+op("mulhii", 0x4D, operands="x y", traits=_P,
+   asm="$x , $y attr-dict : type($result,$x,$y)")
+op("muli", 0x4E, operands="lhs rhs", attrs=[_OVF], traits=_P,
+   asm=("$lhs , $rhs ?( 'overflow ~ @overflow:angle )? attr-dict : "
+       "type($result,$lhs,$rhs)"))
 op("negi", 0x50, operands="source",
    attrs=[enum("overflow", IntegerOverflow, default=IntegerOverflow.none, since="13.2")],
-   traits=_P)
-op("ori", 0x52, operands="lhs rhs", traits=_P)
-op("remi", 0x5A, operands="lhs rhs", attrs=[_SGN], traits=_P)
-op("shli", 0x60, operands="lhs rhs", attrs=[_OVF], traits=_P)
-op("shri", 0x61, operands="lhs rhs", attrs=[_SGN], traits=_P)
-op("subi", 0x68, operands="lhs rhs", attrs=[_OVF], traits=_P)
-op("xori", 0x6C, operands="lhs rhs", traits=_P)
+   traits=_P,
+   asm=("$source ?( 'overflow ~ @overflow:angle )? attr-dict : "
+       "type($result,$source)"))
+op("ori", 0x52, operands="lhs rhs", traits=_P,
+   asm=_F_BIN)
+op("remi", 0x5A, operands="lhs rhs", attrs=[_SGN], traits=_P,
+   asm="$lhs , $rhs @signedness attr-dict : type($result,$lhs,$rhs)")
+op("shli", 0x60, operands="lhs rhs", attrs=[_OVF], traits=_P,
+   asm=("$lhs , $rhs ?( 'overflow ~ @overflow:angle )? attr-dict : "
+       "type($result,$lhs,$rhs)"))
+op("shri", 0x61, operands="lhs rhs", attrs=[_SGN], traits=_P,
+   asm="$lhs , $rhs @signedness attr-dict : type($result,$lhs,$rhs)")
+op("subi", 0x68, operands="lhs rhs", attrs=[_OVF], traits=_P,
+   asm=("$lhs , $rhs ?( 'overflow ~ @overflow:angle )? attr-dict : "
+       "type($result,$lhs,$rhs)"))
+op("xori", 0x6C, operands="lhs rhs", traits=_P,
+   asm=_F_BIN)
 
 # --------------------------------------------------------------------------------------
 # Elementwise floating point arithmetic and math
 
-op("absf", 0x00, operands="source", traits=_P)
-op("addf", 0x02, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
-op("ceil", 0x0D, operands="source", traits=_P)
+op("absf", 0x00, operands="source", traits=_P,
+   asm=_F_UN)
+op("addf", 0x02, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$lhs , $rhs !rounding(rounding_mode) ?( 'flush_to_zero "
+       "@flush_to_zero )? attr-dict : type($result,$lhs,$rhs)"))
+op("ceil", 0x0D, operands="source", traits=_P,
+   asm=_F_UN)
 op("cmpf", 0x0E, operands="lhs rhs",
    attrs=[enum("comparison_predicate", ComparisonPredicate),
-          enum("comparison_ordering", ComparisonOrdering)], traits=_P)
-op("divf", 0x14, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
-op("floor", 0x27, operands="source", traits=_P)
-op("fma", 0x28, operands="lhs rhs acc", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+          enum("comparison_ordering", ComparisonOrdering)], traits=_P,
+   asm=("@comparison_predicate @comparison_ordering $lhs , $rhs attr-dict : "
+       "type($lhs,$rhs) -> type($result)"))
+op("divf", 0x14, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$lhs , $rhs !rounding(rounding_mode) ?( 'flush_to_zero "
+       "@flush_to_zero )? attr-dict : type($result,$lhs,$rhs)"))
+op("floor", 0x27, operands="source", traits=_P,
+   asm=_F_UN)
+op("fma", 0x28, operands="lhs rhs acc", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$lhs , $rhs , $acc !rounding(rounding_mode) ?( 'flush_to_zero "
+       "@flush_to_zero )? attr-dict : type($result,$lhs,$rhs,$acc)"))
 op("maxf", 0x45, operands="lhs rhs", attrs=[unit("propagate_nan"), _FTZ],
-   flags="propagate_nan flush_to_zero", traits=_P)
+   flags="propagate_nan flush_to_zero", traits=_P,
+   asm=("$lhs , $rhs !units(flush_to_zero,propagate_nan) attr-dict : "
+       "type($result,$lhs,$rhs)"))
 op("minf", 0x47, operands="lhs rhs", attrs=[unit("propagate_nan"), _FTZ],
-   flags="propagate_nan flush_to_zero", traits=_P)
-op("mulf", 0x4C, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
-op("negf", 0x4F, operands="source", traits=_P)
-op("remf", 0x59, operands="lhs rhs", traits=_P)
-op("subf", 0x67, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
+   flags="propagate_nan flush_to_zero", traits=_P,
+   asm=("$lhs , $rhs !units(flush_to_zero,propagate_nan) attr-dict : "
+       "type($result,$lhs,$rhs)"))
+op("mulf", 0x4C, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$lhs , $rhs !rounding(rounding_mode) ?( 'flush_to_zero "
+       "@flush_to_zero )? attr-dict : type($result,$lhs,$rhs)"))
+op("negf", 0x4F, operands="source", traits=_P,
+   asm=_F_UN)
+op("remf", 0x59, operands="lhs rhs", traits=_P,
+   asm=_F_BIN)
+op("subf", 0x67, operands="lhs rhs", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$lhs , $rhs !rounding(rounding_mode) ?( 'flush_to_zero "
+       "@flush_to_zero )? attr-dict : type($result,$lhs,$rhs)"))
 
-op("cos", 0x12, operands="source", traits=_P)
-op("cosh", 0x13, operands="source", traits=_P)
+op("cos", 0x12, operands="source", traits=_P,
+   asm=_F_UN)
+op("cosh", 0x13, operands="source", traits=_P,
+   asm=_F_UN)
 op("exp", 0x17, operands="source",
    attrs=[enum("rounding_mode", RoundingMode, default=RoundingMode.full, since="13.3")],
-   traits=_P)
-op("exp2", 0x18, operands="source", attrs=[_FTZ], flags="flush_to_zero", traits=_P)
-op("log", 0x3F, operands="source", traits=_P)
-op("log2", 0x40, operands="source", traits=_P)
-op("fpowf", 0x54, operands="source exponent", traits=_P, aliases=("pow",))
-op("rsqrt", 0x5D, operands="source", attrs=[_FTZ], flags="flush_to_zero", traits=_P)
-op("sin", 0x62, operands="source", traits=_P)
-op("sinh", 0x63, operands="source", traits=_P)
-op("sqrt", 0x64, operands="source", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P)
-op("tan", 0x69, operands="source", traits=_P)
+   traits=_P,
+   asm="$source !rounding(rounding_mode) attr-dict : type($result,$source)")
+op("exp2", 0x18, operands="source", attrs=[_FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$source ?( 'flush_to_zero @flush_to_zero )? attr-dict : "
+       "type($result,$source)"))
+op("log", 0x3F, operands="source", traits=_P,
+   asm=_F_UN)
+op("log2", 0x40, operands="source", traits=_P,
+   asm=_F_UN)
+op("fpowf", 0x54, operands="source exponent", traits=_P, aliases=("pow",),
+   asm="$source , $exponent attr-dict : type($result,$source,$exponent)")
+op("rsqrt", 0x5D, operands="source", attrs=[_FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$source ?( 'flush_to_zero @flush_to_zero )? attr-dict : "
+       "type($result,$source)"))
+op("sin", 0x62, operands="source", traits=_P,
+   asm=_F_UN)
+op("sinh", 0x63, operands="source", traits=_P,
+   asm=_F_UN)
+op("sqrt", 0x64, operands="source", attrs=[_RND, _FTZ], flags="flush_to_zero", traits=_P,
+   asm=("$source !rounding(rounding_mode) ?( 'flush_to_zero @flush_to_zero "
+       ")? attr-dict : type($result,$source)"))
+op("tan", 0x69, operands="source", traits=_P,
+   asm=_F_UN)
 op("tanh", 0x6A, operands="source",
    attrs=[enum("rounding_mode", RoundingMode, default=RoundingMode.full, since="13.2")],
-   traits=_P)
-op("atan2", 0x6E, "13.2", operands="x y", traits=_P)
-op("fpowi", 0x79, "13.4", operands="source exponent", traits=_P)
+   traits=_P,
+   asm="$source !rounding(rounding_mode) attr-dict : type($result,$source)")
+op("atan2", 0x6E, "13.2", operands="x y", traits=_P,
+   asm="$x , $y attr-dict : type($result,$x,$y)")
+op("fpowi", 0x79, "13.4", operands="source exponent", traits=_P,
+   asm=("$source , $exponent attr-dict : type($result,$source) , "
+       "type($exponent)"))
 
 # --------------------------------------------------------------------------------------
 # Conversions
 
-op("bitcast", 0x09, operands="source", traits=_P)
-op("exti", 0x25, operands="from", results="to", attrs=[_SGN], traits=_P)
-op("ftof", 0x2A, operands="from", results="to", attrs=[_RND], traits=_P)
+op("bitcast", 0x09, operands="source", traits=_P,
+   asm=_F_CAST)
+op("exti", 0x25, operands="from", results="to", attrs=[_SGN], traits=_P,
+   asm="$from @signedness attr-dict : type($from) -> type($to)")
+op("ftof", 0x2A, operands="from", results="to", attrs=[_RND], traits=_P,
+   asm="$from !rounding(rounding_mode) attr-dict : type($from) -> type($to)")
 op("ftoi", 0x2B, operands="from", results="to",
    attrs=[_SGN, enum("rounding_mode", RoundingMode,
                       default=RoundingMode.nearest_int_to_zero),
-          unit("saturating", since="13.4")], flags="saturating@13.4", traits=_P)
-op("int_to_ptr", 0x33, operands="source", traits=_P)
-op("itof", 0x3B, operands="from", results="to", attrs=[_SGN, _RND], traits=_P)
-op("ptr_to_int", 0x56, operands="source", traits=_P)
-op("ptr_to_ptr", 0x57, operands="source", traits=_P)
-op("trunci", 0x6B, operands="from", results="to", attrs=[_OVF], traits=_P)
+          unit("saturating", since="13.4")], flags="saturating@13.4", traits=_P,
+   asm=("$from @signedness !rounding(rounding_mode) ?( 'saturating "
+       "@saturating )? attr-dict : type($from) -> type($to)"))
+op("int_to_ptr", 0x33, operands="source", traits=_P,
+   asm=_F_CAST)
+op("itof", 0x3B, operands="from", results="to", attrs=[_SGN, _RND], traits=_P,
+   asm=("$from @signedness !rounding(rounding_mode) attr-dict : type($from) "
+       "-> type($to)"))
+op("ptr_to_int", 0x56, operands="source", traits=_P,
+   asm=_F_CAST)
+op("ptr_to_ptr", 0x57, operands="source", traits=_P,
+   asm=_F_CAST)
+op("trunci", 0x6B, operands="from", results="to", attrs=[_OVF], traits=_P,
+   asm=("$from ?( 'overflow ~ @overflow:angle )? attr-dict : type($from) -> "
+       "type($to)"))
 
 # --------------------------------------------------------------------------------------
 # Tile construction and shape
 
-op("broadcast", 0x0B, operands="source", traits="pure")
-op("cat", 0x0C, operands="lhs rhs", attrs=[attr("dim", "int")], traits="pure")
-op("constant", 0x10, attrs=[attr("value", "dense")], traits="pure constant")
+op("broadcast", 0x0B, operands="source", traits="pure",
+   asm=_F_CAST)
+op("cat", 0x0C, operands="lhs rhs", attrs=[attr("dim", "int")], traits="pure",
+   asm=("$lhs , $rhs 'dim = @dim attr-dict : type($lhs) , type($rhs) -> "
+       "type($result)"))
+op("constant", 0x10, attrs=[attr("value", "dense")], traits="pure constant",
+   asm="!dense(value,result) attr-dict")
 op("extract", 0x26, operands="source indices*", counted_results=True,
-   operand_count="total", traits="pure")
+   operand_count="total", traits="pure",
+   asm="$source [ $indices ] attr-dict : type($source) -> type($result)")
 op("insert", 0x76, "13.4", operands="source destination indices*", counted_results=True,
-   operand_count="total", traits="pure")
-op("iota", 0x3A, traits="pure")
-op("offset", 0x51, operands="ptr offset", traits=_P)
+   operand_count="total", traits="pure",
+   asm=("$source , $destination [ $indices ] attr-dict : type($source) , "
+       "type($destination,$result)"))
+op("iota", 0x3A, traits="pure",
+   asm="attr-dict : type($result)")
+op("offset", 0x51, operands="ptr offset", traits=_P,
+   asm=("$ptr , $offset attr-dict : type($ptr) , type($offset) -> "
+       "type($result)"))
 op("permute", 0x53, operands="source", attrs=[attr("permutation", "i32_array")],
-   traits="pure")
-op("reshape", 0x5B, operands="source", traits="pure")
-op("select", 0x5F, operands="cond val_if_true val_if_false", traits=_P)
-op("pack", 0x6F, "13.3", operands="source", traits="pure")
-op("unpack", 0x70, "13.3", operands="source", traits="pure")
+   traits="pure",
+   asm="$source @permutation attr-dict : type($source) -> type($result)")
+op("reshape", 0x5B, operands="source", traits="pure",
+   asm=_F_CAST)
+op("select", 0x5F, operands="cond val_if_true val_if_false", traits=_P,
+   asm=("$cond , $val_if_true , $val_if_false attr-dict : type($cond) , "
+       "type($result,$val_if_true,$val_if_false)"))
+op("pack", 0x6F, "13.3", operands="source", traits="pure",
+   asm=_F_CAST)
+op("unpack", 0x70, "13.3", operands="source", traits="pure",
+   asm=_F_CAST)
 
 # --------------------------------------------------------------------------------------
 # Matrix multiply-accumulate
 
 op("mmaf", 0x49, operands="lhs rhs acc", attrs=[unit("fast_acc", since="13.3")],
-   flags="fast_acc@13.3", traits="pure")
+   flags="fast_acc@13.3", traits="pure",
+   asm=("$lhs , $rhs , $acc ?( 'fast_acc @fast_acc )? attr-dict : "
+       "type($lhs) , type($rhs) , type($acc,$result)"))
 op("mmai", 0x4A, operands="lhs rhs acc",
    attrs=[enum("signedness_lhs", Signedness), enum("signedness_rhs", Signedness)],
-   traits="pure")
-op("mmaf_scaled", 0x72, "13.3", operands="lhs rhs acc lhs_scale rhs_scale", traits="pure")
+   traits="pure",
+   asm=("$lhs , $rhs , $acc @signedness_lhs @signedness_rhs attr-dict : "
+       "type($lhs) , type($rhs) , type($acc,$result)"))
+op("mmaf_scaled", 0x72, "13.3", operands="lhs rhs acc lhs_scale rhs_scale", traits="pure",
+   asm=("$lhs , $rhs , $acc , $lhs_scale , $rhs_scale attr-dict : "
+       "type($lhs) , type($rhs) , type($acc,$result) , type($lhs_scale) , "
+       "type($rhs_scale)"))
 
 # --------------------------------------------------------------------------------------
 # Reductions (the region combines two elements per operand)
 
 op("reduce", 0x58, operands="operands*", results="results*",
    attrs=[attr("dim", "int"), attr("identities", "attr_array")], regions=1,
-   counted_results=True, operand_count="total", traits="pure")
+   counted_results=True, operand_count="total", traits="pure",
+   asm=("$operands attr-dict _ 'dim ~ = ~ @dim 'identities ~ = ~ "
+       "@identities : type($operands) -> type($results) !arg_region"))
 op("scan", 0x5E, operands="operands*", results="results*",
    attrs=[attr("dim", "int"), attr("reverse", "bool"), attr("identities", "attr_array")],
-   regions=1, counted_results=True, operand_count="total", traits="pure")
+   regions=1, counted_results=True, operand_count="total", traits="pure",
+   asm=("$operands attr-dict _ 'dim ~ = ~ @dim 'reverse ~ = ~ @reverse "
+       "'identities ~ = ~ @identities : type($operands) -> type($results) "
+       "!arg_region"))
 
 # --------------------------------------------------------------------------------------
 # Views and memory
 
 op("make_tensor_view", 0x43, operands="base dynamicShape* dynamicStrides*",
-   counted_results=True, traits="pure view")
-op("make_partition_view", 0x42, operands="tensor_view", traits="pure view")
-op("make_strided_view", 0x74, "13.3", operands="tensor_view", traits="pure view")
-op("make_gather_scatter_view", 0x73, "13.3", operands="tensor_view", traits="pure view")
+   counted_results=True, traits="pure view",
+   asm="!make_tensor_view")
+op("make_partition_view", 0x42, operands="tensor_view", traits="pure view",
+   asm="$tensor_view attr-dict : type($result)")
+op("make_strided_view", 0x74, "13.3", operands="tensor_view", traits="pure view",
+   asm="$tensor_view attr-dict : type($result)")
+op("make_gather_scatter_view", 0x73, "13.3", operands="tensor_view", traits="pure view",
+   asm="$tensor_view attr-dict : type($result)")
 op("get_index_space_shape", 0x2D, operands="src", results="result*",
-   counted_results=True, traits="pure")
+   counted_results=True, traits="pure",
+   asm="$src attr-dict : type($src) -> type*($result)")
 op("get_tensor_shape", 0x2F, operands="src", results="result*", counted_results=True,
-   traits="pure")
+   traits="pure",
+   asm="$src attr-dict : type($src) -> type*($result)")
 op("load_ptr_tko", 0x3D, operands="source mask? paddingValue? token?",
    results="result result_token", attrs=[_SEM, _OPT_SCOPE, _HINTS],
-   flags="memory_scope optimization_hints mask paddingValue token", traits=_MEM)
+   flags="memory_scope optimization_hints mask paddingValue token", traits=_MEM,
+   asm=("@memory_ordering_semantics ?( @memory_scope )? $source ?( , $mask "
+       ")? ?( , $paddingValue )? ?( 'token ~ = ~ $token )? ?( "
+       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "type($source) ?( , type($mask) )? ?( , type($paddingValue) )? -> "
+       "type($result) , type($result_token)"))
 op("store_ptr_tko", 0x65, operands="destination value mask? token?",
    results="result_token", attrs=[_SEM, _OPT_SCOPE, _HINTS],
-   flags="memory_scope optimization_hints mask token", traits=_MEM)
+   flags="memory_scope optimization_hints mask token", traits=_MEM,
+   asm=("@memory_ordering_semantics ?( @memory_scope )? $destination , "
+       "$value ?( , $mask )? ?( 'token ~ = ~ $token )? ?( "
+       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "type($destination) , type($value) ?( , type($mask) )? -> "
+       "type($result_token)"))
 op("load_view_tko", 0x3E, operands="view index* token?", results="tile result_token",
    attrs=[_SEM, _OPT_SCOPE, _HINTS, attr("inbounds", "bool_array", optional=True,
                                           since="13.4")],
-   flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM)
+   flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM,
+   asm=("@memory_ordering_semantics ?( @memory_scope )? $view [ $index ] ?( "
+       "'token = $token )? ?( 'inbounds = @inbounds )? ?( "
+       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "type($view) ?( , !index_types(index) )? -> type($tile) , "
+       "type($result_token)"))
 op("store_view_tko", 0x66, operands="tile view index* token?", results="result_token",
    attrs=[_SEM, _OPT_SCOPE, _HINTS, attr("inbounds", "bool_array", optional=True,
                                           since="13.4")],
-   flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM)
+   flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM,
+   asm=("@memory_ordering_semantics ?( @memory_scope )? $tile , $view [ "
+       "$index ] ?( 'token = $token )? ?( 'inbounds = @inbounds )? ?( "
+       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "type($tile) , type($view) ?( , !index_types(index) )? -> "
+       "type($result_token)"))
 op("alloca", 0x71, "13.3", attrs=[attr("num_elem", "int"), attr("alignment", "int"),
-                                  unit("global")], flags="global", traits=_MEM)
-op("get_global", 0x2C, attrs=[attr("name", "symbol")], traits="pure")
+                                  unit("global")], flags="global", traits=_MEM,
+   asm=("'num_elem = @num_elem , 'alignment = @alignment ?( 'global @global "
+       ")? attr-dict : type($result)"))
+op("get_global", 0x2C, attrs=[attr("name", "symbol")], traits="pure",
+   asm="@name attr-dict : type($result)")
 
 # --------------------------------------------------------------------------------------
 # Atomics
 
 op("atomic_cas_tko", 0x07, operands="pointers cmp val mask? token?",
-   results="result result_token", attrs=[_SEM, _SCOPE], flags="mask token", traits=_MEM)
+   results="result result_token", attrs=[_SEM, _SCOPE], flags="mask token", traits=_MEM,
+   asm=("@memory_ordering_semantics @memory_scope $pointers , $cmp , $val "
+       "?( , $mask )? ?( 'token ~ = ~ $token )? attr-dict : "
+       "type($pointers) , type($val,$cmp) ?( , type($mask) )? -> "
+       "type($result) , type($result_token)"))
 op("atomic_rmw_tko", 0x08, operands="pointers arg mask? token?",
    results="result result_token",
-   attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)], flags="mask token", traits=_MEM)
+   attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)], flags="mask token", traits=_MEM,
+   asm=("@memory_ordering_semantics @memory_scope $pointers , @mode , $arg "
+       "?( , $mask )? ?( 'token ~ = ~ $token )? attr-dict : "
+       "type($pointers) , type($arg) ?( , type($mask) )? -> type($result) "
+       ", type($result_token)"))
 op("atomic_red_view_tko", 0x75, "13.3", operands="view index* value token?",
    results="result_token", attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)],
-   flags="token", counted_results=True, traits=_MEM)
+   flags="token", counted_results=True, traits=_MEM,
+   asm=("@memory_ordering_semantics @memory_scope $view [ $index ] , @mode "
+       ", $value ?( 'token = $token )? attr-dict : type($value) , "
+       "type($view) ?( , !index_types(index) )? -> type($result_token)"))
 
 # --------------------------------------------------------------------------------------
 # Tokens and synchronisation
 
-op("make_token", 0x44, traits="pure")
+op("make_token", 0x44, traits="pure",
+   asm="attr-dict : type($result)")
 op("join_tokens", 0x3C, operands="tokens*", counted_results=True, operand_count="total",
-   traits="pure")
+   traits="pure",
+   asm="$tokens attr-dict : type($result)")
 op("gdc_launch_dependents_tko", 0x77, "13.4", operands="token?", results="result_token",
-   operand_count="total", traits=_MEM)
+   operand_count="total", traits=_MEM,
+   asm="?( 'token = $token )? attr-dict -> type($result_token)")
 op("gdc_wait_tko", 0x78, "13.4", operands="token?", results="result_token",
-   operand_count="total", traits=_MEM)
+   operand_count="total", traits=_MEM,
+   asm="?( 'token = $token )? attr-dict -> type($result_token)")
 op("memory_fence_alias_tko", 0x7A, "13.4", operands="token", results="result_token",
-   traits=_MEM)
+   traits=_MEM,
+   asm="?( 'token = $token )? attr-dict -> type($result_token)")
 
 # --------------------------------------------------------------------------------------
 # Control flow
 
 op("if", 0x32, operands="condition", results="results*", regions=2, counted_results=True,
-   traits="control")
+   traits="control",
+   asm=("$condition ?( -> ( type($results) ) )? !then ?( 'else !else )? "
+       "attr-dict"))
 op("for", 0x29, operands="lowerBound upperBound step initValues*",
    results="resultValues*", attrs=[unit("unsignedCmp", since="13.2")], regions=1,
    flags="unsignedCmp@13.2", counted_results=True, operand_count="total",
-   traits="control loop")
+   traits="control loop",
+   asm="!for")
 op("loop", 0x41, operands="initValues*", results="resultValues*", regions=1,
-   counted_results=True, operand_count="total", traits="control loop")
+   counted_results=True, operand_count="total", traits="control loop",
+   asm="!loop")
 for _name, _opcode in (("break", 0x0A), ("continue", 0x11), ("return", 0x5C),
                        ("yield", 0x6D)):
     op(_name, _opcode, operands="operands*", results="", counted_results=True,
-       operand_count="total", traits="terminator")
+       operand_count="total", traits="terminator", asm=_F_TERM)
 op("assert", 0x05, operands="condition", results="", attrs=[attr("message", "string")],
-   traits=_MEM)
+   traits=_MEM,
+   asm="$condition , @message attr-dict : type($condition)")
 
 # --------------------------------------------------------------------------------------
 # Program structure, grid, miscellany
@@ -407,21 +566,30 @@ op("assert", 0x05, operands="condition", results="", attrs=[attr("message", "str
 op("module", 0x4B, results="",
    attrs=[attr("sym_name", "symbol"),
           attr("producer", "string", optional=True, since="13.3")],
-   regions=1, flags="producer@13.3", traits="item")
+   regions=1, flags="producer@13.3", traits="item",
+   asm="@sym_name attr-dict")
 op("entry", 0x16, results="",
    attrs=[attr("sym_name", "symbol"), attr("function_type", "type"),
           attr("arg_attrs", "attr_array", optional=True),
           attr("res_attrs", "attr_array", optional=True), _HINTS],
-   regions=1, flags="res_attrs optimization_hints arg_attrs", traits="item")
+   regions=1, flags="res_attrs optimization_hints arg_attrs", traits="item",
+   asm="!entry")
 op("global", 0x31, results="",
    attrs=[attr("sym_name", "symbol"), attr("value", "dense"),
           attr("alignment", "int", default=0),
           enum("symbol_visibility", SymbolVisibility, default=SymbolVisibility.public,
                since="13.3"),
           unit("constant", since="13.3")],
-   flags="constant@13.3", traits="item")
-op("get_num_tile_blocks", 0x2E, results="gridSize_x gridSize_y gridSize_z", traits="pure")
-op("get_tile_block_id", 0x30, results="blockId_x blockId_y blockId_z", traits="pure")
-op("assume", 0x06, operands="value", attrs=[attr("predicate", "attr")], traits="pure")
+   flags="constant@13.3", traits="item",
+   asm=("!visibility(symbol_visibility) ?( 'constant @constant )? @sym_name "
+       "?( 'alignment = @alignment )? attr-dict !dense(value)"))
+op("get_num_tile_blocks", 0x2E, results="gridSize_x gridSize_y gridSize_z", traits="pure",
+   asm="attr-dict : type($gridSize_x,$gridSize_y,$gridSize_z)")
+op("get_tile_block_id", 0x30, results="blockId_x blockId_y blockId_z", traits="pure",
+   asm="attr-dict : type($blockId_x,$blockId_y,$blockId_z)")
+op("assume", 0x06, operands="value", attrs=[attr("predicate", "attr")], traits="pure",
+   asm="@predicate , $value attr-dict : type($value,$result)")
 op("print_tko", 0x55, operands="args* token?@13.2", results="result_token@13.2",
-   attrs=[attr("str", "string")], flags="token@13.2", counted_results=True, traits=_MEM)
+   attrs=[attr("str", "string")], flags="token@13.2", counted_results=True, traits=_MEM,
+   asm=("@str ?( , $args )? ?( 'token ~ = ~ $token )? attr-dict ?( : "
+       "type($args) )? -> type($result_token)"))
