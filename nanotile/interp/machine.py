@@ -113,7 +113,8 @@ class TileBlock:
             if isinstance(out, Control):
                 return out
             for r, x in zip(op.results, out):
-                env[r] = x
+                # NumPy turns 0-d results into scalars; keep every tile an ndarray.
+                env[r] = np.asarray(x) if isinstance(x, np.generic) else x
         return Control("yield", [])
 
     def run_region(self, op: Operation, index: int, args: list) -> Control:

@@ -112,8 +112,9 @@ def _get_tensor_shape(tb, op: Operation, args: list) -> list:
 
 
 def view_elements(view: SubView | TensorView, indices: list,
-                  index_types: list) -> tuple[TensorView, np.ndarray, np.ndarray]:
-    """(tensor view, element offsets, in-bounds mask), both of the tile's shape."""
+                  index_types: list) -> tuple[TensorView, np.ndarray, np.ndarray, list]:
+    """(tensor view, element offsets, in-bounds mask, per tile dimension the 1-D mask of
+    its in-bounds coordinates); offsets and mask have the tile's shape."""
     if isinstance(view, TensorView):
         tv, tile = view, view.shape
         coords = [np.arange(n, dtype=np.int64) for n in tile]
@@ -138,11 +139,14 @@ def view_elements(view: SubView | TensorView, indices: list,
     rank = len(tile)
     offsets = np.zeros(tile, np.int64)
     inb = np.ones(tile, bool)
+    per_dim = []
     for i, (d, c) in enumerate(zip(dims, coords)):
-        shaped = c.reshape([-1 if j == i else 1 for j in range(rank)])
-        offsets = offsets + shaped * tv.strides[d]
-        inb = inb & (shaped >= 0) & (shaped < tv.shape[d])
-    return tv, offsets, inb
+        ok = (c >= 0) & (c < tv.shape[d])
+        per_dim.append(ok)
+        shape = [-1 if j == i else 1 for j in range(rank)]
+        offsets = offsets + c.reshape(shape) * tv.strides[d]
+        inb = inb & ok.reshape(shape)
+    return tv, offsets, inb, per_dim
 
 
 def _padding(t: PartitionViewType | StridedViewType | GatherScatterViewType | None,
@@ -169,10 +173,23 @@ def _view_operands(op: Operation, args: list, first: int) -> tuple[object, list,
     return view, idx, types, first + 1 + n
 
 
+def _check_inbounds(tb, op: Operation, per_dim: list) -> None:
+    """Debug mode: the ``inbounds`` promise (13.4) says no element is out of bounds
+    along the flagged dimensions; breaking it is undefined behaviour."""
+    flags = op.attributes.get("inbounds")
+    if not tb.machine.debug or not flags:
+        return
+    for dim, (promised, ok) in enumerate(zip(flags, per_dim)):
+        if promised and not ok.all():
+            raise InterpError(f"{tb.where}: '{op.name}' promises dimension {dim} in bounds, "
+                              "but the tile runs outside the tensor")
+
+
 @semantics("load_view_tko")
 def _load_view(tb, op: Operation, args: list) -> list:
     view, idx, types, _ = _view_operands(op, args, 0)
-    tv, offsets, inb = view_elements(view, idx, types)
+    tv, offsets, inb, per_dim = view_elements(view, idx, types)
+    _check_inbounds(tb, op, per_dim)
     et = tv.element
     mem = tb.machine.memory
     pad = _padding(getattr(view, "type", None), et)
@@ -191,7 +208,8 @@ def _load_view(tb, op: Operation, args: list) -> list:
 def _store_view(tb, op: Operation, args: list) -> list:
     value = args[0]
     view, idx, types, _ = _view_operands(op, args, 1)
-    tv, offsets, inb = view_elements(view, idx, types)
+    tv, offsets, inb, per_dim = view_elements(view, idx, types)
+    _check_inbounds(tb, op, per_dim)
     mem = tb.machine.memory
     value = np.broadcast_to(value, offsets.shape)
     if tv.element.bitwidth == 4:
@@ -365,7 +383,7 @@ def _atomic_cas(tb, op: Operation, args: list) -> list:
 def _atomic_red_view(tb, op: Operation, args: list) -> list:
     view, idx, types, pos = _view_operands(op, args, 0)
     value = args[pos]
-    tv, offsets, inb = view_elements(view, idx, types)
+    tv, offsets, inb, _ = view_elements(view, idx, types)
     t = tv.element
     fn = _rmw_fn(op.attributes["mode"], t)
     arg = np.broadcast_to(value, offsets.shape)[inb].reshape(-1)

@@ -364,3 +364,23 @@ def test_arguments_are_checked():
         run(k.module(), "k", 1, 3, 4)
     with pytest.raises(InterpError, match="no kernel named"):
         run(k.module(), "nope", 1, np.zeros(2, np.float32), 1)
+
+
+def test_inbounds_promise_checked_in_debug_mode():
+    x = np.zeros((5, 6), np.float32)
+    k = Kernel([P("f32")])
+    tv, tvt = tensor_view(k, k.args[0], x, "f32")
+    pvt = PartitionViewType((4, 4), tvt)
+    pv = k.op("make_partition_view", [tv], pvt)
+    ops = [pv, k.i32(1), k.i32(0)]  # rows 4..7 run out; columns 0..3 do not
+    k.op("load_view_tko", ops, [T((4, 4), "f32"), TOKEN], segments=[1, 2, 0],
+         memory_ordering_semantics=WEAK, inbounds=(False, True))
+    run(k.module(), "k", 1, x, debug=True)  # the promise is kept
+    k2 = Kernel([P("f32")])
+    tv, tvt = tensor_view(k2, k2.args[0], x, "f32")
+    pv = k2.op("make_partition_view", [tv], pvt)
+    k2.op("load_view_tko", [pv, k2.i32(1), k2.i32(0)], [T((4, 4), "f32"), TOKEN],
+          segments=[1, 2, 0], memory_ordering_semantics=WEAK, inbounds=(True, True))
+    run(k2.module(), "k", 1, x)  # not checked outside debug mode
+    with pytest.raises(InterpError, match="promises dimension 0 in bounds"):
+        run(k2.module(), "k", 1, x, debug=True)
