@@ -95,8 +95,6 @@ XFAIL: dict[str, str] = {
         "the message names [13.1 - 13.4], the 13.3 reference expects [13.1 - 13.3]",
     "Bytecode/invalid_not_self_contained.mlir":
         "the bytecode writer's 'only ops from the cuda_tile dialect' check (issue 3)",
-    "Bytecode/versioning/new_types.mlir":
-        "the version error must have no location (@unknown) (issue 3)",
     "Bytecode/versioning/test_forward_compatibility.mlir": _VERSIONS,
     "Bytecode/versioning/test_version_250_1.mlir": _VERSIONS,
     "Bytecode/versioning/test_version_errors.mlir": _VERSIONS,
