@@ -24,13 +24,14 @@ from nanotile.targets.emulator import PtxError, run_ptx
 PTX = ROOT / ".." / "shared" / "corpus" / "cutile" / "ptx"
 
 
-def bench_vector_add(n: int, arch: str):
+def bench_vector_add(n: int, arch: str, batch: bool = True):
     a = np.random.default_rng(0).standard_normal(n, np.float32)
     b = np.ones(n, np.float32)
     c = np.zeros(n, np.float32)
     text = (PTX / f"vector_add.{arch}.ptx").read_text()
     grid = (-(-n // 1024),)
-    stats = run_ptx(text, "vector_add", grid=grid, args=[a, n, 1, b, n, 1, c, n, 1])
+    stats = run_ptx(text, "vector_add", grid=grid, args=[a, n, 1, b, n, 1, c, n, 1],
+                    batch=batch)
     assert np.array_equal(c, a + b), "vector_add result mismatch"
     return grid[0], stats
 
@@ -56,24 +57,27 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=1 << 20, help="vector_add elements")
     ap.add_argument("--matmul-n", type=int, default=256, help="matmul size (n x n x n)")
     ap.add_argument("--arch", default="sm_90")
-    ap.add_argument("--kernels", default="vector_add,matmul_f16")
+    ap.add_argument("--kernels", default="vector_add,vector_add/warps,matmul_f16",
+                    help="vector_add (CTAs batched into wide warps), vector_add/warps "
+                         "(32-lane warps, CTA by CTA), matmul_f16")
     args = ap.parse_args()
-    print(f"{'kernel':<12} {'size':>9} {'CTAs':>6} {'warp-instr':>11} {'lane-instr':>12} "
+    print(f"{'kernel':<16} {'size':>9} {'CTAs':>6} {'warp-instr':>11} {'lane-instr':>12} "
           f"{'wall s':>7} {'cpu s':>7} {'lane-instr/cpu-s':>17}")
     for name in args.kernels.split(","):
         t0, c0 = time.perf_counter(), time.process_time()
         try:
-            if name == "vector_add":
-                size, (ctas, stats) = args.n, bench_vector_add(args.n, args.arch)
+            if name in ("vector_add", "vector_add/warps"):
+                size, (ctas, stats) = args.n, bench_vector_add(args.n, args.arch,
+                                                               batch=name == "vector_add")
             elif name == "matmul_f16":
                 size, (ctas, stats) = args.matmul_n, bench_matmul(args.matmul_n, args.arch)
             else:
                 raise SystemExit(f"unknown kernel {name}")
         except PtxError as exc:
-            print(f"{name:<12} does not run: {exc}")
+            print(f"{name:<16} does not run: {exc}")
             continue
         secs, cpu = time.perf_counter() - t0, time.process_time() - c0
-        print(f"{name:<12} {size:>9} {ctas:>6} {stats.instructions:>11} "
+        print(f"{name:<16} {size:>9} {ctas:>6} {stats.instructions:>11} "
               f"{stats.lane_instructions:>12} {secs:>7.2f} {cpu:>7.2f} "
               f"{stats.lane_instructions / cpu:>17.3e}")
     return 0

@@ -48,6 +48,16 @@ LANEMASKS = {name: (rel.astype(np.uint64) << LANES.astype(np.uint64)).sum(axis=1
                                ("gt", LANES[None, :] > LANES[:, None]))}
 FULL = np.ones(32, dtype=bool)      # the mask of a converged full warp (compared by identity)
 FULL.flags.writeable = False
+_FULLS = {32: FULL}
+
+
+def full_mask(width: int) -> np.ndarray:
+    """The shared read-only all-true mask of ``width`` lanes (compared by identity)."""
+    if width not in _FULLS:
+        m = np.ones(width, dtype=bool)
+        m.flags.writeable = False
+        _FULLS[width] = m
+    return _FULLS[width]
 
 
 class TrapError(PtxError):
@@ -79,6 +89,7 @@ class CompiledKernel:
     param_size: int = 0
     params: list[tuple[str, VarDecl, int]] = field(default_factory=list)
     extern_shared: list[str] = field(default_factory=list)
+    width: int = 32      # lanes per emulated warp (more in batched mode, see Launch)
 
     def error(self, ins: Instruction, msg: str) -> PtxError:
         return PtxError(f"{msg} in '{ins.text}'", self.module.filename, ins.line, ins.col)
@@ -94,7 +105,7 @@ def _decl_size(d: VarDecl, length: int | None) -> int:
 
 
 def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbol],
-                   errors: list[PtxError] | None = None) -> CompiledKernel:
+                   errors: list[PtxError] | None = None, width: int = 32) -> CompiledKernel:
     """Compile entry ``name``. With ``errors`` given, instructions that do not compile are
     recorded there (and raise when executed) instead of failing the whole kernel."""
     from nanotile.targets.emulator.ops import compile_instruction
@@ -104,6 +115,7 @@ def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbo
         known = ", ".join(n for n, f in module.functions.items() if f.kind == "entry")
         raise PtxError(f"no kernel named '{name}' (kernels: {known or 'none'})", module.filename)
     k = CompiledKernel(fn, module)
+    k.width = width
     k.symbols.update(global_symbols)
     for r in SPECIAL_REGS:
         k.reg_index[r] = len(k.reg_type)
@@ -285,9 +297,14 @@ class Barrier:
 
 
 class CTA:
-    def __init__(self, launch: Launch, ctaid: tuple[int, int, int]) -> None:
+    """One CTA; in batched mode, a group of CTAs run as one wide warp (``batch`` lists
+    their ids)."""
+
+    def __init__(self, launch: Launch, ctaid: tuple[int, int, int],
+                 batch: list[tuple[int, int, int]] | None = None) -> None:
         self.launch = launch
         self.ctaid = ctaid
+        self.batch = batch
         self.shared = Space("shared", launch.shared_total)
         self.barriers: dict[int, Barrier] = {}
         self.mbarriers: dict[int, list[int]] = {}   # addr -> [phase, pending, expected, tx]
@@ -296,38 +313,54 @@ class CTA:
         self.tmem_next = 0
         nthreads = launch.block[0] * launch.block[1] * launch.block[2]
         self.nthreads = nthreads
-        self.warps = [Warp(self, w, min(32, nthreads - 32 * w))
-                      for w in range((nthreads + 31) // 32)]
+        if batch is not None:
+            self.warps = [Warp(self, 0, nthreads * len(batch), batch)]
+        else:
+            self.warps = [Warp(self, w, min(32, nthreads - 32 * w))
+                          for w in range((nthreads + 31) // 32)]
 
     def live_threads(self) -> int:
         return sum(int((w.valid & ~w.exited).sum()) for w in self.warps)
 
 
 class Warp:
-    def __init__(self, cta: CTA, wid: int, nlanes: int) -> None:
+    """32 lanes in lockstep (or, batched, all threads of several CTAs: see Launch)."""
+
+    def __init__(self, cta: CTA, wid: int, nlanes: int,
+                 batch: list[tuple[int, int, int]] | None = None) -> None:
         launch = cta.launch
         k = launch.kernel
+        width = k.width
+        lanes = np.arange(width, dtype=np.uint32)
         self.cta = cta
         self.wid = wid
-        self.valid = LANES < nlanes
-        self.exited = np.zeros(32, dtype=bool)
+        self.full = full_mask(width)
+        self.valid = lanes < nlanes
+        self.exited = np.zeros(width, dtype=bool)
         self.R = list(launch.reg_template)
-        self.local = LocalMemory(k.local_size) if k.local_size else None
-        self.stack: list[list] = [[0, FULL if nlanes == 32 else self.valid.copy(), -1]]
+        self.local = LocalMemory(k.local_size, width) if k.local_size else None
+        self.stack: list[list] = [[0, self.full if nlanes == width else self.valid.copy(), -1]]
         self.state = "ready"
         self.count = 0
         bx, by, _ = launch.block
-        t = LANES + 32 * wid
+        nthreads = cta.nthreads
+        if batch is None:
+            t = lanes + 32 * wid
+            ctaids = [np.full(width, cta.ctaid[i], np.uint32) for i in range(3)]
+        else:
+            t = lanes % nthreads
+            which = np.minimum(lanes // nthreads, len(batch) - 1)
+            ctaids = [np.array([b[i] for b in batch], np.uint32)[which] for i in range(3)]
         ids = {"x": t % bx, "y": (t // bx) % by, "z": t // (bx * by)}
         ri = k.reg_index
         for i, d in enumerate(DIMS):
             self.R[ri[f"%tid.{d}"]] = ids[d].astype(np.uint32)
-            self.R[ri[f"%ctaid.{d}"]] = np.full(32, cta.ctaid[i], np.uint32)
-            self.R[ri[f"%clusterid.{d}"]] = np.full(32, cta.ctaid[i], np.uint32)
-        self.R[ri["%laneid"]] = LANES
-        self.R[ri["%warpid"]] = np.full(32, wid, np.uint32)
+            self.R[ri[f"%ctaid.{d}"]] = ctaids[i]
+            self.R[ri[f"%clusterid.{d}"]] = ctaids[i]
+        self.R[ri["%laneid"]] = (t % 32).astype(np.uint32)
+        self.R[ri["%warpid"]] = (t // 32).astype(np.uint32)
         for name, value in LANEMASKS.items():
-            self.R[ri[f"%lanemask_{name}"]] = value
+            self.R[ri[f"%lanemask_{name}"]] = value[t % 32]
 
 
 class Launch:
@@ -352,27 +385,34 @@ class Launch:
         tmpl = []
         for t in kernel.reg_type:
             dt = np.dtype(bool) if t == "pred" else UINT[max(type_size(t), 1)]
-            tmpl.append(np.zeros(32, dtype=dt))
+            tmpl.append(np.zeros(kernel.width, dtype=dt))
         ri = kernel.reg_index
         for i, d in enumerate(DIMS):
-            tmpl[ri[f"%ntid.{d}"]] = np.full(32, block[i], np.uint32)
-            tmpl[ri[f"%nctaid.{d}"]] = np.full(32, grid[i], np.uint32)
-            tmpl[ri[f"%nclusterid.{d}"]] = np.full(32, grid[i], np.uint32)
-            tmpl[ri[f"%cluster_nctaid.{d}"]] = np.full(32, 1, np.uint32)
+            tmpl[ri[f"%ntid.{d}"]] = np.full(kernel.width, block[i], np.uint32)
+            tmpl[ri[f"%nctaid.{d}"]] = np.full(kernel.width, grid[i], np.uint32)
+            tmpl[ri[f"%nclusterid.{d}"]] = np.full(kernel.width, grid[i], np.uint32)
+            tmpl[ri[f"%cluster_nctaid.{d}"]] = np.full(kernel.width, 1, np.uint32)
         nwarps = (block[0] * block[1] * block[2] + 31) // 32
-        tmpl[ri["%nwarpid"]] = np.full(32, nwarps, np.uint32)
-        tmpl[ri["%cluster_nctarank"]] = np.full(32, 1, np.uint32)
-        tmpl[ri["%nsmid"]] = np.full(32, 1, np.uint32)
-        tmpl[ri["%dynamic_smem_size"]] = np.full(32, dynamic_shared, np.uint32)
-        tmpl[ri["%total_smem_size"]] = np.full(32, self.shared_total, np.uint32)
+        tmpl[ri["%nwarpid"]] = np.full(kernel.width, nwarps, np.uint32)
+        tmpl[ri["%cluster_nctarank"]] = np.full(kernel.width, 1, np.uint32)
+        tmpl[ri["%nsmid"]] = np.full(kernel.width, 1, np.uint32)
+        tmpl[ri["%dynamic_smem_size"]] = np.full(kernel.width, dynamic_shared, np.uint32)
+        tmpl[ri["%total_smem_size"]] = np.full(kernel.width, self.shared_total, np.uint32)
         self.reg_template = tmpl
 
     def run(self) -> None:
         gx, gy, gz = self.grid
-        for z in range(gz):
-            for y in range(gy):
-                for x in range(gx):
-                    self.run_cta(CTA(self, (x, y, z)))
+        ids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+        nthreads = self.block[0] * self.block[1] * self.block[2]
+        per = self.kernel.width // nthreads if self.kernel.width != 32 else 0
+        if per:
+            # batched mode: independent CTAs (no shared memory, barriers or warp-level
+            # instructions) run side by side as one wide warp
+            for i in range(0, len(ids), per):
+                self.run_cta(CTA(self, ids[i], ids[i:i + per]))
+            return
+        for cid in ids:
+            self.run_cta(CTA(self, cid))
 
     # -- CTA scheduling
     def run_cta(self, cta: CTA) -> None:
@@ -495,10 +535,16 @@ class Launch:
             return "done"
         except MemoryFault as exc:
             ins = self.kernel.instrs[pc]
-            raise self.kernel.error(ins, f"{exc} (CTA {w.cta.ctaid}, warp {w.wid})") from None
+            raise self.kernel.error(ins, f"{exc} ({self._where(w)})") from None
         finally:
             self.instructions += count
             self.lane_instructions += lane_count
+
+    def _where(self, w: Warp) -> str:
+        batch = w.cta.batch
+        if batch is None:
+            return f"CTA {w.cta.ctaid}, warp {w.wid}"
+        return f"CTAs {batch[0]} to {batch[-1]}, run as one batch"
 
     def _runaway(self, w: Warp, pc: int) -> None:
         ins = self.kernel.instrs[pc]
@@ -530,9 +576,9 @@ class Launch:
 
     def load(self, w: Warp, space: str, addr: np.ndarray, nbytes: int, m: np.ndarray) -> np.ndarray:
         """Bits loaded by the active lanes (inactive lanes get 0)."""
-        if m is FULL and space in ("global", "shared", "param", "const"):
+        if m is w.full and space in ("global", "shared", "param", "const"):
             return self.space(w, space).load(addr, nbytes)
-        out = np.zeros(32, dtype=UINT[nbytes])
+        out = np.zeros(len(m), dtype=UINT[nbytes])
         a = addr[m]
         if space == "generic":
             for sp, sub, lanes in self._split_generic(w, a, m):
@@ -550,7 +596,7 @@ class Launch:
 
     def store(self, w: Warp, space: str, addr: np.ndarray, nbytes: int, bits: np.ndarray,
               m: np.ndarray) -> None:
-        if m is FULL and space in ("global", "shared"):
+        if m is w.full and space in ("global", "shared"):
             self.space(w, space).store(addr, nbytes, bits)
             return
         a = addr[m]

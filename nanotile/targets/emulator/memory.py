@@ -133,14 +133,13 @@ class GlobalMemory(Space):
 
 
 class LocalMemory:
-    """Per-thread local memory for the 32 lanes of one warp: a (32, size) byte array."""
+    """Per-thread local memory for the lanes of one warp: a (lanes, size) byte array."""
 
     name = "local"
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, lanes: int = 32) -> None:
         self.size = size
-        self.buf = np.zeros((32, max(_round_up(size, 16), 16)), dtype=np.uint8)
-        self.lanes = np.arange(32)
+        self.buf = np.zeros((lanes, max(_round_up(size, 16), 16)), dtype=np.uint8)
 
     def _off(self, addr: np.ndarray, nbytes: int) -> np.ndarray:
         off = addr.astype(np.int64)

@@ -22,7 +22,6 @@ from nanotile.targets.emulator.machine import (
     BAR,
     BRA,
     EXIT,
-    FULL,
     LANES,
     YIELD,
     CompiledKernel,
@@ -111,7 +110,7 @@ class C:
             return lambda w: ~w.R[i]
         if t == "pred":
             if isinstance(op, Imm):
-                arr = np.full(32, bool(op.value))
+                arr = np.full(k.width, bool(op.value))
                 return lambda w: arr
             i = self.reg(op)
             if k.reg_type[i] != "pred":
@@ -134,27 +133,29 @@ class C:
                 u = UINT[size]
                 return lambda w: w.R[i].astype(u).view(dt)
             if name in k.symbols:
-                arr = np.full(32, k.symbols[name].address, dtype=UINT[size]).view(dt)
+                arr = np.full(k.width, k.symbols[name].address, dtype=UINT[size]).view(dt)
                 return lambda w: arr
             raise self.error(f"unknown register or symbol '{name}'")
         if isinstance(op, Imm):
             if t in FLOATS:
-                arr = np.full(32, op.value, dtype=dt)
+                arr = np.full(k.width, op.value, dtype=dt)
             else:
-                arr = np.full(32, op.value & ((1 << (8 * size)) - 1), dtype=UINT[size]).view(dt)
+                arr = np.full(k.width, op.value & ((1 << (8 * size)) - 1),
+                              dtype=UINT[size]).view(dt)
             return lambda w: arr
         if isinstance(op, FImm):
             if t == "f32" and op.bits32 is not None:
-                arr = np.full(32, op.bits32, np.uint32).view(np.float32)
+                arr = np.full(k.width, op.bits32, np.uint32).view(np.float32)
             elif t == "f64" and op.bits64 is not None:
-                arr = np.full(32, op.bits64, np.uint64).view(np.float64)
+                arr = np.full(k.width, op.bits64, np.uint64).view(np.float64)
             elif t in FLOATS:
-                arr = np.full(32, op.value, dtype=dt)
+                arr = np.full(k.width, op.value, dtype=dt)
             else:
                 bits = op.bits32 if op.bits32 is not None else op.bits64
                 if bits is None:
                     bits = struct.unpack("<I", struct.pack("<f", op.value))[0]
-                arr = np.full(32, bits & ((1 << (8 * size)) - 1), dtype=UINT[size]).view(dt)
+                arr = np.full(k.width, bits & ((1 << (8 * size)) - 1),
+                              dtype=UINT[size]).view(dt)
             return lambda w: arr
         raise self.error(f"unexpected operand {op!r}")
 
@@ -170,7 +171,7 @@ class C:
                 raise self.error(f"type mismatch writing '{op.name}'")
 
             def set_pred(w, m, v):
-                w.R[i] = v if m is FULL else np.where(m, v, w.R[i])
+                w.R[i] = v if m is w.full else np.where(m, v, w.R[i])
             return set_pred
         dt = DTYPES[t]
         size = dt.itemsize
@@ -178,7 +179,7 @@ class C:
         u = UINT[size]
         if width == size:
             def set_same(w, m, v):
-                if m is FULL:
+                if m is w.full:
                     w.R[i] = v.astype(dt, copy=False).view(u)
                 else:
                     w.R[i] = np.where(m, v.astype(dt, copy=False).view(u), w.R[i])
@@ -202,7 +203,7 @@ class C:
         off = np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
         k = self.k
         if op.base is None:
-            arr = np.full(32, off, dtype=np.uint64)
+            arr = np.full(k.width, off, dtype=np.uint64)
             return None, lambda w: arr
         if op.base in k.reg_index:
             i = k.reg_index[op.base]
@@ -212,7 +213,7 @@ class C:
             return None, lambda w: w.R[i].astype(np.uint64) + off
         if op.base in k.symbols:
             sym = k.symbols[op.base]
-            arr = np.full(32, np.uint64(sym.address) + off, dtype=np.uint64)
+            arr = np.full(k.width, np.uint64(sym.address) + off, dtype=np.uint64)
             return sym.space, lambda w: arr
         raise self.error(f"unknown register or symbol '{op.base}' in address")
 
@@ -274,6 +275,17 @@ def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
 
 
 OPS: dict = {}
+
+# Opcodes whose semantics do not depend on 32-lane warps, CTAs or shared memory: a kernel
+# made only of these can run many CTAs side by side as one wide warp (Launch's batched mode).
+BATCHABLE = {
+    "mov", "cvta", "ld", "ldu", "st", "atom", "red", "add", "sub", "mul", "mad", "fma", "div",
+    "rem", "min", "max", "abs", "neg", "and", "or", "xor", "not", "cnot", "shl", "shr", "popc",
+    "clz", "brev", "bfe", "bfi", "prmt", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin",
+    "cos", "tanh", "sad", "setp", "selp", "slct", "cvt", "bra", "ret", "exit", "trap", "membar",
+    "fence", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "discard", "applypriority",
+    "createpolicy",
+}
 
 
 def op(*names: str):
@@ -344,7 +356,7 @@ def _nanosleep(c: C):
 def _noop(c: C):
     if c.base == "createpolicy" and c.ops:
         d = c.dst(c.ops[0], "b64")
-        zero = np.zeros(32, np.uint64)
+        zero = np.zeros(c.k.width, np.uint64)
         return lambda w, m: d(w, m, zero)
     return lambda w, m: None
 
@@ -378,7 +390,7 @@ def _mov(c: C):
         ut = UINT[type_size(t)]
 
         def pack(w, m):
-            v = np.zeros(32, np.uint64)
+            v = np.zeros(len(m), np.uint64)
             for j, g in enumerate(gets):
                 v = v | (g(w).astype(np.uint64) << np.uint64(8 * size * j))
             sd(w, m, v.astype(ut))
@@ -512,7 +524,7 @@ def _atom(c: C):
         a = af(w)
         bv = gb(w)
         cv = gcas(w) if gcas is not None else bv
-        result = np.zeros(32, dtype=u)
+        result = np.zeros(len(m), dtype=u)
         for lane in np.nonzero(m)[0]:
             one = m.copy()
             one[:] = False
@@ -525,7 +537,7 @@ def _atom(c: C):
                 iv = int(old)
                 new_int = apply(iv, int(bv[lane]), int(cv[lane]))
                 new = np.array([new_int % (1 << bits)], dtype=u)
-            newbits = np.zeros(32, dtype=u)
+            newbits = np.zeros(len(m), dtype=u)
             newbits[lane] = new.view(u)[0]
             L.store(w, space, a, size, newbits, one)
             result[lane] = old_bits
@@ -722,7 +734,7 @@ def _int_op(c: C, t: str):
         def prmt(w, m):
             a, bb, s = ga(w).astype(np.uint64), gb(w).astype(np.uint64), gc(w)
             tmp = a | (bb << np.uint64(32))
-            out = np.zeros(32, np.uint32)
+            out = np.zeros(len(m), np.uint32)
             for i in range(4):
                 sel = (s >> np.uint32(4 * i)) & np.uint32(0xF)
                 byte = (tmp >> (8 * (sel & 7)).astype(np.uint64)) & np.uint64(0xFF)
@@ -959,17 +971,16 @@ def _packed_op(c: C, t: str):
     scalar = _float_op(C(k, fake, c.pc), et)
     di = k.reg_index[names[0]]
     ai = [k.reg_index[n] for n in names[1:]]
-    full = np.ones(32, dtype=bool)
     sh = cu.type(8 * esize)
     lo_mask = cu.type((1 << (8 * esize)) - 1)
 
     def packed(w, m):
         vals = [g(w) for g in gets]
-        out = np.zeros(32, cu)
+        out = np.zeros(len(m), cu)
         for half in (0, 1):
             for i, v in zip(ai, vals):
                 w.R[i] = ((v >> sh if half else v) & lo_mask).astype(eu)
-            scalar(w, full)
+            scalar(w, w.full)
             r = w.R[di].astype(cu)
             out |= (r << sh) if half else r
         return sd(w, m, out)

@@ -68,3 +68,21 @@ def test_unsupported_instruction_fails_at_launch_with_line() -> None:
                                        r"'brkpt'"):
         run_ptx(text, "vector_add", grid=(1,), args=[np.zeros(8, np.float32), 8, 1] * 3,
                 filename="va.ptx")
+
+
+@pytest.mark.parametrize("name", ["vector_add", "scaled_add", "gelu_cast", "control_flow"])
+def test_batched_ctas_give_the_same_results(name: str) -> None:
+    """Kernels without shared memory, barriers or warp-level instructions run many CTAs as
+    one wide warp; results and lane-instruction counts equal the warp-by-warp run."""
+    path = PTX_DIR / f"{name}.sm_90.ptx"
+    outs, stats = [], []
+    for batch in (False, True):
+        case = CASES[name](np.random.default_rng(7))
+        st = run_ptx(path.read_text(), name, grid=case.grid, args=case.args, batch=batch)
+        case.check()
+        outs.append([np.copy(a) for a in case.args if isinstance(a, np.ndarray)])
+        stats.append(st)
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+    assert stats[0].lane_instructions == stats[1].lane_instructions
+    assert stats[1].instructions < stats[0].instructions      # fewer, wider warp steps

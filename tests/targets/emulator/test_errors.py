@@ -159,3 +159,10 @@ DONE:
     out = np.zeros(64, np.uint32)
     run_ptx(text, "k", block=(64,), args=[out])
     assert (out[:32] == 42).all() and (out[32:] == 0).all()
+
+
+def test_fault_in_batched_mode_names_the_batch() -> None:
+    text = assembled(one("  st.global.u32 [%rd2+4], %r1;"))
+    with pytest.raises(PtxError, match=r"out-of-bounds .* \(CTAs \(0, 0, 0\) to \(3, 0, 0\), run as "
+                                       r"one batch\)"):
+        run_ptx(text, "k", grid=(4,), block=(32,), args=[np.zeros(32, np.uint32)])
