@@ -363,8 +363,55 @@ def _check_attributes(op: Operation) -> None:
                        f"{a.enum.__name__}")
 
 
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _check_counts(op: Operation) -> None:
+    """Operand, result and region counts against the op table (MLIR's count traits)."""
+    d = lookup(op.name)
+    if d is None:
+        return
+    fixed = sum(1 for o in d.operands if o.kind == "single")
+    if op.operand_segments is not None:
+        if len(op.operand_segments) != len(d.operands) or \
+                sum(op.operand_segments) != len(op.operands):
+            raise fail(f"operand count ({len(op.operands)}) does not match with the total "
+                       f"size ({sum(op.operand_segments)}) specified in attribute "
+                       "'operandSegmentSizes'")
+        for od, n in zip(d.operands, op.operand_segments):
+            if (od.kind == "single" and n != 1) or (od.kind == "optional" and n > 1):
+                raise fail(f"operand group '{od.name}' must have "
+                           f"{'1 operand' if od.kind == 'single' else 'at most 1 operand'}"
+                           f", but found {n}")
+    elif d.has_variable_operands:
+        if len(op.operands) < fixed:
+            raise fail(f"expected {fixed} or more operands, but found {len(op.operands)}")
+    elif len(op.operands) != fixed:
+        raise fail(f"expected {_plural(fixed, 'operand')}, but found {len(op.operands)}")
+    variadic_results = any(r.variadic for r in d.results)
+    fixed_results = sum(1 for r in d.results if not r.variadic)
+    if variadic_results:
+        if len(op.results) < fixed_results:
+            raise fail(f"expected {fixed_results} or more results, but found "
+                       f"{len(op.results)}")
+    elif len(op.results) != fixed_results and not _versioned_result_absent(op, d):
+        raise fail(f"expected {_plural(fixed_results, 'result')}, but found "
+                   f"{len(op.results)}")
+    if len(op.regions) != d.regions and not (op.name == "if" and len(op.regions) == 1):
+        raise fail(f"expected {_plural(d.regions, 'region')}, but found {len(op.regions)}")
+
+
+def _versioned_result_absent(op: Operation, d) -> bool:
+    """print_tko read from 13.1 bytecode has no result token (added in 13.2)."""
+    newer = [r for r in d.results if r.since != "13.1"]
+    return bool(newer) and len(op.results) == len(d.results) - len(newer)
+
+
 def check_constraints(op: Operation) -> None:
-    """The op table's generic checks for one op: attributes, types, regions, traits."""
+    """The op table's generic checks for one op: counts, attributes, types, regions,
+    traits."""
+    _check_counts(op)
     _check_attributes(op)
     _check_types(op)
     _check_regions(op)
