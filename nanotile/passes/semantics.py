@@ -23,6 +23,7 @@ from ..ir.types import ElementType, PartitionViewType, PointerType, TileType
 from .rewrite import defining_op, numpy_dtype
 
 DEFAULT_EXTENT = 64
+_NO_ARRAYS = {"i4", "f4E2M1FN"}  # packed two per byte in memory: not generated yet
 
 
 @dataclass
@@ -102,13 +103,18 @@ def _used_values(entry: Operation) -> set[Value]:
 
 
 def random_array(element: Any, dims: list[int], rng: Any) -> Any:
+    """Random contents for an array of ``element`` (stored as the interpreter stores it)."""
     import numpy as np
 
-    dtype = numpy_dtype(element)
-    if dtype is None:
+    from ..interp.dtypes import storage_dtype
+
+    if not isinstance(element, ElementType) or element.name in _NO_ARRAYS:
         raise CompileError(Diagnostic("error", f"--check-semantics: no random arrays of "
                                                f"{element} yet"))
-    if isinstance(element, ElementType) and element.is_float:
+    dtype = storage_dtype(element)
+    if element.name == "i1":
+        return rng.integers(0, 2, size=dims).astype(dtype)
+    if element.is_float and dtype.kind != "u":
         return rng.standard_normal(dims).astype(np.float32).astype(dtype)
     return rng.integers(-4, 600, size=dims).astype(dtype)
 
