@@ -233,6 +233,10 @@ def _groups(op: Operation, args: list) -> dict[str, object]:
         for name, size in zip(names, op.operand_segments):
             if size:
                 out[name] = args[pos]
+                if name == "mask" and not _is_i1(op.operands[pos].type):
+                    # `load_ptr_tko %p, %pad` written without a mask: the text form alone
+                    # does not say which optional operand it is; the type does.
+                    out["paddingValue"] = out.pop("mask")
             pos += size
         return out
     # No segments: single operands in order, then optional ones told apart by type.
@@ -250,6 +254,10 @@ def _groups(op: Operation, args: list) -> dict[str, object]:
         else:
             out["paddingValue"] = value
     return out
+
+
+def _is_i1(t) -> bool:
+    return isinstance(t, TileType) and getattr(t.element, "name", "") == "i1"
 
 
 def _pointee(op: Operation, i: int = 0):

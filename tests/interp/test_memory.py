@@ -384,3 +384,17 @@ def test_inbounds_promise_checked_in_debug_mode():
     run(k2.module(), "k", 1, x)  # not checked outside debug mode
     with pytest.raises(InterpError, match="promises dimension 0 in bounds"):
         run(k2.module(), "k", 1, x, debug=True)
+
+
+def test_load_ptr_padding_without_mask_in_mask_slot():
+    # `load_ptr_tko %p, %pad` (no mask) may arrive with the padding in the mask group.
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    k = Kernel([P("f32"), P("f32")])
+    pad = k.const(np.zeros(4, np.float32), T(4, "f32"))
+    tile, _ = k.op("load_ptr_tko", [ptr_tile(k, k.args[0], 4, "f32"), pad],
+                   [T(4, "f32"), TOKEN], segments=[1, 1, 0, 0],
+                   memory_ordering_semantics=WEAK)
+    store(k, k.args[1], tile, 4, "f32")
+    run(k.module(), "k", 1, x, out)
+    np.testing.assert_array_equal(out, x)
