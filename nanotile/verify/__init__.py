@@ -18,6 +18,9 @@ module per op family:
     hints        optimization hints
     debuginfo    debug-info scopes of entries, their ops and globals
     dominance    SSA dominance
+
+Two helpers serve other components: ``diagnostics_check`` (MLIR's -verify-diagnostics
+protocol) and ``parse_messages`` (the reference's parse-time diagnostics, for the parser).
 """
 
 from __future__ import annotations
