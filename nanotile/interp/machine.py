@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from ..ir.core import Block, Module, Operation, Value
+from ..ir.optable import ALIASES
 from ..ir.types import ElementType, TileType
 from .dtypes import dense_to_array, signed, unsigned
 from .errors import InterpError
@@ -105,7 +106,7 @@ class TileBlock:
         for op in block.ops:
             if op.name in TERMINATORS:
                 return Control(op.name, [env[v] for v in op.operands])
-            fn = SEMANTICS.get(op.name)
+            fn = SEMANTICS.get(op.name) or SEMANTICS.get(ALIASES.get(op.name, ""))
             if fn is None:
                 raise InterpError(f"{self.where}: the interpreter has no semantics for "
                                   f"'{op.name}'")

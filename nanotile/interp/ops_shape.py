@@ -235,7 +235,9 @@ def _format_scalar(a: np.ndarray, et, flags: str, conv: str) -> str:
     if conv == "p" or isinstance(et, PointerType):
         return f"{int(a.astype(np.uint64)):#x}"
     if isinstance(et, ElementType) and et.is_int:
-        v = int(unsigned(a, et)) if conv in "uxXo" else int(signed(a, et))
+        # i1 prints as 0/1; other integers as the conversion says (u, x, o: unsigned)
+        unsigned_view = conv in "uxXo" or et.bitwidth == 1
+        v = int(unsigned(a, et)) if unsigned_view else int(signed(a, et))
         conv = "d" if conv in "iu" else conv
         if conv in "eEfFgG":
             return ("%" + flags + conv) % float(v)
