@@ -256,7 +256,11 @@ def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
     handler = OPS.get(c.base)
     if handler is None:
         raise c.unsupported()
-    fn = handler(c)
+    try:
+        fn = handler(c)
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+        # a handler indexing past the operands or meeting an operand of the wrong kind
+        raise c.error(f"wrong operands for '{ins.opcode}' ({len(ins.operands)} given)") from None
     if ins.guard is None or c.base == "bra":
         return fn
     gi = c.reg(Reg(ins.guard))

@@ -167,6 +167,9 @@ def tokenize(text: str, filename: str) -> list[Tok]:
 
 # ---------------------------------------------------------------- parser
 
+_TYPES = {"pred", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
+          "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "tf32", "e4m3", "e5m2",
+          "e4m3x2", "e5m2x2", "f32x2"}
 _SPACES = {".reg", ".shared", ".global", ".const", ".local", ".param", ".tex"}
 _LINKAGE = {".visible", ".extern", ".weak", ".common", ".hidden"}
 
@@ -228,7 +231,10 @@ class _Parser:
         if t.kind != "num":
             raise self.error(f"expected an integer, found '{t.text or 'end of file'}'")
         self.i += 1
-        v = parse_int(t.text)
+        try:
+            v = parse_int(t.text)
+        except ValueError:
+            raise self.error(f"expected an integer, found '{t.text}'", t) from None
         return -v if neg else v
 
     def skip_statement(self) -> None:
@@ -349,6 +355,8 @@ class _Parser:
                 typ = m[1:]
         if typ is None:
             raise self.error("expected a type in declaration", t)
+        if typ not in _TYPES:
+            raise self.error(f"unknown type '.{typ}' in declaration", t)
         decl = VarDecl(space, typ, [], align, t.line, extern, ptr=ptr)
         while True:
             name = self.word()
@@ -482,9 +490,12 @@ class _Parser:
             raise self.error("expected a number after '-'", t)
         if t.kind == "num":
             self.next()
-            if "." in t.text or ("e" in t.text.lower() and not t.text.lower().startswith("0x")):
-                return FImm(float(t.text))
-            return Imm(parse_int(t.text))
+            try:
+                if "." in t.text or ("e" in t.text.lower() and not t.text.lower().startswith("0x")):
+                    return FImm(float(t.text))
+                return Imm(parse_int(t.text))
+            except ValueError:
+                raise self.error(f"malformed number '{t.text}'", t) from None
         if t.kind == "fbits":
             self.next()
             h = int("0x" + t.text[2:], 0)

@@ -166,3 +166,31 @@ def test_fault_in_batched_mode_names_the_batch() -> None:
     with pytest.raises(PtxError, match=r"out-of-bounds .* \(CTAs \(0, 0, 0\) to \(3, 0, 0\), run as "
                                        r"one batch\)"):
         run_ptx(text, "k", grid=(4,), block=(32,), args=[np.zeros(32, np.uint32)])
+
+
+def test_mangled_corpus_ptx_never_crashes() -> None:
+    """Truncated, cut and duplicated pieces of NVIDIA's PTX give PtxError, not tracebacks."""
+    import random
+
+    from nanotile.targets.emulator.coverage import unsupported
+    from tests.targets.emulator.cutile_cases import PTX_DIR
+    text = (PTX_DIR / "histogram_atomic.sm_90.ptx").read_text()
+    rng = random.Random(5)
+    for _ in range(150):
+        a = rng.randrange(len(text))
+        mangled = rng.choice([text[:a], text[:a] + text[a + rng.randrange(1, 20):],
+                              text[:a] + text[a:a + 15] + text[a:]])
+        try:
+            unsupported(mangled, "m.ptx")
+        except PtxError as exc:
+            assert exc.filename == "m.ptx"
+
+
+def test_unknown_type_and_bad_number() -> None:
+    with pytest.raises(PtxError, match=r"k\.ptx:6:3: error: unknown type '\.u6r'"):
+        parse_ptx(HEADER + ".visible .entry k()\n{\n  .reg .u6r %r<4>;\n}\n", "k.ptx")
+    with pytest.raises(PtxError, match="expected an integer, found '6.'"):
+        parse_ptx(HEADER + ".visible .entry k()\n{\n  .reg .u32 %r<6.>;\n}\n", "k.ptx")
+    with pytest.raises(PtxError, match=r"wrong operands for 'selp.b32' \(2 given\)"):
+        run_ptx(HEADER + ".visible .entry k()\n.reqntid 32\n{\n  .reg .b32 %r<4>;\n"
+                "  selp.b32 %r1, %r2;\n  ret;\n}\n", "k", args=[])
