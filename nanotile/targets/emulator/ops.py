@@ -288,7 +288,7 @@ BATCHABLE = {
     "clz", "brev", "bfe", "bfi", "prmt", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin",
     "cos", "tanh", "sad", "setp", "selp", "slct", "cvt", "bra", "ret", "exit", "trap", "membar",
     "fence", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "discard", "applypriority",
-    "createpolicy",
+    "createpolicy", "lop3", "shf", "bfind", "mul24", "mad24", "testp", "isspacep",
 }
 
 
@@ -830,7 +830,12 @@ def _float_op(c: C, t: str):
         raise c.unsupported()
     canon = t in fp.CANONICAL_NAN
     if b == "testp":
-        raise c.unsupported()
+        kind = next((x for x in c.mods if x in _TESTP), None)
+        if kind is None or t not in ("f32", "f64"):
+            raise c.unsupported()
+        ga = c.src(c.ops[1], t)
+        sp = c.dst(c.ops[0], "pred")
+        return lambda w, m: sp(w, m, _TESTP[kind](ga(w)))
     if b in ("abs", "neg"):
         ga = c.src(c.ops[1], t)
         sd = c.dst(c.ops[0], t)
@@ -1508,7 +1513,7 @@ def _cp(c: C):
                     tma_store(w, desc, cs, int(src_af(w)[lane]))
         return bulk_tensor
     if "bulk" in mods:
-        raise c.unsupported()
+        return _cp_bulk(c)
     # cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}
     dst_af = c.mem_addr(c.ops[0], "shared")[1]
     src_af = c.mem_addr(c.ops[1], "global")[1]
@@ -1902,3 +1907,165 @@ def _tcgen05_mma(c: C):
             D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)
         tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
     return mma
+
+
+def _cp_bulk(c: C):
+    """cp.async.bulk (no tensor map): global->shared with an mbarrier's complete_tx, or
+    shared->global in a bulk group. The copy completes when issued."""
+    mods = c.mods
+    if "prefetch" in mods or "multicast::cluster" in mods:
+        raise c.unsupported()
+    to_shared = c.space() == "shared"
+    dst_space, dst_af = c.mem_addr(c.ops[0], "shared" if to_shared else "global")
+    src_space, src_af = c.mem_addr(c.ops[1], "global" if to_shared else "shared")
+    gsize = c.src(c.ops[2], "u32")
+    mbar = _mbar_addr(c, c.ops[3]) if to_shared and "mbarrier::complete_tx::bytes" in mods else None
+    if to_shared and mbar is None:
+        raise c.unsupported("bulk copy to shared memory without an mbarrier")
+
+    def cp_bulk(w, m):
+        L = w.cta.launch
+        d, s, n = dst_af(w), src_af(w), gsize(w)
+        for lane in np.nonzero(m)[0]:
+            size = int(n[lane])
+            if size % 16 or int(d[lane]) % 16 or int(s[lane]) % 16:
+                raise MemoryFault("cp.async.bulk needs 16-byte aligned addresses and sizes")
+            if to_shared:
+                data = L.gmem.read_bytes(int(s[lane]), size)
+                w.cta.shared.write_bytes(int(d[lane]), data)
+                complete_tx(w, int(mbar(w)[lane]), size)
+            else:
+                data = w.cta.shared.read_bytes(int(s[lane]), size)
+                L.gmem.write_bytes(int(d[lane]), data)
+    del dst_space, src_space
+    return cp_bulk
+
+
+# ---------------------------------------------------------------- more integer / bit ops
+
+@op("lop3")
+def _lop3(c: C):
+    """lop3.b32 d, a, b, c, immLut: bit i of d is immLut[(a_i << 2) | (b_i << 1) | c_i]."""
+    if c.type() != "b32" or not isinstance(c.ops[4], Imm):
+        raise c.unsupported()
+    lut = c.ops[4].value & 0xFF
+    ga, gb, gc = (c.src(o, "b32") for o in c.ops[1:4])
+    sd = c.dst(c.ops[0], "b32")
+    full = np.uint32(0xFFFFFFFF)
+
+    def lop3(w, m):
+        a, b, cc = ga(w), gb(w), gc(w)
+        out = np.zeros(len(m), np.uint32)
+        for idx in range(8):
+            if lut >> idx & 1:
+                ta = a if idx & 4 else ~a & full
+                tb = b if idx & 2 else ~b & full
+                tc = cc if idx & 1 else ~cc & full
+                out |= ta & tb & tc
+        return sd(w, m, out)
+    return lop3
+
+
+@op("shf")
+def _shf(c: C):
+    """Funnel shift of the 64-bit value {b:a} (b high) by c (wrap: c mod 32; clamp: min 32)."""
+    left = c.has("l")
+    wrap = c.has("wrap")
+    if c.type() != "b32" or not (left or c.has("r")) or not (wrap or c.has("clamp")):
+        raise c.unsupported()
+    ga, gb, gc = (c.src(o, "b32") for o in c.ops[1:4])
+    sd = c.dst(c.ops[0], "b32")
+
+    def shf(w, m):
+        v = ga(w).astype(np.uint64) | (gb(w).astype(np.uint64) << np.uint64(32))
+        n = gc(w).astype(np.uint64)
+        n = n & np.uint64(31) if wrap else np.minimum(n, np.uint64(32))
+        if left:
+            r = (v << n) >> np.uint64(32)
+        else:
+            r = v >> n
+        return sd(w, m, (r & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+    return shf
+
+
+@op("bfind")
+def _bfind(c: C):
+    """Position of the most significant non-sign bit (0xFFFFFFFF when none); .shiftamt
+    returns the left shift that would normalise instead."""
+    t = c.type()
+    bits = 8 * type_size(t)
+    shiftamt = c.has("shiftamt")
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], "u32")
+
+    def bfind(w, m):
+        out = []
+        for v in ga(w):
+            x = int(v)
+            if t[0] == "s" and x < 0:
+                x = ~x
+            x &= (1 << bits) - 1
+            if x == 0:
+                out.append(0xFFFFFFFF)
+            else:
+                pos = x.bit_length() - 1
+                out.append(bits - 1 - pos if shiftamt else pos)
+        return sd(w, m, np.array(out, np.uint32))
+    return bfind
+
+
+@op("mul24", "mad24")
+def _mul24(c: C):
+    """Products of the low 24 bits (sign-extended for .s32); .lo/.hi pick bits 0-31/16-47."""
+    t = c.type()
+    if t not in ("u32", "s32") or c.has("sat"):
+        raise c.unsupported()
+    hi = c.has("hi")
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    gc = c.src(c.ops[3], t) if c.base == "mad24" else None
+    sd = c.dst(c.ops[0], t)
+
+    def low24(x):
+        v = x.astype(np.int64) & 0xFFFFFF
+        if t == "s32":
+            v = np.where(v & 0x800000, v - 0x1000000, v)
+        return v
+
+    def mul24(w, m):
+        p = low24(ga(w)) * low24(gb(w))
+        r = (p >> 16) if hi else p
+        r = r.astype(np.uint64).astype(np.uint32)
+        if gc is not None:
+            r = r + gc(w).view(np.uint32)
+        return sd(w, m, r.view(DTYPES[t]))
+    return mul24
+
+
+_TESTP = {
+    "finite": np.isfinite, "infinite": np.isinf, "notanumber": np.isnan,
+    "number": lambda x: ~np.isnan(x),
+    "normal": lambda x: np.isfinite(x) & (np.abs(x) >= np.finfo(x.dtype).tiny),
+    "subnormal": lambda x: (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny),
+}
+
+
+@op("isspacep")
+def _isspacep(c: C):
+    space = c.space()
+    if space == "generic":
+        raise c.unsupported()
+    ga = c.src(c.ops[1], "u64")
+    sd = c.dst(c.ops[0], "pred")
+    lo = np.uint64(WINDOWS[space])
+
+    def isspacep(w, m):
+        a = ga(w)
+        if space == "global":
+            windows = [np.uint64(x) for x in (SHARED_WINDOW, LOCAL_WINDOW, PARAM_WINDOW,
+                                              CONST_WINDOW)]
+            inside = np.zeros(len(m), bool)
+            for base in windows:
+                inside |= (a >= base) & (a < base + np.uint64(0x0100_0000_0000))
+            return sd(w, m, ~inside)
+        return sd(w, m, (a >= lo) & (a < lo + np.uint64(0x0100_0000_0000)))
+    return isspacep

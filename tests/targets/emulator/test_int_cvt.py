@@ -202,3 +202,50 @@ def test_cvt_f16_to_f32_is_exact_and_rounds_to_integer() -> None:
     got = elementwise("cvt.rni.f32.f32 {d}, {a};", ["f32"], "f32",
                       np.array([2.5, -0.5, 1.5], np.float32))
     assert [float(v) for v in got] == [2.0, -0.0, 2.0]
+
+
+def test_lop3_truth_tables() -> None:
+    rng = np.random.default_rng(9)
+    a, b, c = (rng.integers(0, 2 ** 32, 64, dtype=np.uint64).astype(U32) for _ in range(3))
+    for lut in (0xE8, 0x96, 0xF0, 0xCC, 0xAA, 0x80, 0x01, 0x5A):
+        got = elementwise(f"lop3.b32 {{d}}, {{a}}, {{b}}, {{c}}, {lut};", ["b32"] * 3, "b32",
+                          a, b, c)
+        for g, x, y, z in zip(got, a, b, c):
+            want = 0
+            for bit in range(32):
+                idx = ((int(x) >> bit & 1) << 2) | ((int(y) >> bit & 1) << 1) | (int(z) >> bit & 1)
+                want |= (lut >> idx & 1) << bit
+            assert int(g) == want, hex(lut)
+
+
+def test_funnel_shifts() -> None:
+    lo = np.array([0x89ABCDEF] * 4, U32)
+    hi = np.array([0x01234567] * 4, U32)
+    n = np.array([4, 36, 0, 32], U32)
+    v = (0x01234567 << 32) | 0x89ABCDEF
+    got = elementwise("shf.l.wrap.b32 {d}, {a}, {b}, {c};", ["b32"] * 3, "b32", lo, hi, n)
+    assert [int(x) for x in got] == [((v << (k % 32)) >> 32) & 0xFFFFFFFF for k in (4, 36, 0, 32)]
+    got = elementwise("shf.r.clamp.b32 {d}, {a}, {b}, {c};", ["b32"] * 3, "b32", lo, hi, n)
+    assert [int(x) for x in got] == [(v >> min(k, 32)) & 0xFFFFFFFF for k in (4, 36, 0, 32)]
+
+
+def test_bfind_mul24_testp() -> None:
+    x = np.array([1, 0x00F00000, 0, -1, -0x100], I32)
+    assert list(elementwise("bfind.u32 {d}, {a};", ["u32"], "u32", x.view(U32))) == \
+        [0, 23, 0xFFFFFFFF, 31, 31]
+    assert list(elementwise("bfind.s32 {d}, {a};", ["s32"], "u32", x)) == \
+        [0, 23, 0xFFFFFFFF, 0xFFFFFFFF, 7]
+    assert list(elementwise("bfind.shiftamt.u32 {d}, {a};", ["u32"], "u32", x.view(U32)))[:2] == \
+        [31, 8]
+    a = np.array([0x00FFFFFF, 0x01000003, 1000], I32)      # 24-bit -1, 3, 1000
+    b = np.array([2, 5, 1000], I32)
+    assert list(run2("mul24.lo.s32 {d}, {a}, {b};", "s32", "s32", a, b)) == [-2, 15, 1000000]
+    assert list(run2("mul24.hi.u32 {d}, {a}, {b};", "u32", "u32", a.view(U32), b.view(U32))) == \
+        [(0xFFFFFF * 2) >> 16, 0, 1000000 >> 16]
+    f = np.array([1.0, np.inf, np.nan, 1e-40, 0.0], np.float32)
+    assert list(elementwise("testp.finite.f32 {d}, {a};", ["f32"], "pred", f)) == \
+        [True, False, False, True, True]
+    assert list(elementwise("testp.subnormal.f32 {d}, {a};", ["f32"], "pred", f)) == \
+        [False, False, False, True, False]
+    assert list(elementwise("testp.normal.f32 {d}, {a};", ["f32"], "pred", f)) == \
+        [True, False, False, False, False]

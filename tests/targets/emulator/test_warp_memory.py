@@ -472,3 +472,33 @@ def test_vprintf(capsys) -> None:
 """
     run_checked(text, "k", block=(3,), args=[])
     assert capsys.readouterr().out == "tid=0 x=0.00\ntid=1 x=0.50\ntid=2 x=1.00\n"
+
+
+def test_bulk_copy_through_shared_memory_with_mbarrier() -> None:
+    text = assembled_kernel(".param .u64 pin, .param .u64 pout", REGS + """
+  .shared .align 128 .b8 buf[256];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd0, [pin];
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra WAIT;
+  mbarrier.init.shared.b64 [bar], 1;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd0], 256, [bar];
+  mbarrier.arrive.expect_tx.shared.b64 %rd2, [bar], 256;
+WAIT:
+  bar.sync 0;
+SPIN:
+  mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
+  @!%p2 bra SPIN;
+  @%p1 bra DONE;
+  isspacep.global %p3, %rd1;
+  @!%p3 trap;
+  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], 256;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+DONE:""")
+    src = np.arange(64, dtype=np.uint32) * 3
+    out = np.zeros(64, np.uint32)
+    run_checked(text, "k", block=(64,), args=[src, out])
+    np.testing.assert_array_equal(out, src)
