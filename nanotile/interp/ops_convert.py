@@ -93,9 +93,7 @@ def _ftof(tb, op: Operation, args: list) -> list:
     x = to_compute(args[0], src)
     if dst.name == "f8E8M0FNU" and mode in (RoundingMode.zero, RoundingMode.positive_inf):
         return [_to_e8m0(x, mode)]
-    if src.name == "f64" and dst.name != "f64":
-        return [from_float(x, dst)]  # one rounding, straight from f64
-    return [from_float(x, dst)]
+    return [from_float(x, dst)]  # one rounding (f64 sources are not narrowed first)
 
 
 _ROUND = {

@@ -79,3 +79,23 @@ def test_runtime_error_writes_no_output(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "outside every array" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_parse_error_is_a_diagnostic(tmp_path, capsys):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("cuda_tile.module @m {\n  entry @k() {\n    %0 = bogus_op : tile<i32>\n"
+                   "    return\n  }\n}\n")
+    assert main(["run", str(bad), "--grid", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:3:" in err and "error:" in err and "Traceback" not in err
+
+
+def test_run_text_file_with_a_single_entry(tmp_path):
+    src = tmp_path / "k.mlir"
+    src.write_text((CORPUS / "vector_add.mlir").read_text())
+    a = np.arange(10, dtype=np.float32)
+    np.savez(tmp_path / "in.npz", a=a, b=a, c=np.zeros(10, np.float32))
+    assert main(["run", str(src), "--grid", "1", "--inputs", str(tmp_path / "in.npz"),
+                 "--outputs", str(tmp_path / "out.npz")]) == 0
+    with np.load(tmp_path / "out.npz") as got:
+        np.testing.assert_array_equal(got["c"], 2 * a)
