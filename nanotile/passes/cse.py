@@ -15,7 +15,7 @@ from typing import Any
 
 from ..ir.core import Block, Module, Operation, Value
 from .base import Pass, PassContext
-from .rewrite import attr_key, erase, replace_uses, traits
+from .rewrite import attr_key, blocks_of, bodies, erase, replace_uses, traits
 
 # Bodies of these ops only use their own arguments: nothing is merged across their edge.
 _SELF_CONTAINED = {"reduce", "scan"}
@@ -58,12 +58,10 @@ def hoist_constants(module: Module) -> bool:
 def all_ops_of(op: Operation) -> list[Operation]:
     """Ops nested in ``op``, not entering reduce/scan bodies (kept self-contained)."""
     out = []
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.ops:
-                out.append(inner)
-                if inner.name not in _SELF_CONTAINED:
-                    out.extend(all_ops_of(inner))
+    for inner in (inner for block in blocks_of(op) for inner in block.ops):
+        out.append(inner)
+        if inner.name not in _SELF_CONTAINED:
+            out.extend(all_ops_of(inner))
     return out
 
 
@@ -77,10 +75,8 @@ class CommonSubexpressionElimination(Pass):
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = hoist_constants(module) if self.hoist_constants else False
         mapping: dict[Value, Value] = {}
-        for item in module.items:
-            for region in item.regions:
-                for block in region.blocks:
-                    self._visit(block, {}, mapping)
+        for body in bodies(module):
+            self._visit(body, {}, mapping)
         replace_uses(module, mapping)
         return changed or bool(mapping)
 
@@ -93,16 +89,14 @@ class CommonSubexpressionElimination(Pass):
             op.operands = [_resolve(v, mapping) for v in op.operands]
             key = cse_key(op)
             if key is not None and key in scope:
-                for old, new in zip(op.results, scope[key].results):
-                    mapping[old] = new
+                mapping.update(zip(op.results, scope[key].results))
                 erase(op)
                 continue
             if key is not None:
                 scope[key] = op
             inherited = {} if op.name in _SELF_CONTAINED else scope
-            for region in op.regions:
-                for inner in region.blocks:
-                    self._visit(inner, inherited, mapping)
+            for inner in blocks_of(op):
+                self._visit(inner, inherited, mapping)
 
 
 def _resolve(v: Value, mapping: dict[Value, Value]) -> Value:

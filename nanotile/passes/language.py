@@ -21,6 +21,7 @@ from ..ir.attrs import FileLineColLoc
 from ..ir.core import Module, Operation
 from ..ir.optable import lookup
 from ..ir.types import FunctionType, PointerType, TileType, Type
+from .rewrite import all_ops, blocks_of
 
 Invariant = Callable[[Module], list[Diagnostic]]
 
@@ -61,14 +62,11 @@ class Language:
     def check(self, module: Module) -> list[Diagnostic]:
         """Every place where ``module`` is not in this language."""
         diags: list[Diagnostic] = []
+        for op in all_ops(module):
+            diags.extend(self._check_op(op))
         for item in module.items:
-            for op in item.walk():
-                if op is not item:
-                    diags.extend(self._check_op(op))
-            for region in item.regions:
-                for block in region.blocks:
-                    for arg in block.arguments:
-                        diags.extend(self._check_type(arg.type, item, "parameter"))
+            for arg in (a for block in blocks_of(item) for a in block.arguments):
+                diags.extend(self._check_type(arg.type, item, "parameter"))
         for _, invariant in self.invariants:
             diags.extend(invariant(module))
         return diags

@@ -15,7 +15,7 @@ from ..ir import types as T
 from ..ir.core import Block, Module
 from ..ir.optable import OPS, lookup
 from .language import Language, op_error
-from .rewrite import all_blocks
+from .rewrite import all_blocks, blocks_of, bodies
 
 # --------------------------------------------------------------------------------------
 # Invariants (each returns the violations it finds)
@@ -28,20 +28,15 @@ def ssa_dominance(module: Module) -> list[Diagnostic]:
     def visit(block: Block, visible: set[int]) -> None:
         seen = set(visible) | {id(a) for a in block.arguments}
         for op in block.ops:
-            for v in op.operands:
-                if id(v) not in seen:
-                    name = v.name_hint or "?"
-                    diags.append(op_error(op, f"operand %{name} of '{op.name}' is used "
-                                              f"before it is defined (or out of its scope)"))
-            for region in op.regions:
-                for inner in region.blocks:
-                    visit(inner, seen)
+            for v in (v for v in op.operands if id(v) not in seen):
+                diags.append(op_error(op, f"operand %{v.name_hint or '?'} of '{op.name}' is "
+                                          "used before it is defined (or out of its scope)"))
+            for inner in blocks_of(op):
+                visit(inner, seen)
             seen.update(id(r) for r in op.results)
 
-    for item in module.items:
-        for region in item.regions:
-            for block in region.blocks:
-                visit(block, set())
+    for body in bodies(module):
+        visit(body, set())
     return diags
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..ir.core import Module, Operation, Value
 from .base import Pass, PassContext
-from .rewrite import all_ops, erase, insert_before, is_pure, splat_value
+from .rewrite import all_ops, blocks_of, erase, insert_before, is_pure, splat_value
 
 _MAY_TRAP = {"divi", "remi"}
 
@@ -31,14 +31,10 @@ def movable(op: Operation) -> bool:
 def defined_inside(loop: Operation) -> set[Value]:
     """Every value defined in the loop's body (block arguments and nested results)."""
     inside: set[Value] = set()
-    for region in loop.regions:
-        for block in region.blocks:
-            inside.update(block.arguments)
-            for op in block.ops:
-                for nested in op.walk():
-                    inside.update(nested.results)
-                    for r in nested.regions:
-                        inside.update(a for b in r.blocks for a in b.arguments)
+    for op in loop.walk():
+        inside.update(arg for block in blocks_of(op) for arg in block.arguments)
+        if op is not loop:
+            inside.update(op.results)
     return inside
 
 

@@ -18,18 +18,25 @@ from ..ir.types import ElementType, TileType
 
 def all_ops(module: Module) -> Iterator[Operation]:
     """Every op inside the module's items (not the items themselves), in textual order."""
-    for item in module.items:
-        for region in item.regions:
-            for block in region.blocks:
-                yield from walk_block(block)
+    for block in bodies(module):
+        yield from walk_block(block)
+
+
+def blocks_of(op: Operation) -> list[Block]:
+    """The blocks of ``op``'s regions (one per region in Tile IR)."""
+    return [block for region in op.regions for block in region.blocks]
+
+
+def bodies(module: Module) -> list[Block]:
+    """The top-level blocks of the module's items (kernel bodies)."""
+    return [block for item in module.items for block in blocks_of(item)]
 
 
 def all_blocks(module: Module) -> Iterator[Block]:
     """Every block of every op of the module (items' bodies included)."""
     for item in module.items:
         for op in item.walk():
-            for region in op.regions:
-                yield from region.blocks
+            yield from blocks_of(op)
 
 
 def walk_block(block: Block) -> Iterator[Operation]:
