@@ -536,6 +536,12 @@ class Launch:
         except MemoryFault as exc:
             ins = self.kernel.instrs[pc]
             raise self.kernel.error(ins, f"{exc} ({self._where(w)})") from None
+        except (IndexError, KeyError, ValueError, TypeError, OverflowError, ZeroDivisionError,
+                AttributeError) as exc:
+            # an emulator limitation met at run time: still name the instruction
+            ins = self.kernel.instrs[min(pc, len(self.kernel.instrs) - 1)]
+            raise self.kernel.error(ins, f"the emulator failed on this instruction "
+                                         f"({type(exc).__name__}: {exc}; {self._where(w)})") from exc
         finally:
             self.instructions += count
             self.lane_instructions += lane_count
