@@ -33,13 +33,14 @@ class Machine:
 
     def __init__(self, module: Module, grid: tuple[int, int, int], *, debug: bool = False,
                  out: TextIO | None = None,
-                 max_iterations: int | None = DEFAULT_MAX_ITERATIONS) -> None:
+                 max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
+                 strict_memory: bool = True) -> None:
         self.module = module
         self.grid = grid
         self.debug = debug
         self.max_iterations = max_iterations
         self.out = out if out is not None else sys.stdout
-        self.memory = Memory()
+        self.memory = Memory(strict_memory)
         self.globals: dict[str, int] = {}
         self._cache: dict[int, Any] = {}  # per-op precomputed facts (see cached())
         for item in module.items:

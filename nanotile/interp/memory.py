@@ -49,7 +49,11 @@ class Allocation:
 class Memory:
     """All allocations of one kernel launch."""
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool = True) -> None:
+        # strict: an access outside every allocation raises InterpError; otherwise it
+        # reads zero and writes nothing (handy to compare runs of kernels whose inputs
+        # were sized by guesswork; the access is still undefined behaviour in Tile IR).
+        self.strict = strict
         self.allocations: list[Allocation] = []
         self._bases = np.zeros(0, np.uint64)
         self._next = FIRST_ADDRESS
@@ -96,6 +100,8 @@ class Memory:
         else:
             off = np.zeros(addrs.shape, np.int64)
         if not ok.all():
+            if not self.strict:  # lenient mode: such lanes read 0 and write nothing
+                return np.where(ok, idx, -1), off
             bad = int(addrs[~ok].ravel()[0])
             raise InterpError(f"memory access at address {bad:#x} is outside every array "
                               "(out-of-bounds access)")
@@ -107,10 +113,10 @@ class Memory:
         if idx.size == 0:
             return
         first = idx.flat[0]
-        if (idx == first).all():
+        if first >= 0 and (idx == first).all():
             yield self.allocations[first], None, off
             return
-        for a in np.unique(idx):
+        for a in np.unique(idx[idx >= 0]):
             sel = idx == a
             yield self.allocations[a], sel, off[sel]
 
