@@ -15,6 +15,7 @@ Messages follow MLIR: an op error reads ``'cuda_tile.addf' op <text>``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from nanotile.diagnostics import Diagnostic
@@ -42,12 +43,14 @@ class _Run:
     parents: dict[int, tuple[Operation | None, Block | None]] = field(default_factory=dict)
 
 
-# The run in progress: rules report warnings (which do not stop verification) here.
-_RUN: list[_Run] = []
+# The run in progress (rules report warnings here; parents and options live here).
+# A context variable, so that nested or concurrent verifications do not mix.
+_RUN: ContextVar[_Run | None] = ContextVar("nanotile_verify_run", default=None)
 
 
 def current_options() -> Options:
-    return _RUN[-1].options if _RUN else Options()
+    run = _RUN.get()
+    return run.options if run else Options()
 
 
 def parent_op(op: Operation) -> Operation | None:
@@ -55,16 +58,18 @@ def parent_op(op: Operation) -> Operation | None:
 
     Taken from the walk, not from the ``parent`` links, which builders may leave unset.
     """
-    if _RUN and id(op) in _RUN[-1].parents:
-        return _RUN[-1].parents[id(op)][0]
+    run = _RUN.get()
+    if run and id(op) in run.parents:
+        return run.parents[id(op)][0]
     block = op.parent
     region = block.parent if block is not None else None
     return region.parent if region is not None else None
 
 
 def parent_block(op: Operation) -> Block | None:
-    if _RUN and id(op) in _RUN[-1].parents:
-        return _RUN[-1].parents[id(op)][1]
+    run = _RUN.get()
+    if run and id(op) in run.parents:
+        return run.parents[id(op)][1]
     return op.parent
 
 
@@ -82,15 +87,17 @@ def _record_parents(run: _Run, module: Module) -> None:
 
 def current_module() -> Module | None:
     """The module being verified (for symbol lookups)."""
-    return _RUN[-1].module if _RUN else None
+    run = _RUN.get()
+    return run.module if run else None
 
 
 def warn(message: str, op: Operation) -> None:
     """A warning at ``op`` that does not fail verification."""
-    if not _RUN:
+    run = _RUN.get()
+    if run is None:
         return
-    fname, line, col = position(op, _RUN[-1].filename)
-    _RUN[-1].warnings.append(Diagnostic("warning", message, fname, line, col))
+    fname, line, col = position(op, run.filename)
+    run.warnings.append(Diagnostic("warning", message, fname, line, col))
 
 _RULES: dict[str, list[Rule]] = {}
 _EXIT_RULES: dict[str, list[Rule]] = {}
@@ -128,10 +135,6 @@ def rule(*names: str, on_exit: bool = False) -> Callable[[Rule], Rule]:
             table.setdefault(name, []).append(fn)
         return fn
     return register
-
-
-def rules_for(name: str) -> list[Rule]:
-    return _RULES.get(name, [])
 
 
 def mlir_type(t: Type | None) -> str:
@@ -239,13 +242,14 @@ def verify(module: Module, options: Options | None = None) -> list[Diagnostic]:
     Warnings come first, in the order they were found, then errors.
     """
     filename = _module_filename(module)
-    _RUN.append(_Run(options or Options(), filename, module))
-    _record_parents(_RUN[-1], module)
+    run = _Run(options or Options(), filename, module)
+    _record_parents(run, module)
+    token = _RUN.set(run)
     try:
         errors = _verify(module, filename)
-        return _RUN[-1].warnings + errors
+        return run.warnings + errors
     finally:
-        _RUN.pop()
+        _RUN.reset(token)
 
 
 def _verify(module: Module, filename: str) -> list[Diagnostic]:
