@@ -443,8 +443,8 @@ def _ld(c: C):
     dt = DTYPES[t]
     u = UINT[size]
     n = len(dsts)
-    if n > 1 and size * n > 16:
-        raise c.error("vector access wider than 16 bytes")
+    if n > 1 and size * n > 32:
+        raise c.error("vector access wider than 32 bytes")
 
     def ld(w, m):
         L = w.cta.launch
@@ -498,6 +498,8 @@ def _atom(c: C):
                                               "inc", "dec", "cas")), None)
     if opname is None or c.has("v2", "v4", "v8", "noftz") and t not in ("f16", "bf16"):
         raise c.unsupported()
+    if t in ("f16x2", "bf16x2", "f32x2"):
+        raise c.unsupported("packed atomics")
     is_red = c.base == "red"
     ops = c.ops if is_red else c.ops[1:]
     space, af = c.mem_addr(ops[0], c.space())
@@ -1107,6 +1109,8 @@ def _cvt(c: C):
     if len(c.types) != 2:
         raise c.unsupported("expected destination and source types")
     dtn, stn = c.types
+    if "tf32" in (dtn, stn):
+        raise c.unsupported("tf32 conversions")
     ftz, sat = c.has("ftz"), c.has("sat")
     satfinite, relu = c.has("satfinite"), c.has("relu")
     irnd = next((INT_ROUNDING[m] for m in c.mods if m in INT_ROUNDING), None)
