@@ -8,6 +8,15 @@ Each argument matches one kernel parameter: a NumPy array for a pointer paramete
 or NumPy scalar for a scalar parameter. ``cutile_args`` expands arrays into cuTile's
 calling convention (base pointer, then shape and strides as i32 scalars).
 
+Example (cuTile's vector_add from the corpus; 3000 elements, tiles of 1024)::
+
+    import numpy as np, nanotile
+    from nanotile.interp import cutile_args
+    a, b = np.random.rand(2, 3000).astype(np.float32)
+    c = np.zeros_like(a)
+    nanotile.run("vector_add.tileirbc", "vector_add", 3, *cutile_args(a, b, c))
+    assert (c == a + b).all()
+
 Semantics live in the ``ops_*`` modules, one function per op (the registry), and run
 vectorised over whole tiles. The machine (machine.py) runs tile blocks one after another.
 
@@ -23,7 +32,8 @@ time (x fastest, then y, then z). This is a legal execution:
   if-yielded tokens), so program order is a topological order of the token graph: every
   ordering the tokens establish is respected, and pairs the tokens leave unordered may be
   executed in any order, program order included.
-- Program-ordered ops (none are memory ops in 13.x other than assert) are in order.
+- Every memory op of bytecode 13.x is token-ordered (``*_tko``); ``assert`` is the one
+  effect outside the token graph and runs where the program puts it.
 - Between tile blocks the spec guarantees no order except through atomics and fences;
   running blocks serially is one allowed schedule (spec 6.8.2) and every atomic is then
   trivially atomic. Weak loads/stores of data another block writes are races, for which

@@ -12,6 +12,9 @@ in float32, f64 in float64. Rounding modes of addf/subf/mulf/divf/fma/sqrt:
   exponents less than ~29 apart); otherwise it can be one ulp off (documented
   approximation). For f64 the exact result is computed with Python fractions (slow,
   exact; sqrt decided by squaring).
+- fma is fused: f64 fma is exact (fractions); narrower types add the exact float64
+  product to the addend in float64 and round once more to the type (a double rounding
+  that can only matter when the float64 sum lands exactly halfway between two values).
 - ``approx`` and ``full`` (divf, exp, tanh...): computed like ``nearest_even``; the
   device's approximate instructions are less accurate, never more.
 
@@ -149,9 +152,12 @@ def _rounded(name: str):
     def run(tb, op: Operation, args: list) -> list:
         t, xs = _inputs(op, args)
         mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
-        if mode in _DIRECTED and t.name == "f64":
+        if t.name == "f64" and (mode in _DIRECTED or name == "fma"):
+            # exact rational arithmetic: directed modes, and a fused f64 fma
             r, side = _exact_f64(name, xs)
-            return [_finish(_direct(r, t, side, mode), t, op)]
+            if mode in _DIRECTED:
+                r = _direct(r, t, side, mode)
+            return [_finish(r, t, op)]
         if name == "fma" and t.name != "f64":  # a*b is exact in f64: one rounding
             xs = [x.astype(np.float64) for x in xs]
         c = from_float(_NEAREST[name](*xs), t)

@@ -170,3 +170,9 @@ def test_binary_math():
     n = np.array([3, -2, 0, 1], np.int32)
     np.testing.assert_allclose(apply("fpowi", [(x, t), (n, T(4, "i32"))], t),
                                [8.0, 4.0, 1.0, -1.0])
+
+
+def test_fma_is_fused_f64():
+    a, b, c = np.float64(1 + 2**-52), np.float64(1 - 2**-52), np.float64(-1)
+    t = T((), "f64")
+    assert float(apply("fma", [(a, t), (b, t), (c, t)], t)) == -(2.0 ** -104)
