@@ -80,10 +80,7 @@ XFAIL: dict[str, str] = {
     # Round trips through bytecode (issues 2, 3)
     "Dialect/CudaTile/arith.mlir": _ROUND_TRIP + ": i1 dense constants",
     "Dialect/CudaTile/conversion.mlir": _ROUND_TRIP + ": i1 dense constants",
-    "Dialect/CudaTile/opt_hints.mlir": _ROUND_TRIP,
-    "Bytecode/constantTest.mlir": _ROUND_TRIP + ": tf32 constants",
     "Bytecode/debug_info.mlir": _ROUND_TRIP + " (debug info)",
-    "Bytecode/multidimTensorTest.mlir": _ROUND_TRIP + ": i1 dense constants",
     "Bytecode/operationsTest.mlir": _ROUND_TRIP,
     "Bytecode/producerTest.mlir": _ROUND_TRIP,
     "Bytecode/versionCompatibilityTest.mlir": _ROUND_TRIP,
