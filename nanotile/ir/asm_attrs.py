@@ -73,7 +73,12 @@ def float_to_bits(value: float, elem: T.ElementType) -> int:
     name = elem.name
     if name == "f64":
         return struct.unpack("<Q", struct.pack("<d", value))[0]
-    if name in ("f32", "tf32"):
+    if name == "tf32":  # 19 bits: f32's top bits, mantissa rounded to 10 bits (even)
+        b32 = float_to_bits(value, T.F32)
+        if math.isnan(value) or math.isinf(value):
+            return b32 >> 13
+        return ((b32 + 0xFFF + ((b32 >> 13) & 1)) >> 13) & 0x7FFFF
+    if name == "f32":
         try:
             return struct.unpack("<I", struct.pack("<f", value))[0]
         except OverflowError:  # beyond the largest finite value: round to max or inf
@@ -104,8 +109,10 @@ def bits_to_float(bits: int, elem: T.ElementType) -> float:
     name = elem.name
     if name == "f64":
         return struct.unpack("<d", struct.pack("<Q", bits))[0]
-    if name in ("f32", "tf32"):
+    if name == "f32":
         return struct.unpack("<f", struct.pack("<I", bits))[0]
+    if name == "tf32":
+        return struct.unpack("<f", struct.pack("<I", bits << 13))[0]
     if name == "f16":
         return struct.unpack("<e", struct.pack("<H", bits))[0]
     if name == "bf16":
@@ -201,7 +208,7 @@ def format_float(bits: int, elem: T.ElementType) -> str:
         text = apfloat_string(value, natural, 3, True)
         if "." in text:
             return text
-    width = max(1, (elem.bitwidth + 3) // 4)
+    width = max(1, (value_bits(elem) + 3) // 4)
     return f"0x{bits:0{width}X}"
 
 
@@ -212,7 +219,7 @@ def parse_float_literal(text: str, elem: T.ElementType) -> int:
         if t.startswith("-"):
             raise AsmError("hexadecimal float literal cannot be negative")
         bits = int(t, 16)
-        if bits >> elem.bitwidth:
+        if bits >> value_bits(elem):
             raise AsmError(f"hexadecimal float constant out of range for type {elem}")
         return bits
     if t in ("true", "false"):
@@ -249,29 +256,41 @@ def signed(bits: int, width: int) -> int:
 # Dense element data
 
 
+def value_bits(elem: T.ElementType) -> int:
+    """Significant bits of an element (tf32 is a 19-bit format)."""
+    return 19 if elem.name == "tf32" else elem.bitwidth
+
+
 def _elem_nbytes(elem: T.Type) -> int:
     if isinstance(elem, T.PointerType):
         return 8
     assert isinstance(elem, T.ElementType)
-    return 1 if elem.bitwidth <= 8 else elem.bitwidth // 8
+    return max(1, (value_bits(elem) + 7) // 8)
 
 
 def pack_elements(bits: list[int], elem: T.Type) -> bytes:
-    """Little-endian element bytes; 4-bit elements are packed two per byte, low first."""
-    if isinstance(elem, T.ElementType) and elem.bitwidth == 4:
-        out = bytearray((len(bits) + 1) // 2)
+    """The bytecode's constant layout (what DenseElementsAttr.data holds): little-endian
+    elements of whole bytes (i4/f4: one byte each; tf32: 3 bytes), except i1: a splat is
+    one byte 0x00/0xFF, other i1 constants are bits, least significant first."""
+    if isinstance(elem, T.ElementType) and elem.bitwidth == 1:
+        if len(bits) == 1:
+            return b"\xff" if bits[0] else b"\x00"
+        out = bytearray((len(bits) + 7) // 8)
         for i, b in enumerate(bits):
-            out[i // 2] |= (b & 0xF) << (4 * (i % 2))
+            out[i // 8] |= (b & 1) << (i % 8)
         return bytes(out)
     n = _elem_nbytes(elem)
     return b"".join(b.to_bytes(n, "little") for b in bits)
 
 
 def unpack_elements(data: bytes, elem: T.Type, count: int) -> list[int]:
-    if isinstance(elem, T.ElementType) and elem.bitwidth == 4:
-        return [(data[i // 2] >> (4 * (i % 2))) & 0xF for i in range(count)]
+    if isinstance(elem, T.ElementType) and elem.bitwidth == 1:
+        if len(data) == 1 and count == 1:
+            return [1 if data[0] else 0]
+        return [(data[i // 8] >> (i % 8)) & 1 for i in range(count)]
     n = _elem_nbytes(elem)
-    return [int.from_bytes(data[i * n:(i + 1) * n], "little") for i in range(count)]
+    mask = (1 << value_bits(elem)) - 1 if isinstance(elem, T.ElementType) else -1
+    return [int.from_bytes(data[i * n:(i + 1) * n], "little") & mask for i in range(count)]
 
 
 def make_dense(values: Any, elem_name: str, tile: T.Type) -> A.DenseElementsAttr:
@@ -465,15 +484,15 @@ class _Build(Transformer):
         v = c[0]
         if isinstance(v, A.DictAttr):
             return v
-        s = str(v)
+        s = str(v)  # typed as bytecode holds them (cuTile writes hint integers as i32)
         if s in ("true", "false"):
-            return s == "true"
+            return A.BoolAttr(s == "true")
         if s.startswith('"'):
-            return parse_string_literal(s)
-        return int(s)
+            return A.StringAttr(parse_string_literal(s))
+        return A.IntegerAttr(int(s), T.I32)
 
     def hint_entry(self, c: list[Any]) -> tuple[str, Any]:
-        return (str(c[0]), c[1] if len(c) > 1 else True)
+        return (str(c[0]), c[1] if len(c) > 1 else A.BoolAttr(True))
 
     def hint_dict(self, c: list[Any]) -> A.DictAttr:
         return A.DictAttr(tuple(x for x in c if x is not None))
@@ -648,6 +667,12 @@ def hints_text(h: A.OptimizationHintsAttr) -> str:
 
 
 def _value_text(v: Any) -> str:
+    if isinstance(v, A.IntegerAttr):  # hints from bytecode keep their integer type
+        v = bool(v.value) if v.type == T.I1 else v.value
+    elif isinstance(v, A.BoolAttr | A.StringAttr):
+        v = v.value
+    elif isinstance(v, A.FloatAttr):
+        return typed_attr_text(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, A.DictAttr):
@@ -660,8 +685,7 @@ def _value_text(v: Any) -> str:
 def dict_text(d: A.DictAttr) -> str:
     if not d.entries:
         return "{}"
-    return "{" + ", ".join(k if v is True else f"{k} = {_value_text(v)}"
-                           for k, v in d.entries) + "}"
+    return "{" + ", ".join(f"{k} = {_value_text(v)}" for k, v in d.entries) + "}"
 
 
 def predicate_text(p: Any) -> str:

@@ -507,6 +507,23 @@ def _print_entry(pr: Any, op: Any, args: tuple[str, ...]) -> str:
 _reg("entry", _parse_entry, _print_entry, spaced=False)
 
 
+# ------------------------------------------------------------------ per-op fixups
+
+def _load_ptr_operands(st: OpState) -> None:
+    """`load_ptr_tko %p, %x : ..., T`: a lone optional operand is the mask when it is a
+    tile of i1, otherwise the padding value (the text does not say which)."""
+    mask = st.operands.get("mask")
+    if mask and not st.operands.get("paddingValue"):
+        t = mask[0].type
+        if not (isinstance(t, T.TileType) and t.element == T.I1):
+            st.operands["paddingValue"] = mask
+            st.operands["mask"] = []
+
+
+# op name -> function run on the parsed state before the op is built
+FIXUPS = {"load_ptr_tko": _load_ptr_operands}
+
+
 def hints_or_none(h: A.OptimizationHintsAttr | None) -> A.OptimizationHintsAttr | None:
     return h
 

@@ -98,8 +98,10 @@ def parse_generic_op(p: OpParser, total: int | None) -> Operation:
         pass  # reported by bind_results
     if opdef.regions and len(regions) < opdef.regions:
         regions += [Region([]) for _ in range(opdef.regions - len(regions))]
-    return make_op(opdef.name, operands, list(ft.results), attrs, regions,
-                   segments if opdef.has_variable_operands else None)
+    from .parser import with_defaults
+
+    return make_op(opdef.name, operands, list(ft.results), with_defaults(opdef, attrs),
+                   regions, segments if opdef.has_variable_operands else None)
 
 
 def _default_segments(p: OpParser, opdef: OpDef, n: int, tok: Token) -> list[int]:

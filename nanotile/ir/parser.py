@@ -22,6 +22,7 @@ from ..diagnostics import CompileError
 from . import attrs as A
 from . import types as T
 from .asm_attrs import AsmError, is_type_head, parse_string_literal, parse_sub, word_type
+from .asm_directives import FIXUPS
 from .asm_format import compile_format, format_of, parse_format
 from .asm_generic import parse_generic_op
 from .asm_lexer import EOF, SourceMap, Token, tokenize
@@ -488,7 +489,7 @@ class OpParser:
             return
         last = block.ops[-1] if block.ops else None
         if last is None or last.name not in TERMINATORS:
-            block.append(make_op(implicit, [], []))
+            block.append(make_op(implicit, [], [], operand_segments=[0]))
 
     def parse_ssa_def_list(self) -> list[tuple[Token, int]]:
         out: list[tuple[Token, int]] = []
@@ -556,6 +557,9 @@ class OpParser:
             raise self.error(f"custom op '{name_tok.text}' is unknown", name_tok)
         st = OpState(opdef, total, name_tok)
         parse_format(self, st, compile_format(format_of(opdef)))
+        fixup = FIXUPS.get(opdef.name)
+        if fixup is not None:
+            fixup(st)
         return self.build_op(st)
 
     def build_op(self, st: OpState) -> Operation:
@@ -575,9 +579,25 @@ class OpParser:
                 raise self.error(f"internal: the format of '{opdef.name}' gives no type for "
                                  f"result '{rd.name}'", st.token)
             rtypes.extend(ts)
-        op = make_op(opdef.name, operands, rtypes, st.attrs, st.regions,
-                     segments if opdef.has_variable_operands else None)
-        return op
+        return make_op(opdef.name, operands, rtypes, with_defaults(opdef, st.attrs),
+                       st.regions, segments if opdef.has_variable_operands else None)
+
+
+def with_defaults(opdef: OpDef, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Attributes with every defaulted one that the text left out filled in (as
+    bytecode has them), in the op table's order, extra attributes last."""
+    out: dict[str, Any] = {}
+    for a in opdef.attrs:
+        if a.name in attrs:
+            out[a.name] = attrs[a.name]
+        elif a.default is not None:
+            out[a.name] = a.default
+        elif a.name == "rounding_mode" and opdef.name == "ftoi":
+            from .enums import RoundingMode
+
+            out[a.name] = RoundingMode.nearest_int_to_zero  # the one integer rounding
+    out.update((k, v) for k, v in attrs.items() if k not in out)
+    return out
 
 
 def _strip_hash(text: str) -> str:
