@@ -181,3 +181,30 @@ def test_alloca_attribute_constraints():
     assert only_error(k.module()).endswith(
         "attribute 'num_elem' failed to satisfy constraint: 64-bit signless integer attribute "
         "whose minimum value is 0")
+
+
+def test_get_tensor_shape_result_count():
+    k = Kernel(TV)
+    k.op("get_tensor_shape", [k.arg(0)], [IDX] * 3)
+    assert only_error(k.module()).endswith(
+        "expected 2 results due to tensor rank, but got 3")
+    k = Kernel(TV)
+    k.op("get_tensor_shape", [k.arg(0)], [IDX] * 2)
+    assert errors(k.module()) == []
+
+
+def test_gather_scatter_indices():
+    gv = T.GatherScatterViewType((8, 16), T.TensorViewType(EL["f32"], (None, 64), (64, 1)),
+                                 0)
+    k = Kernel(gv, tile((8,), "i32"), IDX)
+    k.op("load_view_tko", [k.arg(0), k.arg(1), k.arg(2)], [tile((8, 16)), T.TOKEN],
+         {"memory_ordering_semantics": M.weak}, segments=[1, 2, 0])
+    assert errors(k.module()) == []
+    k = Kernel(gv, tile((4,), "i32"), IDX)
+    k.op("load_view_tko", [k.arg(0), k.arg(1), k.arg(2)], [tile((8, 16)), T.TOKEN],
+         {"memory_ordering_semantics": M.weak}, segments=[1, 2, 0])
+    assert only_error(k.module()).endswith(
+        "expected gather/scatter index size (4) to match tile shape at gather/scatter "
+        "dimension 0 (8)")
+    assert "gather_scatter_view is not supported; use partition_view instead" in \
+        only_error(red_view(gv, tile((8, 16))))

@@ -109,3 +109,15 @@ def test_constant_type_matches_value():
     value = DenseElementsAttr(tile((4,), "i32"), b"\0\0\0\0", True)
     k.op("constant", [], [tile((8,), "i32")], {"value": value})
     assert "all of {value, result} have same type" in only_error(k.module())
+
+
+def test_insert():
+    k = Kernel(tile((4, 8)), tile((8, 8)), tile((), "i32"))
+    k.op("insert", [k.arg(0), k.arg(1), k.arg(2), k.arg(2)], [tile((8, 8))])
+    assert errors(k.module()) == []
+    k = Kernel(tile((4, 8)), tile((8, 8)), tile((), "i32"))
+    k.op("insert", [k.arg(0), k.arg(1), k.arg(2), k.arg(2)], [tile((4, 8))])
+    assert only_error(k.module()).endswith("result type must match the destination type")
+    k = Kernel(tile((3, 8), "f16"), tile((8, 8), "f16"), tile((), "i32"))
+    k.op("insert", [k.arg(0), k.arg(1), k.arg(2), k.arg(2)], [tile((8, 8), "f16")])
+    assert errors(k.module())[0] == "all dimensions must be powers of two, got 3, 8"
