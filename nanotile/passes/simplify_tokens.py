@@ -8,6 +8,9 @@ Tokens order memory operations. This pass removes orderings that say nothing:
   ``make_token``.
 - a memory op whose (optional) input token comes straight from ``make_token`` is
   unordered: the token operand is removed, so unordered loads and stores carry no token.
+- a weak load ordered after another weak load (two reads need no order between them)
+  takes that load's own input token instead, when nothing waits for the later load
+  (whatever waits for it also waits, through it, for the earlier one).
 The memory order of the kernel is unchanged.
 """
 
@@ -16,10 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.core import Module, Operation, Value, make_op
+from ..ir.enums import MemoryOrderingSemantics
 from ..ir.optable import lookup
 from ..ir.types import TOKEN
 from .base import Pass, PassContext
-from .rewrite import all_ops, defining_op, erase, insert_before, replace_uses
+from .rewrite import all_ops, collect_uses, defining_op, erase, insert_before, replace_uses
 
 
 def _is_fresh(token: Value) -> bool:
@@ -50,35 +54,55 @@ def simplified_join(tokens: list[Value]) -> list[Value]:
     return [t for t in flat if t not in implied]
 
 
-def drop_fresh_token(op: Operation) -> bool:
-    """Remove an optional input token that comes from make_token. True if removed."""
+def _is_weak_load(op: Operation | None) -> bool:
+    return op is not None and op.name in ("load_ptr_tko", "load_view_tko") and \
+        op.attributes.get("memory_ordering_semantics") == MemoryOrderingSemantics.weak
+
+
+def set_input_token(op: Operation, token: Value | None) -> bool:
+    """Give ``op`` another input token (None: none, if the op allows). True if done."""
     row = lookup(op.name)
-    token = _input_token(op)
-    if row is None or token is None or not _is_fresh(token):
-        return False
-    index = [d.name for d in row.operands].index("token")
-    if row.operands[index].kind != "optional":
+    names = [d.name for d in row.operands] if row is not None else []
+    if "token" not in names or (token is None and row.operands[names.index("token")].kind
+                                != "optional"):
         return False
     groups = op.operand_groups()
-    groups[index] = []
+    groups[names.index("token")] = [] if token is None else [token]
     op.operands = [v for g in groups for v in g]
     op.operand_segments = [len(g) for g in groups]
     return True
 
 
+def thread_token(op: Operation, used: set[Value]) -> bool:
+    """One step of moving ``op``'s input token to an earlier, equivalent one
+    (``used``: the values something uses)."""
+    token = _input_token(op)
+    if token is None:
+        return False
+    if _is_fresh(token):
+        return set_input_token(op, None)
+    producer = defining_op(token)
+    if _is_weak_load(op) and _is_weak_load(producer) and token is producer.results[-1] \
+            and op.results[-1] not in used:
+        return set_input_token(op, _input_token(producer))
+    return False
+
+
 @dataclass(frozen=True)
 class SimplifyTokens(Pass):
-    """Flatten and prune join_tokens; remove make_token inputs of memory ops."""
+    """Flatten and prune join_tokens; thread memory ops past make_token and loads."""
 
     name = "simplify-tokens"
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False
         mapping: dict[Value, Value] = {}
+        used = set(collect_uses(module))  # this pass never makes an unused value used
         for op in list(all_ops(module)):
             op.operands = [mapping.get(v, v) for v in op.operands]
             if op.name != "join_tokens":
-                changed |= drop_fresh_token(op)
+                while thread_token(op, used):
+                    changed = True
                 continue
             needed = simplified_join(op.operands)
             if len(needed) >= 2:

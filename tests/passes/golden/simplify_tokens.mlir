@@ -42,4 +42,22 @@ cuda_tile.module @tests {
     %s3 = store_ptr_tko weak %p, %x token=%j : tile<ptr<f32>>, tile<f32> -> token
     return
   }
+
+  // CHECK-LABEL: @read_after_read
+  entry @read_after_read(%p: tile<ptr<f32>>, %x: tile<f32>) {
+    // nothing waits for the second load, which only waited for the first one: it now
+    // waits for the store. The third load's token is used: it keeps its order.
+    // CHECK: %[[S:.*]] = store_ptr_tko weak
+    // CHECK: %{{.*}}, %[[T1:.*]] = load_ptr_tko weak %{{.*}} token=%[[S]]
+    // CHECK: load_ptr_tko weak %{{.*}} token=%[[S]]
+    // CHECK: %{{.*}}, %[[T3:.*]] = load_ptr_tko weak %{{.*}} token=%[[T1]]
+    // CHECK: store_ptr_tko weak %{{.*}} token=%[[T3]]
+    %s = store_ptr_tko weak %p, %x : tile<ptr<f32>>, tile<f32> -> token
+    %v1, %t1 = load_ptr_tko weak %p token=%s : tile<ptr<f32>> -> tile<f32>, token
+    %v2, %t2 = load_ptr_tko weak %p token=%t1 : tile<ptr<f32>> -> tile<f32>, token
+    %v3, %t3 = load_ptr_tko weak %p token=%t1 : tile<ptr<f32>> -> tile<f32>, token
+    %a = addf %v2, %v3 : tile<f32>
+    %s2 = store_ptr_tko weak %p, %a token=%t3 : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
 }
