@@ -65,7 +65,13 @@ def select_steps(steps: list[Pass], options: RunOptions) -> tuple[list[Pass], in
                                                    f"the pipeline ({','.join(names)})",
                                           "<command line>"))
     first = names.index(options.start_after) + 1 if options.start_after else 0
-    last = names.index(options.stop_after, first) + 1 if options.stop_after else len(steps)
+    last = len(steps)
+    if options.stop_after:
+        if options.stop_after not in names[first:]:
+            raise CompileError(Diagnostic("error", f"--stop-after={options.stop_after} "
+                                                   "comes before the --start-after pass",
+                                          "<command line>"))
+        last = names.index(options.stop_after, first) + 1
     language = options.input_language
     for step in steps[:first]:
         language = step.output or language

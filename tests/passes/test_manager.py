@@ -173,3 +173,9 @@ def test_dialect_verifier_runs_after_each_pass_and_points_at_the_op():
     assert diag.message.startswith("after pass 'broken-type' (output language tile)")
     assert "'cuda_tile.addf' op failed to verify" in diag.message
     assert diag.line is not None  # the op's debug location: kernels.py, line of `a + b`
+
+
+def test_stop_before_start_is_a_user_error():
+    steps = parse_pipeline("assume-to-facts,cse,dce")
+    with pytest.raises(CompileError, match="--stop-after=assume-to-facts comes before"):
+        select_steps(steps, RunOptions(start_after="cse", stop_after="assume-to-facts"))
