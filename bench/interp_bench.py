@@ -8,17 +8,23 @@ largest error against NumPy (a sanity check that the run computed the right thin
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+
+# The interpreter does many small matrix products; BLAS threads only add overhead (and
+# on a shared, loaded machine, a lot of it). Must be set before NumPy is imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nanotile.interp import cutile_args, run  # noqa: E402
-from nanotile.loader import load_file  # noqa: E402
+from nanotile.interp import cutile_args, run
+from nanotile.loader import load_file
 
 CORPUS = ROOT / ".." / "shared" / "corpus" / "cutile"
 

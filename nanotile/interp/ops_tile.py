@@ -12,8 +12,10 @@ value as the spec's fold, by associativity).
 Float sums of f16/bf16 run in float32 and are rounded once at the end (more accurate
 than a device tree of f16 additions; the spec leaves the order unspecified).
 
-mmaf: products and sums in float32 (float64 for f64 operands), added to the accumulator
-and rounded once to the accumulator's type; tf32 operands are first rounded to tf32.
+mmaf: products and sums in float64 (exact products for every type below f64), added to
+the accumulator and rounded once to the accumulator's type (a device accumulates in at
+least f32, rounding along the way; results agree to the accumulator's precision); tf32
+operands are first rounded to tf32.
 mmai: exact in int64, wrapped to i32. mmaf_scaled: each scale (f8E8M0FNU or f8E4M3FN)
 multiplies a block of K/Ks consecutive elements along K, then as mmaf.
 """
@@ -188,9 +190,10 @@ def _mma_operand(a: np.ndarray, t: ElementType, acc_dtype: np.dtype) -> np.ndarr
 def _mmaf(tb, op: Operation, args: list) -> list:
     lhs, rhs, acc = args
     lt, rt, at = (v.type.element for v in op.operands)
-    work = np.float64 if at.name == "f64" else np.float32
-    prod = np.matmul(_mma_operand(lhs, lt, work), _mma_operand(rhs, rt, work))
-    return [from_float(prod + to_compute(acc, at).astype(work), at)]
+    # float64 holds every product of the narrow types exactly, and NumPy's float64
+    # matmul is also the fast one here; the sum is rounded once to the accumulator type.
+    prod = np.matmul(_mma_operand(lhs, lt, np.float64), _mma_operand(rhs, rt, np.float64))
+    return [from_float(prod + to_compute(acc, at).astype(np.float64), at)]
 
 
 @semantics("mmai")
@@ -215,5 +218,5 @@ def _mmaf_scaled(tb, op: Operation, args: list) -> list:
         raise InterpError(f"{tb.where}: mmaf_scaled scale shapes do not divide K={k}")
     a = to_compute(lhs, lt) * np.repeat(to_compute(ls, lst), k // ls.shape[-1], axis=-1)
     b = to_compute(rhs, rt) * np.repeat(to_compute(rs, rst), k // rs.shape[-2], axis=-2)
-    prod = np.matmul(a.astype(np.float32), b.astype(np.float32))
+    prod = np.matmul(a.astype(np.float64), b.astype(np.float64))
     return [from_float(prod + to_compute(acc, at), at)]
