@@ -18,7 +18,7 @@ import numpy as np
 from ..ir.core import Block, Module, Operation, Value
 from ..ir.optable import ALIASES
 from ..ir.types import ElementType, TileType
-from .dtypes import dense_to_array, signed, unsigned
+from .dtypes import dense_to_array, signed, storage_bytes, unsigned
 from .errors import InterpError
 from .memory import Memory
 from .registry import SEMANTICS, TERMINATORS, Control, semantics
@@ -48,15 +48,18 @@ class Machine:
                 self._init_global(item)
 
     def _init_global(self, op: Operation) -> None:
-        value = dense_to_array(op.attributes["value"])
+        """Allocate a global and write its initial value (elements in linear order)."""
+        value = dense_to_array(op.attributes["value"]).reshape(-1)
+        t = value_type(op)
+        width = storage_bytes(t)
         name = op.attributes["sym_name"]
-        base = self.memory.allocate(max(value.nbytes, 1), f"@{name}",
+        base = self.memory.allocate(int(np.ceil(value.size * width)), f"@{name}",
                                     op.attributes.get("alignment", 0) or 256)
-        alloc = self.memory.allocations[-1]
-        from .dtypes import to_bits
-
-        bits = to_bits(value.reshape(-1), value_type(op)).astype(f"<u{max(value.itemsize, 1)}")
-        alloc.data[:bits.nbytes] = bits.view(np.uint8)
+        elems = np.arange(value.size, dtype=np.int64)
+        if width == 0.5:
+            self.memory.store_nibbles(base, elems, value, t)
+        else:
+            self.memory.store(np.uint64(base) + (elems * int(width)).astype(np.uint64), value, t)
         self.globals[name] = base
 
     def cached(self, op: Operation, make):

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..ir.core import Operation
 from ..ir.enums import AtomicRMWMode
+from ..ir.optable import OPS
 from ..ir.types import (
     ElementType,
     GatherScatterViewType,
@@ -225,8 +226,6 @@ def _store_view(tb, op: Operation, args: list) -> list:
 
 def _groups(op: Operation, args: list) -> dict[str, object]:
     """Operands by their op-table names (optional groups may be absent)."""
-    from ..ir.optable import OPS
-
     names = [o.name for o in OPS[op.name].operands]
     if op.operand_segments is not None:
         out, pos = {}, 0
