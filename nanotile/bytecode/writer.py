@@ -380,7 +380,7 @@ class _Writer:
         self.module = module
         entries, globals_ = [], []
         for item in module.items:
-            if item.name == "entry":
+            if item.name in ("entry", "testing$func"):
                 entries.append(item)
             elif item.name == "global":
                 globals_.append(item)
@@ -480,7 +480,12 @@ class _Writer:
         put_varint(out, self.string(name))
         put_varint(out, self.type_id(sig, entry))
         hints = attrs.get("optimization_hints")
-        out.append(W.FUNC_ENTRY | (W.FUNC_HAS_HINTS if hints is not None else 0))
+        if entry.name == "testing$func":  # a non-entry function: flags 0, no hints
+            if hints is not None:
+                raise self.fail("a testing$func cannot carry optimization hints", entry)
+            out.append(0)
+        else:
+            out.append(W.FUNC_ENTRY | (W.FUNC_HAS_HINTS if hints is not None else 0))
         put_varint(out, self.slot_number)
         self.slot_number += 1
         if hints is not None:
