@@ -412,3 +412,19 @@ def test_lenient_memory_reads_zero_and_drops_stores():
          memory_ordering_semantics=WEAK)
     run(k.module(), "k", 1, x, out, strict_memory=False)
     assert out.tolist() == [1.0, 2.0, 3.0, 0.0]
+
+
+def test_f4_global_read_through_a_view():
+    f4 = ml_dtypes.float4_e2m1fn
+    vals = np.array([0.5, 1, 1.5, -6], np.float32)
+    out = np.zeros(4, np.float32)
+    k = Kernel([P("f32")])
+    k.add_global("g", vals.astype(f4), T(4, "f4E2M1FN"))
+    g = k.op("get_global", [], T((), P("f4E2M1FN")), name="g")
+    tvt = TensorViewType(ELEMENT_TYPES["f4E2M1FN"], (4,), (1,))
+    tv = k.op("make_tensor_view", [g], tvt, segments=[1, 0, 0])
+    pvt = PartitionViewType((4,), tvt)
+    tile = view_load(k, k.op("make_partition_view", [tv], pvt), pvt, [0], T(4, "f4E2M1FN"))
+    store(k, k.args[0], k.op("ftof", [tile], T(4, "f32")), 4, "f32")
+    run(k.module(), "k", 1, out)
+    assert out.tolist() == vals.tolist()
