@@ -55,6 +55,10 @@ FLAGS: dict[str, tuple[str, Callable[[OptOptions], None]]] = {
                            lambda o: setattr(o, "no_implicit_module", True)),
     "verify-each": ("verify after parsing (default)", lambda o: setattr(o, "verify", True)),
     "no-verify": ("do not run the verifier", lambda o: setattr(o, "verify", False)),
+    "Wunsupported-hints": ("warn about unknown or invalid optimization hints",
+                           lambda o: o.extra.__setitem__("hint_warnings", True)),
+    "Werr-hints": ("make optimization-hint warnings errors",
+                   lambda o: o.extra.__setitem__("hint_errors", True)),
 }
 
 
@@ -132,7 +136,7 @@ def process_chunk(text: str, filename: str, opts: OptOptions) -> tuple[str | Non
         return None, e.diagnostics
     diags: list[Diagnostic] = []
     if opts.verify:
-        diags = run_verifier(modules)
+        diags = run_verifier(modules, **opts.extra)
         if any(d.severity == "error" for d in diags):
             return None, diags
     if not modules:
@@ -141,14 +145,14 @@ def process_chunk(text: str, filename: str, opts: OptOptions) -> tuple[str | Non
                          alias_names=True), diags
 
 
-def run_verifier(modules: list[Any]) -> list[Diagnostic]:
+def run_verifier(modules: list[Any], **flags: Any) -> list[Diagnostic]:
     try:
         from .verify import verify_module
     except ImportError:  # pragma: no cover - verifier not there yet
         return []
     out: list[Diagnostic] = []
     for m in modules:
-        out.extend(verify_module(m))
+        out.extend(verify_module(m, **flags))
     return out
 
 

@@ -442,60 +442,66 @@ def _attr_generic_text(v: Any, pr: OpPrinter) -> str:
 # Modules
 
 
-def _alias_table(module: Module) -> list[tuple[str, Any]]:
-    table = getattr(module, "asm_aliases", None)
-    if table is not None:
-        return list(table)
-    return _generate_aliases(module)
+def _alias_children(x: Any) -> list[Any]:
+    """The aliasable parts of a location / debug attribute, in MLIR's visiting order."""
+    if isinstance(x, A.DILocAttr):
+        return [x.scope, A.FileLineColLoc(x.filename, x.line, x.column)]
+    if isinstance(x, A.DISubprogramAttr):
+        return [x.file, x.compile_unit]
+    if isinstance(x, A.DICompileUnitAttr):
+        return [x.file]
+    if isinstance(x, A.DILexicalBlockAttr):
+        return [x.scope, x.file]
+    if isinstance(x, A.NameLoc):
+        return [x.child] if x.child is not None else []
+    if isinstance(x, A.CallSiteLoc):
+        return [x.callee, x.caller]
+    if isinstance(x, A.FusedLoc):
+        return list(x.locations)
+    return []
 
 
-def _generate_aliases(module: Module) -> list[tuple[str, Any]]:
-    """Aliases for the locations of a module that came without any (e.g. bytecode)."""
-    files: list[Any] = []
-    plain: list[Any] = []
-    units: list[Any] = []
-    scopes: list[Any] = []
-    dilocs: list[Any] = []
+def _alias_prefix(x: Any) -> str:
+    if isinstance(x, A.DIFileAttr):
+        return "di_file"
+    if isinstance(x, A.DICompileUnitAttr):
+        return "di_compile_unit"
+    if isinstance(x, A.DISubprogramAttr):
+        return "di_subprogram"
+    if isinstance(x, A.DILexicalBlockAttr):
+        return "di_lexical_block"
+    return "loc"
 
-    def add(lst: list[Any], x: Any) -> None:
-        if x not in lst:
-            lst.append(x)
 
-    def scope(s: Any) -> None:
-        if isinstance(s, A.DISubprogramAttr):
-            add(files, s.file)
-            add(units, s.compile_unit)
-            add(files, s.compile_unit.file)
-        elif isinstance(s, A.DILexicalBlockAttr):
-            scope(s.scope)
-            add(files, s.file)
-        add(scopes, s)
+def generate_aliases(modules: list[Module]) -> list[tuple[str, Any]]:
+    """Alias names for the locations in use, the way MLIR's printer makes them: every
+    location and debug attribute gets one (``#loc``, ``#loc1``, ``#di_file``, ...),
+    defined after what it refers to, in the order the walk first meets them."""
+    order: dict[Any, int] = {}
+    depth: dict[Any, int] = {}
 
-    for op in _all_ops(module):
-        loc = op.location
-        if isinstance(loc, A.DILocAttr):
-            add(plain, A.FileLineColLoc(loc.filename, loc.line, loc.column))
-            scope(loc.scope)
-            add(dilocs, loc)
-        elif isinstance(loc, (A.FileLineColLoc, A.UnknownLoc)):
-            add(plain, loc)
+    def visit(x: Any) -> int:
+        if x in depth:
+            return depth[x]
+        kids = [visit(c) for c in _alias_children(x)]
+        depth[x] = 1 + max(kids) if kids else 0
+        order[x] = len(order)
+        return depth[x]
+
+    for m in modules:
+        if m.location is not None:
+            visit(m.location)
+        for op in m.walk():
+            if op.location is not None:
+                visit(op.location)
+    ranked = sorted(order, key=lambda x: (depth[x], order[x]))
+    counters: dict[str, int] = {}
     out: list[tuple[str, Any]] = []
-    for i, f in enumerate(files):
-        out.append((f"#di_file{i if i else ''}", f))
-    n = 0
-    for x in plain + dilocs:
-        if x in dilocs:
-            continue
-        out.append((f"#loc{n if n else ''}", x))
-        n += 1
-    for i, u in enumerate(units):
-        out.append((f"#di_compile_unit{i if i else ''}", u))
-    for i, s in enumerate(scopes):
-        kind = "di_subprogram" if isinstance(s, A.DISubprogramAttr) else "di_lexical_block"
-        out.append((f"#{kind}{i if i else ''}", s))
-    for d in dilocs:
-        out.append((f"#loc{n if n else ''}", d))
-        n += 1
+    for x in ranked:
+        prefix = _alias_prefix(x)
+        n = counters.get(prefix, 0)
+        counters[prefix] = n + 1
+        out.append((f"#{prefix}{n if n else ''}", x))
     return out
 
 
@@ -515,14 +521,9 @@ def print_modules(modules: list[Module], *, generic: bool = False,
     pr = OpPrinter(generic=generic, debuginfo=debuginfo, alias_names=alias_names)
     aliases: list[tuple[str, Any]] = []
     if debuginfo:
-        seen: set[str] = set()
-        for m in modules:
-            for name, value in _alias_table(m):
-                if name not in seen:
-                    seen.add(name)
-                    aliases.append((name, value))
+        aliases = generate_aliases(modules)
         for name, value in aliases:
-            pr.loc_names.setdefault(value, name)
+            pr.loc_names[value] = name
     out: list[str] = []
     for m in modules:
         out.append(_print_one(pr, m))
