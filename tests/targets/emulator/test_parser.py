@@ -69,3 +69,15 @@ L0:
     assert decls[0].reg_range == [("%p", 3)]
     assert decls[3].names == [("smem", 256)] and decls[3].align == 128
     assert fn.params[1].names == [("tm", 128)] and fn.params[1].align == 64
+
+
+def test_test_kernels_are_checked_with_ptxas() -> None:
+    """The unit tests' hand-written kernels are assembled by NVIDIA's ptxas first
+    (ptxkit.assembled); without ptxas that check is skipped, and this test says so."""
+    from tests.targets.emulator.ptxkit import HEADER, ptxas_check, ptxas_path
+    if ptxas_path() is None:
+        pytest.skip("NVIDIA ptxas (nvidia package, cu13/bin) is not installed")
+    good = HEADER + ".visible .entry k()\n{\n  ret;\n}\n"
+    bad = HEADER + ".visible .entry k()\n{\n  add.rz.f16 %r1, %r1, %r1;\n  ret;\n}\n"
+    assert ptxas_check(good) is None
+    assert ptxas_check(bad) is not None
