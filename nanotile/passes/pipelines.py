@@ -14,6 +14,7 @@ CANONICALIZE = [
     "simplify-grid-queries",       # one block-id query per kernel; grid-decided compares
     "fold-constants",              # constant scalar/splat arithmetic; x+0, x*1
     "canonicalize-cmp-select",     # constants to the right; trivial selects
+    "fold-static-if",              # if on a constant: the taken branch, inlined
     "simplify-shapes",             # no-op reshape/broadcast/permute; chains collapsed
     "simplify-tokens",             # prune join_tokens; unordered ops lose make_token inputs
     "loop-invariant-code-motion",  # invariant pure ops leave for bodies

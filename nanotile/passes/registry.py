@@ -14,6 +14,7 @@ from .canonicalize_cmp_select import CanonicalizeCmpSelect
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
 from .fold_constants import FoldConstants
+from .fold_static_if import FoldStaticIf
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
 from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
@@ -26,6 +27,7 @@ PASSES: dict[str, type[Pass]] = {
         CommonSubexpressionElimination,
         DeadCodeElimination,
         FoldConstants,
+        FoldStaticIf,
         LoopInvariantCodeMotion,
         SimplifyGridQueries,
         SimplifyShapes,
