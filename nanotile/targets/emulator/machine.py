@@ -376,6 +376,7 @@ class Launch:
         self.block = block
         self.dynamic_shared = dynamic_shared
         self.max_warp_steps = max_warp_steps
+        self.clock = 0
         self.shared_total = (_align(kernel.shared_size, 128) + dynamic_shared
                              if dynamic_shared or kernel.extern_shared else kernel.shared_size)
         self.param = Space("param", max(len(param_bytes), 1), readonly=True)

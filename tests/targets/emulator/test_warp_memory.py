@@ -502,3 +502,14 @@ DONE:""")
     out = np.zeros(64, np.uint32)
     run_checked(text, "k", block=(64,), args=[src, out])
     np.testing.assert_array_equal(out, src)
+
+
+def test_clock_moves_forward() -> None:
+    text = out_kernel("""
+  mov.u32 %r2, %clock;
+  mov.u64 %rd3, %clock64;
+  mov.u32 %r3, %clock;
+  sub.u32 %r4, %r3, %r2;
+  st.global.u32 [%rd1], %r4;""")
+    got = run_out(text, 32)
+    assert (got > 0).all()
