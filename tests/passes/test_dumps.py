@@ -12,7 +12,7 @@ from nanotile.passes.manager import RunOptions, run_pipeline
 from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import parse_pipeline
 
-from .support import corpus_text, needs_text
+from .support import CUTILE, corpus_text, needs_text
 from .test_cli import split_dumps
 
 KERNELS = [p for p in corpus_text() if "13_" not in p.name]
@@ -36,3 +36,20 @@ def test_every_dump_reparses(path):
         again = parse_text(text, f"<{path.name} after {name}>")
         assert get_language(language).check(again) == [], name
         assert print_module(again).strip() == text.strip(), name
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(CUTILE.glob("*.tileirbc"))
+                                  if "13_" not in p.name], ids=lambda p: p.stem)
+def test_pipeline_output_survives_bytecode(path):
+    """What the passes produce is well-formed enough for the bytecode writer: encoding it
+    and decoding it again gives the same module (same printed text)."""
+    pytest.importorskip("nanotile.bytecode.writer")
+    from nanotile.bytecode.reader import read_bytecode
+    from nanotile.bytecode.writer import write_bytecode
+    from nanotile.ir.printer import print_module
+    from nanotile.loader import load_file
+
+    module = load_file(str(path))
+    run_pipeline(module, parse_pipeline(default_pipeline()))
+    again = read_bytecode(write_bytecode(module), "<rewritten>")
+    assert print_module(again) == print_module(module)
