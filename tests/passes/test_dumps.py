@@ -38,6 +38,7 @@ def test_every_dump_reparses(path):
         assert print_module(again).strip() == text.strip(), name
 
 
+@needs_text
 @pytest.mark.parametrize("path", [p for p in sorted(CUTILE.glob("*.tileirbc"))
                                   if "13_" not in p.name], ids=lambda p: p.stem)
 def test_pipeline_output_survives_bytecode(path):
