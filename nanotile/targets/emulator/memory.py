@@ -43,29 +43,32 @@ class Space:
 
     # -- checks
     def offsets(self, addr: np.ndarray, nbytes: int, write: bool = False) -> np.ndarray:
-        """Byte offsets into ``buf`` for the lanes' addresses; raises MemoryFault when an
-        access is out of bounds or misaligned."""
-        off = addr.astype(np.int64) - self.base
+        """Byte offsets into ``buf`` (uint64) for the lanes' addresses; raises MemoryFault
+        when an access is out of bounds or misaligned."""
+        if addr.dtype != np.uint64:
+            addr = addr.astype(np.uint64)
         if write and self.readonly:
             raise MemoryFault(f"write to read-only {self.name} space at {_hex(addr[0])}")
-        if not len(off):
-            return off
-        lo, hi = int(off.min()), int(off.max())
+        if not len(addr):
+            return addr
+        lo, hi = int(addr.min()) - self.base, int(addr.max()) - self.base
         # fast path: every lane inside one allocation
         if lo < 0 or hi + nbytes > self.size:
-            self._fault(addr, off, nbytes)
+            self._fault(addr, nbytes)
         if self._starts is not None:
             k = bisect.bisect_right(self._start_list, lo) - 1
             if k < 0 or hi + nbytes > self._end_list[k]:
-                self._fault(addr, off, nbytes)
-        if nbytes > 1 and (off & (nbytes - 1)).any():
-            mis = (off & (nbytes - 1)) != 0
+                self._fault(addr, nbytes)
+        # the base is aligned, so OR-ing the addresses shows any misaligned lane
+        if nbytes > 1 and int(np.bitwise_or.reduce(addr)) & (nbytes - 1):
+            mis = (addr & np.uint64(nbytes - 1)) != 0
             raise MemoryFault(f"misaligned {self.name} access of {nbytes} bytes at address "
                               f"{_hex(addr[np.argmax(mis)])}")
-        return off
+        return addr - np.uint64(self.base) if self.base else addr
 
-    def _fault(self, addr: np.ndarray, off: np.ndarray, nbytes: int) -> None:
+    def _fault(self, addr: np.ndarray, nbytes: int) -> None:
         """Per-lane check; raises for the first lane outside every allocation."""
+        off = addr.astype(np.int64) - self.base
         bad = (off < 0) | (off + nbytes > self.size)
         if self._starts is not None:
             k = np.searchsorted(self._starts, off, side="right") - 1

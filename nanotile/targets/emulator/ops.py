@@ -188,10 +188,9 @@ class C:
         u = UINT[size]
         if width == size:
             def set_same(w, m, v):
-                if m is w.full:
-                    w.R[i] = v.astype(dt, copy=False).view(u)
-                else:
-                    w.R[i] = np.where(m, v.astype(dt, copy=False).view(u), w.R[i])
+                if v.dtype != u:
+                    v = (v if v.dtype == dt else v.astype(dt)).view(u)
+                w.R[i] = v if m is w.full else np.where(m, v, w.R[i])
             return set_same
         uw = UINT[width]
         if width > size and t[0] == "s":
