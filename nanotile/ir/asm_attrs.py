@@ -533,7 +533,8 @@ def _lark() -> Lark:
     global _parser
     if _parser is None:
         _parser = Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual",
-                       start=_STARTS, transformer=_Build(), maybe_placeholders=True)
+                       start=_STARTS, transformer=_Build(), maybe_placeholders=True,
+                       cache=True)  # the analysed grammar is cached on disk by Lark
     return _parser
 
 

@@ -36,6 +36,17 @@ IMPLICIT_TERMINATOR = {"if": "yield", "for": "continue", "loop": "continue",
 TERMINATORS = {"yield", "continue", "break", "return"}
 
 
+_FIXED: dict[str, int] = {}
+_TYPE_CACHE: dict[str, T.Type] = {}  # type spelling -> Type (types are immutable)
+
+
+def _fixed_results(opdef: OpDef) -> int:
+    n = _FIXED.get(opdef.name)
+    if n is None:
+        n = _FIXED[opdef.name] = sum(1 for r in opdef.results if not r.variadic)
+    return n
+
+
 class OpState:
     """What the format engine has read so far for one op."""
 
@@ -61,7 +72,7 @@ class OpState:
         self.extra: dict[str, Any] = {}
 
     def result_count(self, name: str) -> int | None:
-        fixed = sum(1 for r in self.opdef.results if not r.variadic)
+        fixed = _fixed_results(self.opdef)
         for r in self.opdef.results:
             if r.name == name:
                 if not r.variadic:
@@ -98,6 +109,8 @@ class OpParser:
 
     # -------------------------------------------------------------------- tokens
     def peek(self, k: int = 0) -> Token:
+        if k == 0:
+            return self.toks[self.pos]
         return self.toks[min(self.pos + k, len(self.toks) - 1)]
 
     def next(self) -> Token:
@@ -223,6 +236,15 @@ class OpParser:
 
     def parse_type(self) -> T.Type:
         t = self.next()
+        cached = _TYPE_CACHE.get(t.text)
+        if cached is not None:
+            return cached
+        ty = self._parse_type_token(t)
+        if t.kind in "wa" and not isinstance(ty, T.OpaqueType):
+            _TYPE_CACHE[t.text] = ty
+        return ty
+
+    def _parse_type_token(self, t: Token) -> T.Type:
         if t.kind == "w":
             wt = word_type(t.text)
             if wt is not None:

@@ -21,7 +21,7 @@ from nanotile import opt
 from .helpers import REFERENCE_TESTS
 
 NAMES = ["ops", "arith", "conversion", "types", "dense_attr", "memory_consistency_ops",
-         "opt_hints"]
+         "opt_hints", "debuginfo_attr", "entry_opt_hints_default_silent"]
 
 
 def _filecheck() -> str:
