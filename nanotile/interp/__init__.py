@@ -62,13 +62,15 @@ def _load_semantics() -> None:
 
 def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
         debug: bool = False, out: TextIO | None = None,
-        max_iterations: int | None = 10_000_000, strict_memory: bool = True) -> None:
+        max_iterations: int | None = 10_000_000, strict_memory: bool = True,
+        trace: TextIO | None = None) -> None:
     """Run entry ``kernel`` of a module (or a Tile IR file) over ``grid``.
 
     ``out`` receives print_tko output (default: standard output). A loop that runs more
     than ``max_iterations`` times (None: no limit) raises InterpError instead of hanging.
     With ``strict_memory=False`` an access outside every array reads 0 and writes
-    nothing instead of raising InterpError (it is still undefined behaviour).
+    nothing instead of raising InterpError (it is still undefined behaviour). ``trace``
+    receives one line per executed op (its results' types and first values).
     """
     import numpy as np
 
@@ -90,7 +92,7 @@ def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: An
         raise InterpError(f"no kernel named '{kernel}' in the module (entries: {names})")
     grid3 = _grid(grid)
     machine = Machine(module, grid3, debug=debug, out=out, max_iterations=max_iterations,
-                      strict_memory=strict_memory)
+                      strict_memory=strict_memory, trace=trace)
     values = _bind_arguments(machine, entry, args)
     with np.errstate(all="ignore"):  # wrap-around and IEEE specials are the semantics
         machine.run_entry(entry, values)

@@ -1,7 +1,7 @@
 """``nanotile run``: execute a kernel of a Tile IR file (text or bytecode) on .npz data.
 
     nanotile run FILE [--kernel K] --grid X[,Y[,Z]] [--inputs in.npz] [--outputs out.npz]
-                 [--abi auto|raw|cutile] [--debug]
+                 [--abi auto|raw|cutile] [--debug] [--trace]
 
 The arrays of ``in.npz``, in the order they were saved, are the kernel's arguments: with
 ``--abi raw`` one entry per kernel parameter (0-d arrays for scalars); with ``--abi
@@ -41,6 +41,8 @@ def _parser() -> _Parser:
     p.add_argument("--abi", choices=("auto", "raw", "cutile"), default="auto")
     p.add_argument("--debug", action="store_true",
                    help="check assume predicates, overflow flags, division by zero")
+    p.add_argument("--trace", action="store_true",
+                   help="log every executed op and its results to standard error")
     return p
 
 
@@ -146,7 +148,8 @@ def _run(args) -> int:
         names = ", ".join(e.attributes["sym_name"] for e in entries) or "none"
         raise InterpError(f"no kernel named '{kernel}' (entries: {names})")
     names, arrays = _inputs(args.inputs)
-    run(module, kernel, grid, *_arguments(entry, names, arrays, args.abi), debug=args.debug)
+    run(module, kernel, grid, *_arguments(entry, names, arrays, args.abi), debug=args.debug,
+        trace=sys.stderr if args.trace else None)
     if args.outputs:
         _write_outputs(args.outputs, names, arrays)
     return 0

@@ -34,8 +34,9 @@ class Machine:
     def __init__(self, module: Module, grid: tuple[int, int, int], *, debug: bool = False,
                  out: TextIO | None = None,
                  max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
-                 strict_memory: bool = True) -> None:
+                 strict_memory: bool = True, trace: TextIO | None = None) -> None:
         self.module = module
+        self.trace = trace  # where to log every executed op (None: no log)
         self.grid = grid
         self.debug = debug
         self.max_iterations = max_iterations
@@ -120,7 +121,24 @@ class TileBlock:
             for r, x in zip(op.results, out):
                 # NumPy turns 0-d results into scalars; keep every tile an ndarray.
                 env[r] = np.asarray(x) if isinstance(x, np.generic) else x
+            if self.machine.trace is not None:
+                self._trace(op)
         return Control("yield", [])
+
+    def _trace(self, op: Operation) -> None:
+        """One line per executed op: block, results (name, type, a few values), op name."""
+        parts = []
+        for r in op.results:
+            v = self.env[r]
+            text = str(r.type)
+            if isinstance(v, np.ndarray):
+                flat = v.reshape(-1)
+                shown = ", ".join(str(x) for x in flat[:4].tolist())
+                text += f" = [{shown}{', ...' if flat.size > 4 else ''}]"
+            parts.append(f"%{r.name_hint or '?'}: {text}")
+        lhs = "; ".join(parts)
+        self.machine.trace.write(f"[{self.block_id[0]},{self.block_id[1]},{self.block_id[2]}] "
+                                 f"{op.name}{'  ' + lhs if lhs else ''}\n")
 
     def run_region(self, op: Operation, index: int, args: list) -> Control:
         region = op.regions[index] if index < len(op.regions) else None

@@ -99,3 +99,12 @@ def test_run_text_file_with_a_single_entry(tmp_path):
                  "--outputs", str(tmp_path / "out.npz")]) == 0
     with np.load(tmp_path / "out.npz") as got:
         np.testing.assert_array_equal(got["c"], 2 * a)
+
+
+def test_trace_logs_each_op(inputs, capsys):
+    path, _, _ = inputs
+    assert main(["run", VECTOR_ADD, "--grid", "3", "--inputs", str(path), "--trace"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    adds = [line for line in lines if " addf " in f"{line} "]
+    assert len(adds) == 3 and adds[1].startswith("[1,0,0] addf")
+    assert "tile<1024xf32> = [1024.5, 1025.5, 1026.5, 1027.5, ...]" in adds[1]
