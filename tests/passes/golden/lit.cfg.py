@@ -4,6 +4,7 @@ pytest runs the same files through tests/passes/test_golden.py."""
 
 import os
 import sys
+import tempfile
 
 import lit.formats
 
@@ -11,6 +12,8 @@ config.name = "nanotile-passes"  # noqa: F821 - lit provides `config`
 config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
 config.suffixes = [".mlir"]  # noqa: F821
 config.test_source_root = os.path.dirname(__file__)  # noqa: F821
+# lit's scratch files go to a temporary directory, not next to the tests
+config.test_exec_root = os.path.join(tempfile.gettempdir(), "nanotile-lit-passes")  # noqa: F821
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PYTHONPATH"] = root  # noqa: F821
