@@ -1597,48 +1597,109 @@ def _ldmatrix(c: C):
     return ldm if is_ld else stm
 
 
+def _frag_a(k: int, esize: int, e: int):
+    """(row, col) of element e of a lane's A fragment (g = lane>>2, t = lane&3), PTX ISA
+    'Matrix Fragments for mma.m16n8k*'."""
+    g, t = LANES // 4, LANES % 4
+    if esize == 2 and k == 16:
+        return g + 8 * ((e // 2) % 2), 2 * t + e % 2 + 8 * (e // 4)
+    if esize == 2 and k == 8:
+        return g + 8 * (e // 2), 2 * t + e % 2
+    return g + 8 * ((e // 4) % 2), 4 * t + e % 4 + 16 * (e // 8)      # 8-bit, k32
+
+
+def _frag_b(k: int, esize: int, e: int):
+    """(k, n) of element e of a lane's B fragment."""
+    g, t = LANES // 4, LANES % 4
+    if esize == 2 and k == 16:
+        return 2 * t + e % 2 + 8 * (e // 2), g
+    if esize == 2 and k == 8:
+        return 2 * t + e, g
+    return 4 * t + e % 4 + 16 * (e // 4), g                           # 8-bit, k32
+
+
+def _frag_c(e: int):
+    g, t = LANES // 4, LANES % 4
+    return g + 8 * (e // 2), 2 * t + e % 2
+
+
+_MMA_SHAPES = {"m16n8k16": 16, "m16n8k8": 8, "m16n8k32": 32}
+_MMA_INPUTS = {16: ("f16", "bf16"), 8: ("f16", "bf16"), 32: ("e4m3", "e5m2", "s8", "u8")}
+
+
+def _unpack(v: np.ndarray, esize: int, et) -> list[np.ndarray]:
+    """The elements packed in b32 registers v, lowest bits first, as float64."""
+    per = 4 // esize
+    mask = (1 << (8 * esize)) - 1
+    out = []
+    for j in range(per):
+        bits = (v >> np.uint32(8 * esize * j)) & np.uint32(mask)
+        out.append(bits.astype(UINT[esize]).view(et).astype(F64))
+    return out
+
+
 @op("mma")
 def _mma(c: C):
-    if not c.has("m16n8k16") or not c.has("row") or not c.has("col"):
-        raise c.unsupported("only mma.sync m16n8k16 .row.col")
+    shape = next((x for x in c.mods if x in _MMA_SHAPES), None)
+    if shape is None or not c.has("row") or not c.has("col") or len(c.types) != 4:
+        raise c.unsupported("only mma.sync m16n8k8/k16/k32 .row.col")
+    k = _MMA_SHAPES[shape]
     dtn, atn, btn, ctn = c.types
-    if dtn != "f32" or ctn != "f32" or atn != btn or atn not in ("f16", "bf16"):
-        raise c.unsupported("only f16/bf16 -> f32")
-    sds = [c.dst(r, "f32") for r in _items(c.ops[0])]
-    ga = [c.src(r, "b32") for r in _items(c.ops[1])]
-    gb = [c.src(r, "b32") for r in _items(c.ops[2])]
-    gc = [c.src(r, "f32") for r in _items(c.ops[3])]
-    if len(sds) != 4 or len(ga) != 4 or len(gb) != 2 or len(gc) != 4:
-        raise c.error("mma.m16n8k16 takes {4 f32}, {4 b32}, {2 b32}, {4 f32}")
-    et = DTYPES[atn]
-    g = LANES // 4
-    t = LANES % 4
-
-    def halves(v):
-        return ((v & np.uint32(0xFFFF)).astype(np.uint16).view(et).astype(F64),
-                (v >> np.uint32(16)).astype(np.uint16).view(et).astype(F64))
+    if atn not in _MMA_INPUTS[k] or btn not in _MMA_INPUTS[k] or dtn != ctn:
+        raise c.unsupported(f"{atn}/{btn} inputs for {shape}")
+    integer = atn in ("s8", "u8")
+    if (integer and dtn != "s32") or (not integer and dtn not in ("f32", "f16")) or \
+            (dtn == "f16" and atn != "f16") or (integer != (btn in ("s8", "u8"))):
+        raise c.unsupported(f"{dtn} accumulators with {atn} inputs")
+    if c.has("satfinite"):
+        raise c.unsupported(".satfinite")
+    esize = type_size(atn)
+    na, nb = 16 * k // (32 * 4 // esize), 8 * k // (32 * 4 // esize)
+    packed_acc = dtn == "f16"
+    nc = 2 if packed_acc else 4
+    dregs, aregs, bregs, cregs = (_items(o) for o in c.ops[:4])
+    if (len(dregs), len(aregs), len(bregs), len(cregs)) != (nc, na, nb, nc):
+        raise c.error(f"mma.{shape} with {atn} takes {{{nc}}}, {{{na}}}, {{{nb}}}, {{{nc}}} "
+                      "registers")
+    acc_t = "b32" if packed_acc else dtn
+    sds = [c.dst(r, acc_t) for r in dregs]
+    ga = [c.src(r, "b32") for r in aregs]
+    gb = [c.src(r, "b32") for r in bregs]
+    gc = [c.src(r, acc_t) for r in cregs]
+    ea, eb = DTYPES[atn], DTYPES[btn]
+    a_pos = [_frag_a(k, esize, e) for e in range(na * 4 // esize)]
+    b_pos = [_frag_b(k, esize, e) for e in range(nb * 4 // esize)]
+    c_pos = [_frag_c(e) for e in range(4)]
 
     def mma(w, m):
-        A = np.zeros((16, 16))
-        B = np.zeros((16, 8))
+        A = np.zeros((16, k))
+        B = np.zeros((k, 8))
         C_ = np.zeros((16, 8))
-        a = [halves(x(w)) for x in ga]
-        for r, (dr, dc) in enumerate(((0, 0), (8, 0), (0, 8), (8, 8))):
-            A[g + dr, 2 * t + dc] = a[r][0]
-            A[g + dr, 2 * t + 1 + dc] = a[r][1]
-        bb = [halves(x(w)) for x in gb]
-        for r, dk in enumerate((0, 8)):
-            B[2 * t + dk, g] = bb[r][0]
-            B[2 * t + 1 + dk, g] = bb[r][1]
-        cc = [x(w).astype(F64) for x in gc]
-        C_[g, 2 * t] = cc[0]
-        C_[g, 2 * t + 1] = cc[1]
-        C_[g + 8, 2 * t] = cc[2]
-        C_[g + 8, 2 * t + 1] = cc[3]
-        D = (A @ B + C_).astype(np.float32)
-        outs = (D[g, 2 * t], D[g, 2 * t + 1], D[g + 8, 2 * t], D[g + 8, 2 * t + 1])
-        for s, o in zip(sds, outs):
-            s(w, m, o)
+        a_el = [x for g in ga for x in _unpack(g(w), esize, ea)]
+        for (r, col), v in zip(a_pos, a_el):
+            A[r, col] = v
+        b_el = [x for g in gb for x in _unpack(g(w), esize, eb)]
+        for (kk, n), v in zip(b_pos, b_el):
+            B[kk, n] = v
+        if packed_acc:
+            c_el = [x for g in gc for x in _unpack(g(w), 2, DTYPES["f16"])]
+        else:
+            c_el = [g(w).astype(F64) for g in gc]
+        for (r, col), v in zip(c_pos, c_el):
+            C_[r, col] = v
+        D = A @ B + C_
+        outs = [D[r, col] for r, col in c_pos]
+        if integer:
+            res = [np.array(o, dtype=np.int64).astype(np.int32) for o in outs]
+            for s, o in zip(sds, res):
+                s(w, m, o)
+        elif packed_acc:
+            h = [o.astype(np.float16).view(np.uint16).astype(np.uint32) for o in outs]
+            for j, s in enumerate(sds):
+                s(w, m, h[2 * j] | (h[2 * j + 1] << np.uint32(16)))
+        else:
+            for s, o in zip(sds, outs):
+                s(w, m, o.astype(np.float32))
     return mma
 
 

@@ -513,3 +513,96 @@ def test_clock_moves_forward() -> None:
   st.global.u32 [%rd1], %r4;""")
     got = run_out(text, 32)
     assert (got > 0).all()
+
+
+def _fragments(kind: str, k: int, esize: int):
+    """Per lane, the matrix coordinates of each fragment element, from the PTX ISA's
+    figures for mma.m16n8k8 / k16 (16-bit) and m16n8k32 (8-bit): g = lane / 4, t = lane % 4."""
+    out = []
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        if kind == "a" and esize == 2 and k == 8:
+            els = [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)]
+        elif kind == "a" and esize == 2:
+            els = [(g + dr, 2 * t + dc + j) for dc in (0, 8) for dr in (0, 8) for j in (0, 1)]
+        elif kind == "a":
+            els = [(g + dr, 4 * t + dc + j) for dc in (0, 16) for dr in (0, 8) for j in range(4)]
+        elif kind == "b" and esize == 2:
+            els = [(2 * t + dk + j, g) for dk in ((0,) if k == 8 else (0, 8)) for j in (0, 1)]
+        elif kind == "b":
+            els = [(4 * t + dk + j, g) for dk in (0, 16) for j in range(4)]
+        else:
+            els = [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)]
+        out.append(els)
+    return out
+
+
+@pytest.mark.parametrize("shape,ab,acc", [("m16n8k8", "f16", "f32"), ("m16n8k8", "bf16", "f32"),
+                                          ("m16n8k32", "e4m3", "f32"), ("m16n8k32", "e5m2", "f32"),
+                                          ("m16n8k32", "s8", "s32"), ("m16n8k16", "f16", "f16")])
+def test_mma_sync_fragment_layouts(shape: str, ab: str, acc: str) -> None:
+    import ml_dtypes
+    k = int(shape.split("k")[1])
+    esize = 1 if ab in ("e4m3", "e5m2", "s8") else 2
+    et = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "e4m3": ml_dtypes.float8_e4m3fn,
+          "e5m2": ml_dtypes.float8_e5m2, "s8": np.int8}[ab]
+    rng = np.random.default_rng(k + esize)
+    A = rng.integers(-3, 4, (16, k)).astype(et)
+    B = rng.integers(-3, 4, (k, 8)).astype(et)
+    C = rng.integers(-3, 4, (16, 8)).astype(np.int32 if acc == "s32" else np.float32)
+    if acc == "f16":
+        C = C.astype(np.float16)
+    fa, fb, fc = (_fragments(x, k, esize) for x in "abc")
+    per = 4 // esize
+    na, nb = len(fa[0]) // per, len(fb[0]) // per
+    nc = 2 if acc == "f16" else 4
+
+    def pack(mat, frags, nregs):
+        bits = mat.view(np.uint8 if esize == 1 and mat.dtype.itemsize == 1 else
+                        {2: np.uint16, 4: np.uint32}[mat.dtype.itemsize])
+        size = mat.dtype.itemsize
+        regs = np.zeros((32, nregs), np.uint32)
+        for lane in range(32):
+            for e, (r, col) in enumerate(frags[lane]):
+                regs[lane, e // (4 // size)] |= np.uint32(int(bits[r, col])) << np.uint32(
+                    8 * size * (e % (4 // size)))
+        return regs.reshape(-1)
+
+    ra, rb, rc = pack(A, fa, na), pack(B, fb, nb), pack(C, fc, nc)
+    rd = np.zeros(32 * nc, np.uint32)
+    names = [f"%r{i}" for i in range(na + nb + 2 * nc)]
+    a_r, b_r = names[:na], names[na:na + nb]
+    c_r, d_r = names[na + nb:na + nb + nc], names[na + nb + nc:]
+    loads = []
+    for base, regs, n in (("%rd1", a_r, na), ("%rd2", b_r, nb), ("%rd3", c_r, nc)):
+        loads += [f"  mul.wide.u32 %rd6, %r40, {4 * n};", f"  add.s64 %rd7, {base}, %rd6;"]
+        loads += [f"  ld.global.b32 {r}, [%rd7+{4 * j}];" for j, r in enumerate(regs)]
+    stores = [f"  mul.wide.u32 %rd6, %r40, {4 * nc};", "  add.s64 %rd7, %rd4, %rd6;"]
+    stores += [f"  st.global.b32 [%rd7+{4 * j}], {r};" for j, r in enumerate(d_r)]
+    acc_t = "f16" if acc == "f16" else acc
+    body = "\n".join([
+        "  .reg .b32 %r<48>;", "  .reg .b64 %rd<8>;",
+        "  ld.param.u64 %rd1, [pa];", "  ld.param.u64 %rd2, [pb];",
+        "  ld.param.u64 %rd3, [pc];", "  ld.param.u64 %rd4, [pd];", "  mov.u32 %r40, %tid.x;",
+        *loads,
+        f"  mma.sync.aligned.{shape}.row.col.{acc_t}.{ab}.{ab}.{acc_t} "
+        f"{{{', '.join(d_r)}}}, {{{', '.join(a_r)}}}, {{{', '.join(b_r)}}}, "
+        f"{{{', '.join(c_r)}}};",
+        *stores, "  ret;"])
+    text = kernel(".param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd", body)
+    text = text.replace(".target sm_90", ".target sm_90").replace(".version 8.0", ".version 8.7") \
+        if ab in ("e4m3", "e5m2") else text
+    run_checked(text, "k", block=(32,), args=[ra, rb, rc, rd])
+    want = A.astype(np.float64) @ B.astype(np.float64) + C.astype(np.float64)
+    got = np.zeros((16, 8))
+    regs = rd.reshape(32, nc)
+    for lane in range(32):
+        for e, (r, col) in enumerate(fc[lane]):
+            if acc == "f16":
+                v = (int(regs[lane, e // 2]) >> (16 * (e % 2))) & 0xFFFF
+                got[r, col] = float(np.array([v], np.uint16).view(np.float16)[0])
+            elif acc == "s32":
+                got[r, col] = float(regs[lane, e].view(np.int32))
+            else:
+                got[r, col] = float(regs[lane, e].view(np.float32))
+    np.testing.assert_array_equal(got, want)
