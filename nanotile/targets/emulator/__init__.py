@@ -27,9 +27,9 @@ Tensor maps for ``cp.async.bulk.tensor`` use an emulator-defined 128-byte encodi
 Covered: integer/float arithmetic with rounding modes, ftz, sat and PTX's NaN rules
 (``fpmath``), setp/selp, cvt among integers, f16, bf16, f32, f64 and f8 (e4m3/e5m2), the
 packed x2 types, ld/st (vectors, .nc, all spaces), atom/red, shfl/vote/redux/elect,
-bar/barrier, fences, special registers, approximate math, mma.sync m16n8k16, ldmatrix/
-stmatrix, cp.async, cp.async.bulk(.tensor), mbarrier, wgmma (sm_90a), tcgen05 (sm_100a,
-M=128, kind::f16), vprintf and trap. ``python -m nanotile.targets.emulator.coverage F.ptx``
+bar/barrier, fences, special registers, approximate math, mma.sync (m16n8k8/k16 with
+f16/bf16, m16n8k32 with e4m3/e5m2/s8), ldmatrix/stmatrix, cp.async, cp.async.bulk(.tensor),
+mbarrier, wgmma (sm_90a), tcgen05 (sm_100a, M=128, kind::f16), vprintf and trap. ``python -m nanotile.targets.emulator.coverage F.ptx``
 lists what a file uses that is not covered; such instructions fail with their line.
 
 Not emulated: thread-block clusters larger than one CTA, barriers reached by part of a
