@@ -5,11 +5,13 @@ f8E8M0FNU, f4E2M1FN); ``f8E8M0FNU`` (a power of two) also implements the ``zero`
 ``positive_inf`` modes the spec allows for it. ``ftoi`` rounds as its mode says (cuTile
 uses ``nearest_int_to_zero``) and saturates to the integer range, NaN giving 0: the
 spec leaves out-of-range results undefined unless ``saturating`` is set, so saturating
-always is one allowed behaviour. ``itof`` rounds to nearest even (other modes: same,
-documented approximation).
+always is one allowed behaviour. ``itof`` rounds to nearest even, or exactly in the
+directed modes (decided against the exact integer).
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -28,6 +30,7 @@ from .dtypes import (
     wrap,
 )
 from .errors import InterpError
+from .ops_float import _direct
 from .registry import semantics
 
 
@@ -128,8 +131,18 @@ def _itof(tb, op: Operation, args: list) -> list:
     src, dst = _src(op), _dst(op)
     v = signed(args[0], src) if _is_signed(op) else unsigned(args[0], src)
     if dst.name in ("f32", "f64", "f16"):
-        return [v.astype(storage_dtype(dst))]  # NumPy rounds integers to nearest even
-    return [from_float(v.astype(np.float64), dst)]
+        c = v.astype(storage_dtype(dst))  # NumPy rounds integers to nearest even
+    else:
+        c = from_float(v.astype(np.float64), dst)
+    mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
+    if mode in (RoundingMode.zero, RoundingMode.negative_inf, RoundingMode.positive_inf):
+        # Which side of the exact integer the nearest value fell on, decided exactly.
+        exact = v.astype(object).ravel()
+        near = to_compute(c, dst).astype(object).ravel()
+        side = [0 if not np.isfinite(f) else (Fraction(f) > e) - (Fraction(f) < e)
+                for f, e in zip(near.tolist(), exact.tolist())]
+        c = _direct(c, dst, np.array(side, np.int8).reshape(c.shape), mode)
+    return [c]
 
 
 @semantics("int_to_ptr")

@@ -110,3 +110,15 @@ def test_tf32_constants_are_19_bits_in_3_bytes():
 
     attr = DenseElementsAttr(T(4, "tf32"), bytes.fromhex("00fc01000002000402000602"), False)
     assert dense_to_array(attr).tolist() == [1.0, 2.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("mode,want", [
+    (RoundingMode.zero, [16777216.0, -16777216.0, 2.0**31 - 128]),
+    (RoundingMode.positive_inf, [16777218.0, -16777216.0, 2.0**31]),
+    (RoundingMode.negative_inf, [16777216.0, -16777218.0, 2.0**31 - 128]),
+    (RoundingMode.nearest_even, [16777216.0, -16777216.0, 2.0**31])])
+def test_itof_directed_rounding(mode, want):
+    x = np.array([16777217, -16777217, 2**31 - 1], np.int32)  # not representable in f32
+    got = apply("itof", [(x, T(3, "i32"))], T(3, "f32"), signedness=Signedness.signed,
+                rounding_mode=mode)
+    assert got.tolist() == want
