@@ -32,10 +32,11 @@ def _balanced(depth: int) -> str:
 _BAL = _balanced(5)
 _WORD = r"[A-Za-z_][\w$.]*"
 
-# Whitespace and comments are eaten in front of each token; alternatives are ordered by
+# Whitespace and comments are eaten (atomically) in front of each token, and at the end
+# of the text by the empty `eof` match; alternatives are ordered by
 # how often they occur, which matters for speed (this is the parser's hottest loop).
 TOKEN_RE = re.compile(
-    r"(?:\s+|//[^\n]*)*(?:"
+    r"(?>(?:\s+|//[^\n]*)*)(?:"
     r"(?P<v>%[\w$.\-]+(?:#\d+)?)"
     rf"|(?P<w>!?{_WORD}(?:{_BAL})?)"
     r"|(?P<p>->|[()\[\]{},:=?*+|])"
@@ -46,7 +47,7 @@ TOKEN_RE = re.compile(
     rf"|(?P<A>{_BAL})"
     r"|(?P<b>\^[\w$.\-]+)"
     r"|(?P<x>[-<>])"
-    r"|(?P<err>\S))")
+    r"|(?P<err>\S)|(?P<eof>\Z))")
 _GROUP_KIND = {i: name for name, i in TOKEN_RE.groupindex.items()}
 
 
@@ -89,6 +90,8 @@ def tokenize(text: str, smap: SourceMap) -> list[Token]:
     kinds = _GROUP_KIND
     out = [Token(kinds[m.lastindex], m.group(m.lastindex), m.start(m.lastindex))
            for m in TOKEN_RE.finditer(text)]
+    while out and out[-1].kind == "eof":
+        out.pop()
     for t in out:
         if t.kind == "w":
             if t.text[-1] == ">":  # word<...>: a type or an attribute

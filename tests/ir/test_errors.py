@@ -89,3 +89,11 @@ def test_unknown_flag(tool: str, flag: str) -> None:
     res = run_cli(tool, str(GOOD), flag)
     assert res.returncode == 2
     assert flag in res.stderr and "Traceback" not in res.stderr
+
+
+def test_comments_are_ignored_everywhere(tmp_path: Path) -> None:
+    """A comment after the last token, inside ops, and with code-like text in it."""
+    src = GOOD.read_text().replace("  return\n", "  return // the end } %x = bogus\n")
+    p = _write(tmp_path, "c.mlir", "// leading } comment\n" + src + "// trailing %y")
+    res = run_cli("nanotile.cli", str(p))
+    assert res.returncode == 0, res.stderr
