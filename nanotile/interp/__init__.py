@@ -57,7 +57,16 @@ __all__ = ["InterpError", "cutile_args", "run"]
 
 def _load_semantics() -> None:
     # Importing the ops_* modules fills the registry.
-    from . import machine, ops_convert, ops_float, ops_int, ops_memory, ops_shape, ops_tile  # noqa: F401
+    from . import (  # noqa: F401
+        machine,
+        ops_atomic,
+        ops_convert,
+        ops_float,
+        ops_int,
+        ops_memory,
+        ops_shape,
+        ops_tile,
+    )
 
 
 def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
