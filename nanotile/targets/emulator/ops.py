@@ -296,7 +296,8 @@ BATCHABLE = {
     "clz", "brev", "bfe", "bfi", "prmt", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin",
     "cos", "tanh", "sad", "setp", "selp", "slct", "cvt", "bra", "ret", "exit", "trap", "membar",
     "fence", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "discard", "applypriority",
-    "createpolicy", "lop3", "shf", "bfind", "mul24", "mad24", "testp", "isspacep",
+    "createpolicy", "lop3", "shf", "bfind", "mul24", "mad24", "testp", "isspacep", "dp4a",
+    "dp2a",
 }
 
 
@@ -2142,3 +2143,93 @@ def _isspacep(c: C):
             return sd(w, m, ~inside)
         return sd(w, m, (a >= lo) & (a < lo + np.uint64(0x0100_0000_0000)))
     return isspacep
+
+
+# ---------------------------------------------------------------- dot products, match, cluster
+
+def _bytes_of(v: np.ndarray, signed: bool, nbytes: int = 4, width: int = 8) -> list[np.ndarray]:
+    mask = (1 << width) - 1
+    out = []
+    for i in range(nbytes):
+        x = (v.astype(np.int64) >> (width * i)) & mask
+        if signed:
+            x = np.where(x >= 1 << (width - 1), x - (1 << width), x)
+        out.append(x)
+    return out
+
+
+@op("dp4a", "dp2a")
+def _dp(c: C):
+    """dp4a: c + the sum of the four byte products of a and b; dp2a.lo/.hi: c + the two
+    16-bit halves of a times bytes 0-1 (.lo) or 2-3 (.hi) of b."""
+    if len(c.types) != 2 or any(t not in ("u32", "s32") for t in c.types):
+        raise c.unsupported()
+    ta, tb = c.types
+    signed = "s32" in (ta, tb)
+    ga, gb = c.src(c.ops[1], "b32"), c.src(c.ops[2], "b32")
+    gc = c.src(c.ops[3], "s32" if signed else "u32")
+    out_t = "s32" if signed else "u32"
+    sd = c.dst(c.ops[0], out_t)
+    hi = c.has("hi")
+    if c.base == "dp2a" and not (hi or c.has("lo")):
+        raise c.unsupported("dp2a needs .lo or .hi")
+
+    def dp(w, m):
+        b = _bytes_of(gb(w), tb == "s32")
+        if c.base == "dp4a":
+            a = _bytes_of(ga(w), ta == "s32")
+            total = sum(x * y for x, y in zip(a, b))
+        else:
+            a = _bytes_of(ga(w), ta == "s32", 2, 16)
+            sel = b[2:] if hi else b[:2]
+            total = a[0] * sel[0] + a[1] * sel[1]
+        r = (gc(w).astype(np.int64) + total) & 0xFFFFFFFF
+        return sd(w, m, r.astype(np.uint32).view(DTYPES[out_t]))
+    return dp
+
+
+@op("match")
+def _match(c: C):
+    mode = "any" if c.has("any") else "all" if c.has("all") else None
+    t = c.type()
+    if mode is None or t not in ("b32", "b64"):
+        raise c.unsupported()
+    d = c.ops[0]
+    dd, dp = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    ga = c.src(c.ops[1], t)
+    gmask = c.src(c.ops[2], "b32")
+    sd = c.dst(dd, "b32")
+    sp = c.dst(dp, "pred") if dp is not None else None
+
+    def match(w, m):
+        a = ga(w)
+        member = ((gmask(w) >> LANES) & np.uint32(1)).astype(bool) & m
+        bits = member.astype(np.uint64) << LANES.astype(np.uint64)
+        same = a[:, None] == a[None, :]                         # [lane, other]
+        if mode == "any":
+            r = (same * bits[None, :]).sum(axis=1).astype(np.uint32)
+            return sd(w, m, r)
+        equal = bool(same[np.ix_(member, member)].all())
+        r = np.full(32, int(bits.sum()) if equal else 0, np.uint32)
+        sd(w, m, r)
+        if sp is not None:
+            sp(w, m, np.full(32, equal))
+    return match
+
+
+@op("mapa", "getctarank")
+def _cluster(c: C):
+    """Clusters of one CTA: the only rank is 0 and mapa maps an address to itself."""
+    t = c.type()
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+    if c.base == "getctarank":
+        return lambda w, m: sd(w, m, np.zeros(len(m), DTYPES[t]))
+    grank = c.src(c.ops[2], "u32")
+
+    def mapa(w, m):
+        if (grank(w)[m] != 0).any():
+            raise MemoryFault("mapa to a CTA rank other than 0: clusters of more than one CTA "
+                              "are not emulated")
+        return sd(w, m, ga(w))
+    return mapa

@@ -249,3 +249,28 @@ def test_bfind_mul24_testp() -> None:
         [False, False, False, True, False]
     assert list(elementwise("testp.normal.f32 {d}, {a};", ["f32"], "pred", f)) == \
         [True, False, False, False, False]
+
+
+def _sbytes(x: int, signed: bool, n: int = 4, w: int = 8) -> list[int]:
+    out = []
+    for i in range(n):
+        v = (x >> (w * i)) & ((1 << w) - 1)
+        out.append(v - (1 << w) if signed and v >= 1 << (w - 1) else v)
+    return out
+
+
+def test_dp4a_dp2a() -> None:
+    rng = np.random.default_rng(4)
+    a, b = (rng.integers(0, 2 ** 32, 32, dtype=np.uint64).astype(U32) for _ in range(2))
+    c = rng.integers(-1000, 1000, 32).astype(I32)
+    got = elementwise("dp4a.s32.u32 {d}, {a}, {b}, {c};", ["b32", "b32", "s32"], "s32", a, b, c)
+    for g, x, y, z in zip(got, a, b, c):
+        want = int(z) + sum(p * q for p, q in zip(_sbytes(int(x), True), _sbytes(int(y), False)))
+        assert int(g) == (want + 2 ** 31) % 2 ** 32 - 2 ** 31
+    got = elementwise("dp2a.hi.u32.s32 {d}, {a}, {b}, {c};", ["b32", "b32", "s32"], "s32",
+                      a, b, c)
+    for g, x, y, z in zip(got, a, b, c):
+        h = _sbytes(int(x), False, 2, 16)
+        bb = _sbytes(int(y), True)
+        want = int(z) + h[0] * bb[2] + h[1] * bb[3]
+        assert int(g) == (want + 2 ** 31) % 2 ** 32 - 2 ** 31

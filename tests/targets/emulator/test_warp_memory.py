@@ -606,3 +606,21 @@ def test_mma_sync_fragment_layouts(shape: str, ab: str, acc: str) -> None:
             else:
                 got[r, col] = float(regs[lane, e].view(np.float32))
     np.testing.assert_array_equal(got, want)
+
+
+def test_match_sync() -> None:
+    text = out_kernel("""
+  shr.u32 %r2, %r1, 3;
+  and.b32 %r2, %r2, 1;
+  match.any.sync.b32 %r3, %r2, -1;
+  match.all.sync.b32 %r4|%p1, %r2, -1;
+  selp.u32 %r5, 1, 0, %p1;
+  add.u32 %r4, %r4, %r5;
+  st.global.u32 [%rd1], %r3;
+  st.global.u32 [%rd1+128], %r4;""")
+    out = np.zeros(64, np.uint32)
+    run_checked(text, "k", block=(32,), args=[out])
+    lanes = np.arange(32)
+    for lane in lanes:
+        assert out[lane] == sum(1 << j for j in lanes if (j >> 3) & 1 == (lane >> 3) & 1)
+    assert (out[32:] == 0).all()                      # values differ: mask 0, predicate false
