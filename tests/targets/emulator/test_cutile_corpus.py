@@ -55,10 +55,10 @@ def test_coverage_report_finds_every_corpus_instruction_supported(arch: str) -> 
 def test_coverage_report_lists_unsupported_opcodes(tmp_path) -> None:
     text = (PTX_DIR / "vector_add.sm_90.ptx").read_text()
     text = text.replace("add.rn.f32 \t%r28",
-                        "match.any.sync.b32 \t%r27, %r27, -1;\n\tadd.rn.f32 \t%r28")
+                        "bmsk.clamp.b32 \t%r27, %r27, %r27;\n\tadd.rn.f32 \t%r28")
     text = text.replace("ret;", "brkpt;\n\tret;")
     errors = unsupported(text, "va.ptx")["vector_add"]
-    assert sorted(missing_opcodes(errors, text)) == ["brkpt", "match.any.sync.b32"]
+    assert sorted(missing_opcodes(errors, text)) == ["bmsk.clamp.b32", "brkpt"]
     assert all(e.filename == "va.ptx" and e.line for e in errors)
 
 
