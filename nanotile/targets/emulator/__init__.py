@@ -32,9 +32,10 @@ f16/bf16, m16n8k32 with e4m3/e5m2/s8), ldmatrix/stmatrix, cp.async, cp.async.bul
 mbarrier, wgmma (sm_90a), tcgen05 (sm_100a, M=128, kind::f16), vprintf and trap. ``python -m nanotile.targets.emulator.coverage F.ptx``
 lists what a file uses that is not covered; such instructions fail with their line.
 
-Not emulated: thread-block clusters larger than one CTA, barriers reached by part of a
-warp while its other lanes wait elsewhere, ``.func`` calls other than vprintf, textures
-and surfaces, tf32, match.sync, block-scaled and sparse MMAs.
+Barriers count threads: the two sides of a divergent branch may each reach a barrier
+(the sibling path runs while the first side waits). Not emulated: barriers inside deeper
+nests of divergence, thread-block clusters larger than one CTA, ``.func`` calls other
+than vprintf, textures and surfaces, tf32, block-scaled and sparse MMAs.
 """
 
 from nanotile.targets.emulator.errors import PtxError

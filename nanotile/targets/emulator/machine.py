@@ -294,6 +294,7 @@ class Barrier:
         self.arrived = 0
         self.expected: int | None = None
         self.waiting: list[Warp] = []
+        self.released = False
 
 
 class CTA:
@@ -448,6 +449,7 @@ class Launch:
             if b.waiting and b.arrived >= need:
                 for w in b.waiting:
                     w.state = "ready"
+                b.released = True
                 del cta.barriers[bid]
                 cta.events += 1
                 released = True
@@ -474,6 +476,12 @@ class Launch:
         try:
             while stack:
                 e = stack[-1]
+                if len(e) > 3:              # lanes parked at a barrier (see BAR below)
+                    if not e[3].released:
+                        if w not in e[3].waiting:
+                            e[3].waiting.append(w)
+                        return "barrier"
+                    del e[3]
                 pc, m, rpc = e
                 if pc == rpc or not m.any():
                     stack.pop()
@@ -519,15 +527,26 @@ class Launch:
                         active = int(m.sum())
                         pc += 1
                         continue
-                    if kind in (BAR, YIELD):
+                    if kind == BAR:
+                        e[0] = pc + 1
+                        bar = self._arrive(w, r[1], r[2], active)
+                        e.append(bar)
+                        below = stack[-2] if len(stack) > 1 else None
+                        if below is not None and len(below) == 3 and below[2] == rpc \
+                                and below[0] != rpc:
+                            # only part of the warp is here: its sibling path runs first
+                            # (threads wait at a barrier individually), then these lanes wait
+                            stack[-1], stack[-2] = below, e
+                            break
+                        bar.waiting.append(w)
+                        lane_count += active * (count - start)
+                        return "barrier"
+                    if kind == YIELD:
                         e[0] = pc + 1
                         lane_count += active * (count - start)
-                        if kind == BAR:
-                            self._arrive(w, r[1], r[2], active, wait=True)
-                            return "barrier"
                         return "yield"
                     if kind == ARRIVE:
-                        self._arrive(w, r[1], r[2], active, wait=False)
+                        self._arrive(w, r[1], r[2], active)
                         pc += 1
                         continue
                 else:
@@ -559,15 +578,14 @@ class Launch:
                                      "instructions without blocking (an infinite loop, or a "
                                      "spin-wait the emulator cannot see; raise max_warp_steps)")
 
-    def _arrive(self, w: Warp, bid: int, expected: int | None, nthreads: int, wait: bool) -> None:
+    def _arrive(self, w: Warp, bid: int, expected: int | None, nthreads: int) -> Barrier:
         cta = w.cta
         b = cta.barriers.setdefault(bid, Barrier())
         b.arrived += nthreads
         if expected is not None:
             b.expected = expected
-        if wait:
-            b.waiting.append(w)
         cta.events += 1
+        return b
 
     # -- memory dispatch (used by the ops)
     def space(self, w: Warp, name: str):

@@ -624,3 +624,32 @@ def test_match_sync() -> None:
     for lane in lanes:
         assert out[lane] == sum(1 << j for j in lanes if (j >> 3) & 1 == (lane >> 3) & 1)
     assert (out[32:] == 0).all()                      # values differ: mask 0, predicate false
+
+
+def test_barriers_in_both_sides_of_a_divergent_branch() -> None:
+    """Even and odd lanes reach bar.sync on different paths (allowed since sm_70 for the
+    non-.aligned barrier); the shared-memory exchange across warps then sees all writes."""
+    text = out_kernel("""
+  mov.u32 %r2, smem;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  and.b32 %r5, %r1, 1;
+  setp.eq.u32 %p1, %r5, 0;
+  @%p1 bra EVEN;
+  mul.lo.u32 %r6, %r1, 3;
+  st.shared.u32 [%r4], %r6;
+  barrier.sync 0;
+  bra JOIN;
+EVEN:
+  mul.lo.u32 %r6, %r1, 5;
+  st.shared.u32 [%r4], %r6;
+  barrier.sync 0;
+JOIN:
+  sub.u32 %r7, 63, %r1;
+  shl.b32 %r7, %r7, 2;
+  add.u32 %r7, %r2, %r7;
+  ld.shared.u32 %r8, [%r7];
+  st.global.u32 [%rd1], %r8;""", shared="  .shared .align 4 .b8 smem[256];\n")
+    got = run_out(text, 64)
+    j = 63 - np.arange(64)
+    np.testing.assert_array_equal(got, np.where(j % 2 == 0, 5 * j, 3 * j))
