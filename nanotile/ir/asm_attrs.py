@@ -234,10 +234,10 @@ def int_fits(value: int, width: int) -> bool:
 
 def parse_int_literal(text: str, elem: T.ElementType) -> int:
     """The unsigned bit pattern of an integer literal of type ``elem``."""
-    if text == "true":
-        v = 1
-    elif text == "false":
-        v = 0
+    if text in ("true", "false"):
+        if elem.bitwidth != 1:
+            raise AsmError("expected integer value")
+        v = int(text == "true")
     else:
         try:
             v = int(text, 0) if text.lstrip("+-").startswith("0x") else int(text)
@@ -373,13 +373,17 @@ class _Build(Transformer):
         return t
 
     def ptr_type(self, c: list[Any]) -> T.Type:
+        if not isinstance(c[0], T.ElementType):
+            raise AsmError("failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 "
+                           "or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or "
+                           "i16 or i32 or i64")
         return T.PointerType(c[0])
 
     def tile_type(self, c: list[Any]) -> T.Type:
         if len(c) == 2:
             dims = str(c[0])[:-1].split("x")
             if "?" in dims:
-                raise AsmError("tile dimensions must be static", c[0].start_pos or 0)
+                raise AsmError("expected static shape", c[0].start_pos or 0)
             shape = tuple(int(d) for d in dims)
             elem = c[1]
         else:
@@ -393,7 +397,7 @@ class _Build(Transformer):
         for d in shape:
             n *= d
         if n > T.MAX_TILE_ELEMENTS:
-            raise AsmError(f"tile has {n} elements, more than the maximum {T.MAX_TILE_ELEMENTS}")
+            raise AsmError(f"tile would exceed the maximum of {T.MAX_TILE_ELEMENTS} elements")
         return T.TileType(shape, elem)
 
     def dim(self, c: list[Token]) -> int | None:

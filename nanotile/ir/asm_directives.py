@@ -128,7 +128,7 @@ DIRECTIVES["index_types"] = Directive(parse=_parse_index_types, print=_print_ind
 def _parse_dense(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     t = p.next()
     if t.kind != "A":
-        raise p.error(f"expected constant value '<type: value>', found {p.describe(t)}", t)
+        raise p.error("expected '<'", t)
     elem_name, values = p.sub(t, "typed_dense")
     p.expect(":")
     ty_tok = p.peek()
@@ -310,7 +310,9 @@ def _parse_loop(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
         assigns = _parse_assignments(p)
         p.expect(":")
         tok = p.peek()
-        types = p.parse_type_list(len(assigns))
+        types = p.parse_type_list(None)
+        if len(types) != len(assigns):
+            raise p.error("found different number of iter_values and types", tok)
         for (name, v), t in zip(assigns, types):
             p.check_type(v, t, tok)
             inner.append((name, t))
@@ -467,7 +469,7 @@ def _parse_block_args_with_attrs(p: OpParser) -> list[tuple[Any, T.Type]]:
 def _parse_entry(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     t = p.next()
     if t.kind != "s":
-        raise p.error(f"expected kernel name (@name), found {p.describe(t)}", t)
+        raise p.error("expected valid '@'-identifier for symbol name", t)
     st.attrs["sym_name"] = p.symbol_value(t)
     block_args, results = parse_signature(p)
     st.attrs["function_type"] = T.FunctionType(tuple(ty for _, ty in block_args),

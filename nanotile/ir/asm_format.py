@@ -266,11 +266,8 @@ def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
             if name in st.operands:
                 for v in st.operands[name]:
                     p.check_type(v, t, tok)
-            else:
-                n = st.result_count(name)
-                if n is None:
-                    n = st.infer_count(name)
-                st.rtypes[name] = [t] * n
+            else:  # as many results as the operand's index space has dimensions
+                st.rtypes[name] = [t] * st.infer_count(name)
         return
     if first in st.operands:
         count: int | None = len(st.operands[first])
@@ -297,15 +294,14 @@ def parse_attr_value(p: OpParser, a: AttrDef, style: str = "") -> Any:
     tok = p.peek()
     k = a.kind
     if k == "enum":
+        t = p.next()
         if style == "angle":
-            t = p.next()
             text = t.text[1:-1].strip() if t.kind == "A" else ""
         else:
-            t = p.next()
             text = t.text if t.kind == "w" else ""
         m = enum_parse(a.enum, text) if text else None  # type: ignore[arg-type]
         if m is None:
-            raise p.error(f"invalid {a.name} '{t.text}'", t)
+            raise p.errors(enum_errors(p.current_op, a, t.text, bool(text)), t)
         return m
     if k == "int":
         t = p.next()
@@ -325,7 +321,7 @@ def parse_attr_value(p: OpParser, a: AttrDef, style: str = "") -> Any:
     if k == "symbol":
         t = p.next()
         if t.kind != "s":
-            raise p.error(f"expected symbol name (@name) for {a.name}", t)
+            raise p.error("expected valid '@'-identifier for symbol name", t)
         return p.symbol_value(t)
     if k == "i32_array":
         return tuple(p.parse_int_list())

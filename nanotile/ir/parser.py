@@ -106,6 +106,7 @@ class OpParser:
         self.aliases: dict[str, Any] = {}
         self.alias_order: list[str] = []
         self._resolving: set[str] = set()
+        self.current_op = ""  # mnemonic of the op being read (for messages)
 
     # -------------------------------------------------------------------- tokens
     def peek(self, k: int = 0) -> Token:
@@ -154,6 +155,11 @@ class OpParser:
             last = self.toks[-2]
             return self.smap.error(message, last.offset + len(last.text))
         return self.smap.error(message, t.offset)
+
+    def errors(self, messages: list[str], tok: Token) -> CompileError:
+        """Several diagnostics at one place (MLIR reports some failures twice)."""
+        diags = [d for m in messages for d in self.error(m, tok).diagnostics]
+        return CompileError(diags)
 
     def sub(self, t: Token, start: str) -> Any:
         """Parse a bracketed token's text with a grammar.lark rule."""
@@ -222,8 +228,11 @@ class OpParser:
 
     def check_type(self, v: Value, t: T.Type, tok: Token) -> None:
         if v.type != t:
+            from .asm_attrs import type_text
+
             raise self.error(f"use of value '%{v.name_hint}' expects different type than "
-                             f"prior uses: '{t}' vs '{v.type}'", tok)
+                             f"prior uses: '{type_text(t, True)}' vs "
+                             f"'{type_text(v.type, True)}'", tok)
 
     # -------------------------------------------------------------------- types
     def at_type(self) -> bool:
@@ -556,6 +565,8 @@ class OpParser:
     def bind_results(self, op: Operation, results: list[tuple[Token, int]],
                      name_tok: Token) -> None:
         total = sum(c for _, c in results)
+        if not op.results:
+            raise self.error("cannot name an operation with no results", results[0][0])
         if total != len(op.results):
             raise self.error(f"operation defines {len(op.results)} results but was provided "
                              f"{total} to bind", results[0][0])
@@ -578,6 +589,7 @@ class OpParser:
         if opdef is None:
             raise self.error(f"custom op '{name_tok.text}' is unknown", name_tok)
         st = OpState(opdef, total, name_tok)
+        self.current_op = opdef.name
         parse_format(self, st, compile_format(format_of(opdef)))
         fixup = FIXUPS.get(opdef.name)
         if fixup is not None:
