@@ -1813,13 +1813,22 @@ def _wgmma(c: C):
     dregs = _items(c.ops[0])
     if len(dregs) != n // 2:
         raise c.error(f"m64n{n} takes {n // 2} accumulator registers")
-    if isinstance(c.ops[1], Vec):
-        raise c.unsupported("A from registers")
-    ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
+    a_regs = isinstance(c.ops[1], Vec)          # RS form: A fragment in registers
+    if a_regs:
+        if len(c.ops[1].items) != 4:
+            raise c.error("wgmma with A in registers takes 4 registers for A")
+        ga_regs = [c.src(r, "b32") for r in c.ops[1].items]
+        ga = None
+        a_pos = [_frag_a(16, 2, e) for e in range(8)]
+    else:
+        ga = c.src(c.ops[1], "b64")
+    gb = c.src(c.ops[2], "b64")
     gscale = c.src(c.ops[3], "pred")
-    imms = [o.value if isinstance(o, Imm) else None for o in c.ops[4:8]]
-    if len(imms) != 4 or None in imms:
+    imms = [o.value if isinstance(o, Imm) else None for o in c.ops[4:]]
+    if len(imms) != (3 if a_regs else 4) or None in imms:
         raise c.unsupported("non-immediate scale/transpose operands")
+    if a_regs:
+        imms = imms[:2] + [0] + imms[2:]
     sa, sb, trans_a, trans_b = imms
     gets = [c.src(r, "f32") for r in dregs]
     sets = [c.dst(r, "f32") for r in dregs]
@@ -1833,10 +1842,16 @@ def _wgmma(c: C):
 
     def mma_async(w, m):
         lane0 = _first_active(m)
-        da, db = int(ga(w)[lane0]), int(gb(w)[lane0])
+        db = int(gb(w)[lane0])
         sh = w.cta.shared
-        rows = 16 * (w.wid % 4) + np.arange(16)
-        A = load_operand(sh, da, bool(trans_a), rows, et, sm100=False)
+        if a_regs:      # the warp's 16 rows, laid out like mma.m16n8k16's A fragment
+            A = np.zeros((16, 16))
+            elems = [x for g_ in ga_regs for x in _unpack(g_(w), 2, et)]
+            for (r, col), v in zip(a_pos, elems):
+                A[r, col] = v
+        else:
+            rows = 16 * (w.wid % 4) + np.arange(16)
+            A = load_operand(sh, int(ga(w)[lane0]), bool(trans_a), rows, et, sm100=False)
         B = load_operand(sh, db, bool(trans_b), ns, et, sm100=False)
         D = (sa * A) @ (sb * B).T                       # 16 x n
         if bool(gscale(w)[lane0]):

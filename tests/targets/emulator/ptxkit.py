@@ -9,6 +9,7 @@ only feed the emulator PTX that NVIDIA's assembler accepts.
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -38,7 +39,8 @@ def ptxas_path() -> Path | None:
 def assembled(text: str) -> str:
     """``text``, after checking that NVIDIA's ptxas accepts it (skipped without ptxas)."""
     if text not in _CHECKED and ptxas_path() is not None:
-        msg = ptxas_check(text)
+        target = re.search(r"^\.target\s+(\w+)", text, re.M)
+        msg = ptxas_check(text, target.group(1) if target else "sm_90")
         assert msg is None, f"ptxas rejects the test kernel:\n{msg}\n{text}"
         _CHECKED.add(text)
     return text

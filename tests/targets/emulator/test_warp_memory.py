@@ -653,3 +653,93 @@ JOIN:
     got = run_out(text, 64)
     j = 63 - np.arange(64)
     np.testing.assert_array_equal(got, np.where(j % 2 == 0, 5 * j, 3 * j))
+
+
+def test_wgmma_no_swizzle_descriptors_and_register_a() -> None:
+    """wgmma m64n8k16 with K-major operands in the interleaved (no swizzle) core-matrix
+    layout (SS form) and with A in registers (RS form, mma.m16n8k16's A fragment per warp);
+    both give A @ B in the accumulator layout of the PTX ISA."""
+    rng = np.random.default_rng(21)
+    A = rng.integers(-4, 5, (64, 16)).astype(np.float16)
+    Bt = rng.integers(-4, 5, (8, 16)).astype(np.float16)       # B as N x K (K-major)
+
+    def core_matrix_layout(mat):                               # LBO 128 B, SBO 256 B
+        out = np.zeros(mat.size, np.float16)
+        for r in range(mat.shape[0]):
+            for k in range(16):
+                out[((r // 8) * 256 + (r % 8) * 16 + (k // 8) * 128 + (k % 8) * 2) // 2] = mat[r, k]
+        return out
+
+    body = REGS + """  .reg .f32 %d<8>;
+  .shared .align 1024 .b8 sA[2048];
+  .shared .align 1024 .b8 sB[256];
+  ld.param.u64 %rd0, [pa];
+  ld.param.u64 %rd1, [pb];
+  ld.param.u64 %rd2, [parow];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sA;
+  mov.u32 %r3, sB;
+  shl.b32 %r4, %r1, 4;
+  mul.wide.u32 %rd4, %r4, 1;
+  add.s64 %rd5, %rd0, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd5];
+  add.u32 %r5, %r2, %r4;
+  st.shared.v4.b32 [%r5], {%r10, %r11, %r12, %r13};
+  setp.ge.u32 %p1, %r1, 16;
+  @%p1 bra SKIPB;
+  add.s64 %rd6, %rd1, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd6];
+  add.u32 %r6, %r3, %r4;
+  st.shared.v4.b32 [%r6], {%r10, %r11, %r12, %r13};
+SKIPB:
+  bar.sync 0;
+  and.b32 %r7, %r2, 262143;
+  shr.u32 %r7, %r7, 4;
+  cvt.u64.u32 %rd7, %r7;
+  or.b64 %rd7, %rd7, 524288;
+  or.b64 %rd7, %rd7, 68719476736;
+  and.b32 %r8, %r3, 262143;
+  shr.u32 %r8, %r8, 4;
+  cvt.u64.u32 %rd8, %r8;
+  or.b64 %rd8, %rd8, 524288;
+  or.b64 %rd8, %rd8, 68719476736;
+  setp.ne.u32 %p2, %r1, %r1;
+  // A fragment of this warp's 16 rows: rows 16w+g (+8), columns 2t (+8)
+  shr.u32 %r20, %r1, 5;
+  and.b32 %r21, %r1, 31;
+  shr.u32 %r22, %r21, 2;
+  and.b32 %r23, %r21, 3;
+  shl.b32 %r24, %r20, 4;
+  add.u32 %r24, %r24, %r22;
+  shl.b32 %r24, %r24, 4;
+  shl.b32 %r25, %r23, 1;
+  add.u32 %r24, %r24, %r25;
+  mul.wide.u32 %rd9, %r24, 2;
+  add.s64 %rd10, %rd2, %rd9;
+  ld.global.b32 %r30, [%rd10];
+  ld.global.b32 %r31, [%rd10+256];
+  ld.global.b32 %r32, [%rd10+16];
+  ld.global.b32 %r33, [%rd10+272];
+  fence.proxy.async.shared::cta;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, %rd7, %rd8, %p2, 1, 1, 0, 0;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d4, %d5, %d6, %d7}, {%r30, %r31, %r32, %r33}, %rd8, %p2, 1, 1, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  mul.wide.u32 %rd11, %r1, 32;
+  add.s64 %rd12, %rd3, %rd11;
+  st.global.v4.f32 [%rd12], {%d0, %d1, %d2, %d3};
+  st.global.v4.f32 [%rd12+16], {%d4, %d5, %d6, %d7};
+  ret;"""
+    text = kernel(".param .u64 pa, .param .u64 pb, .param .u64 parow, .param .u64 pout", body)
+    text = text.replace(".target sm_90\n", ".target sm_90a\n")
+    out = np.zeros((128, 8), np.float32)
+    run_checked(text, "k", block=(128,), args=[core_matrix_layout(A), core_matrix_layout(Bt),
+                                                A, out])
+    D = A.astype(np.float64) @ Bt.T.astype(np.float64)
+    for tid in range(128):
+        w, g, t = tid // 32, (tid % 32) // 4, tid % 4
+        want = [D[16 * w + g, 2 * t], D[16 * w + g, 2 * t + 1],
+                D[16 * w + g + 8, 2 * t], D[16 * w + g + 8, 2 * t + 1]]
+        assert list(out[tid, :4]) == want and list(out[tid, 4:]) == want, tid
