@@ -39,7 +39,7 @@ def ptxas_path() -> Path | None:
 def assembled(text: str) -> str:
     """``text``, after checking that NVIDIA's ptxas accepts it (skipped without ptxas)."""
     if text not in _CHECKED and ptxas_path() is not None:
-        target = re.search(r"^\.target\s+(\w+)", text, re.M)
+        target = re.search(r"^\.target\s+(\w+)", text, re.MULTILINE)
         msg = ptxas_check(text, target.group(1) if target else "sm_90")
         assert msg is None, f"ptxas rejects the test kernel:\n{msg}\n{text}"
         _CHECKED.add(text)
