@@ -44,6 +44,7 @@ class Machine:
         self.memory = Memory(strict_memory)
         self.globals: dict[str, int] = {}
         self._cache: dict[int, Any] = {}  # per-op precomputed facts (see cached())
+        self._steps: dict[int, list] = {}  # per-block op list with semantics (see steps())
         for item in module.items:
             if item.name == "global":
                 self._init_global(item)
@@ -62,6 +63,24 @@ class Machine:
         else:
             self.memory.store(np.uint64(base) + (elems * int(width)).astype(np.uint64), value, t)
         self.globals[name] = base
+
+    def steps(self, block: Block, tb: TileBlock) -> list:
+        """The block's ops as (op, semantics or None for a terminator, operands, results),
+        looked up once per block rather than once per execution."""
+        key = id(block)
+        steps = self._steps.get(key)
+        if steps is None:
+            steps = []
+            for op in block.ops:
+                fn = None
+                if op.name not in TERMINATORS:
+                    fn = SEMANTICS.get(op.name) or SEMANTICS.get(ALIASES.get(op.name, ""))
+                    if fn is None:
+                        raise InterpError(f"{tb.where}: the interpreter has no semantics for "
+                                          f"'{op.name}'")
+                steps.append((op, fn, op.operands, op.results))
+            self._steps[key] = steps
+        return steps
 
     def cached(self, op: Operation, make):
         """A value computed once per op (attribute decoding, constants)."""
@@ -108,20 +127,18 @@ class TileBlock:
         env = self.env
         for v, a in zip(block.arguments, args):
             env[v] = a
-        for op in block.ops:
-            if op.name in TERMINATORS:
-                return Control(op.name, [env[v] for v in op.operands])
-            fn = SEMANTICS.get(op.name) or SEMANTICS.get(ALIASES.get(op.name, ""))
-            if fn is None:
-                raise InterpError(f"{self.where}: the interpreter has no semantics for "
-                                  f"'{op.name}'")
-            out = fn(self, op, [env[v] for v in op.operands])
-            if isinstance(out, Control):
+        trace = self.machine.trace
+        for op, fn, operands, results in self.machine.steps(block, self):
+            values = [env[v] for v in operands]
+            if fn is None:  # a terminator
+                return Control(op.name, values)
+            out = fn(self, op, values)
+            if out.__class__ is Control:
                 return out
-            for r, x in zip(op.results, out):
+            for r, x in zip(results, out):
                 # NumPy turns 0-d results into scalars; keep every tile an ndarray.
                 env[r] = np.asarray(x) if isinstance(x, np.generic) else x
-            if self.machine.trace is not None:
+            if trace is not None:
                 self._trace(op)
         return Control("yield", [])
 
@@ -169,6 +186,13 @@ def _count_iteration(tb: TileBlock, op: Operation, count: int) -> int:
     return count + 1
 
 
+def _induction_value(i: int, dtype: np.dtype) -> np.ndarray:
+    try:
+        return np.array(i, dtype)
+    except OverflowError:  # an unsigned loop past the signed range: same bits
+        return np.array(i & ((1 << (8 * dtype.itemsize)) - 1)).astype(dtype)
+
+
 @semantics("for")
 def _for(tb: TileBlock, op: Operation, args: list) -> list | Control:
     lb, ub, step, *values = args
@@ -182,7 +206,7 @@ def _for(tb: TileBlock, op: Operation, args: list) -> list | Control:
     count = 0
     while i < end:
         count = _count_iteration(tb, op, count)
-        ended = tb.run_block(body, [np.asarray(i).astype(dtype), *values])
+        ended = tb.run_block(body, [_induction_value(i, dtype), *values])
         if ended.kind == "break":
             return ended.values
         if ended.kind == "return":

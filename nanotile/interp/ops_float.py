@@ -149,9 +149,16 @@ def _side_f64(name: str, c: np.ndarray, xs: list[np.ndarray]) -> np.ndarray:
 def _rounded(name: str):
     """addf/subf/mulf/divf/fma/sqrt with rounding mode and flush-to-zero."""
 
+    fast = _NEAREST[name]
+
     def run(tb, op: Operation, args: list) -> list:
+        attrs = op.attributes
+        mode = attrs.get("rounding_mode", RoundingMode.nearest_even)
+        if mode is RoundingMode.nearest_even and not attrs.get("flush_to_zero") \
+                and name != "fma" and args[0].dtype.kind == "f" and args[0].dtype.itemsize >= 4 \
+                and op.operands[0].type.element.name in ("f32", "f64"):
+            return [fast(*args)]  # the common case: IEEE arithmetic in the type itself
         t, xs = _inputs(op, args)
-        mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
         if t.name == "f64" and (mode in _DIRECTED or name == "fma"):
             # exact rational arithmetic: directed modes, and a fused f64 fma
             r, side = _exact_f64(name, xs)
