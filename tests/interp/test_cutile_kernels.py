@@ -189,3 +189,13 @@ def test_gelu_cast(fmt, n):
     x64 = x.astype(np.float64)
     ref = 0.5 * x64 * (1 + np.tanh(0.7978845608 * (x64 + 0.044715 * x64 ** 3)))
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2 ** -7, atol=1e-6)
+
+
+def test_public_api_nanotile_run():
+    import nanotile
+
+    a = np.arange(5, dtype=np.float32)
+    c = np.zeros(5, np.float32)
+    nanotile.run(str(kernel_path("vector_add", "tileirbc")), "vector_add", (1,),
+                 *cutile_args(a, a, c))
+    np.testing.assert_array_equal(c, 2 * a)
