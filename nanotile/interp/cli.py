@@ -85,7 +85,10 @@ def _write_outputs(path: str, names: list[str], arrays: list) -> None:
     import numpy as np
 
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
+    except OSError as e:
+        raise _Usage(f"--outputs: cannot write '{path}': {e.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **{n: a for n, a in zip(names, arrays) if a.ndim})

@@ -108,3 +108,12 @@ def test_trace_logs_each_op(inputs, capsys):
     adds = [line for line in lines if " addf " in f"{line} "]
     assert len(adds) == 3 and adds[1].startswith("[1,0,0] addf")
     assert "tile<1024xf32> = [1024.5, 1025.5, 1026.5, 1027.5, ...]" in adds[1]
+
+
+def test_unwritable_output_is_reported(inputs, tmp_path, capsys):
+    path, _, _ = inputs
+    out = tmp_path / "missing" / "out.npz"
+    assert main(["run", VECTOR_ADD, "--grid", "3", "--inputs", str(path),
+                 "--outputs", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--outputs: cannot write" in err and "Traceback" not in err
