@@ -41,6 +41,18 @@ time (x fastest, then y, then z). This is a legal execution:
   set by later blocks) cannot finish under a serial schedule; such kernels are outside
   what this interpreter runs.
 
+Where the interpreter chooses or approximates
+----------------------------------------------
+- Values the spec leaves unspecified: out-of-bounds view loads without a padding value
+  read 0; masked-off atomic_rmw lanes return 0; ftoi saturates (NaN gives 0).
+- Float precision: ops on f16/bf16/f8 compute in float32 and round once per op;
+  reductions, scans and mma round once at the end (a device may round more often, so
+  results agree to the type's precision, not bit for bit). ``approx``/``full`` modes
+  are computed like ``nearest_even``. Directed rounding is exact except for f16/bf16/f32
+  add/sub/fma whose exact result needs more than float64's 53 bits (one ulp at most).
+- f8E5M3FNU's layout is assumed (dtypes.py); ptr<f4>/ptr<i4> pointer tiles cannot be
+  loaded or stored (tensor views of 4-bit types can).
+
 Debug mode (``debug=True``) additionally checks ``assume`` predicates, integer overflow
 flags and division by zero, which are undefined behaviour otherwise.
 """
