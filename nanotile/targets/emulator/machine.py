@@ -567,9 +567,12 @@ class Launch:
             self.lane_instructions += lane_count
 
     def _where(self, w: Warp) -> str:
+        """Which CTA and warp (or batch of CTAs) a warp is, for messages."""
         batch = w.cta.batch
         if batch is None:
             return f"CTA {w.cta.ctaid}, warp {w.wid}"
+        if len(batch) == 1:
+            return f"CTA {batch[0]}"
         return f"CTAs {batch[0]} to {batch[-1]}, run as one batch"
 
     def _runaway(self, w: Warp, pc: int) -> None:

@@ -335,8 +335,10 @@ def _trap(c: C):
     ins, k = c.ins, c.k
 
     def trap(w, m):
-        raise TrapError(f"trap executed by CTA {w.cta.ctaid}, warp {w.wid}, lanes "
-                        f"{np.nonzero(m)[0].tolist()}", k.module.filename, ins.line, ins.col)
+        lanes = np.nonzero(m)[0].tolist()
+        where = w.cta.launch._where(w)
+        raise TrapError(f"trap executed by {where}, lanes {lanes[:32]}"
+                        + (" ..." if len(lanes) > 32 else ""), k.module.filename, ins.line, ins.col)
     return trap
 
 
