@@ -131,7 +131,7 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
     import numpy as np
 
     from ..ir.types import PointerType, TileType
-    from .dtypes import from_float, wrap
+    from .dtypes import from_float, storage_bytes, wrap
 
     params = entry.regions[0].block.arguments
     name = entry.attributes["sym_name"]
@@ -150,6 +150,10 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
             if not isinstance(arg, np.ndarray):
                 raise InterpError(f"argument {i} of '{name}' must be a NumPy array "
                                   f"(parameter type {t})")
+            want = storage_bytes(et.pointee)
+            if want >= 1 and arg.itemsize != want:
+                raise InterpError(f"argument {i} of '{name}': an array of {arg.dtype} "
+                                  f"({arg.itemsize}-byte elements) passed for {t}")
             key = id(arg)
             if key not in registered:
                 registered[key] = machine.memory.register(arg, f"argument {i}")

@@ -428,3 +428,10 @@ def test_f4_global_read_through_a_view():
     store(k, k.args[0], k.op("ftof", [tile], T(4, "f32")), 4, "f32")
     run(k.module(), "k", 1, out)
     assert out.tolist() == vals.tolist()
+
+
+def test_array_element_size_must_match_the_pointer():
+    k = Kernel([P("f32")])
+    run(k.module(), "k", 1, np.zeros(2, np.int32))  # same size: a reinterpretation
+    with pytest.raises(InterpError, match="float64 .8-byte elements. passed for tile<ptr<f32>>"):
+        run(k.module(), "k", 1, np.zeros(2, np.float64))
