@@ -369,7 +369,7 @@ class _Build(Transformer):
             return T.TOKEN
         t = T.ELEMENT_TYPES.get(ELEMENT_ALIASES.get(name, name))
         if t is None:
-            raise AsmError(f"unknown element type '{name}'", c[0].start_pos or 0)
+            return T.OpaqueType(name)  # the enclosing type says what was expected
         return t
 
     def ptr_type(self, c: list[Any]) -> T.Type:
@@ -388,11 +388,15 @@ class _Build(Transformer):
             elem = c[1]
         else:
             shape, elem = (), c[0]
-        if elem == T.TOKEN:
-            raise AsmError("a tile cannot hold tokens")
-        for d in shape:
-            if d <= 0 or d & (d - 1):
-                raise AsmError(f"tile dimension {d} is not a power of two")
+        if not isinstance(elem, T.ElementType | T.PointerType):
+            raise AsmError("failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 "
+                           "or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 "
+                           "or i32 or i64 or Pointer type")
+        listed = ", ".join(map(str, shape))
+        if any(d <= 0 for d in shape):
+            raise AsmError(f"all dimensions must be positive constants, got {listed}")
+        if any(d & (d - 1) for d in shape):
+            raise AsmError(f"all dimensions must be powers of two, got {listed}")
         n = 1
         for d in shape:
             n *= d
@@ -407,6 +411,9 @@ class _Build(Transformer):
         return tuple(x for x in c)
 
     def tensor_view(self, c: list[Any]) -> T.Type:
+        bad = [x for x in c if isinstance(x, T.OpaqueType)]
+        if bad:
+            raise AsmError(f"unknown element type '{bad[0]}'")
         shape: tuple[int | None, ...] = ()
         if isinstance(c[0], Token):
             shape = tuple(None if d == "?" else int(d) for d in str(c[0])[:-1].split("x"))

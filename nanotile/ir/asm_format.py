@@ -289,6 +289,28 @@ def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
             st.rtypes[name] = list(types)
 
 
+_ENUM_WHAT = {"signedness": "signedness", "signedness_lhs": "signedness",
+              "signedness_rhs": "signedness"}
+_MEMORY_ENUMS = ("memory_ordering_semantics", "memory_scope")
+
+
+def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
+    """MLIR's messages for a bad enum keyword (both, when it is not a keyword at all)."""
+    names = [enum_spelling(m) for m in a.enum]  # type: ignore[union-attr]
+    if a.name in _MEMORY_ENUMS:
+        if is_keyword:
+            return [(f'invalid {a.name} attribute specification. Got "{text}" but expect '
+                     f'one of: {", ".join(names)}')]
+        return [(f"expected string or keyword containing one of the following enum values "
+                 f"for attribute '{a.name}' [{', '.join(names)}]")]
+    what = _ENUM_WHAT.get(a.name, f"'{a.name}'")
+    one_of = (f"custom op 'cuda_tile.{opname}' expected {what} to be one of: "
+              "{" + ", ".join(f"'{n}'" for n in names) + "}")
+    if is_keyword:
+        return [one_of]
+    return [f"custom op 'cuda_tile.{opname}' expected valid keyword", one_of]
+
+
 def parse_attr_value(p: OpParser, a: AttrDef, style: str = "") -> Any:
     """Parse one attribute written in its natural (custom-form) spelling."""
     tok = p.peek()

@@ -107,6 +107,7 @@ class OpParser:
         self.alias_order: list[str] = []
         self._resolving: set[str] = set()
         self.current_op = ""  # mnemonic of the op being read (for messages)
+        self.def_tokens: dict[Value, Token] = {}  # where each value was defined
 
     # -------------------------------------------------------------------- tokens
     def peek(self, k: int = 0) -> Token:
@@ -201,6 +202,7 @@ class OpParser:
             if name in scope:
                 raise self.error(f"redefinition of SSA value '%{name}'", tok)
         self.scopes[-1][name] = value
+        self.def_tokens[value] = tok
 
     def lookup_value(self, tok: Token) -> Value:
         name = tok.text[1:]
@@ -230,9 +232,15 @@ class OpParser:
         if v.type != t:
             from .asm_attrs import type_text
 
-            raise self.error(f"use of value '%{v.name_hint}' expects different type than "
+            err = self.error(f"use of value '%{v.name_hint}' expects different type than "
                              f"prior uses: '{type_text(t, True)}' vs "
                              f"'{type_text(v.type, True)}'", tok)
+            where = self.def_tokens.get(v)
+            if where is not None:
+                note = self.error("prior use here", where).diagnostics[0]
+                note.severity = "note"
+                err.diagnostics[0].notes.append(note)
+            raise err
 
     # -------------------------------------------------------------------- types
     def at_type(self) -> bool:
@@ -579,6 +587,7 @@ class OpParser:
                 if j == 0:
                     self.define(name, v, tok)
                 self.scopes[-1][f"{name}#{j}"] = v
+                self.def_tokens[v] = tok
                 i += 1
 
     def parse_custom_op(self, total: int | None) -> Operation:

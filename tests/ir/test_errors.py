@@ -27,7 +27,7 @@ def _mutations() -> dict[str, tuple[str, str, str]]:
         "undefined_value": ("addf %tile, %tile_10", "addf %tile, %nope",
                             "use of undeclared SSA value name '%nope'"),
         "non_power_of_two": ("-> tile<1024xf32>, token", "-> tile<1000xf32>, token",
-                             "tile dimension 1000 is not a power of two"),
+                             "all dimensions must be powers of two, got 1000"),
         "type_mismatch": ("addf %tile, %tile_10  : tile<1024xf32>",
                           "addf %tile, %tile_10  : tile<1024xf16>",
                           "expects different type than prior uses"),
