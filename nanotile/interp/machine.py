@@ -99,6 +99,12 @@ class Machine:
                     TileBlock(self, (x, y, z)).run(body, args)
 
 
+def _position(op: Operation) -> str:
+    """`` at file:line:col`` when the op came from text, else empty."""
+    src = op.source
+    return f" at {src.filename}:{src.line}:{src.column}" if src is not None else ""
+
+
 def value_type(global_op: Operation) -> ElementType:
     return global_op.attributes["value"].type.element
 
@@ -132,7 +138,13 @@ class TileBlock:
             values = [env[v] for v in operands]
             if fn is None:  # a terminator
                 return Control(op.name, values)
-            out = fn(self, op, values)
+            try:
+                out = fn(self, op, values)
+            except InterpError:
+                raise
+            except Exception as e:  # a malformed op (or an interpreter bug): say which op
+                raise InterpError(f"{self.where}: '{op.name}'{_position(op)} failed: "
+                                  f"{type(e).__name__}: {e}") from e
             if out.__class__ is Control:
                 return out
             for r, x in zip(results, out):

@@ -159,3 +159,11 @@ def test_print_hex_float_and_unsigned():
     buf = io.StringIO()
     run(k.module(), "k", 1, out=buf)
     assert buf.getvalue() == "0x1.8000000000000p+0|0X1.8000000000000P+0\n"
+
+
+def test_a_malformed_op_is_reported_with_its_name():
+    k = Kernel([])
+    src = k.const(np.arange(4, dtype=np.int32), T(4, "i32"))
+    k.op("reshape", [src], T(3, "i32"))  # 4 elements cannot become 3
+    with pytest.raises(InterpError, match=r"tile block \(0, 0, 0\): 'reshape' failed"):
+        run(k.module(), "k", 1)
