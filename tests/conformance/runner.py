@@ -65,18 +65,11 @@ XFAIL: dict[str, str] = {
     "Dialect/CudaTile/memory_consistency_ops_invalid.mlir": _PARSE_DIAGS,
     "Dialect/CudaTile/entry_opt_hints_invalid.mlir":
         "the parser's messages for malformed optimization_hints differ (issue 2)",
-    "Dialect/CudaTile/entry_opt_hints_error.mlir":
-        "nanotile-opt lacks -Wunsupported-hints/-Werr-hints (issue 2); the verifier has them "
-        "(verify_module(hint_warnings=, hint_errors=)) and matches 16/16 in process",
-    "Dialect/CudaTile/entry_opt_hints_warn.mlir":
-        "nanotile-opt lacks -Wunsupported-hints (issue 2); the verifier matches 8/8 in process",
     "Dialect/CudaTile/debuginfo_attr_invalid.mlir":
         "the parser does not read di_loc<loc(...) in #scope> locations yet (issue 2); the "
         "verifier's debug-info rules exist (nanotile.verify.debuginfo)",
     "Dialect/CudaTile/debuginfo_loc_invalid.mlir":
         "the parser does not read di_loc<loc(...) in #scope> locations yet (issue 2)",
-    "Dialect/CudaTile/debuginfo_attr.mlir":
-        "printing with --mlir-print-debuginfo does not match yet (issue 2)",
     # Round trips through bytecode (issues 2, 3)
     "Dialect/CudaTile/arith.mlir": _ROUND_TRIP + ": i1 dense constants",
     "Dialect/CudaTile/conversion.mlir": _ROUND_TRIP + ": i1 dense constants",
