@@ -290,20 +290,21 @@ def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
 
 
 _ENUM_WHAT = {"signedness": "signedness", "signedness_lhs": "signedness",
-              "signedness_rhs": "signedness"}
+              "signedness_rhs": "signedness", "comparison_predicate": "'comparison_predicate'",
+              "comparison_ordering": "'comparison_ordering'"}
 _MEMORY_ENUMS = ("memory_ordering_semantics", "memory_scope")
 
 
 def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
     """MLIR's messages for a bad enum keyword (both, when it is not a keyword at all)."""
     names = [enum_spelling(m) for m in a.enum]  # type: ignore[union-attr]
-    if a.name in _MEMORY_ENUMS:
-        if is_keyword:
+    what = _ENUM_WHAT.get(a.name)
+    if what is None:  # enums read by MLIR's generated attribute parser
+        if a.name in _MEMORY_ENUMS and is_keyword:
             return [(f'invalid {a.name} attribute specification. Got "{text}" but expect '
                      f'one of: {", ".join(names)}')]
         return [(f"expected string or keyword containing one of the following enum values "
                  f"for attribute '{a.name}' [{', '.join(names)}]")]
-    what = _ENUM_WHAT.get(a.name, f"'{a.name}'")
     one_of = (f"custom op 'cuda_tile.{opname}' expected {what} to be one of: "
               "{" + ", ".join(f"'{n}'" for n in names) + "}")
     if is_keyword:
@@ -352,7 +353,7 @@ def parse_attr_value(p: OpParser, a: AttrDef, style: str = "") -> Any:
     if k == "attr":
         t = p.next()
         if t.kind not in ("a", "h"):
-            raise p.error(f"expected an assume predicate, got '{t.text}'", t)
+            raise p.error(f"expected assume predicate attribute, found '{t.text}'", t)
         return p.sub(t, "predicate")
     if k == "attr_array":
         return p.parse_typed_attr_array()

@@ -276,7 +276,7 @@ class OpParser:
         elif t.kind == "p" and t.text == "(":
             self.pos -= 1
             return self.parse_function_type()
-        raise self.error(f"expected type, found {self.describe(t)}", t)
+        raise self.error(f"expected valid keyword (a type), found {self.describe(t)}", t)
 
     def parse_type_list(self, count: int | None) -> list[T.Type]:
         """``count`` comma-separated types (any number >= 1 when count is None)."""
