@@ -1,0 +1,41 @@
+"""cuTile's layer_norm_fwd sample kernel (corpus/cutile-tests): a row loop over tiles of
+1024 with zero padding, masked variance, per-row Mean and Rstd outputs; compared with
+NumPy on rows longer than one tile and not a multiple of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from nanotile.interp import cutile_args, run
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "cutile-tests"
+NAME = "kernels_layer_norm__layer_norm_fwd__"
+
+
+@pytest.mark.parametrize("sig,dtype,rtol", [
+    ("f32x2_f32x1_f32x1_f32x2_f32x1_f32x1_sf32_1024", np.float32, 1e-4),
+    ("bf16x2_bf16x1_bf16x1_bf16x2_f32x1_f32x1_sf32_1024", ml_dtypes.bfloat16, 2**-7)])
+@pytest.mark.parametrize("m,n", [(3, 2500), (2, 1024)])
+def test_layer_norm_fwd(sig, dtype, rtol, m, n):
+    path = CORPUS / f"{NAME}{sig}.tileirbc"
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    rng = np.random.default_rng(m * n)
+    x = (rng.standard_normal((m, n)) * 2 + 0.5).astype(dtype)
+    w = rng.standard_normal(n).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    y = np.zeros((m, n), dtype)
+    mean = np.zeros(m, np.float32)
+    rstd = np.zeros(m, np.float32)
+    run(str(path), "layer_norm_fwd", m, *cutile_args(x, w, b, y, mean, rstd, np.float32(1e-5)))
+    xf = x.astype(np.float64)
+    mu = xf.mean(axis=1)
+    r = 1 / np.sqrt(((xf - mu[:, None]) ** 2).mean(axis=1) + 1e-5)
+    np.testing.assert_allclose(mean, mu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, r, rtol=1e-5)
+    want = (xf - mu[:, None]) * r[:, None] * w.astype(np.float64) + b.astype(np.float64)
+    np.testing.assert_allclose(y.astype(np.float64), want, rtol=rtol, atol=4 * rtol)
