@@ -1,6 +1,7 @@
-"""cuTile's layer_norm_fwd sample kernel (corpus/cutile-tests): a row loop over tiles of
-1024 with zero padding, masked variance, per-row Mean and Rstd outputs; compared with
-NumPy on rows longer than one tile and not a multiple of it."""
+"""cuTile's sample kernels (corpus/cutile-tests) against NumPy: layer_norm_fwd (a row
+loop over tiles of 1024 with zero padding, masked variance, per-row Mean and Rstd, on
+rows longer than one tile and not a multiple of it) and the fp8 batch_matmul (3-D views,
+f8E4M3FN / f8E5M2 operands accumulated in f32)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,20 @@ def test_layer_norm_fwd(sig, dtype, rtol, m, n):
     np.testing.assert_allclose(rstd, r, rtol=1e-5)
     want = (xf - mu[:, None]) * r[:, None] * w.astype(np.float64) + b.astype(np.float64)
     np.testing.assert_allclose(y.astype(np.float64), want, rtol=rtol, atol=4 * rtol)
+
+
+@pytest.mark.parametrize("f8", ["f8_e4m3fn", "f8_e5m2"])
+def test_batch_matmul_fp8(f8):
+    # cuTile's batch_matmul sample: grid (batch, M/256, N/256), fp8 operands, f32 result.
+    path = CORPUS / f"kernels_matmul__batch_matmul_kernel@ctas1__{f8}x3_{f8}x3_f32x3_256_256_128.tileirbc"
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    dtype = {"f8_e4m3fn": ml_dtypes.float8_e4m3fn, "f8_e5m2": ml_dtypes.float8_e5m2}[f8]
+    rng = np.random.default_rng(4)
+    batch, m, k, n = 2, 256, 200, 300  # K and N not multiples of the tiles
+    a = rng.standard_normal((batch, m, k)).astype(dtype)
+    b = rng.standard_normal((batch, k, n)).astype(dtype)
+    c = np.zeros((batch, m, n), np.float32)
+    run(str(path), "batch_matmul_kernel", (batch, 1, 2), *cutile_args(a, b, c))
+    want = a.astype(np.float64) @ b.astype(np.float64)  # fp8 products are exact
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
