@@ -57,3 +57,25 @@ def test_batch_matmul_fp8(f8):
     run(str(path), "batch_matmul_kernel", (batch, 1, 2), *cutile_args(a, b, c))
     want = a.astype(np.float64) @ b.astype(np.float64)  # fp8 products are exact
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+def test_split_k_matmul_with_locks():
+    # cuTile's split-K sample: tf32 mma, 4 K-slices per output tile combined under a
+    # lock taken with atomic_cas and released with atomic xchg, plus a per-tile counter.
+    from nanotile.interp.dtypes import round_tf32
+
+    path = CORPUS / ("kernels_matmul__matmul_split_k_kernel__f32x2_f32x2_f32x2_i32x1_i32x1_"
+                     "32_64_256_4.3f7d93.tileirbc")
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    rng = np.random.default_rng(8)
+    m, n, k = 64, 128, 1000
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    locks = np.zeros(4, np.int32)
+    counts = np.zeros(4, np.int32)
+    run(str(path), "matmul_split_k_kernel", (4, 4), *cutile_args(a, b, c, locks, counts))
+    want = round_tf32(a).astype(np.float64) @ round_tf32(b).astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3)
+    assert locks.tolist() == [0] * 4 and counts.tolist() == [0] * 4  # released, reset
