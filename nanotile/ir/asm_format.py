@@ -245,8 +245,8 @@ def _can_start(p: OpParser, st: OpState, e: Elem) -> bool:
         a = st.opdef.attr(e.name)
         assert a is not None
         tok = p.peek()
-        if a.kind == "enum":
-            return tok.kind == "w" and enum_parse(a.enum, tok.text) is not None  # type: ignore[arg-type]
+        if a.kind == "enum":  # any keyword: a wrong one is reported as a wrong value
+            return tok.kind == "w"
         if a.kind in ("int",):
             return tok.kind == "n"
         if a.kind == "hints":

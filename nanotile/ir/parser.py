@@ -607,6 +607,8 @@ class OpParser:
 
     def build_op(self, st: OpState) -> Operation:
         opdef = st.opdef
+        for v in st.operands.get("token", ()):  # token operands have no written type
+            self.check_type(v, T.TOKEN, st.token)
         operands: list[Value] = []
         segments: list[int] = []
         for od in opdef.operands:
