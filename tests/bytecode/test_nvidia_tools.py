@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -82,9 +81,9 @@ def _tileiras_sample() -> list[Path]:
 @pytest.mark.skipif(TILEIRAS is None, reason="NVIDIA tileiras (nvidia-cuda-tileiras wheel) "
                     "is not installed")
 @pytest.mark.skipif(not FILES, reason="corpus not found under ../shared/corpus")
-def test_tileiras_compiles_written_kernels():
+def test_tileiras_compiles_written_kernels(tmp_path):
     jobs = []
-    workdir = Path(tempfile.mkdtemp(prefix="nanotile-tileiras-"))
+    workdir = tmp_path
     written_13_3 = 0
     for k, path in enumerate(_tileiras_sample()):
         module = read_bytecode(path.read_bytes(), str(path))
