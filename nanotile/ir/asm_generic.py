@@ -90,14 +90,26 @@ def parse_generic_op(p: OpParser, total: int | None) -> Operation:
             continue
         a = opdef.attr(key)
         attrs[key] = _generic_value(p, a, raw, tok)
+    for a in opdef.attrs:
+        if (a.name not in attrs and not a.optional and a.kind != "unit"
+                and a.default is None and a.since <= "13.1"):
+            raise p.error(f"'cuda_tile.{opdef.name}' op requires attribute '{a.name}'",
+                          name_tok)
     if opdef.has_variable_operands and segments is None:
         segments = _default_segments(p, opdef, len(operands), name_tok)
     if segments is not None and sum(segments) != len(operands):
         raise p.error("operandSegmentSizes does not match the number of operands", name_tok)
     if total is not None and total != len(ft.results):
         pass  # reported by bind_results
-    if opdef.regions and len(regions) < opdef.regions:
-        regions += [Region([]) for _ in range(opdef.regions - len(regions))]
+    if opdef.name == "if" and len(regions) == 1:
+        regions.append(Region([]))  # no else branch
+    if len(regions) != opdef.regions:
+        raise p.error(f"'cuda_tile.{opdef.name}' op requires {opdef.regions} region(s), "
+                      f"got {len(regions)}", name_tok)
+    for i, r in enumerate(regions):
+        if not r.blocks and not (opdef.name == "if" and i == 1):
+            raise p.error(f"'cuda_tile.{opdef.name}' op region #{i} must not be empty",
+                          name_tok)
     from .parser import with_defaults
 
     return make_op(opdef.name, operands, list(ft.results), with_defaults(opdef, attrs),
