@@ -97,3 +97,19 @@ def test_comments_are_ignored_everywhere(tmp_path: Path) -> None:
     p = _write(tmp_path, "c.mlir", "// leading } comment\n" + src + "// trailing %y")
     res = run_cli("nanotile.cli", str(p))
     assert res.returncode == 0, res.stderr
+
+
+def test_truncated_files_fail_cleanly() -> None:
+    """Cut a kernel at many places: each piece parses or gives a located CompileError,
+    never another exception (that would be a traceback for the user)."""
+    from nanotile.diagnostics import CompileError
+    from nanotile.ir.parser import parse_modules
+    from nanotile.ir.printer import print_modules
+
+    src = (CORPUS / "cutile" / "layernorm.debug.mlir").read_text()
+    for cut in range(0, len(src), max(1, len(src) // 150)):
+        piece = src[:cut]
+        try:
+            print_modules(parse_modules(piece, "t.mlir"), debuginfo=True)
+        except CompileError as e:
+            assert all(d.line is not None for d in e.diagnostics), e.format(piece)
