@@ -7,9 +7,11 @@ byte offset, so a malformed file can never crash the reader.
 
 What the Module keeps so that writer.write_bytecode re-encodes the file byte for byte:
 each op's debug location (``Operation.location``), each entry's own one, the producer,
-and the exact attribute/type payloads (dim maps, ``inbounds`` lists, pointer attributes).
-Table orders (strings, types, constants, debug attributes) are not kept: the writer
-re-derives them in cuTile's order.
+and the exact attribute/type payloads (pointer attributes, non-identity dim maps,
+``inbounds`` lists other than the all-false default). The string, constant and debug
+tables are re-derived by the writer in cuTile's order; the type table's order is kept
+as a side record, ``Module.bytecode_types``, because cuTile sometimes registers a type
+before its first use (7 of the 1,539 corpus files).
 """
 
 from __future__ import annotations
