@@ -57,6 +57,8 @@ FLAGS: dict[str, tuple[str, Callable[[OptOptions], None]]] = {
     "no-verify": ("do not run the verifier", lambda o: setattr(o, "verify", False)),
     "Wunsupported-hints": ("warn about unknown or invalid optimization hints",
                            lambda o: o.extra.__setitem__("hint_warnings", True)),
+    "discard-value-names": ("number SSA values instead of keeping their written names",
+                            lambda o: o.extra.__setitem__("discard_names", True)),
     "Werr-hints": ("make optimization-hint warnings errors",
                    lambda o: o.extra.__setitem__("hint_errors", True)),
 }
@@ -136,13 +138,15 @@ def process_chunk(text: str, filename: str, opts: OptOptions) -> tuple[str | Non
         return None, e.diagnostics
     diags: list[Diagnostic] = []
     if opts.verify:
-        diags = run_verifier(modules, **opts.extra)
+        flags = {k: v for k, v in opts.extra.items() if k.startswith("hint_")}
+        diags = run_verifier(modules, **flags)
         if any(d.severity == "error" for d in diags):
             return None, diags
     if not modules:
         return "", diags
     return print_modules(modules, generic=opts.generic, debuginfo=opts.debuginfo,
-                         alias_names=True), diags
+                         alias_names=True,
+                         use_hints=not opts.extra.get("discard_names")), diags
 
 
 def run_verifier(modules: list[Any], **flags: Any) -> list[Diagnostic]:

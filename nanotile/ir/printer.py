@@ -46,8 +46,9 @@ class OpPrinter:
     """Prints ops; holds the SSA names of the item being printed."""
 
     def __init__(self, *, generic: bool = False, debuginfo: bool = False,
-                 alias_names: bool = False) -> None:
+                 alias_names: bool = False, use_hints: bool = True) -> None:
         self.generic = generic
+        self.use_hints = use_hints  # False: number every value, ignore written names
         self.alias_names = alias_names  # print `pow` (cuda-tile's name) for `fpowf`
         self.debuginfo = debuginfo
         self.indent = 0
@@ -111,7 +112,7 @@ class OpPrinter:
             self.scope = scope
             for block in region.blocks:
                 for a in block.arguments:
-                    if a.name_hint:
+                    if a.name_hint and self.use_hints:
                         self.names[a] = "%" + self._scoped_unique(a.name_hint)
                     else:
                         self.names[a] = f"%arg{self.arg_counter}"
@@ -147,7 +148,7 @@ class OpPrinter:
         if not res:
             return
         if self._grouped(op):
-            hint = res[0].name_hint
+            hint = res[0].name_hint if self.use_hints else None
             if hint:
                 base = self._scoped_unique(hint)
             else:
@@ -159,6 +160,7 @@ class OpPrinter:
             return
         for v in res:
             hint = v.name_hint if v.name_hint and "#" not in v.name_hint else None
+            hint = hint if self.use_hints else None
             if hint:
                 self.names[v] = "%" + self._scoped_unique(hint)
             else:
@@ -175,15 +177,14 @@ class OpPrinter:
             return f"%{base}:{len(res)} = " if len(res) > 1 else f"%{base} = "
         return ", ".join(self.value(v) for v in res) + " = "
 
-    @staticmethod
-    def _grouped(op: Operation) -> bool:
+    def _grouped(self, op: Operation) -> bool:
         res = op.results
         if len(res) < 2:
             return True
         h1 = res[1].name_hint
-        if h1 is not None and "#" in h1:
+        if self.use_hints and h1 is not None and "#" in h1:
             return True
-        if any(v.name_hint for v in res):
+        if self.use_hints and any(v.name_hint for v in res):
             return False
         od = lookup(op.name)
         return od is None or (len(od.results) == 1 and od.results[0].variadic)
@@ -515,10 +516,12 @@ def print_module(module: Module, *, generic: bool = False, debuginfo: bool = Fal
 
 
 def print_modules(modules: list[Module], *, generic: bool = False,
-                  debuginfo: bool = False, alias_names: bool = False) -> str:
+                  debuginfo: bool = False, alias_names: bool = False,
+                  use_hints: bool = True) -> str:
     """Several modules; ``alias_names`` prints ops under the op table's first alias
     (cuda-tile's spelling, e.g. ``pow`` for tileirdisasm's ``fpowf``)."""
-    pr = OpPrinter(generic=generic, debuginfo=debuginfo, alias_names=alias_names)
+    pr = OpPrinter(generic=generic, debuginfo=debuginfo, alias_names=alias_names,
+                   use_hints=use_hints)
     aliases: list[tuple[str, Any]] = []
     if debuginfo:
         aliases = generate_aliases(modules)

@@ -109,3 +109,11 @@ def test_flag_spellings(tmp_path: Path) -> None:
     assert opt.main(["-mlir-print-op-generic", str(MATMUL), "-o", str(out1)]) == 0
     assert opt.main(["--mlir-print-op-generic", str(MATMUL), f"--o={out2}"]) == 0
     assert out1.read_text() == out2.read_text()
+
+
+def test_discard_value_names() -> None:
+    """--discard-value-names numbers every value, as text read back from bytecode is."""
+    res = run_cli("nanotile.opt", "--discard-value-names", str(MATMUL))
+    assert res.returncode == 0, res.stderr
+    assert "%assume" not in res.stdout and "%0 = make_token" in res.stdout
+    assert normalise_names(res.stdout) == normalise_names(MATMUL.read_text())
