@@ -81,9 +81,10 @@ def _skip_alias(p: OpParser) -> bool:
 
 
 def _attach_aliases(p: OpParser, modules: list[Module]) -> None:
-    table = [(name, p.resolve_alias(_tok(p, name))) for name in p.alias_order]
-    for m in modules:
-        m.asm_aliases = table  # type: ignore[attr-defined]
+    """Resolve every alias, used or not, so a bad definition is reported. The printer
+    makes its own alias names (as MLIR does), so the table is not kept."""
+    for name in p.alias_order:
+        p.resolve_alias(_tok(p, name))
 
 
 def _tok(p: OpParser, name: str) -> Any:

@@ -140,7 +140,10 @@ class OpParser:
         return True
 
     def expect(self, text: str, what: str | None = None) -> Token:
-        t = self.peek()
+        t = self.toks[self.pos]
+        if t.text == text and t.kind in "pwn":  # the common case, kept fast
+            self.pos += 1
+            return t
         if not self.accept(text):
             raise self.error(f"expected '{text}'" + (f" {what}" if what else "")
                              + f", found {self.describe(t)}", t)
@@ -554,7 +557,11 @@ class OpParser:
         if start.kind == "v":
             results = self.parse_ssa_def_list()
         name_tok = self.peek()
-        total = sum(c for _, c in results) if results else None
+        total = None
+        if results:
+            total = 0
+            for _, c in results:
+                total += c
         if name_tok.kind == "q":
             op = parse_generic_op(self, total)
         elif name_tok.kind == "w":
