@@ -611,8 +611,20 @@ def parse_type_text(text: str) -> T.Type:
     return parse_sub(text, "type")
 
 
+# Element types whose text spelling differs from their name in nanotile.ir.types.
+TEXT_SPELLING = {v: k for k, v in ELEMENT_ALIASES.items()}
+
+
+def spell(text: str) -> str:
+    """Apply TEXT_SPELLING to a printed type (``f8E5M3FNU`` is written ``fnv8E5M3FNU``)."""
+    for name, spelling in TEXT_SPELLING.items():
+        if name in text and spelling not in text:
+            text = text.replace(name, spelling)
+    return text
+
+
 def type_text(t: T.Type, generic: bool = False) -> str:
-    s = str(t)
+    s = spell(str(t))
     if generic and not isinstance(t, (T.ElementType, T.FunctionType, T.OpaqueType)):
         return "!cuda_tile." + s
     return s
@@ -719,7 +731,7 @@ def predicate_text(p: Any) -> str:
 def typed_attr_text(a: Any) -> str:
     """``0.000000e+00 : f32`` / ``127 : i8`` (the elements of ``identities``)."""
     if isinstance(a, A.FloatAttr):
-        return f"{format_float(a.bits, a.type)} : {a.type}"
+        return f"{format_float(a.bits, a.type)} : {spell(str(a.type))}"
     if isinstance(a, A.IntegerAttr):
         t = a.type
         if isinstance(t, T.ElementType) and t.bitwidth == 1:

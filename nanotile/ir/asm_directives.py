@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import attrs as A
 from . import types as T
-from .asm_attrs import AsmError, dense_values_text, hints_text, make_dense
+from .asm_attrs import AsmError, dense_values_text, hints_text, make_dense, spell
 from .asm_format import DIRECTIVES, Directive, attr_present, enum_parse, enum_spelling
 from .enums import RoundingMode, SymbolVisibility
 from .optable import AttrDef
@@ -143,7 +143,7 @@ def _parse_dense(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
 
 def _print_dense(pr: Any, op: Any, args: tuple[str, ...]) -> str:
     d = op.attributes[args[0]]
-    return f"<{d.type.element}: {dense_values_text(d)}> : {pr.type(d.type)}"
+    return f"<{spell(str(d.type.element))}: {dense_values_text(d)}> : {pr.type(d.type)}"
 
 
 _reg("dense", _parse_dense, _print_dense)

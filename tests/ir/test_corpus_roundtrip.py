@@ -17,10 +17,7 @@ from .helpers import CORPUS, normalise_names
 FILES = sorted((CORPUS / "cutile").glob("*.mlir")) + sorted((CORPUS / "cutile-tests").glob("*.mlir"))
 
 # Known differences from the input, with the reason.
-NOT_EQUAL = {
-    # tileirdisasm 13.4 spells the type fnv8E5M3FNU; nanotile.ir.types names it f8E5M3FNU.
-    "test_check_dtype_support__test_f8e5m3fnu_requires_rubin_13_4.kernel__noargs.mlir",
-}
+NOT_EQUAL: set[str] = set()
 
 
 def test_corpus_is_there() -> None:
