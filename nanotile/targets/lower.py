@@ -1,0 +1,230 @@
+"""Tile IR (tile-canon) -> PTX text for one target: the driver of the lowering.
+
+``compile_module(module, target)`` lowers every entry of a module to one PTX kernel.
+Each tile value gets a distributed layout (layout.py) and one virtual register per slot;
+the ops are then lowered per family: elementwise math (lower_math.py), memory and views
+(lower_memory.py), data movement through shared memory (lower_shared.py) and structured
+control flow (lower_control.py). Anything the back end cannot lower is a CompileError
+naming the op and its source location, never a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import CompileError, Diagnostic
+from ..ir import types as T
+from ..ir.core import Block, Module, Operation, Value
+from .layout import Layout, TileRegs, choose_layout
+from .ptx import PtxFunction, reg_class
+from .target import Target
+
+DEFAULT_THREADS = 128  # 4 warps (DESIGN.md, "Kernel ABI")
+
+
+class Unsupported(Exception):
+    """Raised by a lowering rule for an op (or a form of it) the back end cannot take."""
+
+
+@dataclass
+class ViewInfo:
+    """A tensor or partition view, lowered to registers: base, shape, strides (an int or
+    a b32 register each), and for partition views the tile shape and padding."""
+
+    base: str
+    element: T.ElementType
+    shape: list[Any]
+    strides: list[Any]
+    tile_shape: tuple[int, ...] = ()
+    padding: T.PaddingValue | None = None
+
+
+@dataclass
+class Lowering:
+    """State of lowering one entry."""
+
+    fn: PtxFunction
+    target: Target
+    threads: int
+    values: dict[Value, Any] = field(default_factory=dict)
+    tid: str = ""
+    loops: list[Any] = field(default_factory=list)   # enclosing loop contexts
+    _slot_cache: dict[int, str] = field(default_factory=dict)
+
+    # ---- values ------------------------------------------------------------------
+    def layout_of(self, t: T.Type) -> Layout:
+        assert isinstance(t, T.TileType)
+        return choose_layout(t.shape, self.threads)
+
+    def new_tile(self, t: T.Type) -> TileRegs:
+        assert isinstance(t, T.TileType)
+        layout = self.layout_of(t)
+        cls = reg_class(t.element)
+        return TileRegs(t.element, t.shape, layout, [self.fn.reg(cls) for _ in range(layout.slots)])
+
+    def get(self, v: Value) -> Any:
+        return self.values[v]
+
+    def slot(self, tile: TileRegs, k: int) -> str:
+        """The register of slot ``k`` of ``tile`` (a replicated tile answers every slot)."""
+        return tile.regs[0] if tile.layout.kind == "replicated" else tile.regs[k]
+
+    # ---- thread-level indices ------------------------------------------------------
+    def linear(self, k: int) -> str:
+        """b32 register: the linear element index this thread holds in slot ``k``."""
+        if k not in self._slot_cache:
+            if k == 0:
+                self._slot_cache[k] = self.tid
+            else:
+                r = self.fn.reg("b32")
+                self.fn.emit(f"add.s32 {r}, {self.tid}, {self.threads * k}")
+                self._slot_cache[k] = r
+        return self._slot_cache[k]
+
+    def valid(self, layout: Layout, k: int) -> str | None:
+        """A predicate true where slot ``k`` holds a real element (None: always)."""
+        if layout.kind == "blocked" and (k + 1) * self.threads > layout.elements:
+            p = self.fn.reg("pred")
+            self.fn.emit(f"setp.lt.s32 {p}, {self.linear(k)}, {layout.elements}")
+            return p
+        return None
+
+    def first_thread(self) -> str:
+        p = self.fn.reg("pred")
+        self.fn.emit(f"setp.eq.s32 {p}, {self.tid}, 0")
+        return p
+
+    def split_index(self, linear: str, shape: tuple[int, ...]) -> list[str]:
+        """Row-major multi-index (b32 registers, or '0') of a linear index register."""
+        out: list[str] = []
+        rest = linear
+        for i, d in enumerate(reversed(shape)):
+            last = i == len(shape) - 1
+            if d == 1:
+                out.append("0")
+                continue
+            if last:
+                out.append(rest)
+                break
+            q, r = self.fn.reg("b32"), self.fn.reg("b32")
+            if d & (d - 1) == 0:
+                self.fn.emit(f"and.b32 {r}, {rest}, {d - 1}")
+                self.fn.emit(f"shr.u32 {q}, {rest}, {d.bit_length() - 1}")
+            else:
+                self.fn.emit(f"rem.u32 {r}, {rest}, {d}")
+                self.fn.emit(f"div.u32 {q}, {rest}, {d}")
+            out.append(r)
+            rest = q
+        while len(out) < len(shape):
+            out.append("0")
+        return list(reversed(out))
+
+    def combine_index(self, index: list[str], shape: tuple[int, ...]) -> str:
+        """b32 register: the row-major linear index of a multi-index."""
+        acc = None
+        for i, d in zip(index, shape):
+            if acc is None:
+                acc = i
+                continue
+            r = self.fn.reg("b32")
+            self.fn.emit(f"mad.lo.s32 {r}, {acc}, {d}, {i}")
+            acc = r
+        if acc is None or not acc.startswith("%"):
+            r = self.fn.reg("b32")
+            self.fn.emit(f"mov.u32 {r}, {acc or 0}")
+            acc = r
+        return acc
+
+    # ---- ops -----------------------------------------------------------------------
+    def lower_block(self, block: Block) -> None:
+        for op in block.ops:
+            self.lower_op(op)
+
+    def lower_op(self, op: Operation) -> None:
+        from .rules import RULES
+
+        rule = RULES.get(op.name)
+        if rule is None:
+            raise Unsupported(f"the PTX back end cannot lower '{op.name}' yet")
+        try:
+            rule(self, op)
+        except Unsupported as e:
+            if getattr(e, "op", None) is None:
+                e.op = op  # type: ignore[attr-defined]
+            raise
+
+
+def _param_type(t: T.Type) -> str:
+    if isinstance(t, T.TileType) and t.rank == 0:
+        e = t.element
+        if isinstance(e, T.PointerType):
+            return ".u64"
+        names = {"i1": ".u8", "i8": ".u8", "i16": ".u16", "i32": ".u32", "i64": ".u64",
+                 "f16": ".b16", "bf16": ".b16", "f32": ".f32", "f64": ".f64"}
+        if e.name in names:
+            return names[e.name]
+    raise Unsupported(f"entry parameter of type {t} has no PTX parameter form")
+
+
+def _threads(entry: Operation, target: Target) -> int:
+    """CTA size: ``num_warps`` from the target's (or default) optimization hints, else 4 warps."""
+    hints = entry.attributes.get("optimization_hints")
+    warps = None
+    for arch, hint in getattr(hints, "targets", ()) or ():
+        if arch in ("default", target.gpu_name) and hint.get("num_warps") is not None:
+            value = hint.get("num_warps")
+            warps = int(getattr(value, "value", value))
+    return 32 * warps if warps else DEFAULT_THREADS
+
+
+def lower_entry(entry: Operation, target: Target) -> str:
+    name = entry.attributes["sym_name"]
+    block = entry.regions[0].block
+    params = [(_param_type(a.type), f"{name}_param_{i}") for i, a in enumerate(block.arguments)]
+    fn = PtxFunction(name, params, _threads(entry, target))
+    lw = Lowering(fn, target, fn.threads)
+    lw.tid = fn.reg("b32")
+    fn.emit(f"mov.u32 {lw.tid}, %tid.x")
+    for (ptype, pname), arg in zip(params, block.arguments):
+        tile = lw.new_tile(arg.type)
+        r = tile.regs[0]
+        if ptype == ".u8" and arg.type.element.name == "i1":
+            tmp = fn.reg("b32")
+            fn.emit(f"ld.param.u8 {tmp}, [{pname}]")
+            fn.emit(f"setp.ne.s32 {r}, {tmp}, 0")
+        elif ptype in (".u8", ".u16"):
+            fn.emit(f"ld.param.{'s8' if ptype == '.u8' else 's16'} {r}, [{pname}]")
+        else:
+            fn.emit(f"ld.param{ptype} {r}, [{pname}]")
+        lw.values[arg] = tile
+    lw.lower_block(block)
+    return fn.render()
+
+
+def compile_module(module: Module, target: Target) -> str:
+    """PTX text for every entry of ``module`` (in tile-canon), or a CompileError."""
+    from .lower_globals import globals_text
+
+    parts = [target.header()]
+    parts.append(globals_text(module))
+    for item in module.items:
+        if item.name == "entry":
+            parts.append(_lower_with_location(item, target))
+    return "\n".join(p for p in parts if p)
+
+
+def _lower_with_location(entry: Operation, target: Target) -> str:
+    try:
+        return lower_entry(entry, target)
+    except Unsupported as e:
+        op = getattr(e, "op", None) or entry
+        raise CompileError(_diag(op, f"{target.gpu_name}: {e}")) from None
+
+
+def _diag(op: Operation, message: str) -> Diagnostic:
+    src = op.source
+    if src is not None:
+        return Diagnostic("error", message, getattr(src, "filename", "<input>"),
+                          getattr(src, "line", None), getattr(src, "column", None))
+    return Diagnostic("error", message, "<input>")

@@ -1,0 +1,307 @@
+"""Views, loads, stores and atomics -> per-thread global-memory instructions.
+
+Views become pointer arithmetic: a partition view's tile at index (i0, i1, ...) holds the
+tensor elements (i_j * tile_j + e_j); each element's address is base + sum(t_j * stride_j)
+* size, guarded by the predicate 0 <= t_j < shape_j (one unsigned compare), and a load
+that is out of bounds yields the view's padding value. One-element tiles are held by
+every thread, so their stores and atomics run in thread 0 only (the atomic's result is
+then broadcast through shared memory). Tokens become an explicit order: a write whose
+result token something waits on is followed by ``bar.sync 0``, which makes it visible to
+the whole CTA before any later memory op.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ..ir import types as T
+from ..ir.core import Operation
+from ..ir.enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
+from .layout import TileRegs, choose_layout
+from .lower import Lowering, Unsupported, ViewInfo
+from .ptx import reg_class
+
+_SCOPE = {MemoryScope.tl_blk: "cta", MemoryScope.device: "gpu", MemoryScope.sys: "sys"}
+
+
+def mem_type(t: T.Type) -> str:
+    """The ld/st type suffix for one element of ``t`` in its register class."""
+    if isinstance(t, T.PointerType):
+        return "b64"
+    name = t.name
+    if name == "i1" or t.bitwidth == 8:
+        return "u8" if t.is_float else "s8"
+    if name in ("f16", "bf16"):
+        return "b16"
+    if name == "i16":
+        return "s16"
+    return {"f32": "f32", "tf32": "f32", "f64": "f64", "i32": "b32", "i64": "b64"}[name]
+
+
+def _order(op: Operation, store: bool) -> str:
+    sem = op.attributes.get("memory_ordering_semantics", MemoryOrderingSemantics.weak)
+    if sem == MemoryOrderingSemantics.weak:
+        return ""
+    scope = _SCOPE[op.attributes.get("memory_scope", MemoryScope.device)]
+    name = sem.name
+    if name == "acq_rel":
+        name = "release" if store else "acquire"
+    return f".{name}.{scope}"
+
+
+def _groups(op: Operation) -> dict[str, list]:
+    from ..ir.optable import lookup
+
+    return {d.name: g for d, g in zip(lookup(op.name).operands, op.operand_groups())}
+
+
+def make_tensor_view(lw: Lowering, op: Operation) -> None:
+    g = _groups(op)
+    vt = op.results[0].type
+    shape, strides = list(vt.shape), list(vt.strides)
+    dyn_shape = iter(lw.get(v).regs[0] for v in g["dynamicShape"])
+    dyn_strides = iter(lw.get(v).regs[0] for v in g["dynamicStrides"])
+    shape = [next(dyn_shape) if d is None else d for d in shape]
+    strides = [next(dyn_strides) if s is None else s for s in strides]
+    lw.values[op.results[0]] = ViewInfo(lw.get(g["base"][0]).regs[0], vt.element, shape,
+                                        strides)
+
+
+def make_partition_view(lw: Lowering, op: Operation) -> None:
+    pt = op.results[0].type
+    if not isinstance(pt, T.PartitionViewType):
+        raise Unsupported(f"view type {pt}")
+    if pt.dim_map is not None and tuple(pt.dim_map) != tuple(range(len(pt.tile_shape))):
+        raise Unsupported("partition views with a dim_map are not lowered yet")
+    tv = lw.get(op.operands[0])
+    lw.values[op.results[0]] = ViewInfo(tv.base, tv.element, tv.shape, tv.strides,
+                                        tuple(pt.tile_shape), pt.padding)
+
+
+def get_index_space_shape(lw: Lowering, op: Operation) -> None:
+    view = lw.get(op.operands[0])
+    for d, size, res in zip(view.tile_shape, view.shape, op.results):
+        out = lw.new_tile(res.type)
+        r = out.regs[0]
+        if isinstance(size, int):
+            lw.fn.emit(f"mov.u32 {r}, {-(-size // d)}")
+        else:
+            lw.fn.emit(f"add.s32 {r}, {size}, {d - 1}")
+            lw.fn.emit(f"div.u32 {r}, {r}, {d}")
+        lw.values[res] = out
+
+
+def get_tensor_shape(lw: Lowering, op: Operation) -> None:
+    view = lw.get(op.operands[0])
+    for size, res in zip(view.shape, op.results):
+        out = lw.new_tile(res.type)
+        lw.fn.emit(f"mov.u32 {out.regs[0]}, {size}")
+        lw.values[res] = out
+
+
+def _view_address(lw: Lowering, view: ViewInfo, index: list[str], k: int, shape, kind: str):
+    """(address b64 register, in-bounds predicate) of slot ``k`` of a view tile."""
+    fn = lw.fn
+    linear = lw.linear(k) if kind == "blocked" else "0"
+    inner = lw.split_index(linear, shape) if kind == "blocked" else ["0"] * len(shape)
+    inb = fn.reg("pred")
+    fn.emit(f"setp.eq.s32 {inb}, 0, 0")
+    offset = fn.reg("b64")
+    fn.emit(f"mov.u64 {offset}, 0")
+    for idx, e, d, size, stride in zip(index, inner, shape, view.shape, view.strides):
+        t = fn.reg("b32")
+        fn.emit(f"mad.lo.s32 {t}, {idx}, {d}, {e}")
+        fn.emit(f"setp.lt.and.u32 {inb}, {t}, {size}, {inb}")
+        w = fn.reg("b64")
+        if isinstance(stride, int):
+            fn.emit(f"mul.wide.s32 {w}, {t}, {stride}")
+        else:
+            fn.emit(f"mul.wide.s32 {w}, {t}, {stride}")
+        fn.emit(f"add.s64 {offset}, {offset}, {w}")
+    addr = fn.reg("b64")
+    fn.emit(f"mad.lo.s64 {addr}, {offset}, {max(1, view.element.bitwidth // 8)}, {view.base}")
+    return addr, inb
+
+
+def zero_imm(t: T.Type) -> str:
+    """A zero immediate for a register of ``t``'s class (float moves need 0f/0d forms)."""
+    return {"f32": "0f00000000", "f64": "0d0000000000000000"}.get(reg_class(t), "0")
+
+
+def _pad_bits(t: T.Type, padding) -> str:
+    if padding is None or padding == T.PaddingValue.zero or not t.is_float:
+        return zero_imm(t)
+    value = {T.PaddingValue.neg_zero: -0.0, T.PaddingValue.nan: float("nan"),
+             T.PaddingValue.pos_inf: float("inf"), T.PaddingValue.neg_inf: float("-inf")}[padding]
+    if t.name == "f64":
+        return "0d" + struct.pack(">d", value).hex().upper()
+    if t.name == "f32":
+        return "0f" + struct.pack(">f", value).hex().upper()
+    import ml_dtypes
+    import numpy as np
+
+    dtype = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}.get(t.name)
+    if dtype is None:
+        raise Unsupported(f"padding of {t.name} views")
+    return hex(int(np.array(value, dtype=dtype).view(np.uint16)))
+
+
+def _load_into(lw: Lowering, out: str, t: T.Type, addr: str, pred: str | None, order: str,
+               pad: str) -> None:
+    fn = lw.fn
+    mt = mem_type(t)
+    if reg_class(t) == "pred":
+        tmp = fn.reg("b32")
+        fn.emit(f"mov.u32 {tmp}, 0")
+        fn.emit(f"ld{order}.global.u8 {tmp}, [{addr}]", pred)
+        fn.emit(f"setp.ne.s32 {out}, {tmp}, 0")
+        return
+    mov = {"b16": "b16", "b32": "b32", "b64": "b64", "f32": "f32", "f64": "f64"}[reg_class(t)]
+    fn.emit(f"mov.{mov} {out}, {pad}")
+    fn.emit(f"ld{order}.global.{mt} {out}, [{addr}]", pred)
+
+
+def _store_from(lw: Lowering, reg: str, t: T.Type, addr: str, pred: str | None,
+                order: str) -> None:
+    fn = lw.fn
+    mt = mem_type(t).replace("s8", "b8").replace("s16", "b16").replace("u8", "b8")
+    if reg_class(t) == "pred":
+        tmp = fn.reg("b32")
+        fn.emit(f"selp.b32 {tmp}, 1, 0, {reg}")
+        reg, mt = tmp, "b8"
+    fn.emit(f"st{order}.global.{mt} [{addr}], {reg}", pred)
+
+
+def _and(lw: Lowering, *preds: str | None) -> str | None:
+    live = [p for p in preds if p]
+    if not live:
+        return None
+    acc = live[0]
+    for p in live[1:]:
+        r = lw.fn.reg("pred")
+        lw.fn.emit(f"and.pred {r}, {acc}, {p}")
+        acc = r
+    return acc
+
+
+def load_view(lw: Lowering, op: Operation) -> None:
+    g = _groups(op)
+    view = lw.get(g["view"][0])
+    index = [lw.get(v).regs[0] for v in g["index"]]
+    out = lw.new_tile(op.results[0].type)
+    pad = _pad_bits(view.element, view.padding)
+    order = _order(op, store=False)
+    for k, reg in enumerate(out.regs):
+        addr, inb = _view_address(lw, view, index, k, view.tile_shape, out.layout.kind)
+        _load_into(lw, reg, view.element, addr, _and(lw, inb, lw.valid(out.layout, k)), order,
+                   pad)
+    lw.values[op.results[0]] = out
+    _token_result(lw, op)
+
+
+def store_view(lw: Lowering, op: Operation) -> None:
+    g = _groups(op)
+    view = lw.get(g["view"][0])
+    index = [lw.get(v).regs[0] for v in g["index"]]
+    value: TileRegs = lw.get(g["tile"][0])
+    layout = choose_layout(value.shape, lw.threads)
+    order = _order(op, store=True)
+    only = lw.first_thread() if layout.kind == "replicated" else None
+    for k in range(layout.slots):
+        addr, inb = _view_address(lw, view, index, k, view.tile_shape, layout.kind)
+        _store_from(lw, lw.slot(value, k), view.element, addr,
+                    _and(lw, inb, lw.valid(layout, k), only), order)
+    _token_result(lw, op, wrote=True)
+
+
+def load_ptr(lw: Lowering, op: Operation) -> None:
+    g = _groups(op)
+    ptrs = lw.get(g["source"][0])
+    mask = lw.get(g["mask"][0]) if g["mask"] else None
+    pad = lw.get(g["paddingValue"][0]) if g["paddingValue"] else None
+    out = lw.new_tile(op.results[0].type)
+    order = _order(op, store=False)
+    for k, reg in enumerate(out.regs):
+        p = _and(lw, lw.slot(mask, k) if mask else None, lw.valid(out.layout, k))
+        _load_into(lw, reg, out.element, lw.slot(ptrs, k), p, order,
+                   lw.slot(pad, k) if pad else zero_imm(out.element))
+    lw.values[op.results[0]] = out
+    _token_result(lw, op)
+
+
+def store_ptr(lw: Lowering, op: Operation) -> None:
+    g = _groups(op)
+    ptrs, value = lw.get(g["destination"][0]), lw.get(g["value"][0])
+    mask = lw.get(g["mask"][0]) if g["mask"] else None
+    layout = choose_layout(value.shape, lw.threads)
+    only = lw.first_thread() if layout.kind == "replicated" else None
+    order = _order(op, store=True)
+    for k in range(layout.slots):
+        p = _and(lw, lw.slot(mask, k) if mask else None, lw.valid(layout, k), only)
+        _store_from(lw, lw.slot(value, k), value.element, lw.slot(ptrs, k), p, order)
+    _token_result(lw, op, wrote=True)
+
+
+_RMW = {AtomicRMWMode.and_: ("and", "b"), AtomicRMWMode.or_: ("or", "b"),
+        AtomicRMWMode.xor: ("xor", "b"), AtomicRMWMode.add: ("add", "u"),
+        AtomicRMWMode.addf: ("add", "f"), AtomicRMWMode.max: ("max", "s"),
+        AtomicRMWMode.min: ("min", "s"), AtomicRMWMode.umax: ("max", "u"),
+        AtomicRMWMode.umin: ("min", "u"), AtomicRMWMode.xchg: ("exch", "b")}
+
+
+def _atom_order(op: Operation) -> str:
+    sem = op.attributes.get("memory_ordering_semantics", MemoryOrderingSemantics.relaxed)
+    scope = _SCOPE[op.attributes.get("memory_scope", MemoryScope.device)]
+    name = "relaxed" if sem == MemoryOrderingSemantics.weak else sem.name
+    return f".{name}.{scope}"
+
+
+def atomic(lw: Lowering, op: Operation) -> None:
+    g = _groups(op)
+    ptrs = lw.get(g["pointers"][0])
+    mask = lw.get(g["mask"][0]) if g["mask"] else None
+    out = lw.new_tile(op.results[0].type)
+    t = out.element
+    bits = 64 if t.bitwidth == 64 else 32
+    if t.bitwidth not in (32, 64):
+        raise Unsupported(f"atomics on {t.name}")
+    if op.name == "atomic_cas_tko":
+        args = [lw.get(g["cmp"][0]), lw.get(g["val"][0])]
+        what = f"cas.b{bits}"
+    else:
+        args = [lw.get(g["arg"][0])]
+        kind, ty = _RMW[op.attributes["mode"]]
+        ty = "f" if t.is_float else ty
+        what = f"{kind}.{ty}{bits}"
+    only = lw.first_thread() if out.layout.kind == "replicated" else None
+    for k, reg in enumerate(out.regs):
+        p = _and(lw, lw.slot(mask, k) if mask else None, lw.valid(out.layout, k), only)
+        srcs = ", ".join(lw.slot(a, k) for a in args)
+        lw.fn.emit(f"atom{_atom_order(op)}.global.{what} {reg}, [{lw.slot(ptrs, k)}], {srcs}", p)
+    if only is not None:
+        from .lower_shared import broadcast_thread0
+
+        broadcast_thread0(lw, out.regs[0], t)
+    lw.values[op.results[0]] = out
+    _token_result(lw, op, wrote=True)
+
+
+def _token_result(lw: Lowering, op: Operation, wrote: bool = False) -> None:
+    """Order: after a write that something waits on (its token is used), a CTA barrier."""
+    token = op.results[-1]
+    if wrote and isinstance(token.type, T.TokenType) and _token_used(op, token):
+        lw.fn.emit("bar.sync 0")
+
+
+def _token_used(op: Operation, token) -> bool:
+    block = op.parent
+    while block is not None:
+        for other in block.ops:
+            for inner in other.walk():
+                if token in inner.operands:
+                    return True
+        parent_op = getattr(block, "parent", None)
+        block = getattr(parent_op, "parent", None) if parent_op is not None else None
+        if not hasattr(block, "ops"):
+            block = None
+    return False

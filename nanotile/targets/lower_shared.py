@@ -1,0 +1,337 @@
+"""Data movement through shared memory: layout conversions, reductions, scans, mma.
+
+A tile is written to the CTA's shared buffer at its row-major linear index (4 bytes per
+element, 8 for 64-bit types), between two ``bar.sync 0`` (the first keeps earlier readers
+safe, the second publishes the writes); each thread then reads the elements its result
+slots need. broadcast (of a non-scalar), permute, cat and extract are such gathers;
+reduce and scan loop over the reduced dimension in shared memory, running the op's
+scalar body per step; mmaf/mmai run an FMA loop over K (the mma.sync path comes later).
+"""
+
+from __future__ import annotations
+
+from ..ir import types as T
+from ..ir.core import Operation
+from ..ir.enums import Signedness
+from .layout import Layout, TileRegs, choose_layout, row_major_strides
+from .lower import Lowering, Unsupported
+from .ptx import reg_class
+
+_ST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64", "pred": "b32"}
+
+
+def esize(t: T.Type) -> int:
+    return 8 if reg_class(t) in ("b64", "f64") else 4
+
+
+def smem_base(lw: Lowering) -> str:
+    r = lw.fn.reg("b32")
+    lw.fn.emit(f"mov.u32 {r}, __nt_smem")
+    return r
+
+
+def to_shared(lw: Lowering, tile: TileRegs, offset: int, base: str) -> int:
+    """Write every element of ``tile`` at ``offset`` bytes; returns the bytes used."""
+    fn = lw.fn
+    layout = choose_layout(tile.shape, lw.threads)
+    size = esize(tile.element)
+    for k in range(layout.slots):
+        linear = lw.linear(k) if layout.kind == "blocked" else "0"
+        addr = fn.reg("b32")
+        fn.emit(f"mad.lo.s32 {addr}, {linear}, {size}, {base}")
+        reg = lw.slot(tile, k)
+        if reg_class(tile.element) == "pred":
+            tmp = fn.reg("b32")
+            fn.emit(f"selp.b32 {tmp}, 1, 0, {reg}")
+            reg = tmp
+        fn.emit(f"st.shared.{_ST[reg_class(tile.element)]} [{addr}+{offset}], {reg}",
+                lw.valid(layout, k))
+    used = layout.elements * size
+    return used
+
+
+def from_shared(lw: Lowering, t: T.Type, index: str, offset: int, base: str, out: str,
+                pred: str | None = None) -> None:
+    fn = lw.fn
+    addr = fn.reg("b32")
+    fn.emit(f"mad.lo.s32 {addr}, {index}, {esize(t)}, {base}")
+    if reg_class(t) == "pred":
+        tmp = fn.reg("b32")
+        fn.emit(f"mov.u32 {tmp}, 0")
+        fn.emit(f"ld.shared.b32 {tmp}, [{addr}+{offset}]", pred)
+        fn.emit(f"setp.ne.s32 {out}, {tmp}, 0")
+    else:
+        fn.emit(f"ld.shared.{_ST[reg_class(t)]} {out}, [{addr}+{offset}]", pred)
+
+
+def publish(lw: Lowering, tiles: list[TileRegs]) -> tuple[str, list[int]]:
+    """Barrier, write ``tiles`` one after another, barrier. Returns (base, offsets)."""
+    lw.fn.emit("bar.sync 0")
+    base = smem_base(lw)
+    offsets, at = [], 0
+    for tile in tiles:
+        offsets.append(at)
+        at += to_shared(lw, tile, at, base)
+        at = (at + 15) // 16 * 16
+    lw.fn.need_shared(at)
+    lw.fn.emit("bar.sync 0")
+    return base, offsets
+
+
+def broadcast_thread0(lw: Lowering, reg: str, t: T.Type) -> None:
+    """Give every thread the value ``reg`` has in thread 0."""
+    fn = lw.fn
+    fn.emit("bar.sync 0")
+    base = smem_base(lw)
+    p = lw.first_thread()
+    fn.emit(f"st.shared.{_ST[reg_class(t)]} [{base}], {reg}", p)
+    fn.need_shared(8)
+    fn.emit("bar.sync 0")
+    fn.emit(f"ld.shared.{_ST[reg_class(t)]} {reg}, [{base}]")
+
+
+def result_index(lw: Lowering, out: TileRegs, k: int) -> list[str]:
+    if out.layout.kind == "replicated":
+        return ["0"] * len(out.shape)
+    return lw.split_index(lw.linear(k), out.shape)
+
+
+# ---- shape ops -------------------------------------------------------------------------
+
+def reshape(lw: Lowering, op: Operation) -> None:
+    src: TileRegs = lw.get(op.operands[0])
+    rt = op.results[0].type
+    layout = src.layout if src.layout.kind == "replicated" else choose_layout(rt.shape, lw.threads)
+    lw.values[op.results[0]] = TileRegs(src.element, rt.shape, layout, src.regs)
+
+
+def broadcast(lw: Lowering, op: Operation) -> None:
+    src: TileRegs = lw.get(op.operands[0])
+    rt = op.results[0].type
+    if src.layout.kind == "replicated":
+        lw.values[op.results[0]] = TileRegs(
+            src.element, rt.shape, Layout("replicated", rt.num_elements, lw.threads), src.regs)
+        return
+
+    def index(idx: list[str]) -> str:
+        return lw.combine_index([i if s != 1 else "0" for i, s in zip(idx, src.shape)],
+                                src.shape)
+    gather(lw, op, [src], index)
+
+
+def permute(lw: Lowering, op: Operation) -> None:
+    src: TileRegs = lw.get(op.operands[0])
+    perm = list(op.attributes["permutation"])
+
+    def index(idx: list[str]) -> str:
+        source = ["0"] * len(perm)
+        for d, p in enumerate(perm):
+            source[p] = idx[d]
+        return lw.combine_index(source, src.shape)
+    gather(lw, op, [src], index)
+
+
+def extract(lw: Lowering, op: Operation) -> None:
+    src: TileRegs = lw.get(op.operands[0])
+    starts = [lw.get(v).regs[0] for v in op.operands[1:]]
+    rshape = op.results[0].type.shape
+
+    def index(idx: list[str]) -> str:
+        source = []
+        for i, s, d in zip(idx, starts, rshape):
+            r = lw.fn.reg("b32")
+            lw.fn.emit(f"mad.lo.s32 {r}, {s}, {d}, {i}")
+            source.append(r)
+        return lw.combine_index(source, src.shape)
+    gather(lw, op, [src], index)
+
+
+def cat(lw: Lowering, op: Operation) -> None:
+    lhs, rhs = lw.get(op.operands[0]), lw.get(op.operands[1])
+    dim = op.attributes["dim"]
+    split = lhs.shape[dim]
+    fn = lw.fn
+    lhs_count = (lhs.n * esize(lhs.element) + 15) // 16 * 16 // esize(lhs.element)
+
+    def index(idx: list[str]) -> str:
+        left = lw.combine_index(idx, lhs.shape)
+        shifted = list(idx)
+        r = fn.reg("b32")
+        fn.emit(f"sub.s32 {r}, {idx[dim]}, {split}")
+        shifted[dim] = r
+        right = lw.combine_index(shifted, rhs.shape)
+        fn.emit(f"add.s32 {right}, {right}, {lhs_count}")
+        p, out = fn.reg("pred"), fn.reg("b32")
+        fn.emit(f"setp.lt.s32 {p}, {idx[dim]}, {split}")
+        fn.emit(f"selp.b32 {out}, {left}, {right}, {p}")
+        return out
+    gather(lw, op, [lhs, rhs], index)
+
+
+def gather(lw: Lowering, op: Operation, sources: list[TileRegs], index) -> None:
+    """Result slot k reads shared element ``index(its multi-index)``."""
+    base, offsets = publish(lw, sources)
+    out = lw.new_tile(op.results[0].type)
+    for k, reg in enumerate(out.regs):
+        linear = index(result_index(lw, out, k))
+        from_shared(lw, out.element, linear, offsets[0], base, reg, lw.valid(out.layout, k))
+    lw.fn.emit("bar.sync 0")
+    lw.values[op.results[0]] = out
+
+
+# ---- reductions and scans --------------------------------------------------------------
+
+def _identity_reg(lw: Lowering, attr, t: T.Type) -> str:
+    from .lower_misc import constant_bits
+
+    r = lw.fn.reg(reg_class(t))
+    if reg_class(t) == "pred":
+        lw.fn.emit(f"setp.ne.s32 {r}, {int(attr.value) & 1}, 0")
+    else:
+        lw.fn.emit(f"mov.{_ST[reg_class(t)]} {r}, {constant_bits(attr, t)}")
+    return r
+
+
+def _run_body(lw: Lowering, op: Operation, xs: list[str], accs: list[str]) -> list[str]:
+    block = op.regions[0].block
+    for i, (x, acc) in enumerate(zip(xs, accs)):
+        for arg, reg in ((block.arguments[2 * i], x), (block.arguments[2 * i + 1], acc)):
+            lw.values[arg] = TileRegs(arg.type.element, (), Layout("replicated", 1, lw.threads),
+                                      [reg])
+    for inner in block.ops[:-1]:
+        lw.lower_op(inner)
+    return [lw.get(v).regs[0] for v in block.ops[-1].operands]
+
+
+def reduce_or_scan(lw: Lowering, op: Operation) -> None:
+    fn = lw.fn
+    srcs = [lw.get(v) for v in op.operands]
+    dim, scan = op.attributes["dim"], op.name == "scan"
+    reverse = bool(op.attributes.get("reverse", False))
+    ids = op.attributes["identities"]
+    ids = list(getattr(ids, "elements", ids))
+    shape = srcs[0].shape
+    length, stride = shape[dim], row_major_strides(shape)[dim]
+    base, offsets = publish(lw, srcs)
+    outs = [lw.new_tile(r.type) for r in op.results]
+    starts, positions = [], []
+    for k in range(outs[0].layout.slots):
+        idx = result_index(lw, outs[0], k)
+        if scan:
+            positions.append(idx[dim])
+            idx = list(idx)
+            idx[dim] = "0"
+        else:
+            idx = idx[:dim] + ["0"] + idx[dim:]
+        starts.append(lw.combine_index(idx, shape))
+    accs = [[_identity_reg(lw, a, s.element) for a, s in zip(ids, srcs)] for _ in starts]
+    r = fn.reg("b32")
+    fn.emit(f"mov.u32 {r}, 0")
+    loop = fn.label("reduce")
+    fn.place(loop)
+    for k, start in enumerate(starts):
+        at = fn.reg("b32")
+        fn.emit(f"mad.lo.s32 {at}, {r}, {stride}, {start}")
+        xs = [fn.reg(reg_class(s.element)) for s in srcs]
+        for x, s, off in zip(xs, srcs, offsets):
+            from_shared(lw, s.element, at, off, base, x)
+        new = _run_body(lw, op, xs, accs[k])
+        take = None
+        if scan:
+            take = fn.reg("pred")
+            fn.emit(f"setp.{'ge' if reverse else 'le'}.s32 {take}, {r}, {positions[k]}")
+        for acc, value, s in zip(accs[k], new, srcs):
+            fn.emit(f"mov.{'pred' if reg_class(s.element) == 'pred' else _ST[reg_class(s.element)]}"
+                    f" {acc}, {value}", take)
+    more = fn.reg("pred")
+    fn.emit(f"add.s32 {r}, {r}, 1")
+    fn.emit(f"setp.lt.s32 {more}, {r}, {length}")
+    fn.emit(f"bra {loop}", more)
+    fn.emit("bar.sync 0")
+    for i, out in enumerate(outs):
+        out.regs = [accs[k][i] for k in range(len(starts))]
+        if len(out.regs) == 1 and out.layout.kind == "replicated":
+            pass
+        lw.values[op.results[i]] = out
+
+
+# ---- matrix multiply-accumulate --------------------------------------------------------
+
+def mma(lw: Lowering, op: Operation) -> None:
+    from .lower_math import to_f32, zext
+
+    fn = lw.fn
+    lhs, rhs, acc = (lw.get(v) for v in op.operands)
+    batched = len(lhs.shape) == 3
+    m, kk = lhs.shape[-2:]
+    n = rhs.shape[-1]
+    is_int = op.name == "mmai"
+    base, offsets = publish(lw, [lhs, rhs])
+    out = lw.new_tile(op.results[0].type)
+    wide = out.element.name == "f64"
+    cls = "b32" if is_int else ("f64" if wide else "f32")
+    sums, a_base, b_base = [], [], []
+    for k in range(out.layout.slots):
+        idx = result_index(lw, out, k)
+        b, i, j = (idx if batched else ["0"] + idx)
+        a_base.append(lw.combine_index([b, i, "0"], (1 << 20, m, kk)))
+        b_base.append(lw.combine_index([b, "0", j], (1 << 20, kk, n)))
+        s = fn.reg(cls)
+        src = lw.slot(acc, k)
+        if is_int or wide or out.element.name == "f32":
+            fn.emit(f"mov.{'b32' if is_int else cls} {s}, {src}")
+        else:
+            fn.emit(f"cvt.f32.{out.element.name} {s}, {src}")
+        sums.append(s)
+    kr = fn.reg("b32")
+    fn.emit(f"mov.u32 {kr}, 0")
+    loop = fn.label("mma")
+    fn.place(loop)
+    for k, s in enumerate(sums):
+        ai, bi = fn.reg("b32"), fn.reg("b32")
+        fn.emit(f"add.s32 {ai}, {a_base[k]}, {kr}")
+        fn.emit(f"mad.lo.s32 {bi}, {kr}, {n}, {b_base[k]}")
+        x, y = fn.reg(reg_class(lhs.element)), fn.reg(reg_class(rhs.element))
+        from_shared(lw, lhs.element, ai, offsets[0], base, x)
+        from_shared(lw, rhs.element, bi, offsets[1], base, y)
+        if is_int:
+            if op.attributes.get("signedness_lhs") == Signedness.unsigned:
+                x = zext(lw, x, lhs.element)
+            if op.attributes.get("signedness_rhs") == Signedness.unsigned:
+                y = zext(lw, y, rhs.element)
+            fn.emit(f"mad.lo.s32 {s}, {x}, {y}, {s}")
+        else:
+            x, y = _mma_float(lw, x, lhs.element, wide), _mma_float(lw, y, rhs.element, wide)
+            fn.emit(f"fma.rn.{cls} {s}, {x}, {y}, {s}")
+    more = fn.reg("pred")
+    fn.emit(f"add.s32 {kr}, {kr}, 1")
+    fn.emit(f"setp.lt.s32 {more}, {kr}, {kk}")
+    fn.emit(f"bra {loop}", more)
+    fn.emit("bar.sync 0")
+    for k, s in enumerate(sums):
+        if is_int or wide or out.element.name == "f32":
+            out.regs[k] = s
+        else:
+            fn.emit(f"cvt.rn.{out.element.name}.f32 {out.regs[k]}, {s}")
+    lw.values[op.results[0]] = out
+    _ = to_f32
+
+
+def _mma_float(lw: Lowering, x: str, t: T.ElementType, wide: bool) -> str:
+    from .lower_convert import _f8_to_f32
+    from .lower_math import to_f32
+
+    if t.name in ("f8E4M3FN", "f8E5M2"):
+        f = _f8_to_f32(lw, x, t)
+    elif t.name == "tf32":
+        f = lw.fn.reg("f32")
+        lw.fn.emit(f"cvt.rna.tf32.f32 {f}, {x}")
+    else:
+        f = to_f32(lw, x, t)
+    if wide and t.name != "f64":
+        d = lw.fn.reg("f64")
+        lw.fn.emit(f"cvt.f64.f32 {d}, {f}")
+        return d
+    if not t.is_float:
+        raise Unsupported(f"mmaf operand {t.name}")
+    return f

@@ -1,0 +1,101 @@
+"""The shared PTX builder: virtual registers by class, instructions, labels, the kernel text.
+
+A ``PtxFunction`` collects the body of one ``.entry``: instructions are plain strings
+(already in PTX syntax) and registers are numbered per class (``%r7``, ``%f3``...).
+``render`` wraps them with the parameter list, the register declarations, the static
+shared-memory buffer and the launch bounds. The header (``.version``/``.target``) comes
+from the target (nanotile/targets/sm90, sm100).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir.types import ElementType, PointerType, Type
+
+# register class -> (declared type, prefix)
+REG_CLASSES = {
+    "pred": (".pred", "%p"),
+    "b16": (".b16", "%h"),
+    "b32": (".b32", "%r"),
+    "b64": (".b64", "%rd"),
+    "f32": (".f32", "%f"),
+    "f64": (".f64", "%fd"),
+}
+
+
+def reg_class(t: Type) -> str:
+    """The register class holding one element of type ``t``.
+
+    i8/i16 live sign-extended in 32-bit registers; f16/bf16/f8 as 16-bit bit patterns."""
+    if isinstance(t, PointerType):
+        return "b64"
+    assert isinstance(t, ElementType)
+    if t.name == "i1":
+        return "pred"
+    if t.is_float:
+        if t.bitwidth == 64:
+            return "f64"
+        if t.name in ("f32", "tf32"):
+            return "f32"
+        return "b16"
+    return "b64" if t.bitwidth == 64 else "b32"
+
+
+@dataclass
+class PtxFunction:
+    """One kernel under construction."""
+
+    name: str
+    params: list[tuple[str, str]]  # (ptx type, name)
+    threads: int
+    lines: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    labels: int = 0
+    shared_bytes: int = 0
+    uses_printf: bool = False
+    decls: list[str] = field(default_factory=list)  # module-level data this kernel needs
+
+    def reg(self, cls: str) -> str:
+        n = self.counts.get(cls, 0) + 1
+        self.counts[cls] = n
+        return f"{REG_CLASSES[cls][1]}{n}"
+
+    def emit(self, text: str, pred: str | None = None) -> None:
+        self.lines.append(f"\t{'@' + pred + ' ' if pred else ''}{text};")
+
+    def comment(self, text: str) -> None:
+        self.lines.append(f"\t// {text}")
+
+    def label(self, hint: str = "L") -> str:
+        self.labels += 1
+        return f"$L_{hint}_{self.labels}"
+
+    def place(self, label: str) -> None:
+        self.lines.append(f"{label}:")
+
+    def need_shared(self, nbytes: int) -> None:
+        self.shared_bytes = max(self.shared_bytes, nbytes)
+
+    def render(self) -> str:
+        params = ",\n".join(f"\t.param {t} {n}" for t, n in self.params)
+        out = [*self.decls, f".visible .entry {self.name}(\n{params}\n)", f".reqntid {self.threads}, 1, 1",
+               "{"]
+        for cls, (ty, prefix) in REG_CLASSES.items():
+            if self.counts.get(cls):
+                out.append(f"\t.reg {ty} {prefix}<{self.counts[cls] + 1}>;")
+        if self.shared_bytes:
+            out.append(f"\t.shared .align 16 .b8 __nt_smem[{self.shared_bytes}];")
+        out += self.lines
+        out.append("\tret;")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+def float_literal(value: float, cls: str) -> str:
+    """A PTX hexadecimal float literal (``0f3F800000``) for an f32/f64 register."""
+    import struct
+
+    if cls == "f64":
+        return "0d" + struct.pack(">d", value).hex().upper()
+    return "0f" + struct.pack(">f", value).hex().upper()
