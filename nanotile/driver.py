@@ -26,7 +26,8 @@ USAGE = ("usage: nanotile FILE [-o OUT] [--emit=KIND] [--generic] [--debuginfo] 
          "  --generic      print ops in MLIR's generic form\n"
          "  --debuginfo    print locations (loc(...))\n"
          "  --no-verify    skip the dialect verifier\n"
-         "  --bytecode-version=13.x  version written by --emit=bytecode (default 13.4)\n")
+         "  --bytecode-version=13.x  version written by --emit=bytecode (default 13.4)\n"
+         "  --gpu-name=sm_90|sm_100  target of --emit=ptx / --emit=cubin (default sm_100)\n")
 
 
 @dataclass
@@ -64,9 +65,25 @@ def _emit_bytecode(module: object, opts: Options) -> bytes:
     return write_bytecode(module, version, opts.input or "-")  # type: ignore[arg-type]
 
 
+def _emit_ptx(module: object, opts: Options) -> bytes:
+    """PTX for --gpu-name=sm_90|sm_100 (default sm_100), from nanotile.targets."""
+    from .targets.compile import compile_to_ptx
+
+    return compile_to_ptx(module, opts.extra.get("gpu_name", "sm_100")).encode()  # type: ignore[arg-type]
+
+
+def _emit_cubin(module: object, opts: Options) -> bytes:
+    """The PTX assembled by ptxas (from the installed nvidia-cuda-nvcc wheel)."""
+    from .targets.compile import assemble
+
+    return assemble(_emit_ptx(module, opts).decode(), opts.extra.get("gpu_name", "sm_100"))[0]
+
+
 # --emit kinds: name -> function(module, options) -> bytes. Others add theirs here.
 EMITTERS: dict[str, Callable[[object, Options], bytes]] = {"text": _emit_text,
-                                                            "bytecode": _emit_bytecode}
+                                                            "bytecode": _emit_bytecode,
+                                                            "ptx": _emit_ptx,
+                                                            "cubin": _emit_cubin}
 
 
 class UsageError(Exception):
@@ -91,6 +108,8 @@ def parse_args(argv: list[str]) -> Options:
             opts.emit = next(it, None) or _missing(arg)
         elif arg in flags:
             setattr(opts, flags[arg], True)
+        elif arg.startswith("--gpu-name="):
+            opts.extra["gpu_name"] = arg.split("=", 1)[1]
         elif arg.startswith("--bytecode-version="):
             opts.extra["bytecode_version"] = arg.split("=", 1)[1]
         elif arg == "--no-verify":
@@ -103,6 +122,9 @@ def parse_args(argv: list[str]) -> Options:
             raise UsageError(f"more than one input file given ('{opts.input}', '{arg}')")
     if opts.input is None:
         raise UsageError("no input file")
+    given = any(a.startswith("--emit") for a in argv)
+    if not given and opts.output.endswith((".ptx", ".cubin")):
+        opts.emit = opts.output.rsplit(".", 1)[1]  # `-o K.ptx` means --emit=ptx
     if opts.emit not in EMITTERS:
         raise UsageError(f"unknown --emit kind '{opts.emit}' (expected one of: "
                          f"{', '.join(sorted(EMITTERS))})")
