@@ -479,6 +479,7 @@ def _parse_entry(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
         h = p.next()
         if h.kind not in ("A", "h", "a"):
             raise p.error("expected optimization hints '<...>'", h)
+        _check_hints_shape(p, h)
         st.attrs["optimization_hints"] = p.sub(h, "hints")
     if p.accept("attributes"):
         st.attrs.update(p.parse_extra_attr_dict(st.opdef))
@@ -490,6 +491,24 @@ def _parse_entry(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
         p.scopes = saved
     if p.at("{"):
         st.attrs.update(p.parse_extra_attr_dict(st.opdef))
+
+
+def _check_hints_shape(p: OpParser, h: Any) -> None:
+    """MLIR's messages for the two common mistakes: a target that is not a name, and a
+    target whose value is not a dictionary (``sm_100=2``)."""
+    import re
+
+    body = h.text[h.text.index("<") + 1:-1].strip()
+    if not body:
+        return
+    if not re.match(r"[A-Za-z_]", body):
+        raise p.error("expected valid keyword or string", h)
+    for m in re.finditer(r"([A-Za-z_][\w]*)\s*=\s*(-?\d+)\s*(?:,|$)", body):
+        depth = body[:m.start()].count("{") - body[:m.start()].count("}")
+        if depth == 0:
+            raise p.error(f"custom op 'cuda_tile.entry' expected dictionary attribute for "
+                          f"optimization_hints entry `{m.group(1)}` got value={m.group(2)} : i64",
+                          h)
 
 
 def _print_entry(pr: Any, op: Any, args: tuple[str, ...]) -> str:
