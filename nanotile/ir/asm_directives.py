@@ -40,14 +40,33 @@ def _rounding_default(opname: str, a: AttrDef) -> Any:
     return a.default if a.default is not None else _ROUNDING_DEFAULT.get(opname)
 
 
+_IEEE = ("nearest_even", "zero", "negative_inf", "positive_inf")
+# Modes each op's text accepts; "strict" ops reject the others while parsing.
+_ROUNDING_MODES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "divf": ((*_IEEE, "approx", "full"), False), "sqrt": ((*_IEEE, "approx"), False),
+    "tanh": (("approx", "full"), False), "exp": (("approx", "full"), False),
+    "ftoi": (("nearest_int_to_zero",), True),
+    **{n: (_IEEE, True) for n in ("addf", "subf", "mulf", "fma")},
+}
+
+
 def _parse_rounding(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     if not p.accept("rounding"):
         return
     t = p.next()
-    text = t.text[1:-1].strip() if t.kind == "A" else ""
+    if t.kind != "A":
+        raise p.error("expected '<'", t)
+    text = t.text[1:-1].strip()
+    if not text.replace("_", "").isalnum():
+        raise p.error("expected '>'", t)
+    # others (ftof, itof, ...) take any mode here; the verifier knows which are valid
+    allowed, strict = _ROUNDING_MODES.get(st.opdef.name, (_IEEE, False))
     m = enum_parse(RoundingMode, text)
-    if m is None:
-        raise p.error(f"invalid rounding mode '{text}'", t)
+    if m is None or (strict and text not in allowed):
+        listed = ", ".join(f"'{a}'" for a in allowed)
+        got = f", got: '{text}'" if strict else ""
+        raise p.error(f"custom op 'cuda_tile.{st.opdef.name}' expected rounding mode to be "
+                      f"one of: {listed}{got}", t)
     st.attrs[args[0]] = m
 
 

@@ -293,11 +293,13 @@ _ENUM_WHAT = {"signedness": "signedness", "signedness_lhs": "signedness",
               "signedness_rhs": "signedness", "comparison_predicate": "'comparison_predicate'",
               "comparison_ordering": "'comparison_ordering'"}
 _MEMORY_ENUMS = ("memory_ordering_semantics", "memory_scope")
+_LIST_FIRST = {"signed": 0, "ordered": 0}  # MLIR lists these before their opposites
 
 
 def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
     """MLIR's messages for a bad enum keyword (both, when it is not a keyword at all)."""
     names = [enum_spelling(m) for m in a.enum]  # type: ignore[union-attr]
+    names.sort(key=lambda n: _LIST_FIRST.get(n, 1))
     what = _ENUM_WHAT.get(a.name)
     if what is None:  # enums read by MLIR's generated attribute parser
         if a.name in _MEMORY_ENUMS and is_keyword:
