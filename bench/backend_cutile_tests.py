@@ -32,7 +32,7 @@ def compilable(arch: str) -> list[str]:
 
 def reason(message: str) -> str:
     """A short key grouping similar errors (numbers and names removed)."""
-    first = message.splitlines()[0]
+    first = (message.splitlines() or [""])[0]
     first = re.sub(r"^.*?error: ", "", first)
     first = re.sub(r"line \d+", "line N", first)
     return re.sub(r"\d+", "N", first)[:110]
@@ -66,7 +66,8 @@ def main() -> int:
                     assemble(ptx, arch)
                     counts["assembled"] += 1
             except CompileError as e:
-                kind = "ptxas-rejected" if "ptxas" in str(e) else "refused"
+                kind = "ptxas-rejected" if "ptxas" in str(e) else \
+                    "crashed" if "internal error" in str(e) else "refused"
                 counts[kind] += 1
                 reasons[f"{kind}: {reason(str(e))}"] += 1
             except Exception as e:  # noqa: BLE001 - a crash is what this script reports

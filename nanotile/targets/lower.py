@@ -38,6 +38,7 @@ class ViewInfo:
     strides: list[Any]
     tile_shape: tuple[int, ...] = ()
     padding: T.PaddingValue | None = None
+    steps: tuple[int, ...] = ()  # element distance between consecutive tiles, per dim
 
 
 @dataclass
@@ -58,12 +59,17 @@ class Lowering:
         return choose_layout(t.shape, self.threads)
 
     def new_tile(self, t: T.Type) -> TileRegs:
-        assert isinstance(t, T.TileType)
+        if isinstance(t, T.TokenType):  # tokens carry no data: no registers
+            return TileRegs(t, (), Layout("replicated", 1, self.threads), [])
+        if not isinstance(t, T.TileType):
+            raise Unsupported(f"values of type {t} are not lowered to PTX yet")
         layout = self.layout_of(t)
         cls = reg_class(t.element)
         return TileRegs(t.element, t.shape, layout, [self.fn.reg(cls) for _ in range(layout.slots)])
 
     def get(self, v: Value) -> Any:
+        if isinstance(v.type, T.TokenType):
+            return self.new_tile(v.type)
         return self.values[v]
 
     def slot(self, tile: TileRegs, k: int) -> str:
@@ -220,6 +226,10 @@ def _lower_with_location(entry: Operation, target: Target) -> str:
     except Unsupported as e:
         op = getattr(e, "op", None) or entry
         raise CompileError(_diag(op, f"{target.gpu_name}: {e}")) from None
+    except (AssertionError, KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        # A bug of the back end: still a clean diagnostic for the user, never a traceback.
+        raise CompileError(_diag(entry, f"internal error in the PTX back end "
+                                        f"({type(e).__name__}: {e})")) from None
 
 
 def _diag(op: Operation, message: str) -> Diagnostic:

@@ -32,6 +32,8 @@ def copy_values(lw: Lowering, values: list, dests: list[TileRegs]) -> None:
     """Parallel copy of tile values into destination registers."""
     temps: list[tuple[str, str, str]] = []
     for v, d in zip(values, dests):
+        if not d.regs:  # a token: nothing to copy
+            continue
         src: TileRegs = lw.get(v)
         cls = reg_class(d.element)
         for k, reg in enumerate(d.regs):

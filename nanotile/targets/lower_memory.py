@@ -68,14 +68,16 @@ def make_tensor_view(lw: Lowering, op: Operation) -> None:
 
 
 def make_partition_view(lw: Lowering, op: Operation) -> None:
+    """make_partition_view / make_strided_view: tiles start tile (or stride) apart."""
     pt = op.results[0].type
-    if not isinstance(pt, T.PartitionViewType):
+    if not isinstance(pt, (T.PartitionViewType, T.StridedViewType)):
         raise Unsupported(f"view type {pt}")
     if pt.dim_map is not None and tuple(pt.dim_map) != tuple(range(len(pt.tile_shape))):
         raise Unsupported("partition views with a dim_map are not lowered yet")
     tv = lw.get(op.operands[0])
+    steps = tuple(getattr(pt, "traversal_strides", pt.tile_shape))
     lw.values[op.results[0]] = ViewInfo(tv.base, tv.element, tv.shape, tv.strides,
-                                        tuple(pt.tile_shape), pt.padding)
+                                        tuple(pt.tile_shape), pt.padding, steps)
 
 
 def get_index_space_shape(lw: Lowering, op: Operation) -> None:
@@ -108,7 +110,8 @@ def _view_address(lw: Lowering, view: ViewInfo, index: list[str], k: int, shape,
     fn.emit(f"setp.eq.s32 {inb}, 0, 0")
     offset = fn.reg("b64")
     fn.emit(f"mov.u64 {offset}, 0")
-    for idx, e, d, size, stride in zip(index, inner, shape, view.shape, view.strides):
+    steps = view.steps or shape
+    for idx, e, d, size, stride in zip(index, inner, steps, view.shape, view.strides):
         t = fn.reg("b32")
         fn.emit(f"mad.lo.s32 {t}, {idx}, {d}, {e}")
         fn.emit(f"setp.lt.and.u32 {inb}, {t}, {size}, {inb}")
@@ -271,7 +274,7 @@ def atomic(lw: Lowering, op: Operation) -> None:
     else:
         args = [lw.get(g["arg"][0])]
         kind, ty = _RMW[op.attributes["mode"]]
-        ty = "f" if t.is_float else ty
+        ty = "f" if t.is_float and ty != "b" else ty
         what = f"{kind}.{ty}{bits}"
     only = lw.first_thread() if out.layout.kind == "replicated" else None
     for k, reg in enumerate(out.regs):
@@ -283,6 +286,27 @@ def atomic(lw: Lowering, op: Operation) -> None:
 
         broadcast_thread0(lw, out.regs[0], t)
     lw.values[op.results[0]] = out
+    _token_result(lw, op, wrote=True)
+
+
+def atomic_red_view(lw: Lowering, op: Operation) -> None:
+    """atomic_red_view_tko: ``red`` per element of the view tile (no result)."""
+    g = _groups(op)
+    view = lw.get(g["view"][0])
+    index = [lw.get(v).regs[0] for v in g["index"]]
+    value: TileRegs = lw.get(g["value"][0])
+    t = value.element
+    if t.bitwidth not in (32, 64) or isinstance(t, T.PointerType):
+        raise Unsupported(f"atomic reductions on {t}")
+    kind, ty = _RMW[op.attributes["mode"]]
+    ty = "f" if t.is_float and ty != "b" else ty
+    layout = choose_layout(value.shape, lw.threads)
+    only = lw.first_thread() if layout.kind == "replicated" else None
+    for k in range(layout.slots):
+        addr, inb = _view_address(lw, view, index, k, view.tile_shape, layout.kind)
+        p = _and(lw, inb, lw.valid(layout, k), only)
+        lw.fn.emit(f"red{_atom_order(op)}.global.{kind}.{ty}{t.bitwidth} [{addr}], "
+                   f"{lw.slot(value, k)}", p)
     _token_result(lw, op, wrote=True)
 
 

@@ -17,11 +17,12 @@ from .layout import Layout, TileRegs, choose_layout, row_major_strides
 from .lower import Lowering, Unsupported
 from .ptx import reg_class
 
-_ST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64", "pred": "b32"}
+_ST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64", "pred": "b8"}
 
 
 def esize(t: T.Type) -> int:
-    return 8 if reg_class(t) in ("b64", "f64") else 4
+    """Bytes per element in shared memory: the register's width (i1 as a byte)."""
+    return {"b64": 8, "f64": 8, "b16": 2, "pred": 1}.get(reg_class(t), 4)
 
 
 def smem_base(lw: Lowering) -> str:
@@ -58,7 +59,7 @@ def from_shared(lw: Lowering, t: T.Type, index: str, offset: int, base: str, out
     if reg_class(t) == "pred":
         tmp = fn.reg("b32")
         fn.emit(f"mov.u32 {tmp}, 0")
-        fn.emit(f"ld.shared.b32 {tmp}, [{addr}+{offset}]", pred)
+        fn.emit(f"ld.shared.u8 {tmp}, [{addr}+{offset}]", pred)
         fn.emit(f"setp.ne.s32 {out}, {tmp}, 0")
     else:
         fn.emit(f"ld.shared.{_ST[reg_class(t)]} {out}, [{addr}+{offset}]", pred)
@@ -84,6 +85,8 @@ def broadcast_thread0(lw: Lowering, reg: str, t: T.Type) -> None:
     fn.emit("bar.sync 0")
     base = smem_base(lw)
     p = lw.first_thread()
+    if reg_class(t) == "pred":
+        raise Unsupported("broadcast of an i1 from one thread")
     fn.emit(f"st.shared.{_ST[reg_class(t)]} [{base}], {reg}", p)
     fn.need_shared(8)
     fn.emit("bar.sync 0")

@@ -15,6 +15,7 @@ RULES = {
     "get_tile_block_id": X.grid_query, "get_num_tile_blocks": X.grid_query,
     "make_token": X.token, "join_tokens": X.token, "get_global": X.get_global,
     "make_tensor_view": M.make_tensor_view, "make_partition_view": M.make_partition_view,
+    "make_strided_view": M.make_partition_view, "atomic_red_view_tko": M.atomic_red_view,
     "get_index_space_shape": M.get_index_space_shape, "get_tensor_shape": M.get_tensor_shape,
     "load_view_tko": M.load_view, "store_view_tko": M.store_view,
     "load_ptr_tko": M.load_ptr, "store_ptr_tko": M.store_ptr,
