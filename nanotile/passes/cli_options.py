@@ -67,20 +67,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="run the kernels in the interpreter after each tile-level pass and "
                         "name the first pass that changes a result")
     try:
-        g.add_argument("--target", default=None, choices=["sm_90", "sm_100"],
+        g.add_argument("--gpu-name", "--target", dest="target", default=None,
+                       choices=["sm_90", "sm_100"],
                        help="target whose default pipeline runs (default sm_100)")
     except argparse.ArgumentError:
-        pass  # the driver already has --target; its value is used
+        pass  # the driver already has the flag; its value is used
 
 
 def parse_known(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """Split ``argv`` into the pipeline flags and the rest (for drivers that parse their
-    own options). ``--no-verify`` is left in the rest as well: it means the same there."""
+    own options). ``--no-verify`` and ``--gpu-name=X`` stay in the rest as well: they mean
+    the same to the driver."""
     parser = argparse.ArgumentParser(prog="nanotile", add_help=False, allow_abbrev=False)
     add_arguments(parser)
     args, rest = parser.parse_known_args(argv)
-    if args.no_verify:
-        rest.append("--no-verify")
+    rest += [a for a in argv if a == "--no-verify" or a.startswith("--gpu-name=")]
     return args, rest
 
 

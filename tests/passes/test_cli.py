@@ -178,8 +178,10 @@ def test_check_semantics_flag(capsys, monkeypatch):
 def test_parse_known_leaves_the_drivers_options():
     args, rest = cli_options.parse_known(["k.mlir", "-o", "out.mlir", "--dump-after=cse",
                                           "-p", "cse,dce", "--emit=text", "--no-verify",
-                                          "--time-passes"])
-    assert rest == ["k.mlir", "-o", "out.mlir", "--emit=text", "--no-verify"]
+                                          "--time-passes", "--gpu-name=sm_90"])
+    assert rest == ["k.mlir", "-o", "out.mlir", "--emit=text", "--no-verify",
+                    "--gpu-name=sm_90"]
+    assert args.target == "sm_90"
     assert args.dump_after == "cse" and args.pipeline == "cse,dce" and args.time_passes
     assert args.no_verify
 
