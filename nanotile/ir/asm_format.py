@@ -265,7 +265,7 @@ def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
         for name in e.names:
             if name in st.operands:
                 for v in st.operands[name]:
-                    p.check_type(v, t, tok)
+                    st.checks.append((v, t, tok))
             else:  # as many results as the operand's index space has dimensions
                 st.rtypes[name] = [t] * st.infer_count(name)
         return
@@ -281,7 +281,7 @@ def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
             if len(vals) != len(types):
                 raise p.error(f"expected {len(vals)} types, got {len(types)}", tok)
             for v, t in zip(vals, types):
-                p.check_type(v, t, tok)
+                st.checks.append((v, t, tok))
         else:
             n = st.result_count(name)
             if n is not None and n != len(types):

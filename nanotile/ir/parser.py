@@ -52,6 +52,7 @@ class OpState:
 
     __slots__ = (
         "attrs",
+        "checks",
         "extra",
         "opdef",
         "operands",
@@ -70,6 +71,9 @@ class OpState:
         self.total = total  # number of results named on the left, None if none
         self.token = token
         self.extra: dict[str, Any] = {}
+        # (value, written type, where): checked once the op is read, as MLIR resolves
+        # operands after parsing the whole op (a syntax error wins over a type mismatch)
+        self.checks: list[tuple[Value, T.Type, Token]] = []
 
     def result_count(self, name: str) -> int | None:
         fixed = _fixed_results(self.opdef)
@@ -279,7 +283,9 @@ class OpParser:
         elif t.kind == "p" and t.text == "(":
             self.pos -= 1
             return self.parse_function_type()
-        raise self.error(f"expected valid keyword (a type), found {self.describe(t)}", t)
+        where = f"custom op 'cuda_tile.{self.current_op}' " if self.current_op else ""
+        raise self.error(f"{where}expected valid keyword (a type), found {self.describe(t)}",
+                         t)
 
     def parse_type_list(self, count: int | None) -> list[T.Type]:
         """``count`` comma-separated types (any number >= 1 when count is None)."""
@@ -607,6 +613,9 @@ class OpParser:
         st = OpState(opdef, total, name_tok)
         self.current_op = opdef.name
         parse_format(self, st, compile_format(format_of(opdef)))
+        self.current_op = ""
+        for v, ty, tok in st.checks:
+            self.check_type(v, ty, tok)
         fixup = FIXUPS.get(opdef.name)
         if fixup is not None:
             fixup(st)
