@@ -358,6 +358,13 @@ def _nest(items: list[str], shape: tuple[int, ...]) -> str:
 # Lark transformer: builds IR objects directly while parsing
 
 
+def _product(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
 def _ints(items: list[Any]) -> tuple[int, ...]:
     return tuple(int(x) for x in items if x is not None)
 
@@ -393,6 +400,9 @@ class _Build(Transformer):
                            "or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 "
                            "or i32 or i64 or Pointer type")
         listed = ", ".join(map(str, shape))
+        if str(elem) == "f4E2M1FN" and all(d > 0 for d in shape) and \
+                _product(shape) % 2:
+            raise AsmError("F4E2M1FN tiles must have an even number of elements")
         if any(d <= 0 for d in shape):
             raise AsmError(f"all dimensions must be positive constants, got {listed}")
         if any(d & (d - 1) for d in shape):
@@ -440,6 +450,11 @@ class _Build(Transformer):
     def dim_map(self, c: list[Token]) -> tuple[str, tuple[int, ...] | None]:
         dm = _ints(c)
         return ("dim_map", None if dm == tuple(range(len(dm))) else dm)  # identity: default
+
+    def view_base(self, c: list[Any]) -> T.Type:
+        if not isinstance(c[0], T.TensorViewType):
+            raise AsmError(f"expected 'tensor_view' type, but got '{type_text(c[0], True)}'")
+        return c[0]
 
     @staticmethod
     def _view_parts(c: list[Any]) -> tuple[Any, Any, Any]:

@@ -46,7 +46,7 @@ _ROUNDING_MODES: dict[str, tuple[tuple[str, ...], bool]] = {
     "divf": ((*_IEEE, "approx", "full"), False), "sqrt": ((*_IEEE, "approx"), False),
     "tanh": (("approx", "full"), False), "exp": (("approx", "full"), False),
     "ftoi": (("nearest_int_to_zero",), True),
-    **{n: (_IEEE, True) for n in ("addf", "subf", "mulf", "fma")},
+    **{n: (_IEEE, True) for n in ("addf", "subf", "mulf", "fma", "itof")},
 }
 
 

@@ -28,6 +28,7 @@ from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from . import types as T
 from .asm_attrs import (
     dense_values_text,
     hints_text,
@@ -262,6 +263,12 @@ def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
     if e.style == "*":
         tok = p.peek()
         t = p.parse_type()
+        if st.opdef.name == "get_tensor_shape":
+            src = st.operands["src"][0].type
+            if not isinstance(src, T.TensorViewType):
+                from .asm_attrs import type_text
+
+                raise p.error(f"expected tensor_view, got '{type_text(src, True)}'", tok)
         for name in e.names:
             if name in st.operands:
                 for v in st.operands[name]:
@@ -293,7 +300,9 @@ _ENUM_WHAT = {"signedness": "signedness", "signedness_lhs": "signedness",
               "signedness_rhs": "signedness", "comparison_predicate": "'comparison_predicate'",
               "comparison_ordering": "'comparison_ordering'"}
 _MEMORY_ENUMS = ("memory_ordering_semantics", "memory_scope")
-_LIST_FIRST = {"signed": 0, "ordered": 0}  # MLIR lists these before their opposites
+_LIST_FIRST = {"signed": 0, "ordered": 0}
+# loads and stores read their memory keywords with their own messages
+_CUSTOM_MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "load_view_tko", "store_view_tko")  # MLIR lists these before their opposites
 
 
 def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
@@ -302,7 +311,7 @@ def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[st
     names.sort(key=lambda n: _LIST_FIRST.get(n, 1))
     what = _ENUM_WHAT.get(a.name)
     if what is None:  # enums read by MLIR's generated attribute parser
-        if a.name in _MEMORY_ENUMS and is_keyword:
+        if a.name in _MEMORY_ENUMS and is_keyword and opname in _CUSTOM_MEMORY_OPS:
             return [(f'invalid {a.name} attribute specification. Got "{text}" but expect '
                      f'one of: {", ".join(names)}')]
         return [(f"expected string or keyword containing one of the following enum values "
@@ -341,7 +350,7 @@ def parse_attr_value(p: OpParser, a: AttrDef, style: str = "") -> Any:
     if k == "string":
         t = p.next()
         if t.kind != "q":
-            raise p.error(f"expected string for {a.name}", t)
+            raise p.error("expected attribute value", t)
         return p.string_value(t)
     if k == "symbol":
         t = p.next()
