@@ -24,15 +24,25 @@ CANONICALIZE = [
 
 # tile-canon -> tile-opt: equality saturation (egglog) goes here.
 # tile-opt -> tile-ptr -> tile-ordered -> tile-layout -> simt: the shared lowering.
+LOWER_SHARED = [
+    "lower-views",                 # views -> pointer tiles, masks, padding (-> tile-ptr)
+    "cse",                         # the address arithmetic of several accesses shared
+    "dce",
+    # tile-ptr -> simt: layouts and per-thread code are chosen by nanotile.targets.lower
+    # (the PTX back end), which also orders memory by tokens (bar.sync after waited-on
+    # writes); these stages become passes of their own next.
+]
 
 SM90 = [
     *CANONICALIZE,
-    # simt -> ptx-sm90: mma.sync / wgmma, TMA, mbarrier (to come)
+    *LOWER_SHARED,
+    # simt -> ptx-sm90: mma.sync / wgmma, TMA, mbarrier (nanotile/targets/sm90)
 ]
 
 SM100 = [
     *CANONICALIZE,
-    # simt -> ptx-sm100: tcgen05 MMAs and tensor memory, TMA (to come)
+    *LOWER_SHARED,
+    # simt -> ptx-sm100: tcgen05 MMAs and tensor memory, TMA (nanotile/targets/sm100)
 ]
 
 PIPELINES: dict[str, list[str]] = {"sm_90": SM90, "sm_100": SM100}

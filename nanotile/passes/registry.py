@@ -16,6 +16,7 @@ from .dce import DeadCodeElimination
 from .fold_constants import FoldConstants
 from .fold_static_if import FoldStaticIf
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
+from .lower_views import LowerViews
 from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
@@ -29,6 +30,7 @@ PASSES: dict[str, type[Pass]] = {
         FoldConstants,
         FoldStaticIf,
         LoopInvariantCodeMotion,
+        LowerViews,
         SimplifyGridQueries,
         SimplifyShapes,
         SimplifyTokens,

@@ -51,6 +51,7 @@ class Lowering:
     values: dict[Value, Any] = field(default_factory=dict)
     tid: str = ""
     loops: list[Any] = field(default_factory=list)   # enclosing loop contexts
+    iota_dims: dict[Value, int] = field(default_factory=dict)  # iota reshaped along a dim
     _slot_cache: dict[int, str] = field(default_factory=dict)
 
     # ---- values ------------------------------------------------------------------

@@ -104,6 +104,10 @@ def result_index(lw: Lowering, out: TileRegs, k: int) -> list[str]:
 def reshape(lw: Lowering, op: Operation) -> None:
     src: TileRegs = lw.get(op.operands[0])
     rt = op.results[0].type
+    producer = op.operands[0].owner
+    along = [d for d, n in enumerate(rt.shape) if n != 1]
+    if getattr(producer, "name", None) == "iota" and len(along) == 1:
+        lw.iota_dims[op.results[0]] = along[0]  # an iota along one dimension: rematerialise
     layout = src.layout if src.layout.kind == "replicated" else choose_layout(rt.shape, lw.threads)
     lw.values[op.results[0]] = TileRegs(src.element, rt.shape, layout, src.regs)
 
@@ -114,6 +118,20 @@ def broadcast(lw: Lowering, op: Operation) -> None:
     if src.layout.kind == "replicated":
         lw.values[op.results[0]] = TileRegs(
             src.element, rt.shape, Layout("replicated", rt.num_elements, lw.threads), src.regs)
+        return
+    if src.shape == rt.shape:
+        lw.values[op.results[0]] = src
+        return
+    if op.operands[0] in lw.iota_dims:  # the coordinate along one dimension: no data moves
+        dim = lw.iota_dims[op.operands[0]]
+        out = lw.new_tile(rt)
+        for k, reg in enumerate(out.regs):
+            index = result_index(lw, out, k)[dim]
+            if reg_class(out.element) == "b64":
+                lw.fn.emit(f"cvt.s64.s32 {reg}, {index}")
+            else:
+                lw.fn.emit(f"mov.b32 {reg}, {index}")
+        lw.values[op.results[0]] = out
         return
 
     def index(idx: list[str]) -> str:
