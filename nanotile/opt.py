@@ -94,6 +94,10 @@ def parse_args(argv: list[str]) -> OptOptions:
                 i += 1
             opts.output = value
             continue
+        if name == "pass-pipeline" or (value is None and _is_pass(name)):
+            pipeline = _innermost(value) if name == "pass-pipeline" else name
+            opts.extra.setdefault("passes", []).append(pipeline)
+            continue
         flag = FLAGS.get(name)
         if flag is None:
             raise UsageError(f"unknown command line argument '{arg}'")
@@ -103,6 +107,32 @@ def parse_args(argv: list[str]) -> OptOptions:
             raise UsageError(f"option '{arg}' takes no value")
         flag[1](opts)
     return opts
+
+
+def _is_pass(name: str) -> bool:
+    """``-fuse-fma``, ``-cse``...: a registered pass name used as a flag, as in mlir-opt."""
+    from .passes.registry import PASSES
+
+    return name in PASSES
+
+
+def _innermost(pipeline: str | None) -> str:
+    """The passes of MLIR's nested form: ``builtin.module(cuda_tile.module(x(a,b)))`` ->
+    ``a,b`` (nanotile runs every pass over every function of the module)."""
+    text = (pipeline or "").strip().strip("'\"")
+    while (match := re.fullmatch(r"[\w.$-]+\((.*)\)", text)) is not None:
+        text = match.group(1).strip()
+    return text
+
+
+def run_passes(modules: list[Any], pipelines: list[str]) -> None:
+    """Run the passes asked for with -pass-pipeline / -PASS flags (raises CompileError)."""
+    from .passes.manager import RunOptions, run_pipeline
+    from .passes.registry import parse_pipeline
+
+    steps = [step for text in pipelines for step in parse_pipeline(text)]
+    for module in modules:
+        run_pipeline(module, steps, RunOptions())
 
 
 def usage() -> str:
@@ -144,6 +174,11 @@ def process_chunk(text: str, filename: str, opts: OptOptions) -> tuple[str | Non
             return None, diags
     if not modules:
         return "", diags
+    if opts.extra.get("passes"):
+        try:
+            run_passes(modules, opts.extra["passes"])
+        except CompileError as e:
+            return None, diags + e.diagnostics
     return print_modules(modules, generic=opts.generic, debuginfo=opts.debuginfo,
                          alias_names=True,
                          use_hints=not opts.extra.get("discard_names")), diags

@@ -28,7 +28,7 @@ from .base import Pass
 
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
-              "check_semantics")
+              "check_semantics", "rules", "dump_egglog", "dump_egraph")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--check-semantics", action="store_true",
                    help="run the kernels in the interpreter after each tile-level pass and "
                         "name the first pass that changes a result")
+    g.add_argument("--rules", action="append", metavar="FILE.egg",
+                   help="add an egglog rule file to the eqsat pass (repeatable)")
+    g.add_argument("--dump-egglog", action="store_true",
+                   help="print the egglog program each eqsat run executed")
+    g.add_argument("--dump-egraph", metavar="DIR",
+                   help="write each eqsat e-graph to DIR as JSON and DOT (SVG with dot)")
     try:
         g.add_argument("--gpu-name", "--target", dest="target", default=None,
                        choices=["sm_90", "sm_100"],
@@ -129,7 +135,9 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
 
     if not run_default and not any(getattr(args, f, None) for f in _RUN_FLAGS):
         return module
-    steps = _pipeline(args)
+    from .eqsat import apply_cli_flags
+
+    steps = apply_cli_flags(_pipeline(args), args)
     for flag in ("dump_before", "dump_after"):
         for name in _names(getattr(args, flag)) - {"all"} - set(PASSES):
             raise CompileError(_flag_error(f"--{flag.replace('_', '-')}: unknown pass "

@@ -13,8 +13,10 @@ from .base import Pass
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
+from .eqsat import Eqsat
 from .fold_constants import FoldConstants
 from .fold_static_if import FoldStaticIf
+from .fuse_fma import FuseFma
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
 from .lower_views import LowerViews
 from .simplify_grid_queries import SimplifyGridQueries
@@ -27,8 +29,10 @@ PASSES: dict[str, type[Pass]] = {
         CanonicalizeCmpSelect,
         CommonSubexpressionElimination,
         DeadCodeElimination,
+        Eqsat,
         FoldConstants,
         FoldStaticIf,
+        FuseFma,
         LoopInvariantCodeMotion,
         LowerViews,
         SimplifyGridQueries,

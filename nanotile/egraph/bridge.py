@@ -1,0 +1,298 @@
+"""IR <-> egglog terms.
+
+``Encoder`` turns the pure dataflow of one item (an entry's body and every block nested
+in it) into ``(let $vN (Ctor ...))`` lines. Anything that is not a term (block
+arguments, loads, stores, loops, tokens...) is an anchor: its results enter the e-graph
+as ``(Leaf id type)``, and the term values it uses become roots, to be rebuilt just
+before it. A term value used from an inner block is a root of its own block (rebuilt
+before the op holding the inner block) and a leaf inside.
+
+``rebuild`` takes the extracted DAG (a TermDag, sharing preserved) and writes each block
+again: anchors stay in order, each root's term is materialised once per block (memoised
+by term id) right before the first anchor that needs it. Where a term node is an
+original op with its original operands, that op object is kept (its name and location
+too), so unchanged code comes out unchanged. If anything cannot be rebuilt (a type the
+input never had, a leaf used before it is defined) ``Fallback`` leaves the item as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ir.core import Block, Operation, Value, make_op
+from ..ir.types import ElementType, TileType, Type
+from .schema import egg_string, ops_by_ctor, term_ops
+
+_PLAIN_FLOAT = re.compile(r"^-?\d+\.\d+$")
+
+
+class Fallback(Exception):
+    """The item cannot be rebuilt from the extracted terms; keep it as it was."""
+
+
+@dataclass
+class Encoder:
+    """The egglog lines for one item, and what is needed to rebuild it."""
+
+    facts: dict[Value, list[Any]]
+    uses: dict[Value, list[Operation]]
+    lines: list[str] = field(default_factory=list)
+    names: dict[Value, str] = field(default_factory=dict)      # term value -> $vN
+    block_of: dict[Value, Block] = field(default_factory=dict)
+    leaves: list[Value] = field(default_factory=list)
+    leaf_names: dict[Value, str] = field(default_factory=dict)
+    constx: list[Operation] = field(default_factory=list)
+    types: dict[str, Type] = field(default_factory=dict)
+    term_ops: set[int] = field(default_factory=set)            # id() of ops made terms
+    originals: dict[tuple, Operation] = field(default_factory=dict)
+    roots: list[Value] = field(default_factory=list)
+    before: dict[int, list[Value]] = field(default_factory=dict)  # id(anchor) -> roots
+
+    # -- encoding ----------------------------------------------------------------------
+
+    def encode_block(self, block: Block) -> None:
+        for op in block.ops:
+            if self._is_term(op):
+                self._encode_term(op, block)
+                continue
+            for v in op.operands:
+                self._need(v, op)
+            for region in op.regions:
+                for inner in region.blocks:
+                    self.encode_block(inner)
+
+    def _is_term(self, op: Operation) -> bool:
+        return (op.name == "constant" and len(op.results) == 1) or op.name in term_ops()
+
+    def _encode_term(self, op: Operation, block: Block) -> None:
+        result = op.results[0]
+        ty = self.type_text(result.type)
+        if op.name == "constant":
+            head = self._constant(op, ty)
+            key: tuple = (head,)
+        else:
+            schema = term_ops()[op.name]
+            operands = [self._ref(v, op, block) for v in op.operands]
+            attrs = schema.encode_attrs(op.attributes)
+            head = f"({schema.ctor} {' '.join(operands + attrs)} {egg_string(ty)})"
+            key = (schema.ctor, tuple(attrs), ty, tuple(id(v) for v in op.operands))
+        name = f"$v{len(self.names)}"
+        self.lines.append(f"(let {name} {head})")
+        self.names[result] = name
+        self.block_of[result] = block
+        self.term_ops.add(id(op))
+        self.originals.setdefault(key, op)
+        if len(self.uses.get(result, ())) == 1:
+            self.lines.append(f"(SingleUse {name})")
+        self._facts(result, name)
+
+    def _constant(self, op: Operation, ty: str) -> str:
+        from ..passes.rewrite import splat_value
+
+        value = splat_value(op.results[0])
+        element = op.results[0].type.element
+        if value is not None and element.is_int:
+            return f"(ConstI {int(value)} {egg_string(ty)})"
+        # -0.0 stays opaque: egglog's f64 equality does not tell it from +0.0
+        if value is not None and _PLAIN_FLOAT.match(repr(float(value))) \
+                and float(value) == value and repr(float(value)) != "-0.0":
+            return f"(ConstF {float(value)!r} {egg_string(ty)})"
+        self.constx.append(op)
+        return f"(ConstX {len(self.constx) - 1} {egg_string(ty)})"
+
+    def _ref(self, v: Value, user: Operation, block: Block) -> str:
+        """The name of ``v`` as an operand of a term op in ``block``."""
+        if v in self.names and self.block_of[v] is block:
+            return self.names[v]
+        self._need(v, user)
+        return self._leaf(v)
+
+    def _need(self, v: Value, user: Operation) -> None:
+        """``user`` (an anchor, or an op in an inner block) uses ``v``: if ``v`` is a term,
+        it becomes a root, rebuilt before ``user``'s ancestor in ``v``'s block."""
+        if v not in self.names:
+            return
+        home = self.block_of[v]
+        anchor: Operation | None = user
+        while anchor is not None and anchor.parent is not home:
+            region = anchor.parent.parent if anchor.parent is not None else None
+            anchor = region.parent if region is not None else None
+        if anchor is None:
+            raise Fallback(f"a use of {v!r} is not inside the block defining it")
+        roots = self.before.setdefault(id(anchor), [])
+        if v not in roots:
+            roots.append(v)
+        if v not in self.roots:
+            self.roots.append(v)
+
+    def _leaf(self, v: Value) -> str:
+        if v not in self.leaf_names:
+            name = f"$l{len(self.leaves)}"
+            self.lines.append(f"(let {name} (Leaf {len(self.leaves)} "
+                              f"{egg_string(self.type_text(v.type))}))")
+            self.leaves.append(v)
+            self.leaf_names[v] = name
+            self._facts(v, name)
+        return self.leaf_names[v]
+
+    def _facts(self, v: Value, name: str) -> None:
+        for fact in self.facts.get(v, ()):
+            kind = type(fact).__name__
+            if kind == "DivByAttr" and fact.every is None:
+                self.lines.append(f"(DivBy {name} {int(fact.divisor)})")
+            elif kind == "BoundedAttr":
+                if fact.lower is not None:
+                    self.lines.append(f"(Lower {name} {int(fact.lower)})")
+                if fact.upper is not None:
+                    self.lines.append(f"(Upper {name} {int(fact.upper)})")
+
+    def type_text(self, t: Type) -> str:
+        text = str(t)
+        if text not in self.types:
+            self.types[text] = t
+            element = t.element if isinstance(t, TileType) else t
+            quoted = egg_string(text)
+            self.lines.append(f"(set (Elem {quoted}) {egg_string(str(element))})")
+            if isinstance(t, TileType):
+                self.lines.append(f"(set (Rank {quoted}) {t.rank})")
+            if isinstance(element, ElementType):
+                self.lines.append(f"(set (Width {quoted}) {element.bitwidth})")
+        return text
+
+
+# --------------------------------------------------------------------------------------
+# Rebuilding
+
+
+def _lit(termdag: Any, term: int) -> Any:
+    return termdag.get(term).value.value
+
+
+def _lit_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return egg_string(value)
+    return str(value)
+
+
+class Rebuilder:
+    """Writes the blocks of one item again from the extracted terms."""
+
+    def __init__(self, enc: Encoder, termdag: Any, root_terms: list[int]) -> None:
+        self.enc = enc
+        self.termdag = termdag
+        self.term_of = dict(zip(enc.roots, root_terms))
+        self.mapping: dict[Value, Value] = {}
+        self.used: set[int] = set()  # id() of original ops placed again
+
+    def block(self, block: Block) -> list[Operation]:
+        """The new op list of ``block`` (not installed yet)."""
+        memo: dict[int, tuple[Value, Value | None]] = {}
+        ops: list[Operation] = []
+        available: set[Value] = set(block.arguments)
+        for op in block.ops:
+            if id(op) in self.enc.term_ops:
+                continue
+            for root in self.enc.before.get(id(op), ()):
+                value = self._materialize(self.term_of[root], block, op, memo, ops,
+                                          available)
+                if value is not root:
+                    self.mapping[root] = value
+            ops.append(op)
+            available.update(op.results)
+        return ops
+
+    def _materialize(self, term: int, block: Block, anchor: Operation,
+                     memo: dict[int, tuple[Value, Value | None]], ops: list[Operation],
+                     available: set[Value]) -> Value:
+        stack = [term]
+        while stack:
+            current = stack[-1]
+            if current in memo:
+                stack.pop()
+                continue
+            node = self.termdag.get(current)
+            arity = self._arity(node.name)
+            missing = [c for c in node.args[:arity] if c not in memo]
+            if missing:
+                stack.extend(reversed(missing))  # first operand first: source order
+                continue
+            stack.pop()
+            memo[current] = self._node(node, arity, block, anchor, memo, ops, available)
+        return memo[term][0]
+
+    def _arity(self, name: str) -> int:
+        schema = ops_by_ctor().get(name)
+        return schema.arity if schema is not None else 0
+
+    def _node(self, node: Any, arity: int, block: Block, anchor: Operation,
+              memo: dict, ops: list[Operation], available: set[Value]
+              ) -> tuple[Value, Value | None]:
+        """(new value, the original value it is, or None) for one term node."""
+        name = node.name
+        args = node.args
+        if name == "Leaf":
+            value = self.enc.leaves[_lit(self.termdag, args[0])]
+            if _defined_in(value, block) and value not in available:
+                raise Fallback(f"{value!r} would be used before it is defined")
+            return value, value
+        ty_text = _lit(self.termdag, args[-1])
+        if ty_text not in self.enc.types:
+            raise Fallback(f"the rules made a value of type {ty_text} the input never had")
+        ty = self.enc.types[ty_text]
+        if name in ("ConstI", "ConstF", "ConstX"):
+            raw = _lit(self.termdag, args[0])
+            return self._constant(name, raw, ty, ty_text, block, anchor, ops)
+        schema = ops_by_ctor().get(name)
+        if schema is None:
+            raise Fallback(f"no op for the term constructor {name}")
+        children = [memo[c] for c in args[:arity]]
+        literals = [_lit(self.termdag, a) for a in args[arity:-1]]
+        key = (name, tuple(_lit_text(v) for v in literals), ty_text,
+               tuple(id(orig) if orig is not None else -1 for _, orig in children))
+        original = self.enc.originals.get(key)
+        operands = [value for value, _ in children]
+        if original is not None and original.parent is block and id(original) not in self.used:
+            self.used.add(id(original))
+            original.operands = operands
+            ops.append(original)
+            return original.results[0], original.results[0]
+        op = make_op(schema.op.name, operands, [ty], schema.decode_attrs(literals))
+        return self._place(op, anchor, ops), None
+
+    def _constant(self, name: str, raw: Any, ty: Type, ty_text: str, block: Block,
+                  anchor: Operation, ops: list[Operation]) -> tuple[Value, Value | None]:
+        from ..passes.rewrite import make_splat
+
+        if name == "ConstX":
+            source = self.enc.constx[raw]
+            key: tuple = (f"(ConstX {raw} {egg_string(ty_text)})",)
+        else:
+            source = None
+            key = (f"({name} {raw!r} {egg_string(ty_text)})",)
+        original = self.enc.originals.get(key) or source
+        if original is not None and original.parent is block and id(original) not in self.used \
+                and original.results[0].type == ty:
+            self.used.add(id(original))
+            ops.append(original)
+            return original.results[0], original.results[0]
+        if source is not None:
+            op = make_op("constant", [], [ty], dict(source.attributes))
+        else:
+            op = make_splat(raw, ty)
+        return self._place(op, anchor, ops), None
+
+    def _place(self, op: Operation, anchor: Operation, ops: list[Operation]) -> Value:
+        op.source, op.location = anchor.source, anchor.location
+        ops.append(op)
+        return op.results[0]
+
+
+def _defined_in(value: Value, block: Block) -> bool:
+    owner = value.owner
+    if isinstance(owner, Operation):
+        return owner.parent is block
+    return owner is block

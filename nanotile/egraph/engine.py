@@ -1,0 +1,158 @@
+"""Running egglog: the program (schema, rule files, terms), the schedule, extraction.
+
+Rule files are parsed with the low-level bindings (``parse_program(text, filename=...)``)
+so that egglog's errors point into the file; only declarations, rules and rulesets may
+appear in them (no ``run``, ``include``, ``push``...), which is checked before anything
+runs. Rulesets named ``*-facts`` are analyses: each round saturates them before running
+the rewriting rulesets once each. Rounds stop when nothing changes or a limit (rounds,
+e-nodes, seconds) is reached; node limits are checked between rulesets.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import CompileError, Diagnostic
+from .cost import CostModel
+from .schema import RULES_DIR, schema_text
+
+# what a rule file may contain (egglog command classes)
+_ALLOWED = {"AddRuleset", "UnstableCombinedRuleset", "RuleCommand", "RewriteCommand",
+            "BiRewriteCommand", "Constructor", "Relation", "Function", "Datatype",
+            "Datatypes", "Sort"}
+_WHERE = re.compile(r"In (\d+):(\d+)(?:-\d+)? of (.+?): (.*)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Limits:
+    iterations: int = 8
+    nodes: int = 200_000
+    seconds: float = 10.0
+
+
+@dataclass
+class Stats:
+    """What one e-graph run did (for --time-passes)."""
+
+    nodes: int = 0
+    classes: int = 0
+    iterations: int = 0
+    stop_reason: str = ""
+    ruleset_seconds: dict[str, float] = field(default_factory=dict)
+    insert_seconds: float = 0.0
+    extract_seconds: float = 0.0
+
+
+def builtin_rule_files() -> list[Path]:
+    return sorted(RULES_DIR.glob("*.egg"))
+
+
+def egglog_error(error: Exception, default_file: str) -> CompileError:
+    """An egglog error as a located diagnostic (``file:line:col: error: ...``)."""
+    text = str(error).strip()
+    match = _WHERE.match(text)
+    if match is None:
+        return CompileError(Diagnostic("error", f"egglog: {text}", default_file))
+    line, column, filename, message = match.groups()
+    message = " ".join(message.split())
+    return CompileError(Diagnostic("error", message, filename, int(line), int(column)))
+
+
+class Program:
+    """One e-graph with the schema and the rule files loaded; records every text run."""
+
+    def __init__(self, cost: CostModel, rule_files: list[Path]) -> None:
+        import egglog.bindings as egg
+
+        self.egraph = egg.EGraph()
+        self.texts: list[str] = []
+        self.rulesets: list[str] = ["type-facts"]  # declared by the schema
+        self.run_text(schema_text(cost) + _powers_of_two(), "schema.egg")
+        for path in rule_files:
+            self.load_rules(path)
+
+    def run_text(self, text: str, filename: str) -> list[Any]:
+        self.texts.append(f"; ---- {filename}\n{text.rstrip()}\n")
+        try:
+            return self.egraph.parse_and_run_program(text, filename=filename)
+        except Exception as e:  # noqa: BLE001 - egglog raises its own error class
+            raise egglog_error(e, filename) from None
+
+    def load_rules(self, path: Path) -> None:
+        filename = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise CompileError(Diagnostic("error", f"cannot read rule file: {e.strerror}",
+                                          filename)) from None
+        try:
+            commands = self.egraph.parse_program(text, filename=filename)
+        except Exception as e:  # noqa: BLE001
+            raise egglog_error(e, filename) from None
+        for command in commands:
+            kind = type(command).__name__
+            if kind not in _ALLOWED:
+                raise CompileError(Diagnostic(
+                    "error", f"a rule file may only declare sorts, functions, rulesets and "
+                             f"rules; found a '{kind}' command", filename))
+            if kind == "AddRuleset":
+                self.rulesets.append(command.name)
+        self.texts.append(f"; ---- {filename}\n{text.rstrip()}\n")
+        try:
+            self.egraph.run_program(*commands)
+        except Exception as e:  # noqa: BLE001
+            raise egglog_error(e, filename) from None
+
+    def node_count(self) -> int:
+        out = self.egraph.parse_and_run_program("(print-size)", filename="<size>")
+        return sum(size for _, size in out[-1].sizes) if out else 0
+
+    def saturate(self, rulesets: list[str], limits: Limits, stats: Stats) -> None:
+        """Rounds of: analyses to saturation, then each rewriting ruleset once."""
+        facts = [r for r in rulesets if r.endswith("-facts")]
+        rewrites = [r for r in rulesets if not r.endswith("-facts")]
+        start = time.perf_counter()
+        stats.stop_reason = "iteration limit"
+        for _ in range(limits.iterations):
+            stats.iterations += 1
+            changed = False
+            for name in facts:
+                changed |= self._run(f"(run-schedule (saturate (run {name})))", name, stats)
+            for name in rewrites:
+                changed |= self._run(f"(run-schedule (run {name}))", name, stats)
+                if self.node_count() > limits.nodes:
+                    stats.stop_reason = "node limit"
+                    return
+            if not changed:
+                stats.stop_reason = "saturated"
+                return
+            if time.perf_counter() - start > limits.seconds:
+                stats.stop_reason = "time limit"
+                return
+
+    def _run(self, command: str, ruleset: str, stats: Stats) -> bool:
+        begin = time.perf_counter()
+        out = self.run_text(command, "<schedule>")
+        seconds = time.perf_counter() - begin
+        stats.ruleset_seconds[ruleset] = stats.ruleset_seconds.get(ruleset, 0.0) + seconds
+        return any(getattr(o.report, "updated", True) for o in out if hasattr(o, "report"))
+
+    def extract(self, roots: list[str]) -> tuple[Any, list[int]]:
+        """The lowest-cost DAG of all roots at once: (TermDag, one term id per root)."""
+        if not roots:
+            return None, []
+        out = self.run_text(f"(multi-extract 1 {' '.join(roots)} :extractor greedy-dag)",
+                            "<extract>")
+        result = out[-1].output.as_multi_extract()
+        return result.termdag, [terms[0] for terms in result.terms]
+
+    def program_text(self) -> str:
+        return "\n".join(self.texts)
+
+
+def _powers_of_two() -> str:
+    return "\n" + "\n".join(f"(PowerOfTwo {1 << k} {k})" for k in range(1, 63)) + "\n"

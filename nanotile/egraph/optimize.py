@@ -1,0 +1,155 @@
+"""Equality saturation over a module, one e-graph per item (kernel).
+
+For each item: encode its pure dataflow (bridge.Encoder), load schema and rules, insert
+the terms, run the schedule (engine.Program.saturate), extract every root at once and
+rebuild the blocks (bridge.Rebuilder). An item that cannot be rebuilt is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from ..diagnostics import CompileError, Diagnostic
+from ..ir.core import Block, Module, Operation
+from ..passes.rewrite import blocks_of, collect_uses, replace_uses
+from .bridge import Encoder, Fallback, Rebuilder
+from .cost import CostModel
+from .engine import Limits, Program, Stats, builtin_rule_files
+
+
+@dataclass
+class Settings:
+    """What one eqsat run uses and reports."""
+
+    rule_files: list[Path]
+    rulesets: list[str] | None = None  # None: every ruleset loaded (but ``exclude``)
+    exclude: tuple[str, ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    cost: CostModel = field(default_factory=CostModel)
+    fast_math: bool = False
+    dump_egglog: bool = False
+    dump_egraph: str | None = None
+    stats: bool = False
+    pass_name: str = "eqsat"
+    out: TextIO = field(default_factory=lambda: sys.stderr)
+
+
+def rule_files(user_files: list[str], builtin: bool = True) -> list[Path]:
+    files = builtin_rule_files() if builtin else []
+    return files + [Path(f) for f in user_files]
+
+
+def optimize_module(module: Module, facts: dict, settings: Settings) -> bool:
+    """Run equality saturation over every item; True if anything changed."""
+    changed = False
+    for item in module.items:
+        if item.regions:
+            changed |= optimize_item(module, item, facts, settings)
+    return changed
+
+
+def optimize_item(module: Module, item: Operation, facts: dict, settings: Settings) -> bool:
+    enc = Encoder(facts, collect_uses(module))
+    try:
+        for block in blocks_of(item):
+            enc.encode_block(block)
+    except Fallback:
+        return False
+    stats = Stats()
+    program = Program(settings.cost, settings.rule_files)
+    _check_rulesets(program, settings)
+    start = time.perf_counter()
+    program.run_text(_fast_math(settings) + "\n".join(enc.lines), "<terms>")
+    stats.insert_seconds = time.perf_counter() - start
+    rulesets = _schedule(program, settings)
+    if enc.roots:
+        program.saturate(rulesets, settings.limits, stats)
+    start = time.perf_counter()
+    termdag, terms = program.extract([enc.names[r] for r in enc.roots])
+    stats.extract_seconds = time.perf_counter() - start
+    name = str(item.attributes.get("sym_name", item.name))
+    _report(program, stats, settings, name)
+    if not enc.roots:
+        return False
+    return _rebuild(module, item, enc, termdag, terms)
+
+
+def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms) -> bool:
+    rebuilder = Rebuilder(enc, termdag, terms)
+    blocks: list[Block] = [b for op in item.walk() for b in blocks_of(op)]
+    try:
+        new_ops = [(block, rebuilder.block(block)) for block in blocks]
+    except Fallback:
+        return False
+    changed = bool(rebuilder.mapping)
+    for block, ops in new_ops:
+        if [id(op) for op in ops] != [id(op) for op in block.ops]:
+            changed = True
+        block.ops = ops
+        for op in ops:
+            op.parent = block
+    replace_uses(module, rebuilder.mapping)
+    return changed
+
+
+def _schedule(program: Program, settings: Settings) -> list[str]:
+    """The rulesets to run: the analyses always, then the chosen (or all) others."""
+    if settings.rulesets is None:
+        return [r for r in program.rulesets if r not in settings.exclude]
+    return [r for r in program.rulesets if r.endswith("-facts")] + settings.rulesets
+
+
+def _check_rulesets(program: Program, settings: Settings) -> None:
+    for name in settings.rulesets or ():
+        if name not in program.rulesets:
+            raise CompileError(Diagnostic("error", f"{settings.pass_name}: no ruleset "
+                                                   f"'{name}' (loaded: "
+                                                   f"{', '.join(program.rulesets)})",
+                                          "<command line>"))
+
+
+def _fast_math(settings: Settings) -> str:
+    return "(FastMath 1)\n" if settings.fast_math else ""
+
+
+def _report(program: Program, stats: Stats, settings: Settings, item: str) -> None:
+    tag = f"{settings.pass_name} @{item}"
+    if settings.dump_egglog:
+        settings.out.write(f"; -----// egglog program of {tag} //----- //\n"
+                           f"{program.program_text()}\n")
+    if settings.dump_egraph:
+        _dump_egraph(program, settings.dump_egraph, f"{settings.pass_name}-{item}")
+    if settings.stats:
+        serialized = json.loads(program.egraph.serialize([]).to_json())
+        stats.nodes = len(serialized["nodes"])
+        stats.classes = len(serialized["class_data"])
+        times = ", ".join(f"{name} {seconds:.4f}s"
+                          for name, seconds in stats.ruleset_seconds.items())
+        settings.out.write(
+            f"{tag}: {stats.nodes} e-nodes, {stats.classes} e-classes, {stats.iterations} "
+            f"iterations ({stats.stop_reason or 'nothing to do'}); insert "
+            f"{stats.insert_seconds:.4f}s; {times or 'no rulesets'}; extract "
+            f"{stats.extract_seconds:.4f}s\n")
+
+
+def _dump_egraph(program: Program, directory: str, stem: str) -> None:
+    """``stem``.json and .dot (and .svg when Graphviz's ``dot`` is installed)."""
+    os.makedirs(directory, exist_ok=True)
+    serialized = program.egraph.serialize([])
+    base = os.path.join(directory, stem.replace("/", "_"))
+    for suffix, text in ((".json", serialized.to_json()), (".dot", serialized.to_dot())):
+        with open(base + suffix + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(base + suffix + ".tmp", base + suffix)
+    dot = shutil.which("dot")
+    if dot is not None:
+        subprocess.run([dot, "-Tsvg", base + ".dot", "-o", base + ".svg"], check=False,
+                       capture_output=True, timeout=60)
