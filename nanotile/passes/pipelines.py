@@ -26,11 +26,10 @@ CANONICALIZE = [
 # tile-opt -> tile-ptr -> tile-ordered -> tile-layout -> simt: the shared lowering.
 LOWER_SHARED = [
     "lower-views",                 # views -> pointer tiles, masks, padding (-> tile-ptr)
-    "cse",                         # the address arithmetic of several accesses shared
-    "dce",
+    "resolve-tokens",              # tokens gone, program order (-> tile-ordered)
     # tile-ptr -> simt: layouts and per-thread code are chosen by nanotile.targets.lower
-    # (the PTX back end), which also orders memory by tokens (bar.sync after waited-on
-    # writes); these stages become passes of their own next.
+    # (the PTX back end), which also makes each write visible to the CTA before the next
+    # memory op (bar.sync); these stages become passes of their own next.
 ]
 
 SM90 = [

@@ -19,6 +19,7 @@ from .fold_static_if import FoldStaticIf
 from .fuse_fma import FuseFma
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
 from .lower_views import LowerViews
+from .resolve_tokens import ResolveTokens
 from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
@@ -35,6 +36,7 @@ PASSES: dict[str, type[Pass]] = {
         FuseFma,
         LoopInvariantCodeMotion,
         LowerViews,
+        ResolveTokens,
         SimplifyGridQueries,
         SimplifyShapes,
         SimplifyTokens,

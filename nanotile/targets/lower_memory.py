@@ -311,21 +311,29 @@ def atomic_red_view(lw: Lowering, op: Operation) -> None:
 
 
 def _token_result(lw: Lowering, op: Operation, wrote: bool = False) -> None:
-    """Order: after a write that something waits on (its token is used), a CTA barrier."""
-    token = op.results[-1]
-    if wrote and isinstance(token.type, T.TokenType) and _token_used(op, token):
+    """Memory order (tile-ordered: program order): after a write that another memory op
+    may follow, a CTA barrier makes it visible to every thread before that op."""
+    if wrote and _memory_follows(op):
         lw.fn.emit("bar.sync 0")
 
 
-def _token_used(op: Operation, token) -> bool:
-    block = op.parent
-    while block is not None:
-        for other in block.ops:
-            for inner in other.walk():
-                if token in inner.operands:
-                    return True
-        parent_op = getattr(block, "parent", None)
-        block = getattr(parent_op, "parent", None) if parent_op is not None else None
-        if not hasattr(block, "ops"):
-            block = None
+def _memory_follows(op: Operation) -> bool:
+    """True if a memory op may run after ``op`` (later in its block or an enclosing one,
+    or in a later iteration of an enclosing loop)."""
+    from ..ir.optable import lookup
+
+    def has_memory(o: Operation) -> bool:
+        return any("memory" in getattr(lookup(x.name), "traits", ()) for x in o.walk())
+
+    while op is not None and op.parent is not None:
+        block = op.parent
+        if any(has_memory(o) for o in block.ops[block.ops.index(op) + 1:]):
+            return True
+        parent = getattr(block, "parent", None)
+        owner = getattr(parent, "parent", None)  # block -> region -> op
+        if owner is None or not isinstance(owner, Operation):
+            return False
+        if owner.name in ("for", "loop") and has_memory(owner):
+            return True
+        op = owner
     return False

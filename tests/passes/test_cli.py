@@ -138,7 +138,8 @@ def test_start_after_resumes_from_a_dump(capsys, tmp_path):
     status, resumed, err = run(capsys, str(dump), "--start-after=simplify-tokens",
                                "--dump-after=all")
     assert status == 0, err
-    assert [n for _, n, _ in split_dumps(err)] == ["loop-invariant-code-motion", "cse", "dce"]
+    steps = default_pipeline().split(",")
+    assert [n for _, n, _ in split_dumps(err)] == steps[steps.index("simplify-tokens") + 1:]
     assert resumed == full
 
 

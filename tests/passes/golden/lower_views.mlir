@@ -8,16 +8,17 @@ cuda_tile.module @tests {
   entry @copy_rows(%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>, %n: tile<i32>, %ld: tile<i32>, %i: tile<i32>) {
     // CHECK-NOT: make_tensor_view
     // CHECK-NOT: make_partition_view
+    // the padding value of the view (neg_inf) fills out-of-bounds lanes
+    // CHECK: %[[PAD:.*]] = constant <f32: 0xFF800000> : tile<4x8xf32>
     // CHECK: iota : tile<4xi32>
-    // CHECK: %[[START:.*]] = muli %{{.*}}, %{{.*}} : tile<i32>
+    // CHECK: %[[START:.*]] = muli %i, %{{.*}} : tile<i32>
     // CHECK: %[[ROW:.*]] = addi
+    // CHECK: iota : tile<8xi32>
     // CHECK: cmpi less_than %[[ROW]], %{{.*}}, unsigned : tile<4x8xi32> -> tile<4x8xi1>
     // CHECK: %[[R64:.*]] = exti %[[ROW]] signed : tile<4x8xi32> -> tile<4x8xi64>
     // CHECK: muli %[[R64]], %{{.*}} : tile<4x8xi64>
-    // CHECK: iota : tile<8xi32>
     // CHECK: %[[MASK:.*]] = andi
     // CHECK: %[[PTRS:.*]] = offset %{{.*}}, %{{.*}} : tile<4x8xptr<f32>>, tile<4x8xi64> -> tile<4x8xptr<f32>>
-    // CHECK: %[[PAD:.*]] = constant <f32: 0xFF800000> : tile<4x8xf32>
     // CHECK: load_ptr_tko weak %[[PTRS]], %[[MASK]], %[[PAD]]
     // CHECK: store_ptr_tko weak %{{.*}}, %{{.*}}, %{{.*}} :
     // CHECK-NOT: load_view_tko
