@@ -206,7 +206,7 @@ def lower_entry(entry: Operation, target: Target) -> str:
             fn.emit(f"ld.param{ptype} {r}, [{pname}]")
         lw.values[arg] = tile
     lw.lower_block(block)
-    return fn.render()
+    return "\n".join([*fn.decls, fn.render()])
 
 
 def compile_module(module: Module, target: Target) -> str:
@@ -218,7 +218,15 @@ def compile_module(module: Module, target: Target) -> str:
     for item in module.items:
         if item.name == "entry":
             parts.append(_lower_with_location(item, target))
-    return "\n".join(p for p in parts if p)
+    text = "\n".join(p for p in parts if p)
+    # a declaration several kernels need (vprintf) is written once, first
+    from .lower_print import VPRINTF
+
+    if VPRINTF in text:
+        text = text.replace(VPRINTF + "\n", "")
+        head, _, rest = text.partition(".address_size 64\n")
+        text = f"{head}.address_size 64\n\n{VPRINTF}\n{rest}"
+    return text
 
 
 def _lower_with_location(entry: Operation, target: Target) -> str:

@@ -55,6 +55,7 @@ class PtxFunction:
     shared_bytes: int = 0
     uses_printf: bool = False
     decls: list[str] = field(default_factory=list)  # module-level data this kernel needs
+    local_bytes: int = 0  # the per-thread local buffer (__nt_pbuf: printf arguments)
 
     def reg(self, cls: str) -> str:
         n = self.counts.get(cls, 0) + 1
@@ -79,13 +80,15 @@ class PtxFunction:
 
     def render(self) -> str:
         params = ",\n".join(f"\t.param {t} {n}" for t, n in self.params)
-        out = [*self.decls, f".visible .entry {self.name}(\n{params}\n)", f".reqntid {self.threads}, 1, 1",
+        out = [f".visible .entry {self.name}(\n{params}\n)", f".reqntid {self.threads}, 1, 1",
                "{"]
         for cls, (ty, prefix) in REG_CLASSES.items():
             if self.counts.get(cls):
                 out.append(f"\t.reg {ty} {prefix}<{self.counts[cls] + 1}>;")
         if self.shared_bytes:
             out.append(f"\t.shared .align 16 .b8 __nt_smem[{self.shared_bytes}];")
+        if self.local_bytes:
+            out.append(f"\t.local .align 8 .b8 __nt_pbuf[{self.local_bytes}];")
         out += self.lines
         out.append("\tret;")
         out.append("}")

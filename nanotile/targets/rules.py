@@ -8,6 +8,7 @@ from . import lower_memory as M
 from . import lower_misc as X
 from . import lower_shared as S
 from .lower_math import ELEMENTWISE, lower_elementwise
+from .lower_print import lower_print as print_tko
 
 RULES = {
     **{name: lower_elementwise for name in ELEMENTWISE},
@@ -25,5 +26,5 @@ RULES = {
     "mmaf": S.mma, "mmai": S.mma,
     "if": C.lower_if, "for": C.lower_for, "loop": C.lower_loop, "yield": C.lower_yield,
     "continue": C.lower_continue, "break": C.lower_break, "return": C.lower_return,
-    "assert": C.lower_assert,
+    "assert": C.lower_assert, "print_tko": print_tko,
 }
