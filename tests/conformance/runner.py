@@ -63,8 +63,6 @@ XFAIL: dict[str, str] = {
         "with rounding<negative_inf>) is deliberately not followed: tileiras 13.4 accepts it",
     "Dialect/CudaTile/math_invalid.mlir": _PARSE_DIAGS,
     "Dialect/CudaTile/memory_consistency_ops_invalid.mlir": _PARSE_DIAGS,
-    "Dialect/CudaTile/entry_opt_hints_invalid.mlir":
-        "the parser's messages for malformed optimization_hints differ (issue 2)",
     "Dialect/CudaTile/debuginfo_attr_invalid.mlir":
         "the parser does not read di_loc<loc(...) in #scope> locations yet (issue 2); the "
         "verifier's debug-info rules exist (nanotile.verify.debuginfo)",
