@@ -236,6 +236,7 @@ def reduce_or_scan(lw: Lowering, op: Operation) -> None:
     base, offsets = publish(lw, srcs)
     outs = [lw.new_tile(r.type) for r in op.results]
     starts, positions = [], []
+    valids = [lw.valid(outs[0].layout, k) for k in range(outs[0].layout.slots)]
     for k in range(outs[0].layout.slots):
         idx = result_index(lw, outs[0], k)
         if scan:
@@ -255,7 +256,7 @@ def reduce_or_scan(lw: Lowering, op: Operation) -> None:
         fn.emit(f"mad.lo.s32 {at}, {r}, {stride}, {start}")
         xs = [fn.reg(reg_class(s.element)) for s in srcs]
         for x, s, off in zip(xs, srcs, offsets):
-            from_shared(lw, s.element, at, off, base, x)
+            from_shared(lw, s.element, at, off, base, x, valids[k])
         new = _run_body(lw, op, xs, accs[k])
         take = None
         if scan:
@@ -292,6 +293,7 @@ def mma(lw: Lowering, op: Operation) -> None:
     wide = out.element.name == "f64"
     cls = "b32" if is_int else ("f64" if wide else "f32")
     sums, a_base, b_base = [], [], []
+    valids = [lw.valid(out.layout, k) for k in range(out.layout.slots)]
     for k in range(out.layout.slots):
         idx = result_index(lw, out, k)
         b, i, j = (idx if batched else ["0"] + idx)
@@ -313,8 +315,8 @@ def mma(lw: Lowering, op: Operation) -> None:
         fn.emit(f"add.s32 {ai}, {a_base[k]}, {kr}")
         fn.emit(f"mad.lo.s32 {bi}, {kr}, {n}, {b_base[k]}")
         x, y = fn.reg(reg_class(lhs.element)), fn.reg(reg_class(rhs.element))
-        from_shared(lw, lhs.element, ai, offsets[0], base, x)
-        from_shared(lw, rhs.element, bi, offsets[1], base, y)
+        from_shared(lw, lhs.element, ai, offsets[0], base, x, valids[k])
+        from_shared(lw, rhs.element, bi, offsets[1], base, y, valids[k])
         if is_int:
             if op.attributes.get("signedness_lhs") == Signedness.unsigned:
                 x = zext(lw, x, lhs.element)
