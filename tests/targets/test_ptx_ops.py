@@ -30,8 +30,8 @@ def _io(index: int, shape: tuple[int, ...], et: str, out: bool = False) -> list[
              f"%lin{v} = reshape %iota{v} : tile<{n}xi32> -> tile<{t}i32>",
              f"%p1{v} = reshape {name} : tile<ptr<{et}>> -> tile<{ones}ptr<{et}>>",
              f"%pb{v} = broadcast %p1{v} : tile<{ones}ptr<{et}>> -> tile<{t}ptr<{et}>>",
-             f"%p{v} = offset %pb{v}, %lin{v} : tile<{t}ptr<{et}>>, tile<{t}i32> -> "
-             f"tile<{t}ptr<{et}>>"]
+             (f"%p{v} = offset %pb{v}, %lin{v} : tile<{t}ptr<{et}>>, tile<{t}i32> -> "
+              f"tile<{t}ptr<{et}>>")]
     if out:
         lines.append(f"%st = store_ptr_tko weak %p{v}, %y : tile<{t}ptr<{et}>>, tile<{t}{et}> "
                      "-> token")
