@@ -218,16 +218,14 @@ def dense_to_array(attr: DenseElementsAttr) -> np.ndarray:
     raw = np.frombuffer(attr.data, np.uint8)
     if isinstance(et, PointerType):
         vals = raw[:8 * n].view("<u8").astype(np.uint64)
-    elif et.name == "i1":
-        vals = raw[:n] != 0
+    elif et.name == "i1":  # a splat is one byte (0xFF / 0x00), else bit-packed, LSB first
+        vals = raw[:1] != 0 if attr.splat else np.unpackbits(raw, bitorder="little")[:n] != 0
     elif et.name == "tf32":  # 19 significant bits, stored in 3 bytes (f32 bits >> 13)
         b = raw[:3 * n].reshape(n, 3).astype(np.uint32)
         bits = (b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 13
         vals = bits.astype(np.uint32).view(np.float32)
-    elif et.bitwidth == 4:
-        nib = np.empty(raw.size * 2, np.uint8)
-        nib[0::2], nib[1::2] = raw & 0xF, raw >> 4
-        vals = from_bits(nib[:n], et)
+    elif et.bitwidth == 4:  # one byte per element (not packed), see DenseElementsAttr
+        vals = from_bits(raw[:n], et)
     else:
         width = et.bitwidth // 8
         vals = from_bits(raw[:width * n].view(f"<u{width}"), et)

@@ -702,7 +702,12 @@ def string_text(s: str) -> str:
 
 
 def hints_text(h: A.OptimizationHintsAttr) -> str:
-    return "<" + ", ".join(f"{k} = {dict_text(d)}" for k, d in h.targets) + ">"
+    # MLIR keeps dictionary attributes sorted by key, so targets and their hints print
+    # in name order whatever order they were written or encoded in.
+    targets = sorted(h.targets, key=lambda t: t[0])
+    return "<" + ", ".join(
+        f"{k} = {dict_text(A.DictAttr(tuple(sorted(d.entries, key=lambda e: e[0]))))}"
+        for k, d in targets) + ">"
 
 
 def _value_text(v: Any) -> str:

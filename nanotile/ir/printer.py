@@ -314,9 +314,10 @@ class OpPrinter:
 
     # ------------------------------------------------------------------ locations
     def loc_suffix(self, loc: Any) -> str:
-        if not self.debuginfo or loc is None:
+        if not self.debuginfo:
             return ""
-        return f" loc({self.loc_ref(loc)})"
+        # MLIR gives every op a location; one the input did not give is `loc(unknown)`.
+        return f" loc({self.loc_ref(A.UnknownLoc() if loc is None else loc)})"
 
     def loc_ref(self, loc: Any) -> str:
         name = self.loc_names.get(loc)
@@ -493,8 +494,7 @@ def generate_aliases(modules: list[Module]) -> list[tuple[str, Any]]:
         if m.location is not None:
             visit(m.location)
         for op in m.walk():
-            if op.location is not None:
-                visit(op.location)
+            visit(A.UnknownLoc() if op.location is None else op.location)
     ranked = sorted(order, key=lambda x: (depth[x], order[x]))
     counters: dict[str, int] = {}
     out: list[tuple[str, Any]] = []

@@ -40,13 +40,15 @@ def dense(array: np.ndarray, t: TileType) -> DenseElementsAttr:
     et = t.element
     flat = np.broadcast_to(array, t.shape).reshape(-1)
     bits = to_bits(flat, et)
+    # The bytecode's layout (nanotile.ir.attrs.DenseElementsAttr): i1 bit-packed, 4-bit
+    # types one byte per element, tf32 three bytes of its f32 bits >> 13.
     if getattr(et, "name", "") == "i1":
-        data = bits.astype(np.uint8).tobytes()
+        data = np.packbits(bits.astype(np.uint8) & 1, bitorder="little").tobytes()
     elif getattr(et, "bitwidth", 64) == 4:
-        b = bits.astype(np.uint8)
-        if b.size % 2:
-            b = np.append(b, 0)
-        data = (b[0::2] | (b[1::2] << 4)).astype(np.uint8).tobytes()
+        data = bits.astype(np.uint8).tobytes()
+    elif getattr(et, "name", "") == "tf32":
+        b = (bits.astype(np.uint32) >> 13).astype("<u4").view(np.uint8).reshape(-1, 4)
+        data = b[:, :3].tobytes()
     else:
         data = bits.astype(bits.dtype.newbyteorder("<")).tobytes()
     return DenseElementsAttr(t, data, False)

@@ -122,3 +122,33 @@ def test_itof_directed_rounding(mode, want):
     got = apply("itof", [(x, T(3, "i32"))], T(3, "f32"), signedness=Signedness.signed,
                 rounding_mode=mode)
     assert got.tolist() == want
+
+
+def test_f4_constants_take_one_byte_per_element():
+    # cuTile's bytecode for tile<4xf4E2M1FN> [1, 2, 4, 6]: one byte per element, not
+    # nibbles packed two per byte (tileirdisasm prints these bytes as 1, 2, 4, 6).
+    from pathlib import Path
+
+    from nanotile.bytecode.reader import read_bytecode
+    from nanotile.interp.dtypes import dense_to_array
+
+    path = (Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "cutile-tests"
+            / "test_astile__test_astile_tf32_f4_const.kernel-float4_e2m1fn-t10204060"
+              "__f32x1.tileirbc")
+    if not path.is_file():
+        pytest.skip("corpus not found under ../shared/corpus")
+    module = read_bytecode(path.read_bytes(), str(path))
+    consts = [op.attributes["value"] for op in module.walk() if op.name == "constant"
+              and op.results[0].type.element.name == "f4E2M1FN"]
+    assert len(consts) == 1 and consts[0].data == bytes([2, 4, 6, 7])
+    assert dense_to_array(consts[0]).astype(np.float32).tolist() == [1.0, 2.0, 4.0, 6.0]
+
+
+def test_i1_constants_are_bit_packed_unless_splat():
+    from nanotile.interp.dtypes import dense_to_array
+    from nanotile.ir.attrs import DenseElementsAttr
+
+    bits = [True, False, True, True, False, False, False, False, True]
+    attr = DenseElementsAttr(T(9, "i1"), bytes([0b00001101, 0b1]), False)
+    assert dense_to_array(attr).tolist() == bits
+    assert dense_to_array(DenseElementsAttr(T(9, "i1"), b"\xff", True)).tolist() == [True] * 9
