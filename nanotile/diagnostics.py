@@ -19,7 +19,9 @@ class Diagnostic:
     line: int | None = None  # 1-based; None when there is no text position
     column: int | None = None  # 1-based
     offset: int | None = None  # byte offset, for bytecode input
-    notes: list["Diagnostic"] = field(default_factory=list)
+    notes: list[Diagnostic] = field(default_factory=list)
+    # the text of ``filename`` when it is not the input being compiled (a rule file)
+    own_text: str | None = None
 
     def location_prefix(self) -> str:
         if self.line is not None:
@@ -31,6 +33,8 @@ class Diagnostic:
     def format(self, source_text: str | None = None) -> str:
         """``file:line:col: severity: message`` plus the source line and a caret."""
         out = [f"{self.location_prefix()}: {self.severity}: {self.message}"]
+        if self.own_text is not None:
+            source_text = self.own_text
         if source_text is not None and self.line is not None:
             lines = source_text.splitlines()
             if 0 < self.line <= len(lines):

@@ -181,9 +181,25 @@ def verify_or_raise(module: object) -> None:
         raise CompileError(errors)
 
 
+def _pipeline_flags(cli_options, argv: list[str]):
+    """Take the pass-pipeline flags (-p, --dump-after, --rules, ...) out of ``argv``
+    (nanotile.passes.cli_options); ``--gpu-name`` stays for the driver as well."""
+    if not any(a.startswith("-") and a not in ("-", "-o") for a in argv):
+        return cli_options.parse_known([])[0], argv
+    args, rest = cli_options.parse_known(argv)
+    if getattr(args, "target", None):
+        rest.append(f"--gpu-name={args.target}")
+    return args, rest
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from .passes import cli_options
+
     try:
+        pipeline_args, argv = _pipeline_flags(cli_options, argv)
+        if cli_options.handle_info_flags(pipeline_args, sys.stdout):
+            return 0
         opts = parse_args(argv)
     except UsageError as e:
         if str(e):
@@ -201,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         module = load_bytes(data, opts.input)
         if opts.verify:
             verify_or_raise(module)
+        module = cli_options.run_from_args(module, pipeline_args, sys.stdout, sys.stderr)
         out = EMITTERS[opts.emit](module, opts)
         write_output(opts.output, out)
     except CompileError as e:

@@ -111,9 +111,9 @@ def parse_args(argv: list[str]) -> OptOptions:
 
 def _is_pass(name: str) -> bool:
     """``-fuse-fma``, ``-cse``...: a registered pass name used as a flag, as in mlir-opt."""
-    from .passes.registry import PASSES
+    from .passes.registry import ALIASES, PASSES
 
-    return name in PASSES
+    return name in PASSES or name in ALIASES
 
 
 def _innermost(pipeline: str | None) -> str:

@@ -51,15 +51,18 @@ def builtin_rule_files() -> list[Path]:
     return sorted(RULES_DIR.glob("*.egg"))
 
 
-def egglog_error(error: Exception, default_file: str) -> CompileError:
-    """An egglog error as a located diagnostic (``file:line:col: error: ...``)."""
-    text = str(error).strip()
-    match = _WHERE.match(text)
+def egglog_error(error: Exception, default_file: str, text: str | None = None
+                 ) -> CompileError:
+    """An egglog error as a located diagnostic (``file:line:col: error: ...``, then the
+    line of ``text``, the rule file, with a caret)."""
+    report = str(error).strip()
+    match = _WHERE.match(report)
     if match is None:
-        return CompileError(Diagnostic("error", f"egglog: {text}", default_file))
+        return CompileError(Diagnostic("error", f"egglog: {report}", default_file))
     line, column, filename, message = match.groups()
     message = " ".join(message.split())
-    return CompileError(Diagnostic("error", message, filename, int(line), int(column)))
+    return CompileError(Diagnostic("error", message, filename, int(line), int(column),
+                                   own_text=text if filename == default_file else None))
 
 
 class Program:
@@ -92,7 +95,7 @@ class Program:
         try:
             commands = self.egraph.parse_program(text, filename=filename)
         except Exception as e:  # noqa: BLE001
-            raise egglog_error(e, filename) from None
+            raise egglog_error(e, filename, text) from None
         for command in commands:
             kind = type(command).__name__
             if kind not in _ALLOWED:
@@ -105,7 +108,7 @@ class Program:
         try:
             self.egraph.run_program(*commands)
         except Exception as e:  # noqa: BLE001
-            raise egglog_error(e, filename) from None
+            raise egglog_error(e, filename, text) from None
 
     def node_count(self) -> int:
         out = self.egraph.parse_and_run_program("(print-size)", filename="<size>")

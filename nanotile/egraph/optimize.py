@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Block, Module, Operation
@@ -45,6 +45,18 @@ class Settings:
 def rule_files(user_files: list[str], builtin: bool = True) -> list[Path]:
     files = builtin_rule_files() if builtin else []
     return files + [Path(f) for f in user_files]
+
+
+def run_pass(step: Any, module: Module, facts: dict, rulesets: list[str] | None,
+             exclude: tuple[str, ...] = ()) -> bool:
+    """Run an e-graph pass (eqsat, fuse-fma): its options are fields of ``step``."""
+    files = rule_files([f.strip() for f in step.rules.split(",") if f.strip()],
+                       step.builtin)
+    limits = Limits(step.iterations, step.node_limit, float(step.time_limit))
+    settings = Settings(files, rulesets, exclude, limits, fast_math=step.fast_math,
+                        dump_egglog=step.dump_egglog, dump_egraph=step.dump_egraph or None,
+                        stats=step.stats, pass_name=step.name)
+    return optimize_module(module, facts, settings)
 
 
 def optimize_module(module: Module, facts: dict, settings: Settings) -> bool:

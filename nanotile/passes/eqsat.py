@@ -1,14 +1,16 @@
-"""eqsat: equality saturation with egglog.  tile-canon -> tile-opt.
+"""eqsat: equality saturation with egglog.  tile -> tile (kept).
 
 Each kernel's pure dataflow becomes an e-graph (nanotile.egraph); the rulesets of
 ``nanotile/egraph/rules/*.egg`` plus any user files (``rules=a.egg,b.egg``, or
 ``--rules FILE`` on the command line) run in rounds (analyses ``*-facts`` saturate
 first) under limits on rounds, e-nodes and seconds; the lowest-cost DAG is extracted and
-written back. Rulesets that contract two roundings into one (``fuse-fma``,
-``mma-accumulate``) change results in the last bit, so they run only with
-``contract=true`` (or on their own: ``-p fuse-fma``). Effects, tokens and control flow are anchors and keep their order. Options:
-``rulesets`` (comma list; default all), ``fast-math`` (allows float reassociation),
-``dump-egglog``, ``dump-egraph=DIR``, ``stats``.
+written back. In the default pipeline it reads tile-canon. Rulesets that contract two
+roundings into one (``fuse-fma``, ``mma-accumulate``) change results in the last bit, so
+they run only with ``contract=true`` or when named (``rulesets=fuse-fma``, which
+``-p fuse-fma`` and ``nanotile-opt -fuse-fma`` stand for). Effects, tokens and
+control flow are anchors and keep their order. Options: ``rulesets`` (comma list;
+default all), ``fast-math`` (allows float reassociation), ``dump-egglog``,
+``dump-egraph=DIR``, ``stats``.
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ class Eqsat(Pass):
     """Equality saturation (egglog rules in nanotile/egraph/rules, plus --rules files)."""
 
     name = "eqsat"
-    input = "tile-canon"
-    output = "tile-opt"
     rules: str = ""          # user rule files, comma-separated
     rulesets: str = ""       # run only these rulesets (comma-separated); "" = all
     builtin: bool = True     # load nanotile's own rule files
@@ -41,32 +41,21 @@ class Eqsat(Pass):
     stats: bool = False
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        from ..egraph.engine import Limits
-        from ..egraph.optimize import Settings, optimize_module, rule_files
+        from ..egraph.optimize import run_pass
 
-        files = rule_files(_split(self.rules), self.builtin)
-        chosen = _split(self.rulesets) or None
-        limits = Limits(self.iterations, self.node_limit, float(self.time_limit))
-        settings = Settings(files, chosen, limits=limits,
-                            exclude=() if self.contract else CONTRACTING,
-                            fast_math=self.fast_math, dump_egglog=self.dump_egglog,
-                            dump_egraph=self.dump_egraph or None, stats=self.stats,
-                            pass_name=self.name)
-        return optimize_module(module, ctx.facts, settings)
-
-
-def _split(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
+        chosen = [r.strip() for r in self.rulesets.split(",") if r.strip()] or None
+        return run_pass(self, module, ctx.facts, chosen,
+                        exclude=() if self.contract else CONTRACTING)
 
 
 def apply_cli_flags(steps: list[Pass], args: object) -> list[Pass]:
     """``--rules``, ``--dump-egglog``, ``--dump-egraph``, ``--time-passes`` given to the
-    driver become options of every eqsat-family pass of the pipeline."""
+    driver become options of every e-graph pass (those with a ``dump_egglog`` option)."""
     import dataclasses
 
     out: list[Pass] = []
     for step in steps:
-        if isinstance(step, Eqsat):
+        if hasattr(step, "dump_egglog"):
             extra = ",".join(getattr(args, "rules", None) or [])
             step = dataclasses.replace(
                 step, rules=",".join(p for p in (step.rules, extra) if p),

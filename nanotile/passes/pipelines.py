@@ -22,7 +22,11 @@ CANONICALIZE = [
     "dce",                         # unused pure ops and weak loads removed
 ]
 
-# tile-canon -> tile-opt: equality saturation (egglog) goes here.
+# tile-canon -> tile-opt: equality saturation (egglog; rules in nanotile/egraph/rules)
+OPTIMIZE = [
+    "eqsat",                       # identities, folding, shapes, casts, strength reduction
+]
+
 # tile-opt -> tile-ptr -> tile-ordered -> tile-layout -> simt: the shared lowering.
 LOWER_SHARED = [
     "lower-views",                 # views -> pointer tiles, masks, padding (-> tile-ptr)
@@ -34,12 +38,14 @@ LOWER_SHARED = [
 
 SM90 = [
     *CANONICALIZE,
+    *OPTIMIZE,
     *LOWER_SHARED,
     # simt -> ptx-sm90: mma.sync / wgmma, TMA, mbarrier (nanotile/targets/sm90)
 ]
 
 SM100 = [
     *CANONICALIZE,
+    *OPTIMIZE,
     *LOWER_SHARED,
     # simt -> ptx-sm100: tcgen05 MMAs and tensor memory, TMA (nanotile/targets/sm100)
 ]

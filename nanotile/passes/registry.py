@@ -16,7 +16,6 @@ from .dce import DeadCodeElimination
 from .eqsat import Eqsat
 from .fold_constants import FoldConstants
 from .fold_static_if import FoldStaticIf
-from .fuse_fma import FuseFma
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
 from .lower_views import LowerViews
 from .resolve_tokens import ResolveTokens
@@ -33,7 +32,6 @@ PASSES: dict[str, type[Pass]] = {
         Eqsat,
         FoldConstants,
         FoldStaticIf,
-        FuseFma,
         LoopInvariantCodeMotion,
         LowerViews,
         ResolveTokens,
@@ -42,6 +40,9 @@ PASSES: dict[str, type[Pass]] = {
         SimplifyTokens,
     )
 }
+
+# Other names for pipeline steps: cuda-tile passes that are one egglog ruleset here.
+ALIASES: dict[str, str] = {"fuse-fma": "eqsat{rulesets=fuse-fma}"}
 
 _STEP = re.compile(r"\s*([a-z0-9-]+)\s*(?:\{([^}]*)\})?\s*(?:,|$)")
 
@@ -71,6 +72,10 @@ def parse_pipeline(text: str) -> list[Pass]:
                                                    f"character {position + 1}",
                                           "<command line>"))
         name, options = match.group(1), match.group(2) or ""
+        if name in ALIASES and not options:
+            steps.extend(parse_pipeline(ALIASES[name]))
+            position = match.end()
+            continue
         pairs = dict(_option(word, name) for word in options.split())
         steps.append(get_pass(name).from_options(pairs))
         position = match.end()
