@@ -1,0 +1,194 @@
+"""The eqsat pass end to end: user rule files on the command line (and their errors),
+dumps, statistics, fuse-fma, sharing, and every corpus kernel's interpreter results."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanotile.ir.parser import parse_text
+from nanotile.ir.printer import print_module
+from nanotile.passes.manager import RunOptions, run_pipeline
+from nanotile.passes.registry import parse_pipeline
+
+REPO = Path(__file__).resolve().parents[2]
+CUTILE = (REPO / ".." / "shared" / "corpus" / "cutile").resolve()
+
+KERNEL = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<f32>>, %x: tile<f32>) {
+    %two = constant <f32: 2.0> : tile<f32>
+    %y = mulf %x, %two : tile<f32>
+    %t = store_ptr_tko weak %p, %y : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
+}
+"""
+DOUBLE = """; x * 2.0 => x + x
+(ruleset double)
+(rewrite (Mulf x (ConstF 2.0 t) r z t) (Addf x x r z t) :ruleset double)
+"""
+
+
+def nanotile(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nanotile.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.fixture
+def kernel(tmp_path):
+    path = tmp_path / "K.mlir"
+    path.write_text(KERNEL)
+    return path
+
+
+def test_user_rule_applies(kernel, tmp_path):
+    rules = tmp_path / "my.egg"
+    rules.write_text(DOUBLE)
+    result = nanotile(str(kernel), "--rules", str(rules), "--dump-after=eqsat", "-o",
+                      str(tmp_path / "out.mlir"))
+    assert result.returncode == 0, result.stderr
+    dump = result.stderr.split("IR Dump After eqsat", 1)[1]
+    assert "addf %x, %x" in dump and "mulf" not in dump
+    # without the user's file the product stays
+    plain = nanotile(str(kernel), "--dump-after=eqsat", "-o", str(tmp_path / "o2.mlir"))
+    assert "mulf %x" in plain.stderr.split("IR Dump After eqsat", 1)[1]
+
+
+@pytest.mark.parametrize("text, where, message", [
+    (("; bad\n(ruleset bad)\n(rewrite (Mulf x (ConstF 2.0 t) r z t)\n"
+      "   (Addff x x r z t) :ruleset bad)\n"), ":4:4: error: ", "Unbound function Addff"),
+    ("; bad\n(ruleset bad)\n(rewrite (Mulf x y r z t)\n", ":4:1: error: ", "parse error"),
+    ("(ruleset bad)\n(rewrite (Mulf x y r z t) (Negf x 1) :ruleset bad)\n", ":2:",
+     "type"),
+    ("(ruleset r)\n(run 3)\n", ": error: ", "found a 'RunSchedule' command"),
+])
+def test_user_rule_errors_point_into_the_file(kernel, tmp_path, text, where, message):
+    rules = tmp_path / "bad_rules.egg"
+    rules.write_text(text)
+    out = tmp_path / "out.mlir"
+    result = nanotile(str(kernel), "--rules", str(rules), "-p", "eqsat", "-o", str(out))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"{rules}{where}" in result.stderr, result.stderr
+    assert message.lower() in result.stderr.lower()
+    assert not out.exists()
+
+
+def test_missing_rule_file(kernel, tmp_path):
+    result = nanotile(str(kernel), "--rules", str(tmp_path / "nope.egg"), "-p", "eqsat")
+    assert result.returncode == 1 and "cannot read rule file" in result.stderr
+
+
+def test_dumps_and_statistics(kernel, tmp_path):
+    rules = tmp_path / "my.egg"
+    rules.write_text(DOUBLE)
+    egraph_dir = tmp_path / "eg"
+    result = nanotile(str(kernel), "-p", "eqsat", "--rules", str(rules), "--dump-egglog",
+                      f"--dump-egraph={egraph_dir}", "--time-passes", "-o",
+                      str(tmp_path / "o.mlir"))
+    assert result.returncode == 0, result.stderr
+    # the exact program: schema, the user's rule, the terms, the schedule, extraction
+    assert "(constructor Mulf (Term Term String bool String) Term" in result.stderr
+    assert "(rewrite (Mulf x (ConstF 2.0 t) r z t) (Addf x x r z t)" in result.stderr
+    assert "(run-schedule (run double))" in result.stderr
+    assert "multi-extract" in result.stderr
+    assert "eqsat @k:" in result.stderr and "e-classes" in result.stderr
+    assert "double " in result.stderr.split("eqsat @k:")[1]
+    graph = json.loads((egraph_dir / "eqsat-k.json").read_text())
+    ops = {node["op"] for node in graph["nodes"].values()}
+    assert {"Mulf", "Addf", "Leaf"} <= ops
+    assert (egraph_dir / "eqsat-k.dot").read_text().startswith("digraph")
+
+
+FUSE = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<f32>>, %x: tile<f32>) {
+    %two = constant <f32: 2.0> : tile<f32>
+    %m = mulf %x, %two : tile<f32>
+    %s = addf %x, %m : tile<f32>
+    %m2 = mulf %x, %two rounding<zero> : tile<f32>
+    %v = addf %m2, %x : tile<f32>
+    %t1 = store_ptr_tko weak %p, %s : tile<ptr<f32>>, tile<f32> -> token
+    %t2 = store_ptr_tko weak %p, %v : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
+}
+"""
+
+
+def run(text: str, pipeline: str, **options) -> str:
+    module = parse_text(text, "t.mlir")
+    run_pipeline(module, parse_pipeline(pipeline), RunOptions(**options))
+    return print_module(module)
+
+
+def test_fuse_fma_and_contract_option():
+    fused = run(FUSE, "fuse-fma", check_semantics=True)  # exact products: same bits
+    assert "fma %x, %two, %x" in fused
+    assert "addf %m2, %x" in fused  # rounding<zero> product: not fused
+    assert "fma" not in run(FUSE, "eqsat")  # contraction is off by default
+    assert "fma %x, %two, %x" in run(FUSE, "eqsat{contract=true}")
+
+
+def test_shared_subterms_are_built_once():
+    text = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<i32>>, %x: tile<i32>) {
+    %c8 = constant <i32: 8> : tile<i32>
+    %a = muli %x, %c8 : tile<i32>
+    %b = addi %a, %a : tile<i32>
+    %c = addi %b, %a : tile<i32>
+    %t1 = store_ptr_tko weak %p, %c : tile<ptr<i32>>, tile<i32> -> token
+    %t2 = store_ptr_tko weak %p, %a : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""
+    out = run(text, "eqsat", check_semantics=True)
+    assert out.count("shli") == 1 and "muli" not in out
+
+
+def test_without_rules_only_dead_code_goes():
+    """No rules: extraction gives back the input DAG; only unused pure ops are gone."""
+    from collections import Counter
+
+    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
+
+    def ops(out: str) -> Counter:
+        return Counter(op.name for op in parse_text(out, "o.mlir").walk())
+
+    assert ops(run(text, "eqsat{builtin=false}")) == ops(run(text, "dce"))
+    assert ops(run(text, "eqsat")) != ops(run(text, "dce"))
+
+
+def test_iteration_and_node_limits():
+    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
+    assert "shli" in run(text, "eqsat{iterations=1}")
+    run(text, "eqsat{node-limit=10}")  # stops at once; still a valid module
+
+
+CORPUS = sorted(p for p in CUTILE.glob("*.tileirbc") if "13_" not in p.name)
+
+
+@pytest.mark.skipif(not CORPUS, reason="cuTile corpus not found")
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_corpus_kernels_keep_results(path):
+    """Every ruleset, contracting ones included, keeps each corpus kernel's interpreter
+    results bit for bit (and its code no larger)."""
+    from nanotile.loader import load_file
+
+    module = load_file(str(path))
+    before = sum(1 for _ in module.walk())
+    options = RunOptions(check_semantics=True)
+    run_pipeline(module, parse_pipeline("eqsat{contract=true}"), options)
+    assert any(name == "(check-semantics)" for name, _ in options.timings)
+    assert sum(1 for _ in module.walk()) <= before
+
+
+def test_cli_start_up_does_not_import_egglog():
+    code = ("import sys, nanotile.cli, nanotile.driver, nanotile.opt, "
+            "nanotile.passes.registry, nanotile.passes.cli_options; "
+            "assert 'egglog' not in sys.modules")
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO, check=False).returncode == 0
