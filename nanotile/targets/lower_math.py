@@ -208,6 +208,15 @@ def _approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
         fn.emit(f"sin.approx.f32 {s}, {xs[0]}")
         fn.emit(f"cos.approx.f32 {c}, {xs[0]}")
         fn.emit(f"div.approx.f32 {res}, {s}, {c}")
+    elif name in ("sinh", "cosh"):
+        # (e^x -/+ e^-x) / 2 with e^x = 2^(x log2 e)
+        t, p, q = fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
+        fn.emit(f"mul.f32 {t}, {xs[0]}, 0f{_hex(_LOG2E)}")
+        fn.emit(f"ex2.approx.f32 {p}, {t}")
+        fn.emit(f"neg.f32 {t}, {t}")
+        fn.emit(f"ex2.approx.f32 {q}, {t}")
+        fn.emit(f"{'sub' if name == 'sinh' else 'add'}.f32 {res}, {p}, {q}")
+        fn.emit(f"mul.f32 {res}, {res}, 0f3F000000")
     elif name == "powf":
         t = fn.reg("f32")
         fn.emit(f"lg2.approx.f32 {t}, {xs[0]}")

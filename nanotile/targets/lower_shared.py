@@ -189,6 +189,31 @@ def cat(lw: Lowering, op: Operation) -> None:
     gather(lw, op, [lhs, rhs], index)
 
 
+def insert(lw: Lowering, op: Operation) -> None:
+    """insert: the destination, with the source tile written at (indices * source shape)."""
+    src, dst = lw.get(op.operands[0]), lw.get(op.operands[1])
+    starts = [lw.get(v).regs[0] for v in op.operands[2:]]
+    fn = lw.fn
+    dst_count = (dst.n * esize(dst.element) + 15) // 16 * 16 // esize(dst.element)
+
+    def index(idx: list[str]) -> str:
+        inside, local = fn.reg("pred"), []
+        fn.emit(f"setp.eq.s32 {inside}, 1, 1")
+        for i, s, d in zip(idx, starts, src.shape):
+            r = fn.reg("b32")
+            fn.emit(f"mul.lo.s32 {r}, {s}, {d}")
+            fn.emit(f"sub.s32 {r}, {i}, {r}")
+            fn.emit(f"setp.lt.and.u32 {inside}, {r}, {d}, {inside}")
+            local.append(r)
+        own = lw.combine_index(idx, dst.shape)
+        other = lw.combine_index(local, src.shape)
+        fn.emit(f"add.s32 {other}, {other}, {dst_count}")
+        out = fn.reg("b32")
+        fn.emit(f"selp.b32 {out}, {other}, {own}, {inside}")
+        return out
+    gather(lw, op, [dst, src], index)
+
+
 def gather(lw: Lowering, op: Operation, sources: list[TileRegs], index) -> None:
     """Result slot k reads shared element ``index(its multi-index)``."""
     base, offsets = publish(lw, sources)

@@ -22,7 +22,7 @@ RULES = {
     "load_ptr_tko": M.load_ptr, "store_ptr_tko": M.store_ptr,
     "atomic_rmw_tko": M.atomic, "atomic_cas_tko": M.atomic,
     "reshape": S.reshape, "broadcast": S.broadcast, "permute": S.permute,
-    "extract": S.extract, "cat": S.cat, "reduce": S.reduce_or_scan, "scan": S.reduce_or_scan,
+    "extract": S.extract, "insert": S.insert, "cat": S.cat, "reduce": S.reduce_or_scan, "scan": S.reduce_or_scan,
     "mmaf": S.mma, "mmai": S.mma,
     "if": C.lower_if, "for": C.lower_for, "loop": C.lower_loop, "yield": C.lower_yield,
     "continue": C.lower_continue, "break": C.lower_break, "return": C.lower_return,

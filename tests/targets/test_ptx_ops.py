@@ -80,6 +80,10 @@ CASES = {
         %c1 = constant <i32: 1> : tile<i32>
         %c0 = constant <i32: 0> : tile<i32>
         %y = extract %x0[%c1, %c0] : tile<8x16xf32> -> tile<4x16xf32>""", 0),
+    "insert": ([((8, 16), F), ((2, 16), F)], ((8, 16), F), """
+        %c3 = constant <i32: 3> : tile<i32>
+        %c0 = constant <i32: 0> : tile<i32>
+        %y = insert %x1, %x0[%c3, %c0] : tile<2x16xf32>, tile<8x16xf32>""", 0),
     "broadcast_column": ([((8, 1), F)], ((8, 16), F), """
         %y = broadcast %x0 : tile<8x1xf32> -> tile<8x16xf32>""", 0),
     "casts_f16_i8": ([((256,), F)], ((256,), "i32"), """
