@@ -32,6 +32,7 @@ class Limits:
     iterations: int = 8
     nodes: int = 200_000
     seconds: float = 10.0
+    terms: int = 50_000  # an item with more pure ops is left alone (extraction time)
 
 
 @dataclass

@@ -75,6 +75,11 @@ def optimize_item(module: Module, item: Operation, facts: dict, settings: Settin
             enc.encode_block(block)
     except Fallback:
         return False
+    if len(enc.names) > settings.limits.terms:
+        if settings.stats:
+            settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}: "
+                               f"{len(enc.names)} terms, over the limit; left alone\n")
+        return False
     stats = Stats()
     program = Program(settings.cost, settings.rule_files)
     _check_rulesets(program, settings)
