@@ -57,8 +57,13 @@ FLAGS: dict[str, tuple[str, Callable[[OptOptions], None]]] = {
     "no-verify": ("do not run the verifier", lambda o: setattr(o, "verify", False)),
     "Wunsupported-hints": ("warn about unknown or invalid optimization hints",
                            lambda o: o.extra.__setitem__("hint_warnings", True)),
-    "discard-value-names": ("number SSA values instead of keeping their written names",
-                            lambda o: o.extra.__setitem__("discard_names", True)),
+    # As MLIR's printer, SSA values are printed with generated names (%0, %arg0, ...),
+    # not the names the input wrote; so the print of a text file and of its bytecode
+    # (which holds no names) agree. -keep-value-names is nanotile's way to keep them.
+    "discard-value-names": ("number SSA values (the default)",
+                            lambda o: o.extra.__setitem__("keep_names", False)),
+    "keep-value-names": ("print SSA values under the names the input wrote",
+                         lambda o: o.extra.__setitem__("keep_names", True)),
     "Werr-hints": ("make optimization-hint warnings errors",
                    lambda o: o.extra.__setitem__("hint_errors", True)),
 }
@@ -181,7 +186,7 @@ def process_chunk(text: str, filename: str, opts: OptOptions) -> tuple[str | Non
             return None, diags + e.diagnostics
     return print_modules(modules, generic=opts.generic, debuginfo=opts.debuginfo,
                          alias_names=True,
-                         use_hints=not opts.extra.get("discard_names")), diags
+                         use_hints=bool(opts.extra.get("keep_names"))), diags
 
 
 def run_verifier(modules: list[Any], **flags: Any) -> list[Diagnostic]:

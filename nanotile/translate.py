@@ -115,11 +115,12 @@ def _parse_text(text: str, filename: str):
 
 
 def _print(module, opts: Options) -> str:
-    from .ir.printer import print_module
+    from .ir.printer import print_modules
 
     if module.name is None:
         module.name = "kernels"  # NVIDIA's reader names every module read from bytecode so
-    text = print_module(module, debuginfo=opts.debuginfo)
+    # cuda-tile's spellings (`pow` for tileirdisasm's `fpowf`), as nanotile-opt prints.
+    text = print_modules([module], debuginfo=opts.debuginfo, alias_names=True)
     return text if text.endswith("\n") else text + "\n"
 
 

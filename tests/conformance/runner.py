@@ -70,12 +70,7 @@ XFAIL: dict[str, str] = {
     "Dialect/CudaTile/debuginfo_loc_invalid.mlir":
         "the parser does not read di_loc<loc(...) in #scope> locations yet (issue 2)",
     # Round trips through bytecode (issues 2, 3)
-    "Dialect/CudaTile/arith.mlir": _ROUND_TRIP + ": i1 dense constants",
-    "Dialect/CudaTile/conversion.mlir": _ROUND_TRIP + ": i1 dense constants",
     "Bytecode/debug_info.mlir": _ROUND_TRIP + " (debug info)",
-    "Bytecode/operationsTest.mlir": _ROUND_TRIP,
-    "Bytecode/producerTest.mlir": _ROUND_TRIP,
-    "Bytecode/versionCompatibilityTest.mlir": _ROUND_TRIP,
     # Bytecode writer/tool messages (issue 3)
     "Bytecode/list_versions.mlir": "--list-versions does not list the test version 250.0",
     "Bytecode/non_tileir_types.mlir":
