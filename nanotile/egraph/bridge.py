@@ -187,6 +187,7 @@ class Rebuilder:
         self.term_of = dict(zip(enc.roots, root_terms))
         self.mapping: dict[Value, Value] = {}
         self.used: set[int] = set()  # id() of original ops placed again
+        self.created: set[int] = set()  # id() of ops made from terms
 
     def block(self, block: Block) -> list[Operation]:
         """The new op list of ``block`` (not installed yet)."""
@@ -201,6 +202,8 @@ class Rebuilder:
                                           available)
                 if value is not root:
                     self.mapping[root] = value
+                    if value.name_hint is None and id(value.owner) in self.created:
+                        value.name_hint = root.name_hint  # the new op keeps the name
             ops.append(op)
             available.update(op.results)
         return ops
@@ -287,6 +290,7 @@ class Rebuilder:
 
     def _place(self, op: Operation, anchor: Operation, ops: list[Operation]) -> Value:
         op.source, op.location = anchor.source, anchor.location
+        self.created.add(id(op))
         ops.append(op)
         return op.results[0]
 
