@@ -49,11 +49,14 @@ class Encoder:
     originals: dict[tuple, Operation] = field(default_factory=dict)
     roots: list[Value] = field(default_factory=list)
     before: dict[int, list[Value]] = field(default_factory=dict)  # id(anchor) -> roots
+    op_block: dict[int, Block] = field(default_factory=dict)   # id(op) -> its block
+    holder: dict[int, Operation] = field(default_factory=dict)  # id(block) -> its op
 
     # -- encoding ----------------------------------------------------------------------
 
     def encode_block(self, block: Block) -> None:
         for op in block.ops:
+            self.op_block[id(op)] = block
             if self._is_term(op):
                 self._encode_term(op, block)
                 continue
@@ -61,7 +64,22 @@ class Encoder:
                 self._need(v, op)
             for region in op.regions:
                 for inner in region.blocks:
+                    self.holder[id(inner)] = op
                     self.encode_block(inner)
+
+    def encloses(self, outer: Block, inner: Block) -> bool:
+        """``inner`` is ``outer`` or nested in an op of ``outer`` (so sees its values)."""
+        block: Block | None = inner
+        while block is not None and block is not outer:
+            holder = self.holder.get(id(block))
+            block = self.op_block.get(id(holder)) if holder is not None else None
+        return block is outer
+
+    def defined_in(self, value: Value, block: Block) -> bool:
+        owner = value.owner
+        if isinstance(owner, Operation):
+            return self.op_block.get(id(owner)) is block
+        return owner is block
 
     def _is_term(self, op: Operation) -> bool:
         return (op.name == "constant" and len(op.results) == 1) or op.name in term_ops()
@@ -107,6 +125,8 @@ class Encoder:
         if v in self.names and self.block_of[v] is block:
             return self.names[v]
         self._need(v, user)
+        if v in self.names and v.owner.name == "constant":
+            return self.names[v]  # rules see the value; rebuilt as the outer constant
         return self._leaf(v)
 
     def _need(self, v: Value, user: Operation) -> None:
@@ -116,9 +136,9 @@ class Encoder:
             return
         home = self.block_of[v]
         anchor: Operation | None = user
-        while anchor is not None and anchor.parent is not home:
-            region = anchor.parent.parent if anchor.parent is not None else None
-            anchor = region.parent if region is not None else None
+        while anchor is not None and self.op_block.get(id(anchor)) is not home:
+            block = self.op_block.get(id(anchor))
+            anchor = self.holder.get(id(block)) if block is not None else None
         if anchor is None:
             raise Fallback(f"a use of {v!r} is not inside the block defining it")
         roots = self.before.setdefault(id(anchor), [])
@@ -188,6 +208,7 @@ class Rebuilder:
         self.mapping: dict[Value, Value] = {}
         self.used: set[int] = set()  # id() of original ops placed again
         self.created: set[int] = set()  # id() of ops made from terms
+        self.constants: dict[tuple, list[tuple[Block, Value]]] = {}  # key -> built where
 
     def block(self, block: Block) -> list[Operation]:
         """The new op list of ``block`` (not installed yet)."""
@@ -239,7 +260,7 @@ class Rebuilder:
         args = node.args
         if name == "Leaf":
             value = self.enc.leaves[_lit(self.termdag, args[0])]
-            if _defined_in(value, block) and value not in available:
+            if self.enc.defined_in(value, block) and value not in available:
                 raise Fallback(f"{value!r} would be used before it is defined")
             return value, value
         ty_text = _lit(self.termdag, args[-1])
@@ -258,7 +279,7 @@ class Rebuilder:
                tuple(id(orig) if orig is not None else -1 for _, orig in children))
         original = self.enc.originals.get(key)
         operands = [value for value, _ in children]
-        if original is not None and original.parent is block and id(original) not in self.used:
+        if original is not None and self.enc.op_block.get(id(original)) is block and id(original) not in self.used:
             self.used.add(id(original))
             original.operands = operands
             ops.append(original)
@@ -277,26 +298,25 @@ class Rebuilder:
             source = None
             key = (f"({name} {raw!r} {egg_string(ty_text)})",)
         original = self.enc.originals.get(key) or source
-        if original is not None and original.parent is block and id(original) not in self.used \
+        if original is not None and self.enc.op_block.get(id(original)) is block and id(original) not in self.used \
                 and original.results[0].type == ty:
             self.used.add(id(original))
             ops.append(original)
+            self.constants.setdefault(key, []).append((block, original.results[0]))
             return original.results[0], original.results[0]
+        for home, value in self.constants.get(key, ()):
+            if self.enc.encloses(home, block):  # built before the op holding this block
+                return value, value
         if source is not None:
             op = make_op("constant", [], [ty], dict(source.attributes))
         else:
             op = make_splat(raw, ty)
-        return self._place(op, anchor, ops), None
+        value = self._place(op, anchor, ops)
+        self.constants.setdefault(key, []).append((block, value))
+        return value, None
 
     def _place(self, op: Operation, anchor: Operation, ops: list[Operation]) -> Value:
         op.source, op.location = anchor.source, anchor.location
         self.created.add(id(op))
         ops.append(op)
         return op.results[0]
-
-
-def _defined_in(value: Value, block: Block) -> bool:
-    owner = value.owner
-    if isinstance(owner, Operation):
-        return owner.parent is block
-    return owner is block

@@ -73,8 +73,8 @@ def optimize_item(module: Module, item: Operation, facts: dict, settings: Settin
     try:
         for block in blocks_of(item):
             enc.encode_block(block)
-    except Fallback:
-        return False
+    except Fallback as reason:
+        return _left_alone(settings, item, str(reason))
     if len(enc.names) > settings.limits.terms:
         if settings.stats:
             settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}: "
@@ -96,16 +96,25 @@ def optimize_item(module: Module, item: Operation, facts: dict, settings: Settin
     _report(program, stats, settings, name)
     if not enc.roots:
         return False
-    return _rebuild(module, item, enc, termdag, terms)
+    try:
+        return _rebuild(module, item, enc, termdag, terms)
+    except Fallback as reason:
+        return _left_alone(settings, item, str(reason))
+
+
+def _left_alone(settings: Settings, item: Operation, reason: str) -> bool:
+    """An item that cannot be rebuilt stays as it was (said under ``stats``)."""
+    if settings.stats:
+        settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}: "
+                           f"left as it was: {reason}\n")
+    return False
 
 
 def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms) -> bool:
+    """Install the rebuilt blocks (raises Fallback before changing anything)."""
     rebuilder = Rebuilder(enc, termdag, terms)
     blocks: list[Block] = [b for op in item.walk() for b in blocks_of(op)]
-    try:
-        new_ops = [(block, rebuilder.block(block)) for block in blocks]
-    except Fallback:
-        return False
+    new_ops = [(block, rebuilder.block(block)) for block in blocks]
     changed = bool(rebuilder.mapping)
     for block, ops in new_ops:
         if [id(op) for op in ops] != [id(op) for op in block.ops]:
