@@ -21,7 +21,7 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Block, Module, Operation
 from ..passes.rewrite import blocks_of, collect_uses, replace_uses
 from .bridge import Encoder, Fallback, Rebuilder
-from .cost import CostModel
+from .cost import CostModel, cost_model_for
 from .engine import Limits, Program, Stats, builtin_rule_files
 
 
@@ -53,7 +53,8 @@ def run_pass(step: Any, module: Module, facts: dict, rulesets: list[str] | None,
     files = rule_files([f.strip() for f in step.rules.split(",") if f.strip()],
                        step.builtin)
     limits = Limits(step.iterations, step.node_limit, float(step.time_limit))
-    settings = Settings(files, rulesets, exclude, limits, fast_math=step.fast_math,
+    settings = Settings(files, rulesets, exclude, limits, cost_model_for(step.target),
+                        fast_math=step.fast_math,
                         dump_egglog=step.dump_egglog, dump_egraph=step.dump_egraph or None,
                         stats=step.stats, pass_name=step.name)
     return optimize_module(module, facts, settings)

@@ -10,7 +10,7 @@ they run only with ``contract=true`` or when named (``rulesets=fuse-fma``, which
 ``-p fuse-fma`` and ``nanotile-opt -fuse-fma`` stand for). Effects, tokens and
 control flow are anchors and keep their order. Options: ``rulesets`` (comma list;
 default all), ``fast-math`` (allows float reassociation), ``dump-egglog``,
-``dump-egraph=DIR``, ``stats``.
+``dump-egraph=DIR``, ``stats``, ``target`` (the cost model).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ class Eqsat(Pass):
     dump_egglog: bool = False
     dump_egraph: str = ""
     stats: bool = False
+    target: str = ""         # whose cost model extraction uses (egraph.cost.register)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         from ..egraph.optimize import run_pass
@@ -61,6 +62,7 @@ def apply_cli_flags(steps: list[Pass], args: object) -> list[Pass]:
                 step, rules=",".join(p for p in (step.rules, extra) if p),
                 dump_egglog=step.dump_egglog or bool(getattr(args, "dump_egglog", False)),
                 dump_egraph=step.dump_egraph or (getattr(args, "dump_egraph", None) or ""),
-                stats=step.stats or bool(getattr(args, "time_passes", False)))
+                stats=step.stats or bool(getattr(args, "time_passes", False)),
+                target=step.target or (getattr(args, "target", None) or ""))
         out.append(step)
     return out

@@ -228,3 +228,15 @@ def test_cli_start_up_does_not_import_egglog():
             "nanotile.passes.registry, nanotile.passes.cli_options; "
             "assert 'egglog' not in sys.modules")
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO, check=False).returncode == 0
+
+
+def test_a_target_cost_model_changes_the_choice():
+    from nanotile.egraph.cost import CostModel, register
+
+    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
+    slow_shifts = CostModel()
+    slow_shifts.costs.update({"shli": 100, "shri": 100})
+    register("test-slow-shifts", slow_shifts)
+    out = run(text, "eqsat{target=test-slow-shifts}")
+    assert "muli" in out and "divi" in out and "shli" not in out
+    assert "shli" in run(text, "eqsat")
