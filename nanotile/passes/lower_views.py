@@ -39,7 +39,7 @@ def _view_chain(v: Value) -> tuple[Operation, Operation]:
 
 
 def _refuse(op: Operation | None, what: str) -> CompileError:
-    src = op.source if op is not None else None  # where the op was written, if known
+    src = op.source if op is not None else None
     return CompileError(Diagnostic("error", f"lower-views: {what} are not lowered yet",
                                    *((src.filename, src.line, src.column) if src else ())))
 
@@ -74,7 +74,9 @@ def _coordinates(b: OpBuilder, part: Operation, index: list[Value]):
         coord = b.op("broadcast", [line], T.TileType(tile, I32))
         if index:
             step = 1 if sparse is not None else steps[j]
-            start = b.op("muli", [index[j], b.scalar(step)], T.TileType((), I32))
+            at = index[j] if index[j].type.element == I32 else \
+                b.op("trunci", [index[j]], T.TileType((), I32))  # i64 indices: i32 math
+            start = b.op("muli", [at, b.scalar(step)], T.TileType((), I32))
             coord = b.op("addi", [b.splat(start, tile), coord], T.TileType(tile, I32))
         out.append((dims[j], coord))
     return tile, out
@@ -87,10 +89,11 @@ def pointers_and_mask(b: OpBuilder, view: Value, index: list[Value]) -> tuple[Va
     tile, coords = _coordinates(b, part, index)
     offset, mask = None, None
     for d, coord in coords:
-        et = coord.type.element
         bound = b.scalar(shape[d])
-        if et == I64:
-            bound = b.op("exti", [bound], T.TileType((), I64), signedness=Signedness.signed)
+        if bound.type.element == I64 and coord.type.element == I32:
+            coord = b.op("exti", [coord], T.TileType(tile, I64), signedness=Signedness.signed)
+        et = coord.type.element
+        bound = _widen(b, bound, et)
         inside = b.op("cmpi", [coord, b.splat(bound, tile)], T.TileType(tile, I1),
                       comparison_predicate=ComparisonPredicate.less_than,
                       signedness=Signedness.unsigned)
@@ -98,11 +101,15 @@ def pointers_and_mask(b: OpBuilder, view: Value, index: list[Value]) -> tuple[Va
         wide = coord if et == I64 else b.op("exti", [coord], T.TileType(tile, I64),
                                             signedness=Signedness.signed)
         if strides[d] != 1:
-            stride = b.op("exti", [b.scalar(strides[d])], T.TileType((), I64),
-                          signedness=Signedness.signed)
+            stride = _widen(b, b.scalar(strides[d]), I64)
             wide = b.op("muli", [wide, b.splat(stride, tile)], T.TileType(tile, I64))
         offset = wide if offset is None else b.op("addi", [offset, wide], T.TileType(tile, I64))
     return b.op("offset", [b.splat(base, tile), offset], T.TileType(tile, base.type.element)), mask
+
+
+def _widen(b: OpBuilder, v: Value, et: T.ElementType) -> Value:
+    """``v`` (a rank-0 i32 or i64) as ``et``, sign-extended when it is narrower."""
+    return v if v.type.element == et else b.op("exti", [v], T.TileType((), et), signedness=Signedness.signed)
 
 
 def _memory_attrs(op: Operation) -> dict:
@@ -151,6 +158,8 @@ def _lower_shape_query(op: Operation) -> dict[Value, Value]:
     out = {}
     for r, d, t in zip(op.results, dims, tile):
         s = b.scalar(shape[d], r.type.element)
+        if s.type.element != r.type.element:  # an i64 extent, an i32 index space
+            s = b.op("trunci", [s], r.type)
         if t != 1:
             s = b.op("addi", [s, b.scalar(t - 1)], r.type)
             s = b.op("divi", [s, b.scalar(t)], r.type, signedness=Signedness.unsigned)

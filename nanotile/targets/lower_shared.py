@@ -372,8 +372,9 @@ def _mma_float(lw: Lowering, x: str, t: T.ElementType, wide: bool) -> str:
     if t.name in ("f8E4M3FN", "f8E5M2"):
         f = _f8_to_f32(lw, x, t)
     elif t.name == "tf32":
-        f = lw.fn.reg("f32")
-        lw.fn.emit(f"cvt.rna.tf32.f32 {f}, {x}")
+        f, bits = lw.fn.reg("f32"), lw.fn.reg("b32")
+        lw.fn.emit(f"cvt.rna.tf32.f32 {bits}, {x}")
+        lw.fn.emit(f"mov.b32 {f}, {bits}")
     else:
         f = to_f32(lw, x, t)
     if wide and t.name != "f64":
