@@ -10,7 +10,9 @@ verifier and prints the module. With ``-split-input-file`` the input is cut at l
 with ``-verify-diagnostics`` the diagnostics are matched against the ``expected-*``
 comments instead of being printed (nanotile.verify.diagnostics_check).
 
-New flags are rows of FLAGS (a pass pipeline adds its own there).
+New flags are rows of FLAGS. Passes run after verification, in order, as mlir-opt does:
+``-PASS`` (a registered pass or alias, e.g. ``-fuse-fma``) or
+``--pass-pipeline='builtin.module(...(fuse-fma))'`` (the innermost list is used).
 """
 
 from __future__ import annotations
@@ -99,11 +101,11 @@ def parse_args(argv: list[str]) -> OptOptions:
                 i += 1
             opts.output = value
             continue
-        if name == "pass-pipeline" or (value is None and _is_pass(name)):
+        flag = FLAGS.get(name)
+        if flag is None and (name == "pass-pipeline" or (value is None and _is_pass(name))):
             pipeline = _innermost(value) if name == "pass-pipeline" else name
             opts.extra.setdefault("passes", []).append(pipeline)
             continue
-        flag = FLAGS.get(name)
         if flag is None:
             raise UsageError(f"unknown command line argument '{arg}'")
         if value not in (None, "true", "1"):

@@ -240,3 +240,22 @@ def test_a_target_cost_model_changes_the_choice():
     out = run(text, "eqsat{target=test-slow-shifts}")
     assert "muli" in out and "divi" in out and "shli" not in out
     assert "shli" in run(text, "eqsat")
+
+
+def test_nanotile_opt_pass_flags(tmp_path):
+    """-fuse-fma and MLIR's nested --pass-pipeline run the fuse-fma ruleset; an unknown
+    pass in the pipeline is a clean error."""
+    path = tmp_path / "f.mlir"
+    path.write_text(FUSE)
+
+    def opt(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "nanotile.opt", str(path), *args],
+                              cwd=REPO, capture_output=True, text=True, check=False)
+
+    assert "fma %x" not in opt().stdout
+    assert "fma %x" in opt("-fuse-fma").stdout
+    nested = "--pass-pipeline=builtin.module(cuda_tile.module(cuda_tile.entry(fuse-fma)))"
+    assert "fma %x" in opt(nested).stdout
+    bad = opt("--pass-pipeline=builtin.module(no-such-pass)")
+    assert bad.returncode == 1 and "unknown pass 'no-such-pass'" in bad.stderr
+    assert "Traceback" not in bad.stderr
