@@ -19,7 +19,7 @@ from ..ir.builder import OpBuilder
 from ..ir.core import Module, Operation, Value, make_op
 from ..ir.enums import AtomicRMWMode, ComparisonPredicate, Signedness
 from .base import Pass, PassContext
-from .rewrite import all_ops, erase, insert_before, replace_uses
+from .rewrite import all_ops, erase, insert_before, numpy_dtype, replace_uses
 
 I32, I64, I1 = T.I32, T.I64, T.I1
 _PAD = {T.PaddingValue.zero: 0.0, T.PaddingValue.neg_zero: -0.0, T.PaddingValue.nan: float(
@@ -123,9 +123,9 @@ def _lower_access(op: Operation) -> dict[Value, Value]:
     token, kind = groups[-1], op.name
     if kind == "load_view_tko":
         view, index, rt = groups[0][0], groups[1], op.results[0].type
-        pad = b.const(_PAD[view.type.padding] if view.type.padding and rt.element.is_float
-                      else 0, rt)
-        operands, results, attrs = [pad], op.result_types, _memory_attrs(op)
+        pad = [b.const(_PAD[view.type.padding] if view.type.padding and rt.element.is_float
+                       else 0, rt)] if numpy_dtype(rt.element) is not None else []
+        operands, results, attrs = pad, op.result_types, _memory_attrs(op)
         kind = "load_ptr_tko"
     elif kind == "store_view_tko":
         value, view, index = groups[0][0], groups[1][0], groups[2]
@@ -139,7 +139,7 @@ def _lower_access(op: Operation) -> dict[Value, Value]:
     ptrs, mask = pointers_and_mask(b, view, index)
     order = [ptrs, mask, *operands] if kind == "load_ptr_tko" else [ptrs, *operands, mask]
     new = insert_before(op, make_op(kind, [*order, *token], results, attrs,
-                                    operand_segments=[1, 1, 1, len(token)]))
+                                    operand_segments=[1, 1, len(order) - 2, len(token)]))
     return dict(zip(op.results, new.results[-len(op.results):]))
 
 

@@ -31,9 +31,16 @@ def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool 
     from .lower import compile_module
 
     target = get_target(gpu_name)
-    if run_pipeline:
-        canonicalize(module, gpu_name)
-    return compile_module(module, target)
+    try:
+        if run_pipeline:
+            canonicalize(module, gpu_name)
+        return compile_module(module, target)
+    except CompileError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a bug: still a diagnostic, never a traceback
+        raise CompileError(Diagnostic("error", f"internal error while compiling for "
+                                               f"{gpu_name} ({type(e).__name__}: {e})",
+                                      "<input>")) from None
 
 
 def ptxas_path() -> Path | None:

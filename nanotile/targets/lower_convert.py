@@ -10,6 +10,7 @@ from .lower import Lowering, Unsupported
 from .ptx import reg_class
 
 _F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+_KNOWN_FLOATS = {"f16", "bf16", "f32", "tf32", "f64", *_F8}
 _RND = {RoundingMode.nearest_even: "rn", RoundingMode.zero: "rz",
         RoundingMode.negative_inf: "rm", RoundingMode.positive_inf: "rp"}
 
@@ -26,6 +27,9 @@ def emit_convert(lw: Lowering, op: Operation, t, rt, ins: list[str], out: str) -
     fn, name = lw.fn, op.name
     signed = op.attributes.get("signedness", Signedness.signed) == Signedness.signed
     x = ins[0]
+    for e in (t, rt):
+        if getattr(e, "is_float", False) and e.name not in _KNOWN_FLOATS:
+            raise Unsupported(f"conversions of {e.name} are not lowered to PTX yet")
     if name == "offset":
         pointee = rt.pointee
         size = max(1, getattr(pointee, "bitwidth", 8) // 8)

@@ -145,6 +145,13 @@ def token(lw: Lowering, op: Operation) -> None:
     lw.values[op.results[0]] = None
 
 
+def grid_dependency(lw: Lowering, op: Operation) -> None:
+    """gdc_wait_tko / gdc_launch_dependents_tko: programmatic dependent launch control."""
+    what = "wait" if op.name == "gdc_wait_tko" else "launch_dependents"
+    lw.fn.emit(f"griddepcontrol.{what}")
+    lw.values[op.results[0]] = None
+
+
 def get_global(lw: Lowering, op: Operation) -> None:
     out = lw.new_tile(op.results[0].type)
     name = op.attributes.get("name")

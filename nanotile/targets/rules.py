@@ -15,6 +15,7 @@ RULES = {
     "constant": X.constant, "iota": X.iota, "assume": X.alias,
     "get_tile_block_id": X.grid_query, "get_num_tile_blocks": X.grid_query,
     "make_token": X.token, "join_tokens": X.token, "get_global": X.get_global,
+    "gdc_wait_tko": X.grid_dependency, "gdc_launch_dependents_tko": X.grid_dependency,
     "make_tensor_view": M.make_tensor_view, "make_partition_view": M.make_partition_view,
     "make_strided_view": M.make_partition_view, "atomic_red_view_tko": M.atomic_red_view,
     "get_index_space_shape": M.get_index_space_shape, "get_tensor_shape": M.get_tensor_shape,
