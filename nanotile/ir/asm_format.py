@@ -57,10 +57,17 @@ def enum_spelling(member: Enum) -> str:
 
 
 def enum_parse(cls: type[Enum], text: str) -> Enum | None:
+    return _enum_table(cls).get(text)
+
+
+@cache
+def _enum_table(cls: type[Enum]) -> dict[str, Enum]:
+    """Spelling -> member; the first member with a spelling wins, as a linear search."""
+    table: dict[str, Enum] = {}
     for m in cls:
-        if enum_spelling(m) == text or enum_text(m) == text:
-            return m
-    return None
+        table.setdefault(enum_spelling(m), m)
+        table.setdefault(enum_text(m), m)
+    return table
 
 
 # ---------------------------------------------------------------------------------------
@@ -232,6 +239,170 @@ def _parse_elem(p: OpParser, st: OpState, e: Elem) -> None:
             parse_format(p, st, e.children)
     elif k == "custom":
         DIRECTIVES[e.name].parse(p, st, e.names)
+
+
+# ---------------------------------------------------------------------------------------
+# Formats compiled to closures (the parser's hot path)
+#
+# parse_format interprets a format's elements one by one, looking each operand and
+# attribute up by name on every op. compile_parser does that work once per op: each
+# element becomes a closure with its operand/attribute definitions bound, and the common
+# cases (one operand, one cached type) take a short path; anything else falls back to
+# the interpreting code above, so both read exactly the same language.
+
+_Step = Callable[["OpParser", "OpState"], None]
+
+
+def compile_parser(opdef: OpDef) -> _Step:
+    """A function reading the op's text (after its name) into an OpState."""
+    fn = _PARSERS.get(opdef.name)
+    if fn is None or _PARSER_FMT.get(opdef.name) is not opdef.asm:
+        fn = _PARSERS[opdef.name] = _sequence(opdef, compile_format(format_of(opdef)))
+        _PARSER_FMT[opdef.name] = opdef.asm
+    return fn
+
+
+_PARSERS: dict[str, _Step] = {}
+_PARSER_FMT: dict[str, str | None] = {}
+
+
+def _sequence(opdef: OpDef, elems: tuple[Elem, ...]) -> _Step:
+    steps = tuple(s for s in (_step(opdef, e) for e in elems) if s is not None)
+    if len(steps) == 1:
+        return steps[0]
+
+    def run(p: OpParser, st: OpState) -> None:
+        for step in steps:
+            step(p, st)
+    return run
+
+
+def _step(opdef: OpDef, e: Elem) -> _Step | None:
+    k = e.kind
+    if k == "space":
+        return None
+    if k == "lit":
+        return _lit_step(e.name)
+    if k == "operand":
+        return _operand_step(opdef, e)
+    if k == "type" and e.style != "*":
+        return _type_step(opdef, e)
+    if k == "attr":
+        a = opdef.attr(e.name)
+        assert a is not None, (opdef.name, e.name)
+        if a.kind == "unit":
+            def unit(p: OpParser, st: OpState) -> None:
+                st.attrs[name] = True
+            name = a.name
+            return unit
+        style = e.style
+
+        def attr(p: OpParser, st: OpState) -> None:
+            st.attrs[a.name] = parse_attr_value(p, a, style)
+        return attr
+    if k == "opt":
+        first = e.children[0]
+        body = _sequence(opdef, e.children)
+        if first.kind == "lit":
+            word = first.name
+
+            def opt_lit(p: OpParser, st: OpState) -> None:
+                if p.at(word):
+                    body(p, st)
+            return opt_lit
+
+        def opt(p: OpParser, st: OpState) -> None:
+            if _can_start(p, st, first):
+                body(p, st)
+        return opt
+    if k == "attrdict":
+        def attrdict(p: OpParser, st: OpState) -> None:
+            t = p.toks[p.pos]
+            if t.text == "{" and t.kind == "p":
+                st.attrs.update(p.parse_extra_attr_dict(st.opdef))
+        return attrdict
+    if k == "custom":
+        d, names = DIRECTIVES[e.name], e.names
+
+        def custom(p: OpParser, st: OpState) -> None:
+            d.parse(p, st, names)
+        return custom
+
+    def generic(p: OpParser, st: OpState) -> None:
+        _parse_elem(p, st, e)
+    return generic
+
+
+def _lit_step(text: str) -> _Step:
+    def lit(p: OpParser, st: OpState) -> None:
+        t = p.toks[p.pos]
+        if t.text == text and t.kind in "pwn":
+            p.pos += 1
+        else:
+            p.expect(text)
+    return lit
+
+
+def _operand_step(opdef: OpDef, e: Elem) -> _Step:
+    od = opdef.operand(e.name)
+    if od is None:
+        raise AssertionError(f"format of {opdef.name} names unknown operand {e.name}")
+    name = e.name
+    if od.kind == "variadic":
+        def operands(p: OpParser, st: OpState) -> None:
+            st.operands[name] = p.parse_operand_list()
+        return operands
+
+    def operand(p: OpParser, st: OpState) -> None:
+        t = p.toks[p.pos]
+        if t.kind == "v":
+            v = p.scopes[-1].get(t.text[1:])  # the innermost scope first, as lookup_value
+            if v is not None:
+                p.pos += 1
+                st.operands[name] = [v]
+                return
+        st.operands[name] = [p.parse_operand()]
+    return operand
+
+
+def _type_step(opdef: OpDef, e: Elem) -> _Step:
+    """``type($x, ...)``: the short path reads one cached type for single values."""
+    from .parser import _TYPE_CACHE
+
+    def generic(p: OpParser, st: OpState) -> None:
+        _parse_type_elem(p, st, e)
+
+    kinds = []
+    for n in e.names:
+        is_operand = opdef.operand(n) is not None
+        result = next((r for r in opdef.results if r.name == n), None)
+        if is_operand == (result is not None):
+            return generic  # unknown or ambiguous name: let the general code decide
+        if result is not None and result.variadic:
+            return generic
+        if is_operand and opdef.operand(n).kind == "variadic":  # type: ignore[union-attr]
+            return generic
+        kinds.append((n, is_operand))
+    names = tuple(kinds)
+    cache = _TYPE_CACHE
+
+    def one_type(p: OpParser, st: OpState) -> None:
+        operands = st.operands
+        for n, is_operand in names:  # every value single: all absent or one each
+            if is_operand and len(operands.get(n, ())) != 1:
+                return generic(p, st)
+        tok = p.toks[p.pos]
+        ty = cache.get(tok.text)
+        if ty is None:
+            ty = p.parse_type()
+        else:
+            p.pos += 1
+        for n, is_operand in names:
+            if is_operand:
+                st.checks.append((operands[n][0], ty, tok))
+            else:
+                st.rtypes[n] = [ty]
+    return one_type
 
 
 def _can_start(p: OpParser, st: OpState, e: Elem) -> bool:

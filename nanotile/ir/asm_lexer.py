@@ -38,7 +38,8 @@ _WORD = r"[A-Za-z_][\w$.]*"
 TOKEN_RE = re.compile(
     r"(?>(?:\s+|//[^\n]*)*)(?:"
     r"(?P<v>%[\w$.\-]+(?:#\d+)?)"
-    rf"|(?P<w>!?{_WORD}(?:{_BAL})?)"
+    rf"|(?P<a>!?{_WORD}{_BAL})"
+    rf"|(?P<w>!?{_WORD})"
     r"|(?P<p>->|[()\[\]{},:=?*+|])"
     r"|(?P<n>-?0x[0-9a-fA-F]+|-?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)"
     r"|(?P<s>@(?:[\w$.\-]+|\"(?:[^\"\\]|\\.)*\"))"
@@ -48,7 +49,6 @@ TOKEN_RE = re.compile(
     r"|(?P<b>\^[\w$.\-]+)"
     r"|(?P<x>[-<>])"
     r"|(?P<err>\S)|(?P<eof>\Z))")
-_GROUP_KIND = {i: name for name, i in TOKEN_RE.groupindex.items()}
 
 
 class Token:
@@ -87,18 +87,16 @@ class SourceMap:
 
 def tokenize(text: str, smap: SourceMap) -> list[Token]:
     """Split ``text`` into tokens (whitespace and ``//`` comments dropped), then an EOF."""
-    kinds = _GROUP_KIND
-    out = [Token(kinds[m.lastindex], m.group(m.lastindex), m.start(m.lastindex))
-           for m in TOKEN_RE.finditer(text)]
+    tok = Token
+    out = [tok(m.lastgroup, m[k], m.start(k))  # type: ignore[arg-type]
+           for m in TOKEN_RE.finditer(text) for k in (m.lastindex,)]
     while out and out[-1].kind == "eof":
         out.pop()
     for t in out:
-        if t.kind == "w":
-            if t.text[-1] == ">":  # word<...>: a type or an attribute
-                t.kind = "a"
-        elif t.kind == "x":
+        kind = t.kind
+        if kind == "x":
             t.kind = "p"
-        elif t.kind == "err":
+        elif kind == "err":
             raise smap.error(f"unexpected character {t.text!r}", t.offset)
     out.append(Token(EOF, "", len(text)))
     return out
