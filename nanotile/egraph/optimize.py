@@ -124,7 +124,16 @@ def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms) -> b
         for op in ops:
             op.parent = block
     replace_uses(module, rebuilder.mapping)
+    _drop_unused_constants(item, blocks)
     return changed
+
+
+def _drop_unused_constants(item: Operation, blocks: list[Block]) -> None:
+    """Outer constants kept for inner blocks whose uses the rules removed."""
+    used = {id(v) for op in item.walk() for v in op.operands}
+    for block in blocks:
+        block.ops = [op for op in block.ops
+                     if op.name != "constant" or any(id(r) in used for r in op.results)]
 
 
 def _schedule(program: Program, settings: Settings) -> list[str]:
