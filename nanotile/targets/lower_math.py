@@ -101,11 +101,7 @@ def emit_scalar(lw: Lowering, op: Operation, ins: list[str], out: str) -> None:
         signed = a.get("signedness", Signedness.signed) == Signedness.signed
         pred = _CMP[a["comparison_predicate"]]
         if t.name == "i1":
-            if pred not in ("eq", "ne"):
-                raise Unsupported("ordered comparison of i1 values")
-            fn.emit(f"xor.pred {out}, {ins[0]}, {ins[1]}")
-            if pred == "eq":
-                fn.emit(f"not.pred {out}, {out}")
+            _compare_i1(lw, pred, signed, ins, out)
             return
         x, y = ins if signed else (zext(lw, ins[0], t), zext(lw, ins[1], t))
         fn.emit(f"setp.{pred}.{ityp(t, signed)} {out}, {x}, {y}")
@@ -128,6 +124,26 @@ def emit_scalar(lw: Lowering, op: Operation, ins: list[str], out: str) -> None:
         from .lower_convert import emit_convert
 
         emit_convert(lw, op, t, rt, ins, out)
+
+
+def _compare_i1(lw: Lowering, pred: str, signed: bool, ins: list[str], out: str) -> None:
+    """Compare two i1 values: unsigned they are 0/1, signed true is -1."""
+    fn = lw.fn
+    x, y = ins if not signed or pred in ("eq", "ne") else ins[::-1]
+    if pred in ("eq", "ne"):
+        fn.emit(f"xor.pred {out}, {x}, {y}")
+        if pred == "eq":
+            fn.emit(f"not.pred {out}, {out}")
+        return
+    if pred in ("gt", "ge"):  # a > b is b < a
+        x, y, pred = y, x, "lt" if pred == "gt" else "le"
+    n = fn.reg("pred")
+    if pred == "lt":  # x < y: !x & y
+        fn.emit(f"not.pred {n}, {x}")
+        fn.emit(f"and.pred {out}, {n}, {y}")
+    else:  # x <= y: !x | y
+        fn.emit(f"not.pred {n}, {x}")
+        fn.emit(f"or.pred {out}, {n}, {y}")
 
 
 def _bits(t: T.Type) -> int:

@@ -114,6 +114,17 @@ CASES = {
           %i2 = addi %i, %c1 : tile<i32>
           continue %a2, %i2 : tile<128xf32>, tile<i32>
         }""", 1e-6),
+    "compare_i1": ([((128,), "i32"), ((128,), "i32")], ((128,), "i32"), """
+        %z = constant <i32: 0> : tile<128xi32>
+        %a = cmpi less_than %x0, %z, signed : tile<128xi32> -> tile<128xi1>
+        %b = cmpi less_than %x1, %z, signed : tile<128xi32> -> tile<128xi1>
+        %lt = cmpi less_than %a, %b, unsigned : tile<128xi1> -> tile<128xi1>
+        %ge = cmpi greater_than_or_equal %a, %b, signed : tile<128xi1> -> tile<128xi1>
+        %u = exti %lt unsigned : tile<128xi1> -> tile<128xi32>
+        %s = exti %ge unsigned : tile<128xi1> -> tile<128xi32>
+        %two = constant <i32: 2> : tile<128xi32>
+        %s2 = muli %s, %two : tile<128xi32>
+        %y = addi %u, %s2 : tile<128xi32>""", 0),
     "int_ops_i16": ([((512,), "i16"), ((512,), "i16")], ((512,), "i16"), """
         %m = maxi %x0, %x1 unsigned : tile<512xi16>
         %s = shri %m, %x1 unsigned : tile<512xi16>
