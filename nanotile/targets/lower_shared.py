@@ -214,6 +214,45 @@ def insert(lw: Lowering, op: Operation) -> None:
     gather(lw, op, [dst, src], index)
 
 
+_BYTES = {"b16": 2, "b32": 4, "f32": 4, "b64": 8, "f64": 8}
+_LD = {1: "s8", 2: "b16", 4: "b32", 8: "b64"}
+
+
+def pack_unpack(lw: Lowering, op: Operation) -> None:
+    """pack / unpack: the same bytes seen as i8 elements or as wider elements. The source
+    is written to shared memory densely (its own byte width) and read back as the other."""
+    src: TileRegs = lw.get(op.operands[0])
+    out = lw.new_tile(op.results[0].type)
+    widths = []
+    for t in (src.element, out.element):
+        if t.name == "i8":
+            widths.append(1)
+        elif reg_class(t) in _BYTES and t.bitwidth in (16, 32, 64):
+            widths.append(_BYTES[reg_class(t)])
+        else:
+            raise Unsupported(f"{op.name} of {t.name}")
+    fn = lw.fn
+    fn.emit("bar.sync 0")
+    base = smem_base(lw)
+    layout = choose_layout(src.shape, lw.threads)
+    for k in range(layout.slots):
+        addr = fn.reg("b32")
+        linear = lw.linear(k) if layout.kind == "blocked" else "0"
+        fn.emit(f"mad.lo.s32 {addr}, {linear}, {widths[0]}, {base}")
+        kind = "b8" if widths[0] == 1 else _ST[reg_class(src.element)]
+        fn.emit(f"st.shared.{kind} [{addr}], {lw.slot(src, k)}", lw.valid(layout, k))
+    fn.need_shared(layout.elements * widths[0])
+    fn.emit("bar.sync 0")
+    for k, reg in enumerate(out.regs):
+        addr = fn.reg("b32")
+        linear = lw.linear(k) if out.layout.kind == "blocked" else "0"
+        fn.emit(f"mad.lo.s32 {addr}, {linear}, {widths[1]}, {base}")
+        kind = "s8" if widths[1] == 1 else _ST[reg_class(out.element)]
+        fn.emit(f"ld.shared.{kind} {reg}, [{addr}]", lw.valid(out.layout, k))
+    fn.emit("bar.sync 0")
+    lw.values[op.results[0]] = out
+
+
 def gather(lw: Lowering, op: Operation, sources: list[TileRegs], index) -> None:
     """Result slot k reads shared element ``index(its multi-index)``."""
     base, offsets = publish(lw, sources)

@@ -125,6 +125,11 @@ CASES = {
         %two = constant <i32: 2> : tile<128xi32>
         %s2 = muli %s, %two : tile<128xi32>
         %y = addi %u, %s2 : tile<128xi32>""", 0),
+    "pack_unpack": ([((128,), F)], ((128,), F), """
+        %b = pack %x0 : tile<128xf32> -> tile<512xi8>
+        %one = constant <i8: 1> : tile<512xi8>
+        %c = addi %b, %one : tile<512xi8>
+        %y = unpack %c : tile<512xi8> -> tile<128xf32>""", 0),
     "int_ops_i16": ([((512,), "i16"), ((512,), "i16")], ((512,), "i16"), """
         %m = maxi %x0, %x1 unsigned : tile<512xi16>
         %s = shri %m, %x1 unsigned : tile<512xi16>
