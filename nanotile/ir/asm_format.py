@@ -255,15 +255,15 @@ _Step = Callable[["OpParser", "OpState"], None]
 
 def compile_parser(opdef: OpDef) -> _Step:
     """A function reading the op's text (after its name) into an OpState."""
-    fn = _PARSERS.get(opdef.name)
-    if fn is None or _PARSER_FMT.get(opdef.name) is not opdef.asm:
-        fn = _PARSERS[opdef.name] = _sequence(opdef, compile_format(format_of(opdef)))
-        _PARSER_FMT[opdef.name] = opdef.asm
+    entry = _PARSERS.get(opdef.name)
+    if entry is not None and entry[0] is opdef.asm:
+        return entry[1]
+    fn = _sequence(opdef, compile_format(format_of(opdef)))
+    _PARSERS[opdef.name] = (opdef.asm, fn)
     return fn
 
 
-_PARSERS: dict[str, _Step] = {}
-_PARSER_FMT: dict[str, str | None] = {}
+_PARSERS: dict[str, tuple[str | None, _Step]] = {}  # op name -> (its format, parser)
 
 
 def _sequence(opdef: OpDef, elems: tuple[Elem, ...]) -> _Step:

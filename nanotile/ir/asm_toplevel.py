@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import types as T
@@ -25,8 +26,15 @@ TESTING_FUNC = OpDef("testing$func", -1, "13.1", (), (),
 ITEM_NAMES = ("entry", "global", "testing$func")
 
 
+# `#name` after a line start, a space or a closing bracket: where definitions can stand
+# (uses inside `loc(...)`, `%x#1` and the like do not match, so most kernels skip the scan).
+_MAYBE_ALIAS = re.compile(r"(?:^|[\s}\])])#[\w$.]", re.MULTILINE)
+
+
 def _prescan_aliases(p: OpParser) -> None:
     """Note where each top-level ``#name = value`` is, so uses may come first."""
+    if not _MAYBE_ALIAS.search(p.smap.text):  # no `#name` that could start a definition
+        return
     depth = 0
     toks = p.toks
     for i, t in enumerate(toks):

@@ -544,6 +544,11 @@ class OpParser:
             block.append(make_op(implicit, [], [], operand_segments=[0]))
 
     def parse_ssa_def_list(self) -> list[tuple[Token, int]]:
+        toks, pos = self.toks, self.pos
+        t, eq = toks[pos], toks[pos + 1]
+        if eq.text == "=" and eq.kind == "p":  # the common case: `%x =`
+            self.pos = pos + 2
+            return [(t, 1)]
         out: list[tuple[Token, int]] = []
         while True:
             t = self.next()
@@ -562,16 +567,13 @@ class OpParser:
 
     # -------------------------------------------------------------------- ops
     def parse_op(self) -> Operation:
-        start = self.peek()
+        start = self.toks[self.pos]
         results: list[tuple[Token, int]] = []
+        total = None
         if start.kind == "v":
             results = self.parse_ssa_def_list()
-        name_tok = self.peek()
-        total = None
-        if results:
-            total = 0
-            for _, c in results:
-                total += c
+            total = sum(c for _, c in results) if len(results) > 1 else results[0][1]
+        name_tok = self.toks[self.pos]
         if name_tok.kind == "q":
             op = parse_generic_op(self, total)
         elif name_tok.kind == "w":
@@ -589,20 +591,20 @@ class OpParser:
 
     def bind_results(self, op: Operation, results: list[tuple[Token, int]],
                      name_tok: Token) -> None:
-        total = sum(c for _, c in results)
-        if not op.results:
-            raise self.error("cannot name an operation with no results", results[0][0])
-        if total != len(op.results):
-            raise self.error(f"operation defines {len(op.results)} results but was provided "
-                             f"{total} to bind", results[0][0])
-        if total == 1:  # the common case: `%x = op ...`
-            tok = results[0][0]
+        if len(results) == 1 and results[0][1] == 1 and len(op.results) == 1:
+            tok = results[0][0]  # the common case: `%x = op ...`
             name = tok.text[1:]
             v = op.results[0]
             v.name_hint = None if name.isdigit() else name
             self.define(name, v, tok)
             self.scopes[-1][name + "#0"] = v
             return
+        total = sum(c for _, c in results)
+        if not op.results:
+            raise self.error("cannot name an operation with no results", results[0][0])
+        if total != len(op.results):
+            raise self.error(f"operation defines {len(op.results)} results but was provided "
+                             f"{total} to bind", results[0][0])
         i = 0
         for tok, count in results:
             name = tok.text[1:]
@@ -617,9 +619,11 @@ class OpParser:
 
     def parse_custom_op(self, total: int | None) -> Operation:
         name_tok = self.next()
-        name = name_tok.text
-        name = name.removeprefix("cuda_tile.")
-        opdef = lookup(name)
+        opdef = _OPDEFS.get(name_tok.text)
+        if opdef is None:
+            opdef = lookup(name_tok.text.removeprefix("cuda_tile."))
+            if opdef is not None:
+                _OPDEFS[name_tok.text] = opdef
         if opdef is None:
             raise self.error(f"custom op '{name_tok.text}' is unknown", name_tok)
         st = OpState(opdef, total, name_tok)
@@ -627,7 +631,8 @@ class OpParser:
         compile_parser(opdef)(self, st)
         self.current_op = ""
         for v, ty, tok in st.checks:
-            self.check_type(v, ty, tok)
+            if v.type is not ty:  # parsed types are shared objects: usually identical
+                self.check_type(v, ty, tok)
         fixup = FIXUPS.get(opdef.name)
         if fixup is not None:
             fixup(st)
@@ -637,38 +642,45 @@ class OpParser:
         opdef = st.opdef
         for v in st.operands.get("token", ()):  # token operands have no written type
             self.check_type(v, T.TOKEN, st.token)
+        operand_names, result_names, variable = _build_plan(opdef)
         operands: list[Value] = []
         segments: list[int] = []
         got = st.operands
-        for od in opdef.operands:
-            vals = got.get(od.name, ())
+        for name in operand_names:
+            vals = got.get(name, ())
             operands.extend(vals)
             segments.append(len(vals))
         rtypes: list[T.Type] = []
-        for rd in opdef.results:
-            ts = st.rtypes.get(rd.name)
+        got_types = st.rtypes
+        for name, may_lack in result_names:
+            ts = got_types.get(name)
             if ts is None:
-                if rd.variadic or rd.since > "13.1":
+                if may_lack:
                     continue
                 raise self.error(f"internal: the format of '{opdef.name}' gives no type for "
-                                 f"result '{rd.name}'", st.token)
+                                 f"result '{name}'", st.token)
             rtypes.extend(ts)
         op = Operation(opdef.name, operands, [], with_defaults(opdef, st.attrs), st.regions,
-                       segments if _variable_operands(opdef) else None)
+                       segments if variable else None)
         op.results = [Value(t, op, i) for i, t in enumerate(rtypes)]
         for region in st.regions:
             region.parent = op
         return op
 
 
-_VARIABLE_OPERANDS: dict[str, bool] = {}
+_OPDEFS: dict[str, OpDef] = {}  # spelling -> op table row (lookup's answers, cached)
+_PLANS: dict[str, tuple[Any, ...]] = {}
 
 
-def _variable_operands(opdef: OpDef) -> bool:
-    v = _VARIABLE_OPERANDS.get(opdef.name)
-    if v is None:
-        v = _VARIABLE_OPERANDS[opdef.name] = opdef.has_variable_operands
-    return v
+def _build_plan(opdef: OpDef) -> tuple[Any, ...]:
+    """(operand names, (result name, may be absent) pairs, has variable operands)."""
+    plan = _PLANS.get(opdef.name)
+    if plan is None or plan[0] is not opdef:
+        plan = _PLANS[opdef.name] = (opdef, (
+            tuple(od.name for od in opdef.operands),
+            tuple((rd.name, rd.variadic or rd.since > "13.1") for rd in opdef.results),
+            opdef.has_variable_operands))
+    return plan[1]
 
 
 def with_defaults(opdef: OpDef, attrs: dict[str, Any]) -> dict[str, Any]:
