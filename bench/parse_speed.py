@@ -6,10 +6,11 @@ Prints a table: lines, seconds (best of R), lines per second, for parsing and pr
 The kernel is made of typical tileirdisasm lines (loads, arithmetic, constants, views)
 so the mix of tokens is realistic. Times are CPU seconds (best of R): the machine is shared.
 
-Where the time goes (measured 2026-11-22, ~52k lines/s parse, ~70k print): the tokenizer
+Where the time goes (measured 2026-11-22, ~52k lines/s parse, ~90k print): the tokenizer
 is one regex pass plus a Token per token (~40% of the parse time, ~110k lines/s alone);
-each op's format is compiled once into closures (asm_format.compile_parser), so the rest
-is ~12 microseconds of Python per op (reading, OpState, Operation/Value construction).
+each op's format is compiled once into closures (asm_format.compile_parser and
+compile_printer), so the rest of a parse is ~12 microseconds of Python per op (reading,
+OpState, Operation/Value construction).
 The cyclic GC is paused while parsing (it found nothing to free and cost ~30%). Types and
 attribute bodies are parsed by Lark once per distinct spelling and cached, so Lark is not
 on the hot path.

@@ -635,6 +635,124 @@ def _print_elems(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...],
                 s.space = True
 
 
+# ---------------------------------------------------------------------------------------
+# Printing with compiled formats: the same element rules as _print_elems, with each
+# element's operand group and attribute definition found once per op rather than per
+# printed op.
+
+_PStep = Callable[["OpPrinter", Any, _PState], None]
+
+
+def compile_printer(opdef: OpDef) -> Callable[[OpPrinter, Any], str]:
+    """A function printing an op of this row (the text after its name)."""
+    entry = _PRINTERS.get(opdef.name)
+    if entry is not None and entry[0] is opdef.asm:
+        return entry[1]
+    elems = compile_format(format_of(opdef))
+    steps = _print_steps(opdef, elems)
+
+    def print_op(pr: OpPrinter, op: Any) -> str:
+        st = _PState()
+        for step in steps:
+            step(pr, op, st)
+        return "".join(st.out)
+    _PRINTERS[opdef.name] = (opdef.asm, print_op)
+    return print_op
+
+
+_PRINTERS: dict[str, tuple[str | None, Callable[[OpPrinter, Any], str]]] = {}
+
+
+def _group_getter(opdef: OpDef, name: str) -> Callable[[OpPrinter, Any], list[Any]]:
+    """Values of operand/result group ``name``; direct indexing where the row allows it."""
+    index = next((i for i, od in enumerate(opdef.operands) if od.name == name), None)
+    if index is not None and not opdef.has_variable_operands:
+        count = len(opdef.operands)
+
+        def single(pr: OpPrinter, op: Any) -> list[Any]:
+            if op.operand_segments is None and len(op.operands) == count:
+                return [op.operands[index]]
+            return pr.group(op, opdef, name)
+        return single
+    rindex = next((i for i, r in enumerate(opdef.results) if r.name == name), None)
+    if index is None and rindex is not None and not any(r.variadic for r in opdef.results):
+        def result(pr: OpPrinter, op: Any) -> list[Any]:
+            return op.results[rindex:rindex + 1]
+        return result
+    return lambda pr, op: pr.group(op, opdef, name)
+
+
+def _print_steps(opdef: OpDef, elems: tuple[Elem, ...]) -> tuple[_PStep, ...]:
+    return tuple(s for s in (_print_step(opdef, e) for e in elems) if s is not None)
+
+
+def _print_step(opdef: OpDef, e: Elem) -> _PStep | None:
+    k = e.kind
+    if k == "lit":
+        v = e.name
+        opens = not (len(v) == 1 and v in "<({[")
+        punct = v[0] != "_" and not v[0].isalpha()
+
+        def lit(pr: OpPrinter, op: Any, s: _PState) -> None:
+            if s.space and _space_before(v, s.punct):
+                s.out.append(" ")
+            s.out.append(v)
+            s.space = opens
+            s.punct = punct
+        return lit
+    if k == "space":
+        style = e.style
+
+        def space(pr: OpPrinter, op: Any, s: _PState) -> None:
+            if style:
+                s.out.append(" ")
+                s.punct = False
+            else:
+                s.punct = True
+            s.space = False
+        return space
+    if k == "operand":
+        get = _group_getter(opdef, e.name)
+
+        def operand(pr: OpPrinter, op: Any, s: _PState) -> None:
+            _emit(s, ", ".join([pr.value(v) for v in get(pr, op)]))
+        return operand
+    if k == "type":
+        get = _group_getter(opdef, e.names[0])
+        if e.style == "*":
+            def type_star(pr: OpPrinter, op: Any, s: _PState) -> None:
+                vals = get(pr, op)
+                _emit(s, pr.type(vals[0].type) if vals else "")
+            return type_star
+
+        def types(pr: OpPrinter, op: Any, s: _PState) -> None:
+            _emit(s, ", ".join([pr.type(v.type) for v in get(pr, op)]))
+        return types
+    if k == "attr":
+        a = opdef.attr(e.name)
+        assert a is not None
+        if a.kind == "unit":
+            return None
+        style = e.style
+
+        def attr(pr: OpPrinter, op: Any, s: _PState) -> None:
+            _emit(s, attr_value_text(a, op.attributes[a.name], style))
+        return attr
+    if k == "opt":
+        body = _print_steps(opdef, e.children)
+        children = e.children
+
+        def opt(pr: OpPrinter, op: Any, s: _PState) -> None:
+            if _anchor_present(pr, op, opdef, children):
+                for step in body:
+                    step(pr, op, s)
+        return opt
+
+    def generic(pr: OpPrinter, op: Any, s: _PState) -> None:  # attr-dict, directives
+        _print_elems(pr, op, opdef, (e,), s)
+    return generic
+
+
 def _anchor_present(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> bool:
     for e in elems:
         if e.kind == "operand":

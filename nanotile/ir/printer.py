@@ -25,7 +25,7 @@ from .asm_attrs import (
     type_text,
     typed_attr_text,
 )
-from .asm_format import compile_format, enum_spelling, format_of, print_format
+from .asm_format import compile_printer, enum_spelling
 from .core import Module, Operation, Region, Value
 from .optable import OpDef, lookup
 
@@ -263,7 +263,7 @@ class OpPrinter:
         if lookup(op.name) is None and op.name != "testing$func":
             return self.indent_text() + lhs + self._generic_body(op)
         name = opdef.aliases[0] if self.alias_names and opdef.aliases else op.name
-        text = name + print_format(self, op, opdef, compile_format(format_of(opdef)))
+        text = name + compile_printer(opdef)(self, op)
         return self.indent_text() + lhs + text + self.loc_suffix(op.location)
 
     # ------------------------------------------------------------------ generic form

@@ -62,3 +62,20 @@ def test_compiled_and_interpreted_formats_report_the_same_errors(text, monkeypat
     fast = _parse(text, interpreted=False, monkeypatch=monkeypatch)
     slow = _parse(text, interpreted=True, monkeypatch=monkeypatch)
     assert fast.startswith("error: ") and fast == slow
+
+
+@pytest.mark.skipif(not FILES, reason="corpus not found under ../shared/corpus")
+def test_compiled_and_interpreted_printers_print_alike(monkeypatch):
+    from nanotile.ir import printer
+
+    def interpreted(opdef):
+        elems = asm_format.compile_format(asm_format.format_of(opdef))
+        return lambda pr, op: asm_format.print_format(pr, op, opdef, elems)
+
+    for path in FILES:
+        module = parser.parse_text(path.read_text(), path.name)
+        fast = print_module(module, debuginfo=True)
+        with monkeypatch.context() as m:
+            m.setattr(printer, "compile_printer", interpreted)
+            slow = print_module(module, debuginfo=True)
+        assert fast == slow, path.name
