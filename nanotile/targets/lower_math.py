@@ -152,7 +152,8 @@ def _bits(t: T.Type) -> int:
 
 
 _FLOAT_BINARY = {"addf": "add", "subf": "sub", "mulf": "mul", "divf": "div",
-                 "maxf": "max", "minf": "min", "powf": "pow", "atan2": "atan2", "remf": "rem"}
+                 "maxf": "max", "minf": "min", "powf": "pow", "fpowf": "pow",
+                 "atan2": "atan2", "remf": "rem"}
 _FLOAT_UNARY = {"negf", "absf", "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos",
                 "tanh", "floor", "ceil", "tan", "sinh", "cosh"}
 
@@ -233,13 +234,37 @@ def _approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
         fn.emit(f"ex2.approx.f32 {q}, {t}")
         fn.emit(f"{'sub' if name == 'sinh' else 'add'}.f32 {res}, {p}, {q}")
         fn.emit(f"mul.f32 {res}, {res}, 0f3F000000")
-    elif name == "powf":
-        t = fn.reg("f32")
-        fn.emit(f"lg2.approx.f32 {t}, {xs[0]}")
-        fn.emit(f"mul.f32 {t}, {t}, {xs[1]}")
-        fn.emit(f"ex2.approx.f32 {res}, {t}")
+    elif name in ("powf", "fpowf"):
+        _pow(lw, xs[0], xs[1], res)
     else:
         raise Unsupported(f"'{name}' is not lowered to PTX yet")
+
+
+def _pow(lw: Lowering, x: str, y: str, res: str) -> None:
+    """x**y = 2**(y * log2|x|), negated for a negative x and an odd integer y, NaN for a
+    negative x and a non-integer y; x**0 = 1 (as C's pow)."""
+    fn = lw.fn
+    a, t, r = fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
+    neg, whole, odd, zero = fn.reg("pred"), fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
+    fn.emit(f"abs.f32 {a}, {x}")
+    fn.emit(f"lg2.approx.f32 {t}, {a}")
+    fn.emit(f"mul.f32 {t}, {t}, {y}")
+    fn.emit(f"ex2.approx.f32 {res}, {t}")
+    fn.emit(f"setp.lt.f32 {neg}, {x}, 0f00000000")
+    fn.emit(f"cvt.rzi.f32.f32 {r}, {y}")
+    fn.emit(f"setp.eq.f32 {whole}, {r}, {y}")
+    fn.emit(f"mul.f32 {r}, {y}, 0f3F000000")
+    fn.emit(f"cvt.rzi.f32.f32 {r}, {r}")
+    fn.emit(f"add.f32 {r}, {r}, {r}")
+    fn.emit(f"setp.neu.f32 {odd}, {r}, {y}")
+    fn.emit(f"and.pred {odd}, {odd}, {whole}")
+    fn.emit(f"and.pred {odd}, {odd}, {neg}")
+    fn.emit(f"neg.f32 {res}, {res}", odd)
+    fn.emit(f"not.pred {whole}, {whole}")
+    fn.emit(f"and.pred {neg}, {neg}, {whole}")
+    fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", neg)
+    fn.emit(f"setp.eq.f32 {zero}, {y}, 0f00000000")
+    fn.emit(f"mov.f32 {res}, 0f3F800000", zero)
 
 
 def _hex(x: float) -> str:

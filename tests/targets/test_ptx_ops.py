@@ -130,6 +130,11 @@ CASES = {
         %one = constant <i8: 1> : tile<512xi8>
         %c = addi %b, %one : tile<512xi8>
         %y = unpack %c : tile<512xi8> -> tile<128xf32>""", 0),
+    "pow": ([((128,), F), ((128,), F)], ((128,), F), """
+        %r = floor %x1 : tile<128xf32>
+        %h = constant <f32: 5.000000e-01> : tile<128xf32>
+        %q = mulf %r, %h : tile<128xf32>
+        %y = fpowf %x0, %q : tile<128xf32>""", 2e-5),
     "int_ops_i16": ([((512,), "i16"), ((512,), "i16")], ((512,), "i16"), """
         %m = maxi %x0, %x1 unsigned : tile<512xi16>
         %s = shri %m, %x1 unsigned : tile<512xi16>
