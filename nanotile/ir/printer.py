@@ -491,8 +491,8 @@ def generate_aliases(modules: list[Module]) -> list[tuple[str, Any]]:
         return depth[x]
 
     for m in modules:
-        if m.location is not None:
-            visit(m.location)
+        if m.name is not None or m.location is not None:  # a header prints its loc
+            visit(A.UnknownLoc() if m.location is None else m.location)
         for op in m.walk():
             visit(A.UnknownLoc() if op.location is None else op.location)
     ranked = sorted(order, key=lambda x: (depth[x], order[x]))

@@ -54,7 +54,6 @@ _PARSE_DIAGS = ("a few parse-time diagnostics differ from the reference (issue 2
                 "or zero dims in types, some 'prior use here' cases, weak+scope keyword "
                 "order, the 'pow' spelling of fpowf (the parser can record it in "
                 "source.extra['spelling'] for the verifier's messages)")
-_ROUND_TRIP = "%round_trip_test: text -> bytecode -> text differs or fails (issues 2, 3)"
 _VERSIONS = "nanotile-translate refuses the fictional test versions 250.x (issue 3)"
 
 XFAIL: dict[str, str] = {
@@ -69,8 +68,6 @@ XFAIL: dict[str, str] = {
         "verifier's debug-info rules exist (nanotile.verify.debuginfo)",
     "Dialect/CudaTile/debuginfo_loc_invalid.mlir":
         "the parser does not read di_loc<loc(...) in #scope> locations yet (issue 2)",
-    # Round trips through bytecode (issues 2, 3)
-    "Bytecode/debug_info.mlir": _ROUND_TRIP + " (debug info)",
     # Bytecode writer/tool messages (issue 3)
     "Bytecode/list_versions.mlir": "--list-versions does not list the test version 250.0",
     "Bytecode/non_tileir_types.mlir":
