@@ -9,8 +9,9 @@ Operand *groups* (an optional or variadic operand of the op table) are flattened
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from .attrs import Location, SourceRange
 from .types import Type
@@ -19,9 +20,9 @@ from .types import Type
 class Value:
     """An SSA value. ``name_hint`` is the name it was written with (without ``%``)."""
 
-    __slots__ = ("type", "name_hint", "owner", "index")
+    __slots__ = ("index", "name_hint", "owner", "type")
 
-    def __init__(self, type: Type, owner: "Operation | Block | None" = None,
+    def __init__(self, type: Type, owner: Operation | Block | None = None,
                  index: int = 0, name_hint: str | None = None) -> None:
         self.type = type
         self.owner = owner
@@ -50,11 +51,11 @@ class Operation:
     operands: list[Value] = field(default_factory=list)
     results: list[Value] = field(default_factory=list)
     attributes: dict[str, Any] = field(default_factory=dict)
-    regions: list["Region"] = field(default_factory=list)
+    regions: list[Region] = field(default_factory=list)
     operand_segments: list[int] | None = None
     location: Location | None = None
     source: SourceRange | None = None  # where it was written (diagnostics)
-    parent: "Block | None" = None
+    parent: Block | None = None
 
     @property
     def result_types(self) -> list[Type]:
@@ -70,7 +71,7 @@ class Operation:
             start += size
         return groups
 
-    def walk(self) -> Iterator["Operation"]:
+    def walk(self) -> Iterator[Operation]:
         """This op and every op nested in its regions, in textual order."""
         yield self
         for region in self.regions:
@@ -88,7 +89,7 @@ class Block:
 
     arguments: list[Value] = field(default_factory=list)
     ops: list[Operation] = field(default_factory=list)
-    parent: "Region | None" = None
+    parent: Region | None = None
 
     def add_argument(self, type: Type, name_hint: str | None = None) -> Value:
         v = Value(type, self, len(self.arguments), name_hint)

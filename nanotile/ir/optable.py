@@ -28,9 +28,17 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from .enums import (AtomicRMWMode, ComparisonOrdering, ComparisonPredicate, IntegerOverflow,
-                    MemoryOrderingSemantics, MemoryScope, RoundingMode, Signedness,
-                    SymbolVisibility)
+from .enums import (
+    AtomicRMWMode,
+    ComparisonOrdering,
+    ComparisonPredicate,
+    IntegerOverflow,
+    MemoryOrderingSemantics,
+    MemoryScope,
+    RoundingMode,
+    Signedness,
+    SymbolVisibility,
+)
 
 # --------------------------------------------------------------------------------------
 # Row structure
@@ -189,8 +197,7 @@ def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
 
 def lookup(name: str) -> OpDef | None:
     """The row for a mnemonic (with or without ``cuda_tile.``), or None."""
-    if name.startswith("cuda_tile."):
-        name = name[len("cuda_tile."):]
+    name = name.removeprefix("cuda_tile.")
     return OPS.get(name) or OPS.get(ALIASES.get(name, ""))
 
 
