@@ -5,7 +5,8 @@ Public API (imports are lazy so that ``import nanotile`` stays fast):
 - ``parse(text, filename)`` -> ir.Module        (Tile IR text)
 - ``load(path)`` -> ir.Module                    (text or bytecode, by content)
 - ``print_module(module)`` -> str               (canonical text)
-- ``run(module_or_path, kernel, grid, *args)``    (execute in the NumPy interpreter)
+- ``run(module_or_path, kernel, grid, *args)``    (execute in the NumPy interpreter;
+  ``device="emulator", gpu_name="sm_90"``: compile to PTX, run it in the PTX emulator)
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def print_module(module, **options) -> str:
 
 
 def run(module_or_path, kernel: str, grid, *args, **options) -> None:
-    """Run a kernel in the reference interpreter (see nanotile.interp.run)."""
+    """Run a kernel in the reference interpreter, or with ``device="emulator"`` as PTX
+    for ``gpu_name`` in the PTX emulator (see nanotile.interp.run)."""
     from .interp import run as _run
 
     return _run(module_or_path, kernel, grid, *args, **options)

@@ -1,7 +1,7 @@
 """``nanotile run``: execute a kernel of a Tile IR file (text or bytecode) on .npz data.
 
     nanotile run FILE [--kernel K] --grid X[,Y[,Z]] [--inputs in.npz] [--outputs out.npz]
-                 [--abi auto|raw|cutile] [--debug] [--trace]
+                 [--abi auto|raw|cutile] [--debug] [--trace] [--emulate [--gpu-name=sm_90]]
 
 The arrays of ``in.npz``, in the order they were saved, are the kernel's arguments: with
 ``--abi raw`` one entry per kernel parameter (0-d arrays for scalars); with ``--abi
@@ -10,6 +10,10 @@ strides); ``auto`` (the default) takes raw when the count matches the parameters
 cutile otherwise. After the run every array argument (rank >= 1) is written to
 ``out.npz`` under its input name. Errors are reported as ``file: error: ...`` with exit
 status 1, never a traceback; ``out.npz`` is written whole or not at all.
+
+With ``--emulate`` the kernel is compiled to PTX for ``--gpu-name`` (sm_90, the default,
+or sm_100) and the PTX runs in the PTX emulator instead of the interpreter
+(nanotile.targets.emulated_run); ``--debug`` and ``--trace`` are interpreter-only.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ def _parser() -> _Parser:
                    help="check assume predicates, overflow flags, division by zero")
     p.add_argument("--trace", action="store_true",
                    help="log every executed op and its results to standard error")
+    p.add_argument("--emulate", action="store_true",
+                   help="compile to PTX and run it in the PTX emulator")
+    p.add_argument("--gpu-name", help="PTX target for --emulate: sm_90 (default) or sm_100")
     return p
 
 
@@ -119,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - InterpError or a bug: report it, no traceback
         from .errors import InterpError
 
-        kind = "error" if isinstance(e, InterpError) else f"internal error ({type(e).__name__})"
+        known = isinstance(e, InterpError) or type(e).__name__ == "PtxError"  # emulator fault
+        kind = "error" if known else f"internal error ({type(e).__name__})"
         print(f"{args.file}: {kind}: {e}", file=sys.stderr)
         return 1
 
@@ -138,6 +146,10 @@ def _run(args) -> int:
     from .errors import InterpError
 
     grid = _grid(args.grid)
+    if args.emulate and (args.debug or args.trace):
+        raise _Usage("--debug and --trace run in the interpreter only, not with --emulate")
+    if args.gpu_name is not None and not args.emulate:
+        raise _Usage("--gpu-name needs --emulate")
     module = load_file(args.file)
     entries = module.entries()
     kernel = args.kernel
@@ -151,8 +163,13 @@ def _run(args) -> int:
         names = ", ".join(e.attributes["sym_name"] for e in entries) or "none"
         raise InterpError(f"no kernel named '{kernel}' (entries: {names})")
     names, arrays = _inputs(args.inputs)
-    run(module, kernel, grid, *_arguments(entry, names, arrays, args.abi), debug=args.debug,
-        trace=sys.stderr if args.trace else None)
+    kernel_args = _arguments(entry, names, arrays, args.abi)
+    if args.emulate:
+        run(module, kernel, grid, *kernel_args, device="emulator",
+            gpu_name=args.gpu_name or "sm_90")
+    else:
+        run(module, kernel, grid, *kernel_args, debug=args.debug,
+            trace=sys.stderr if args.trace else None)
     if args.outputs:
         _write_outputs(args.outputs, names, arrays)
     return 0

@@ -1,0 +1,54 @@
+"""Inputs for the cuTile corpus kernels (../shared/corpus/cutile), shared by the tests
+that run them through the PTX back end and the emulator: ``corpus_case(name, rng)`` gives a grid,
+arguments (before cuTile's ABI expansion), which arguments are outputs, and tolerances."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "cutile"
+KERNELS = ["vector_add", "scaled_add", "control_flow", "gelu_cast", "histogram_atomic",
+           "layernorm", "matmul_f16", "matmul_f16_tma", "row_softmax", "sum_reduce_atomic",
+           "transpose"]
+
+
+def corpus_case(name: str, rng: np.random.Generator):
+    """(grid, arguments, output positions, rtol, atol) for one kernel."""
+    f32 = np.float32
+    if name == "vector_add":
+        a, b = rng.standard_normal((2, 1500), dtype=f32)
+        return (2,), [a, b, np.zeros(1500, f32)], [2], 0, 0
+    if name == "scaled_add":
+        x, y = rng.standard_normal((2, 300), dtype=f32)
+        return (2,), [x, y, np.zeros(300, f32), f32(1.5), f32(-0.25)], [2], 1e-6, 1e-7
+    if name == "control_flow":
+        x = rng.standard_normal(2 * 3 * 128 - 50, dtype=f32)
+        return (2,), [x, np.zeros(256, f32), np.int32(3), f32(0.5)], [1], 0, 0
+    if name == "gelu_cast":
+        x = rng.standard_normal(700, dtype=f32) * 3
+        return (2,), [x, np.zeros(700, ml_dtypes.bfloat16)], [1], 2 ** -6, 1e-5
+    if name == "histogram_atomic":
+        idx = rng.integers(-3, 11, 300).astype(np.int32)
+        return (2,), [idx, np.zeros(8, np.int32)], [1], 0, 0
+    if name == "layernorm":
+        x = rng.standard_normal((2, 700)).astype(ml_dtypes.bfloat16)
+        w, b = rng.standard_normal((2, 700), dtype=f32)
+        return (2,), [x, w, b, np.zeros((2, 700), ml_dtypes.bfloat16), f32(1e-5)], [3], \
+            2 ** -6, 2e-2
+    if name in ("matmul_f16", "matmul_f16_tma"):
+        a = rng.standard_normal((130, 40)).astype(np.float16)
+        b = rng.standard_normal((40, 20)).astype(np.float16)
+        return (2, 1), [a, b, np.zeros((130, 20), np.float16)], [2], 2 ** -9, 1e-2
+    if name == "row_softmax":
+        x = rng.standard_normal((2, 700), dtype=f32) * 4
+        return (2,), [x, np.zeros((2, 700), f32)], [1], 1e-5, 1e-7
+    if name == "sum_reduce_atomic":
+        x = rng.integers(-(2 ** 31), 2 ** 31, 1000, dtype=np.int64).astype(np.int32)
+        return (2,), [x, np.zeros(1, np.int32)], [1], 0, 0
+    if name == "transpose":
+        x = rng.standard_normal((70, 40), dtype=f32)
+        return (2, 2), [x, np.zeros((40, 70), f32)], [1], 0, 0
+    raise AssertionError(name)

@@ -1,0 +1,181 @@
+"""``nanotile.run(..., device="emulator")`` and ``nanotile run --emulate``: a kernel compiled
+to PTX by nanotile and run in the PTX emulator computes what the interpreter computes.
+
+1. Every kernel of corpus/cutile, for sm_90 and sm_100, on the inputs of corpus_cases.py.
+2. A fixed sample of corpus/cutile-tests kernels (written by cuTile's test suite, not by
+   us), for both targets, on the random inputs of nanotile.passes.semantics (the
+   --check-semantics oracle). Integers and data movement must match exactly; floats to a
+   few ulps of the stored type, scaled by the largest result (approximate transcendentals
+   and other summation orders).
+3. The CLI as a subprocess: outputs, and clean errors that write no output file.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import nanotile
+from nanotile.interp import InterpError, cutile_args
+
+from .corpus_cases import CORPUS, KERNELS, corpus_case
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS_CORPUS = ROOT / ".." / "shared" / "corpus" / "cutile-tests"
+TARGETS = ["sm_90", "sm_100"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", KERNELS)
+def test_cutile_corpus(name, target):
+    path = CORPUS / f"{name}.tileirbc"
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    grid, args, outputs, rtol, atol = corpus_case(name, np.random.default_rng(11))
+    mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
+    nanotile.run(str(path), name, grid, *cutile_args(*theirs))
+    nanotile.run(str(path), name, grid, *cutile_args(*mine), device="emulator",
+                 gpu_name=target)
+    for i in outputs:
+        want = theirs[i].astype(np.float64)
+        assert not np.array_equal(want, args[i].astype(np.float64))  # the kernel wrote it
+        np.testing.assert_allclose(mine[i].astype(np.float64), want, rtol=rtol, atol=atol)
+
+
+# cuTile test-suite kernels that nanotile compiles for both targets: reductions, scans,
+# mma, casts, packing, views, loops, math. The last one cannot run on generated inputs
+# (it gathers past the end of its arrays) and shows the skip.
+SAMPLE = [
+    ("kernels_layer_norm__layer_norm_bwd_dx_partial_dwdb__bf16x2_bf16x2_f32x2_f32x2_bf16x2_"
+     "bf16x1_f32x1_f32x1_i32x1_1024.13_2.sm_100"),
+    "test_reduction__make_reduce_axis1_2d.kernel-argmin__f16x2_i32x1_16_16_F",
+    "test_reduction__make_reduce_axis1_3d.kernel-argmin__i16x3_i32x2_16_4_4_F",
+    "test_reduction__make_sumprod_rounding_mode.kernel-sum-RN__f32x2_f32x2_16_128",
+    "test_scan__make_scan_rounding_mode.kernel-RZ-cumsum__f16x2_f16x2_16_32",
+    "test_scan__test_scan_custom_cumsum.kernel_def__bf16x2_bf16x2_F",
+    "test_mma__mma_kernel__f8_e4m3fnx2_f8_e4m3fnx2_f32x2_16_16_16_F",
+    "test_fma__mul_add_kernel__f32x2_f32x2_f32x2_f32x2_32_32",
+    "test_pack_unpack__test_pack_to_bytes.kernel__f8_e5m2x1_u8x1_128",
+    "test_cast__make_astype_to_f32_kernel.kernel-RP__f64x1_f32x1_2_F",
+    "test_binary_elementwise+jit__array_cmp~10__i64x1_i64x1_b1x1_64",
+    "test_binary_elementwise+jit__array_pow__f32x1_bf16x1_f32x1_64",
+    "test_binary_elementwise+jit__array_scalar_div~2__i16x1_si32_i32x1_64",
+    "test_unary_elementwise+jit__array_trig~6__i16x1_f32x1_64",
+    "test_unary_elementwise+jit__array_floor__bf16x1_bf16x1_64",
+    "test_unary_elementwise+jit__array_exp_rounding_mode__f32x1_f32x1_64",
+    "test_tiled_view__test_tiled_view_ifelse_result.kernel__f32x1_f32x1_f32x1_64_T",
+    "test_tiled_view__test_tiled_view_2d_conv_no_padding.kernel__i32x2_i32x1_2_2_1_1_5_5",
+    "test_token_order__TestForLoopParallelStoreMLIR.parallel_store__i32x1_i32x1_si32_1024",
+    "test_loop_split__loop_carried_condition_kernel__i32x1_si32",
+    "test_gather_scatter__array_copy_1d__i16x1_f16x1_128",
+    "test_array__int64_index_inc1__i8x2_i8x2_2048",
+    "test_reshape__reshape_copy__bf16x1_bf16x2_128_128_F",
+    "test_gather_scatter__array_copy_2d__f16x2_f16x2_64_64",
+]
+
+# Relative precision allowed per stored float type (a few ulps).
+_RTOL = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 2e-6,
+         np.dtype(np.float16): 2 ** -9, np.dtype(ml_dtypes.bfloat16): 2 ** -6}
+
+
+def _assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    if got.dtype.kind in "iub":
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    rtol = _RTOL.get(got.dtype, 2 ** -2)  # f8 types: 2-3 mantissa bits
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    scale = float(np.nanmax(np.abs(w))) if np.isfinite(w).any() else 1.0
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale, equal_nan=True,
+                               err_msg=what)
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_cutile_tests_sample(name):
+    from nanotile.passes.semantics import make_inputs
+
+    path = TESTS_CORPUS / f"{name}.tileirbc"
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    module = nanotile.load(str(path))
+    (entry,) = module.entries()
+    kernel = entry.attributes["sym_name"]
+    grid, args = make_inputs(entry, np.random.default_rng(0))
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    try:
+        nanotile.run(module, kernel, grid, *want, out=io.StringIO())
+    except InterpError as e:
+        pytest.skip(f"the interpreter cannot run it on generated inputs: {e}")
+    for target in TARGETS:
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name=target)
+        for i, (g, w) in enumerate(zip(got, want)):
+            if isinstance(g, np.ndarray):
+                _assert_close(g, w, f"{target}, argument {i}")
+
+
+def test_module_is_not_changed_and_bad_device_is_an_error():
+    from nanotile.diagnostics import CompileError
+    from nanotile.ir.printer import print_module
+
+    module = nanotile.load(str(CORPUS / "vector_add.tileirbc"))
+    before = print_module(module)
+    a = np.arange(1500, dtype=np.float32)
+    c = np.zeros_like(a)
+    nanotile.run(module, "vector_add", 2, *cutile_args(a, a, c), device="emulator")
+    np.testing.assert_array_equal(c, 2 * a)
+    assert print_module(module) == before  # the back end's pipeline ran on a copy
+    with pytest.raises(InterpError, match="unknown device 'gpu'"):
+        nanotile.run(module, "vector_add", 2, *cutile_args(a, a, c), device="gpu")
+    with pytest.raises(CompileError, match="unknown --gpu-name 'sm_80'"):
+        nanotile.run(module, "vector_add", 2, *cutile_args(a, a, c), device="emulator",
+                     gpu_name="sm_80")
+    with pytest.raises(InterpError, match="no kernel named 'nope'"):
+        nanotile.run(module, "nope", 2, device="emulator")
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess:
+    code = "import sys; from nanotile.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, "run", *argv], cwd=ROOT,
+                          capture_output=True, text=True, check=False, timeout=120)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_cli_emulate(tmp_path, target):
+    src = str(CORPUS / "transpose.tileirbc")
+    x = np.random.default_rng(3).standard_normal((70, 40), dtype=np.float32)
+    np.savez(tmp_path / "in.npz", x=x, y=np.zeros((40, 70), np.float32))
+    out = tmp_path / "out.npz"
+    proc = _cli(src, f"--gpu-name={target}", "--emulate", "--kernel", "transpose",
+                "--grid", "2,2", "--inputs", str(tmp_path / "in.npz"), "--outputs", str(out))
+    assert proc.returncode == 0, proc.stderr
+    with np.load(out) as data:
+        np.testing.assert_array_equal(data["y"], x.T)
+        np.testing.assert_array_equal(data["x"], x)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--gpu-name=sm_80", "--emulate"], "unknown --gpu-name 'sm_80'"),
+    (["--gpu-name=sm_90"], "--gpu-name needs --emulate"),
+    (["--emulate", "--kernel", "nope"], "no kernel named 'nope'"),
+    (["--emulate", "--abi", "raw"], "takes 10 arguments, 2 given"),
+])
+def test_cli_errors_are_clean(tmp_path, extra, message):
+    src = str(CORPUS / "transpose.tileirbc")
+    np.savez(tmp_path / "in.npz", x=np.zeros((70, 40), np.float32),
+             y=np.zeros((40, 70), np.float32))
+    out = tmp_path / "out.npz"
+    proc = _cli(src, "--grid", "2,2", "--inputs", str(tmp_path / "in.npz"),
+                "--outputs", str(out), *extra)
+    assert proc.returncode in (1, 2)
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not out.exists()
+    assert not list(tmp_path.glob("*.npz.*")) and sorted(p.name for p in tmp_path.iterdir()) \
+        == ["in.npz"]
