@@ -5,13 +5,15 @@ A drop-in for the flags of NVIDIA's ``cuda-tile-translate`` that the reference t
   -mlir-to-cudatilebc       text -> bytecode
   -cudatilebc-to-mlir       bytecode -> text
   -test-cudatile-roundtrip  text -> bytecode -> text
-  -bytecode-version=13.x    bytecode version to write (13.1 .. 13.4; default 13.4)
+  -bytecode-version=13.x    bytecode version to write (13.1 .. 13.4; default 13.4;
+                            the test-only 250.0 and 250.1 are accepted too)
   -o FILE                   output file ('-' or none = standard output)
-  --list-versions           print the supported bytecode versions
+  --list-versions           print the supported bytecode versions, then the test-only ones
   -split-input-file         handle each ``// -----`` chunk of the input separately
   -verify-diagnostics       check the diagnostics against ``expected-*`` comments
   -mlir-print-debuginfo     print locations
-  -no-implicit-module, -allow-unregistered-dialect: accepted, no effect
+  -allow-unregistered-dialect  parse ops of unknown dialects (the writer still refuses them)
+  -no-implicit-module       accepted, no effect
 
 Errors are printed as ``file:line:col: error: ...`` (text) or ``file: at byte offset N:
 error: ...`` (bytecode) and the exit status is 1; an output file is written only when
@@ -29,7 +31,7 @@ from .bytecode import wire as W
 from .diagnostics import CompileError, Diagnostic
 
 _MODES = ("-mlir-to-cudatilebc", "-cudatilebc-to-mlir", "-test-cudatile-roundtrip")
-_IGNORED = ("-no-implicit-module", "-allow-unregistered-dialect")
+_IGNORED = ("-no-implicit-module",)
 
 
 @dataclass
@@ -42,6 +44,7 @@ class Options:
     verify: bool = False
     debuginfo: bool = False
     list_versions: bool = False
+    allow_unregistered: bool = False  # ops of unknown dialects parse (the writer refuses them)
 
 
 class UsageError(Exception):
@@ -80,6 +83,8 @@ def parse_args(argv: list[str]) -> Options:
             opts.verify = True
         elif name == "-mlir-print-debuginfo":
             opts.debuginfo = True
+        elif name == "-allow-unregistered-dialect":
+            opts.allow_unregistered = True
         elif name in _IGNORED:
             pass
         else:
@@ -94,16 +99,16 @@ def parse_version_arg(value: str) -> W.Version:
         v = W.parse_version(value)
     except ValueError:
         v = None
-    if v not in W.SUPPORTED_VERSIONS:
+    if v is None or not W.is_known_version(v):
         raise UsageError(f"Invalid argument '{value}': the supported versions are "
                          f"{W.supported_range()}")
     return v  # type: ignore[return-value]
 
 
-def _parse_text(text: str, filename: str):
+def _parse_text(text: str, filename: str, allow_unregistered: bool = False):
     from .ir.parser import parse_text
 
-    module = parse_text(text, filename)
+    module = parse_text(text, filename, allow_unregistered=allow_unregistered)
     try:
         from .verify import verify_module
     except ImportError:  # the verifier is optional for translation
@@ -132,7 +137,7 @@ def convert(data: bytes, filename: str, opts: Options) -> bytes:
     if opts.mode == "-cudatilebc-to-mlir":
         return _print(read_bytecode(data, filename), opts).encode()
     text = _decode_text(data, filename)
-    module = _parse_text(text, filename)
+    module = _parse_text(text, filename, opts.allow_unregistered)
     blob = write_bytecode(module, opts.version, filename)
     if opts.mode == "-mlir-to-cudatilebc":
         return blob
@@ -201,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"nanotile-translate: {e}\n")
         return 2
     if opts.list_versions:
-        sys.stdout.write("".join(W.version_str(v) + "\n" for v in W.SUPPORTED_VERSIONS))
+        # Production versions, then the test-only ones (as cuda-tile built with tests).
+        versions = W.SUPPORTED_VERSIONS + W.TESTING_VERSIONS
+        sys.stdout.write("".join(W.version_str(v) + "\n" for v in versions))
         return 0
     if opts.mode is None:
         sys.stderr.write("nanotile-translate: choose one of " + ", ".join(_MODES) + "\n")

@@ -90,7 +90,7 @@ class _Reader:
         cur = Cursor(data, len(W.MAGIC), len(data), self.filename, "header")
         major, minor = cur.byte("version"), cur.byte("version")
         tag = int.from_bytes(cur.raw(2, "version tag"), "little")
-        if (major, minor) not in W.SUPPORTED_VERSIONS:
+        if not W.is_known_version((major, minor)):
             raise self.error(f"unsupported Tile IR bytecode version: {major}.{minor} "
                              f"(unsupported Tile version {major}.{minor}.{tag}, this reader "
                              f"supports versions {W.supported_range()})", 8)
@@ -681,6 +681,10 @@ class _Reader:
         allowed = sum(1 << i for i, _ in active)
         if bits & ~allowed:
             raise c.error(f"unknown flag bits {bits:#x} for '{d.name}'", start)
+        known = {a.name for a in d.attrs} | {o.name for o in d.operands}
+        for i, name in active:
+            if bits >> i & 1 and name not in known:  # a reserved bit (test-only ops)
+                raise c.error(f"'{d.name}': '{name}' is not supported by this reader", start)
         return {name: bool(bits >> i & 1) for i, name in active}
 
     def read_attr(self, c: Cursor, d: OpDef, a: AttrDef, flags: dict[str, bool],

@@ -16,6 +16,15 @@ PAD = 0xCB
 Version = tuple[int, int]
 SUPPORTED_VERSIONS: tuple[Version, ...] = ((13, 1), (13, 2), (13, 3), (13, 4))
 LATEST: Version = (13, 4)
+# NVIDIA's test-only versions (cuda-tile built with tests): they order above every 13.x
+# and are accepted only where the test-only ops need them (nanotile-translate, the
+# reader and writer); the production range above and its messages do not include them.
+TESTING_VERSIONS: tuple[Version, ...] = ((250, 0), (250, 1))
+
+
+def is_known_version(v: Version) -> bool:
+    """A production version or one of the test-only versions."""
+    return v in SUPPORTED_VERSIONS or v in TESTING_VERSIONS
 
 # Section ids (low 7 bits of the section id byte; bit 7 = an alignment field follows).
 SEC_END = 0x00

@@ -738,7 +738,7 @@ def write_bytecode(module: Module, version: tuple[int, int] = W.LATEST,
                    filename: str = "<module>") -> bytes:
     """Encode ``module`` for bytecode ``version``; raises CompileError if it cannot."""
     version = (int(version[0]), int(version[1]))
-    if version not in W.SUPPORTED_VERSIONS:
+    if not W.is_known_version(version):
         raise CompileError(Diagnostic(
             "error", f"unsupported bytecode version {W.version_str(version)}: the supported "
                      f"versions are {W.supported_range()}", filename))

@@ -10,6 +10,8 @@ Elements (separated by spaces):
   type($x,$y)        a type (a list for a variadic group); the first name is printed, the
                      others must agree (operands) or receive it (results)
   type*($x)          one type written for every value of variadic group x
+  qtype($x)          like type($x), printed with the dialect prefix (``!cuda_tile.tile<..>``),
+                     as MLIR prints a plain ``type($x)`` of an op outside its own format
   @a  /  @a:angle    attribute a in its natural spelling / an enum as ``<value>``
   'kw                a keyword;   , : -> = [ ] ( )  punctuation
   ~  /  _            no space / one space (MLIR's `` and ` `)
@@ -116,10 +118,11 @@ def compile_format(fmt: str) -> tuple[Elem, ...]:
             return Elem("attrdict")
         if w.startswith("$"):
             return Elem("operand", name=w[1:])
-        if w.startswith(("type(", "type*(")):
+        if w.startswith(("type(", "type*(", "qtype(")):
             inner = w[w.index("(") + 1:-1]
+            style = "*" if w.startswith("type*") else "q" if w.startswith("qtype") else ""
             return Elem("type", names=tuple(n.lstrip("$") for n in inner.split(",")),
-                        style="*" if w.startswith("type*") else "")
+                        style=style)
         if w.startswith("@"):
             name, _, style = w[1:].partition(":")
             return Elem("attr", name=name, style=style)
@@ -617,7 +620,7 @@ def _print_elems(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...],
             if e.style == "*":
                 _emit(s, pr.type(vals[0].type) if vals else "")
             else:
-                _emit(s, ", ".join(pr.type(v.type) for v in vals))
+                _emit(s, ", ".join(_type_text(pr, v.type, e.style) for v in vals))
         elif k == "attr":
             a = opdef.attr(e.name)
             assert a is not None
@@ -725,8 +728,10 @@ def _print_step(opdef: OpDef, e: Elem) -> _PStep | None:
                 _emit(s, pr.type(vals[0].type) if vals else "")
             return type_star
 
+        style = e.style
+
         def types(pr: OpPrinter, op: Any, s: _PState) -> None:
-            _emit(s, ", ".join([pr.type(v.type) for v in get(pr, op)]))
+            _emit(s, ", ".join([_type_text(pr, v.type, style) for v in get(pr, op)]))
         return types
     if k == "attr":
         a = opdef.attr(e.name)
@@ -751,6 +756,14 @@ def _print_step(opdef: OpDef, e: Elem) -> _PStep | None:
     def generic(pr: OpPrinter, op: Any, s: _PState) -> None:  # attr-dict, directives
         _print_elems(pr, op, opdef, (e,), s)
     return generic
+
+
+def _type_text(pr: OpPrinter, t: Any, style: str) -> str:
+    """A type as the printer spells it; style "q" (``qtype``) keeps the dialect prefix."""
+    text = pr.type(t)
+    if style == "q" and not text.startswith("!") and not isinstance(t, T.ElementType):
+        return "!cuda_tile." + text
+    return text
 
 
 def _anchor_present(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...]) -> bool:

@@ -104,6 +104,8 @@ class OpDef:
     aliases: tuple[str, ...] = ()  # other spellings accepted by the parser
     # Text format: a string of nanotile.ir.asm_format's format language (parser + printer)
     asm: str | None = None
+    # Test-only rows (cuda-tile's TestingOps, bytecode versions 250.x): kept out of OPS
+    testing: bool = False
 
     def attr(self, name: str) -> AttrDef | None:
         for a in self.attrs:
@@ -179,17 +181,22 @@ def attr(name: str, kind: str, **kw: Any) -> AttrDef:
 OPS: dict[str, OpDef] = {}
 OPS_BY_OPCODE: dict[int, OpDef] = {}
 ALIASES: dict[str, str] = {}
+# Test-only ops (see the end of this file): found by lookup() and OPS_BY_OPCODE, so the
+# text and bytecode paths handle them, but not listed in OPS, so no pass, verifier rule,
+# interpreter or back end has to know them.
+TESTING_OPS: dict[str, OpDef] = {}
 
 
 def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
        results: str = "result", attrs: tuple[AttrDef, ...] | list[AttrDef] = (),
        regions: int = 0, flags: str = "", counted_results: bool = False,
        operand_count: str = "per_group", traits: str = "",
-       aliases: tuple[str, ...] = (), asm: str | None = None) -> None:
+       aliases: tuple[str, ...] = (), asm: str | None = None,
+       testing: bool = False) -> None:
     d = OpDef(name, opcode, since, _operands(operands), _results(results), tuple(attrs),
               regions, _flags(flags), counted_results, operand_count,
-              frozenset(traits.split()), aliases, asm)
-    OPS[name] = d
+              frozenset(traits.split()), aliases, asm, testing)
+    (TESTING_OPS if testing else OPS)[name] = d
     OPS_BY_OPCODE[opcode] = d
     for alias in aliases:
         ALIASES[alias] = name
@@ -198,7 +205,7 @@ def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
 def lookup(name: str) -> OpDef | None:
     """The row for a mnemonic (with or without ``cuda_tile.``), or None."""
     name = name.removeprefix("cuda_tile.")
-    return OPS.get(name) or OPS.get(ALIASES.get(name, ""))
+    return OPS.get(name) or OPS.get(ALIASES.get(name, "")) or TESTING_OPS.get(name)
 
 
 # Attribute shorthands shared by many rows
@@ -600,3 +607,26 @@ op("print_tko", 0x55, operands="args* token?@13.2", results="result_token@13.2",
    attrs=[attr("str", "string")], flags="token@13.2", counted_results=True, traits=_MEM,
    asm=("@str ?( , $args )? ?( 'token ~ = ~ $token )? attr-dict ?( : "
        "type($args) )? -> type($result_token)"))
+
+# --------------------------------------------------------------------------------------
+# TEST-ONLY ops. NVIDIA's cuda-tile defines these (TestingOps.td) in builds with tests
+# enabled, with opcodes from 0x3000 and the test-only bytecode versions 250.0 and 250.1,
+# to exercise version gating: a 250.1 attribute/operand/result on a 250.0 op. Production
+# files (13.x) can never contain them, since 250.0 is newer than every 13.x version.
+# (0x3001 is `testing$func`, written as a function, not as an op: see asm_toplevel.)
+# Not modelled: the 250.0 `priority` enum and the 250.1 `test_attr` attribute of
+# bytecode_test_evolution; their flags bits are reserved (the reader rejects them set).
+
+op("testing$bytecode_test_new_attribute", 0x3000, "250.0", results="",
+   attrs=[unit("new_flag", since="250.1"),
+          attr("new_param", "int", default=42, since="250.1")],
+   flags="new_flag@250.1", testing=True,
+   asm="?( 'new_flag @new_flag )? ?( 'new_param = @new_param )? attr-dict")
+op("testing$bytecode_test_evolution", 0x3002, "250.0",
+   operands="inputs* optional_token?@250.1", results="result_token@250.1",
+   attrs=[attr("new_attr", "int", optional=True, since="250.1")],
+   # bit order: 250.0 attributes, then 250.1 attributes, then 250.1 operands
+   flags="priority new_attr@250.1 test_attr@250.1 optional_token@250.1", testing=True,
+   asm=("~ ( $inputs : qtype($inputs) ) ?( 'new_attr = @new_attr )? "
+        "?( 'token = $optional_token : type($optional_token) )? "
+        "-> type($result_token) attr-dict"))

@@ -278,7 +278,7 @@ class OpParser:
         elif t.kind == "a":
             if is_type_head(t.text):
                 return self.sub(t, "type")
-            if t.text.startswith("!"):
+            if t.text.startswith("!") or t.text.split("<", 1)[0] in _BUILTIN_TYPE_HEADS:
                 return T.OpaqueType(t.text)
         elif t.kind == "p" and t.text == "(":
             self.pos -= 1
@@ -713,6 +713,12 @@ def _hint(name: str) -> str | None:
 
 # ---------------------------------------------------------------------------------------
 # Top level
+
+
+# MLIR's builtin shaped/compound types (``tensor<2xi16>``): not Tile IR types, but MLIR
+# parses them anywhere a type goes; they are kept as opaque text, and the bytecode writer
+# refuses them ("unsupported type in bytecode writer"), as cuda-tile-translate does.
+_BUILTIN_TYPE_HEADS = frozenset({"tensor", "memref", "vector", "complex", "tuple"})
 
 
 def parse_text(text: str, filename: str, *, allow_unregistered: bool = False) -> Module:

@@ -24,7 +24,9 @@ TILEIRDISASM = nvidia_tool("tileirdisasm")
 
 def test_list_versions(capsys):
     assert main(["--list-versions"]) == 0
-    assert capsys.readouterr().out.split() == ["13.1", "13.2", "13.3", "13.4"]
+    # Production versions first, then NVIDIA's test-only versions (cuda-tile with tests).
+    assert capsys.readouterr().out.split() == ["13.1", "13.2", "13.3", "13.4", "250.0",
+                                               "250.1"]
 
 
 @pytest.mark.parametrize("value", ["12.0", "13.5", "13", "x"])
