@@ -18,12 +18,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import nanotile
 from nanotile.interp import InterpError, cutile_args
+from nanotile.targets.compare import assert_close
 
 from .corpus_cases import CORPUS, KERNELS, corpus_case
 
@@ -80,22 +80,6 @@ SAMPLE = [
     "test_gather_scatter__array_copy_2d__f16x2_f16x2_64_64",
 ]
 
-# Relative precision allowed per stored float type (a few ulps).
-_RTOL = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 2e-6,
-         np.dtype(np.float16): 2 ** -9, np.dtype(ml_dtypes.bfloat16): 2 ** -6}
-
-
-def _assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
-    if got.dtype.kind in "iub":
-        np.testing.assert_array_equal(got, want, err_msg=what)
-        return
-    rtol = _RTOL.get(got.dtype, 2 ** -2)  # f8 types: 2-3 mantissa bits
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    scale = float(np.nanmax(np.abs(w))) if np.isfinite(w).any() else 1.0
-    np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale, equal_nan=True,
-                               err_msg=what)
-
-
 @pytest.mark.parametrize("name", SAMPLE)
 def test_cutile_tests_sample(name):
     from nanotile.passes.semantics import make_inputs
@@ -117,7 +101,7 @@ def test_cutile_tests_sample(name):
         nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name=target)
         for i, (g, w) in enumerate(zip(got, want)):
             if isinstance(g, np.ndarray):
-                _assert_close(g, w, f"{target}, argument {i}")
+                assert_close(g, w, f"{target}, argument {i}")
 
 
 def test_module_is_not_changed_and_bad_device_is_an_error():

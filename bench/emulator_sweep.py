@@ -1,0 +1,161 @@
+"""Issue 9 sweep: every corpus/cutile-tests kernel that nanotile compiles for a target runs
+in the PTX emulator and matches the interpreter on the same random inputs
+(nanotile.passes.semantics.make_inputs). Each (kernel, target) is classified:
+
+    match        the emulated run's outputs match the interpreter's
+                 (nanotile.targets.compare: ints exact, floats to a few ulps)
+    mismatch     they differ (first differing argument shown)
+    unsupported  the emulator has no implementation of an instruction nanotile emitted
+    emu-error    another emulator error (memory fault, trap, deadlock, parse error)
+    interp-cant  the interpreter cannot run the kernel on the generated inputs
+    refused      nanotile does not compile the kernel for that target
+    timeout      the kernel took longer than --timeout seconds (per file)
+    crash        an unexpected Python exception (a bug somewhere)
+
+Two worker processes; a summary table per target and the list of non-matching kernels.
+
+    python bench/emulator_sweep.py [--limit N] [--target sm_90|sm_100] [--timeout 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import multiprocessing
+import signal
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CORPUS = ROOT / ".." / "shared" / "corpus" / "cutile-tests"
+TARGETS = ["sm_90", "sm_100"]
+KINDS = ["match", "mismatch", "unsupported", "emu-error", "interp-cant", "refused",
+         "timeout", "crash"]
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:200]
+
+
+def check_file(job: tuple[str, list[str], int]) -> list[tuple[str, str, str, str]]:
+    """(file stem, target, kind, reason) for each target of one corpus file."""
+    path, targets, timeout = job
+    stem = Path(path).stem
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(timeout)
+    results: dict[str, tuple[str, str]] = {}
+    try:
+        results = _check(path, targets)
+    except _Timeout:
+        pass
+    except Exception as e:  # noqa: BLE001 - the sweep classifies every failure
+        for t in targets:
+            results.setdefault(t, ("crash", f"{type(e).__name__}: {_one_line(e)}"))
+    finally:
+        signal.alarm(0)
+    return [(stem, t, *results.get(t, ("timeout", f"over {timeout} s"))) for t in targets]
+
+
+def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
+    import numpy as np
+
+    import nanotile
+    from nanotile.diagnostics import CompileError
+    from nanotile.interp import InterpError
+    from nanotile.passes.semantics import make_inputs
+    from nanotile.targets.compare import first_difference
+    from nanotile.targets.compile import compile_to_ptx
+    from nanotile.targets.emulator import run_ptx
+    from nanotile.targets.emulator.errors import PtxError
+
+    results: dict[str, tuple[str, str]] = {}
+    module = nanotile.load(path)
+    (entry,) = module.entries()
+    kernel = entry.attributes["sym_name"]
+    ptx: dict[str, str] = {}
+    for t in targets:
+        try:
+            ptx[t] = compile_to_ptx(module, t)
+        except CompileError as e:
+            results[t] = ("refused", _one_line(e))
+    if not ptx:
+        return results
+    grid, args = make_inputs(entry, np.random.default_rng(0))
+    dims = (grid,) if isinstance(grid, int) else tuple(grid)
+
+    def copy_args() -> list:
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+    want = copy_args()
+    try:
+        nanotile.run(module, kernel, grid, *want, out=io.StringIO())
+    except InterpError as e:
+        for t in ptx:
+            results[t] = ("interp-cant", _one_line(e))
+        return results
+    for t, text in ptx.items():
+        got = copy_args()
+        try:
+            run_ptx(text, kernel, grid=dims, args=got, filename=f"<{kernel}.{t}.ptx>")
+        except PtxError as e:
+            kind = "unsupported" if "unsupported instruction" in str(e) else "emu-error"
+            results[t] = (kind, _one_line(e.message))
+            continue
+        diff = first_difference(got, want, t)
+        results[t] = ("match", "") if diff is None else ("mismatch", _one_line(diff))
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--limit", type=int, default=None, help="first N files (sorted)")
+    ap.add_argument("--target", choices=TARGETS, action="append",
+                    help="target(s) to check (default: both)")
+    ap.add_argument("--timeout", type=int, default=20, help="seconds per file")
+    ap.add_argument("--jobs", type=int, default=2)
+    opts = ap.parse_args(argv)
+    targets = opts.target or TARGETS
+    files = sorted(str(p) for p in CORPUS.glob("*.tileirbc"))[:opts.limit]
+    start = time.time()
+    rows: list[tuple[str, str, str, str]] = []
+    with multiprocessing.Pool(opts.jobs, maxtasksperchild=50) as pool:
+        jobs = [(f, targets, opts.timeout) for f in files]
+        for n, res in enumerate(pool.imap_unordered(check_file, jobs), 1):
+            rows.extend(res)
+            for stem, t, kind, reason in res:
+                if kind != "match":
+                    print(f"[{n}/{len(files)}] {kind:11} {t:6} {stem}: {reason}", flush=True)
+    counts = Counter((t, kind) for _, t, kind, _ in rows)
+    print(f"\n{len(files)} files, {time.time() - start:.0f} s")
+    print(f"{'kind':12}" + "".join(f"{t:>8}" for t in targets))
+    for kind in KINDS:
+        print(f"{kind:12}" + "".join(f"{counts[(t, kind)]:8}" for t in targets))
+    print(f"{'total':12}" + "".join(
+        f"{sum(counts[(t, k)] for k in KINDS):8}" for t in targets))
+    reasons = Counter((kind, reason.split("'")[1] if kind == "unsupported" and "'" in reason
+                       else "") for _, _, kind, reason in rows if kind == "unsupported")
+    if reasons:
+        print("\nunsupported instructions:")
+        for (_, op), c in reasons.most_common():
+            print(f"  {c:5}  {op}")
+    print("\nnon-matching (excluding 'refused'):")
+    for stem, t, kind, reason in sorted(rows):
+        if kind not in ("match", "refused"):
+            print(f"  {kind:11} {t:6} {stem}: {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
