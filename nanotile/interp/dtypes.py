@@ -198,11 +198,18 @@ def from_float(x: np.ndarray, t: ElementType) -> np.ndarray:
     return x.astype(storage_dtype(t))
 
 
-def round_tf32(x: np.ndarray) -> np.ndarray:
-    """Round float32 values to tf32 precision (10 mantissa bits), nearest even."""
+def round_tf32(x: np.ndarray, mode: str = "nearest_even") -> np.ndarray:
+    """Round float32 values to tf32 precision (10 mantissa bits): nearest even by default,
+    or ``"zero"`` (truncate) or ``"nearest_away"`` (ties away from zero)."""
     b = np.asarray(x, np.float32, order="C").view(np.uint32).astype(np.uint64)
     finite = np.isfinite(x)
-    rounded = (b + 0xFFF + ((b >> 13) & 1)) & 0xFFFFE000
+    if mode == "zero":
+        up = 0
+    elif mode == "nearest_away":
+        up = 0x1000
+    else:
+        up = 0xFFF + ((b >> 13) & 1)
+    rounded = (b + up) & 0xFFFFE000  # sign-magnitude: the carry rounds the magnitude
     return np.where(finite, rounded, b).astype(np.uint32).view(np.float32)
 
 

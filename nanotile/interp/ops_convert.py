@@ -22,6 +22,7 @@ from .dtypes import (
     from_bits,
     from_float,
     int_range,
+    round_tf32,
     signed,
     storage_dtype,
     to_bits,
@@ -96,6 +97,8 @@ def _ftof(tb, op: Operation, args: list) -> list:
     x = to_compute(args[0], src)
     if dst.name == "f8E8M0FNU" and mode in (RoundingMode.zero, RoundingMode.positive_inf):
         return [_to_e8m0(x, mode)]
+    if dst.name == "tf32" and mode in (RoundingMode.zero, RoundingMode.nearest_away):
+        return [round_tf32(x.astype(np.float32), mode.name)]
     return [from_float(x, dst)]  # one rounding (f64 sources are not narrowed first)
 
 

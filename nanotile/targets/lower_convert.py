@@ -134,6 +134,9 @@ def _ftof(lw: Lowering, t, rt, x: str, out: str, op: Operation) -> None:
             x = f
         _f32_to_f8(lw, x, rt, out)
         return
+    if rt.name == "tf32" and t.name != "tf32":
+        _f32_to_tf32(lw, x, t, op, out)
+        return
     a, b = _cvt_name(t), _cvt_name(rt)
     if a == b:
         fn.emit(f"mov.{'b16' if reg_class(rt) == 'b16' else b} {out}, {x}")
@@ -145,6 +148,26 @@ def _ftof(lw: Lowering, t, rt, x: str, out: str, op: Operation) -> None:
         fn.emit(f"cvt.{rnd}.{b}.{a} {out}, {x}")
     else:
         fn.emit(f"cvt.{b}.{a} {out}, {x}")
+
+
+_TF32_RND = {RoundingMode.nearest_even: "rn", RoundingMode.zero: "rz",
+             RoundingMode.nearest_away: "rna"}
+
+
+def _f32_to_tf32(lw: Lowering, x: str, t, op: Operation, out: str) -> None:
+    """ftof to tf32 rounds to 10 mantissa bits (cvt.{rn,rz,rna}.tf32.f32; the tf32 lives in
+    an f32 register with its 13 low bits zero). f16 and bf16 widen to f32 exactly first."""
+    fn = lw.fn
+    rnd = _TF32_RND.get(op.attributes.get("rounding_mode", RoundingMode.nearest_even))
+    if rnd is None or t.name not in ("f16", "bf16", "f32"):
+        raise Unsupported(f"ftof {t.name} -> tf32 with this rounding mode is not lowered yet")
+    if t.name != "f32":
+        f = fn.reg("f32")
+        fn.emit(f"cvt.f32.{t.name} {f}, {x}")
+        x = f
+    bits = fn.reg("b32")
+    fn.emit(f"cvt.{rnd}.tf32.f32 {bits}, {x}")
+    fn.emit(f"mov.b32 {out}, {bits}")
 
 
 def _f8_to_f32(lw: Lowering, x: str, t) -> str:

@@ -64,6 +64,8 @@ SAMPLE = [
     "test_fma__mul_add_kernel__f32x2_f32x2_f32x2_f32x2_32_32",
     "test_pack_unpack__test_pack_to_bytes.kernel__f8_e5m2x1_u8x1_128",
     "test_cast__make_astype_to_f32_kernel.kernel-RP__f64x1_f32x1_2_F",
+    "test_cast__make_astype_to_tf32_kernel.kernel-RZ__f32x1_f32x1_2_F",
+    "test_cast__make_astype_to_tf32_kernel.kernel-RA__f32x1_f32x1_2_T",
     "test_binary_elementwise+jit__array_cmp~10__i64x1_i64x1_b1x1_64",
     "test_binary_elementwise+jit__array_pow__f32x1_bf16x1_f32x1_64",
     "test_binary_elementwise+jit__array_scalar_div~2__i16x1_si32_i32x1_64",

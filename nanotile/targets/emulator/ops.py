@@ -1115,13 +1115,47 @@ def _to_float(x64: np.ndarray, t: str, mode: str, satfinite: bool, relu: bool) -
     return r
 
 
+def _cvt_tf32(c: C):
+    """cvt.rna/.rn/.rz{.satfinite}.tf32.f32: round an f32 to 10 mantissa bits, the result
+    kept in f32 format with its 13 low bits zero. Infinities and NaNs pass through (with
+    .satfinite NaN stays NaN and infinities and overflows become the largest finite tf32)."""
+    mode = next((m for m in c.mods if m in ("rna", "rn", "rz")), None)
+    if mode is None:
+        raise c.unsupported("cvt to tf32 rounds with .rna, .rn or .rz")
+    satfinite = c.has("satfinite")
+    if c.has("relu"):
+        raise c.unsupported("cvt.relu to tf32")
+    ga, sd = c.src(c.ops[1], "b32"), c.dst(c.ops[0], "b32")
+    low = np.uint64(0x1FFF)
+
+    def tf32(w, m):
+        b = ga(w).astype(np.uint32).astype(np.uint64)
+        finite = (b & np.uint64(0x7F800000)) != np.uint64(0x7F800000)
+        if mode == "rna":
+            up = np.uint64(0x1000)
+        elif mode == "rn":
+            up = np.uint64(0xFFF) + ((b >> np.uint64(13)) & np.uint64(1))
+        else:
+            up = np.uint64(0)
+        sign, mag = b & np.uint64(0x80000000), b & np.uint64(0x7FFFFFFF)
+        r = np.minimum((mag + up) & ~low, np.uint64(0x7F800000))  # a carry may reach inf
+        r = np.where(finite, r | sign, b)
+        if satfinite:
+            inf = (r & np.uint64(0x7FFFFFFF)) == np.uint64(0x7F800000)
+            r = np.where(inf, (r & np.uint64(0x80000000)) | np.uint64(0x7F7FE000), r)
+        return sd(w, m, r.astype(np.uint32))
+    return tf32
+
+
 @op("cvt")
 def _cvt(c: C):
     if len(c.types) != 2:
         raise c.unsupported("expected destination and source types")
     dtn, stn = c.types
+    if dtn == "tf32" and stn == "f32":
+        return _cvt_tf32(c)
     if "tf32" in (dtn, stn):
-        raise c.unsupported("tf32 conversions")
+        raise c.unsupported("tf32 conversions other than cvt.{rna,rn,rz}.tf32.f32")
     ftz, sat = c.has("ftz"), c.has("sat")
     satfinite, relu = c.has("satfinite"), c.has("relu")
     irnd = next((INT_ROUNDING[m] for m in c.mods if m in INT_ROUNDING), None)
