@@ -22,6 +22,7 @@ Two worker processes; a summary table per target and the list of non-matching ke
 from __future__ import annotations
 
 import argparse
+import copy
 import io
 import multiprocessing
 import signal
@@ -39,7 +40,7 @@ KINDS = ["match", "race", "mismatch", "unsupported", "emu-error", "interp-cant",
          "timeout", "crash"]
 
 
-class _Timeout(Exception):
+class _Timeout(BaseException):  # not caught by the interpreter's "except Exception"
     pass
 
 
@@ -89,7 +90,7 @@ def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
     ptx: dict[str, str] = {}
     for t in targets:
         try:
-            ptx[t] = compile_to_ptx(module, t)
+            ptx[t] = compile_to_ptx(copy.deepcopy(module), t)  # it rewrites the IR in place
         except CompileError as e:
             results[t] = ("refused", _one_line(e))
     if not ptx:
