@@ -7,7 +7,9 @@ that is out of bounds yields the view's padding value. One-element tiles are hel
 every thread, so their stores and atomics run in thread 0 only (the atomic's result is
 then broadcast through shared memory). Tokens become an explicit order: a write whose
 result token something waits on is followed by ``bar.sync 0``, which makes it visible to
-the whole CTA before any later memory op.
+the whole CTA before any later memory op, and a write that an earlier memory op may precede
+starts with ``bar.sync 0``: elements are spread over threads, so another thread may still
+have to read the old value of an element this thread is about to overwrite.
 """
 
 from __future__ import annotations
@@ -203,6 +205,7 @@ def load_view(lw: Lowering, op: Operation) -> None:
 
 
 def store_view(lw: Lowering, op: Operation) -> None:
+    _before_write(lw, op)
     g = _groups(op)
     view = lw.get(g["view"][0])
     index = [lw.get(v).regs[0] for v in g["index"]]
@@ -233,6 +236,7 @@ def load_ptr(lw: Lowering, op: Operation) -> None:
 
 
 def store_ptr(lw: Lowering, op: Operation) -> None:
+    _before_write(lw, op)
     g = _groups(op)
     ptrs, value = lw.get(g["destination"][0]), lw.get(g["value"][0])
     mask = lw.get(g["mask"][0]) if g["mask"] else None
@@ -260,6 +264,7 @@ def _atom_order(op: Operation) -> str:
 
 
 def atomic(lw: Lowering, op: Operation) -> None:
+    _before_write(lw, op)
     g = _groups(op)
     ptrs = lw.get(g["pointers"][0])
     mask = lw.get(g["mask"][0]) if g["mask"] else None
@@ -291,6 +296,7 @@ def atomic(lw: Lowering, op: Operation) -> None:
 
 def atomic_red_view(lw: Lowering, op: Operation) -> None:
     """atomic_red_view_tko: ``red`` per element of the view tile (no result)."""
+    _before_write(lw, op)
     g = _groups(op)
     view = lw.get(g["view"][0])
     index = [lw.get(v).regs[0] for v in g["index"]]
@@ -317,9 +323,17 @@ def _token_result(lw: Lowering, op: Operation, wrote: bool = False) -> None:
         lw.fn.emit("bar.sync 0")
 
 
-def _memory_follows(op: Operation) -> bool:
+def _before_write(lw: Lowering, op: Operation) -> None:
+    """Memory order for a write after a read (WAR): the read may have been another
+    thread's read of an element this write changes, so every thread must be past it."""
+    if _memory_follows(op, before=True):
+        lw.fn.emit("bar.sync 0")
+
+
+def _memory_follows(op: Operation, before: bool = False) -> bool:
     """True if a memory op may run after ``op`` (later in its block or an enclosing one,
-    or in a later iteration of an enclosing loop)."""
+    or in a later iteration of an enclosing loop); with ``before``, one that may run
+    before it (earlier in its block or an enclosing one, or in an earlier iteration)."""
     from ..ir.optable import lookup
 
     def has_memory(o: Operation) -> bool:
@@ -327,7 +341,8 @@ def _memory_follows(op: Operation) -> bool:
 
     while op is not None and op.parent is not None:
         block = op.parent
-        if any(has_memory(o) for o in block.ops[block.ops.index(op) + 1:]):
+        at = block.ops.index(op)
+        if any(has_memory(o) for o in (block.ops[:at] if before else block.ops[at + 1:])):
             return True
         parent = getattr(block, "parent", None)
         owner = getattr(parent, "parent", None)  # block -> region -> op
