@@ -214,8 +214,8 @@ DIRECTIVES["else"] = Directive(parse=_parse_else, print=_print_if_region(1),
                                and bool(op.regions[1].blocks))
 
 
-def _parse_block_args(p: OpParser) -> list[tuple[Any, T.Type]]:
-    """``(%a: type, %b: type)``"""
+def _parse_block_args(p: OpParser, with_attrs: bool = False) -> list[tuple[Any, T.Type]]:
+    """``(%a: type, %b: type)``; entry arguments may also carry ``{attr dict}``s."""
     p.expect("(")
     out: list[tuple[Any, T.Type]] = []
     if p.accept(")"):
@@ -226,6 +226,8 @@ def _parse_block_args(p: OpParser) -> list[tuple[Any, T.Type]]:
             raise p.error(f"expected SSA value name, found {p.describe(t)}", t)
         p.expect(":")
         out.append((t, p.parse_type()))
+        if with_attrs and p.at("{"):
+            p.parse_extra_attr_dict(None)
         p.maybe_location()
         if p.accept(")"):
             return out
@@ -454,7 +456,7 @@ _reg("make_tensor_view", _parse_make_tensor_view, _print_make_tensor_view, space
 # ------------------------------------------------------------------ entry / testing$func
 
 def parse_signature(p: OpParser) -> tuple[list[tuple[Any, T.Type]], list[T.Type]]:
-    args = _parse_block_args_with_attrs(p)
+    args = _parse_block_args(p, with_attrs=True)
     results: list[T.Type] = []
     if p.accept("->"):
         if p.accept("("):
@@ -464,25 +466,6 @@ def parse_signature(p: OpParser) -> tuple[list[tuple[Any, T.Type]], list[T.Type]
         else:
             results = [p.parse_type()]
     return args, results
-
-
-def _parse_block_args_with_attrs(p: OpParser) -> list[tuple[Any, T.Type]]:
-    p.expect("(")
-    out: list[tuple[Any, T.Type]] = []
-    if p.accept(")"):
-        return out
-    while True:
-        t = p.next()
-        if t.kind != "v":
-            raise p.error(f"expected SSA value name, found {p.describe(t)}", t)
-        p.expect(":")
-        out.append((t, p.parse_type()))
-        if p.at("{"):
-            p.parse_extra_attr_dict(None)
-        p.maybe_location()
-        if p.accept(")"):
-            return out
-        p.expect(",")
 
 
 def _parse_entry(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
