@@ -17,6 +17,10 @@ in the PTX emulator and matches the interpreter on the same random inputs
 Two worker processes; a summary table per target and the list of non-matching kernels.
 
     python bench/emulator_sweep.py [--limit N] [--target sm_90|sm_100] [--timeout 20]
+                                   [-k SUBSTRING ...] [--names FILE] [NAME ...]
+
+-k keeps the files whose name contains one of the substrings; --names FILE and NAME keep
+the files named (stems, one per line in FILE; '#' starts a comment).
 """
 
 from __future__ import annotations
@@ -137,6 +141,26 @@ def _in_order_matches(ptx: str, kernel: str, dims: tuple, got: list, want: list,
     return first_difference(got, want, target) is None
 
 
+def names_of(path: Path | None, names: list[str]) -> set[str] | None:
+    """The stems named on the command line and in ``path`` (None: no name filter)."""
+    if path is None and not names:
+        return None
+    wanted = {n.removesuffix(".tileirbc") for n in names}
+    if path is not None:
+        for line in path.read_text().splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                wanted.add(line.removesuffix(".tileirbc"))
+    return wanted
+
+
+def select_files(paths: list[Path], substrings: list[str],
+                 names: set[str] | None) -> list[str]:
+    return [str(p) for p in paths
+            if (not substrings or any(s in p.stem for s in substrings))
+            and (names is None or p.stem in names)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=None, help="first N files (sorted)")
@@ -144,9 +168,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="target(s) to check (default: both)")
     ap.add_argument("--timeout", type=int, default=20, help="seconds per file")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("-k", dest="substrings", action="append", default=[],
+                    help="only files whose name contains this (repeatable)")
+    ap.add_argument("--names", type=Path, help="only the files named in this file")
+    ap.add_argument("name", nargs="*", help="only these files (stems)")
     opts = ap.parse_args(argv)
     targets = opts.target or TARGETS
-    files = sorted(str(p) for p in CORPUS.glob("*.tileirbc"))[:opts.limit]
+    files = select_files(sorted(CORPUS.glob("*.tileirbc")), opts.substrings,
+                         names_of(opts.names, opts.name))[:opts.limit]
+    if not files:
+        print("no corpus file selected", file=sys.stderr)
+        return 2
     start = time.time()
     rows: list[tuple[str, str, str, str]] = []
     with multiprocessing.Pool(opts.jobs, maxtasksperchild=50) as pool:
