@@ -14,7 +14,7 @@ from ..ir.core import Operation
 from ..ir.enums import ComparisonOrdering, ComparisonPredicate, RoundingMode, Signedness
 from .layout import TileRegs
 from .lower import Lowering, Unsupported
-from .ptx import reg_class
+from .ptx import float_literal, reg_class
 
 _RND = {RoundingMode.nearest_even: "rn", RoundingMode.zero: "rz",
         RoundingMode.negative_inf: "rm", RoundingMode.positive_inf: "rp"}
@@ -153,7 +153,7 @@ def _bits(t: T.Type) -> int:
 
 _FLOAT_BINARY = {"addf": "add", "subf": "sub", "mulf": "mul", "divf": "div",
                  "maxf": "max", "minf": "min", "powf": "pow", "fpowf": "pow",
-                 "atan2": "atan2", "remf": "rem"}
+                 "atan2": "atan2", "remf": "rem", "fpowi": "powi"}
 _FLOAT_UNARY = {"negf", "absf", "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos",
                 "tanh", "floor", "ceil", "tan", "sinh", "cosh"}
 
@@ -162,6 +162,9 @@ def _float_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out
     fn, a, name = lw.fn, op.attributes, op.name
     if not t.is_float:
         raise Unsupported(f"'{name}' on {t.name}")
+    if name in ("remf", "atan2", "fpowi"):
+        _exact_op(lw, op, t, ins, out)
+        return
     wide = t.name == "f64"
     ft = "f64" if wide else "f32"
     xs = [to_f32(lw, r, t) for r in ins]
@@ -265,6 +268,222 @@ def _pow(lw: Lowering, x: str, y: str, res: str) -> None:
     fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", neg)
     fn.emit(f"setp.eq.f32 {zero}, {y}, 0f00000000")
     fn.emit(f"mov.f32 {res}, 0f3F800000", zero)
+
+
+def _exact_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out: str) -> None:
+    """remf, atan2 and fpowi: no PTX instruction computes them, so each is a sequence.
+
+    f16/bf16 compute in f32 as the interpreter does (remf is exact in any format; atan2
+    and fpowi round the f64 result to f32 first, then to the 16-bit type: the
+    interpreter's f32 result rounded again)."""
+    fn, name = lw.fn, op.name
+    wide = t.name == "f64"
+    if name == "fpowi":
+        x = ins[0] if wide else to_f32(lw, ins[0], t)
+        res = out if t.name in ("f32", "f64", "tf32") else fn.reg("f32")
+        _powi(lw, x, ins[1], elem(op.operands[1].type), res, wide)
+    else:
+        xs = ins if wide else [to_f32(lw, r, t) for r in ins]
+        res = out if t.name in ("f32", "f64", "tf32") else fn.reg("f32")
+        if name == "remf":
+            _fmod(lw, xs[0], xs[1], res, wide)
+        else:
+            _atan2(lw, xs[0], xs[1], res, wide)
+    if res != out:
+        from_f32(lw, res, t, out)
+
+
+# (bits, mantissa bits, exponent mask, exponent bias + mantissa bits, smallest normal
+#  exponent, chunk of exponent difference reduced per 64-bit remainder)
+_FMOD = {False: (32, 23, 0xFF, 150, -126, 39), True: (64, 52, 0x7FF, 1075, -1022, 11)}
+
+
+def _fmod(lw: Lowering, x: str, y: str, res: str, wide: bool) -> None:
+    """C fmod, exact: x = mx * 2^(ex-B), y = my * 2^(ey-B) with integer significands;
+    the remainder is (mx * 2^(ex-ey)) mod my, scaled by 2^(ey-B), with x's sign. The
+    power of two is applied a chunk at a time (rem.u64 of r << s with r < my, so r << s
+    stays below 2^64). NaN for y = 0, x infinite or either NaN; x itself if |x| < |y|."""
+    fn = lw.fn
+    bits, mant, emask, bias, emin, chunk = _FMOD[wide]
+    b, ft, cls = f"b{bits}", f"f{bits}", f"b{bits}"
+    u = f"u{bits}"
+    sign = 1 << (bits - 1)
+    inf = emask << mant
+    ux, uy, ax, ay, sx, r = (fn.reg(cls) for _ in range(6))
+    pn, ps, pt = fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
+    done = fn.label("fmod_done")
+    fn.emit(f"mov.{b} {ux}, {x}")
+    fn.emit(f"mov.{b} {uy}, {y}")
+    fn.emit(f"and.{b} {ax}, {ux}, {sign - 1}")
+    fn.emit(f"and.{b} {ay}, {uy}, {sign - 1}")
+    fn.emit(f"and.{b} {sx}, {ux}, {sign}")
+    fn.emit(f"setp.eq.{u} {pn}, {ay}, 0")
+    fn.emit(f"setp.gt.{u} {pt}, {ay}, {inf}")
+    fn.emit(f"or.pred {pn}, {pn}, {pt}")
+    fn.emit(f"setp.ge.{u} {pt}, {ax}, {inf}")
+    fn.emit(f"or.pred {pn}, {pn}, {pt}")
+    fn.emit(f"setp.lt.{u} {ps}, {ax}, {ay}")
+    fn.emit(f"mov.{b} {r}, {ux}")
+    fn.emit(f"mov.{b} {r}, {(1 << (bits - 1)) - 1}", pn)
+    fn.emit(f"or.pred {ps}, {ps}, {pn}")
+    fn.emit(f"@{ps} bra {done}")
+    exps, mants = [], []
+    for a in (ax, ay):
+        e, m, e32 = fn.reg(cls), fn.reg(cls), fn.reg("b32")
+        fn.emit(f"shr.{u} {e}, {a}, {mant}")
+        fn.emit(f"and.{b} {m}, {a}, {(1 << mant) - 1}")
+        if wide:
+            fn.emit(f"cvt.u32.u64 {e32}, {e}")
+        else:
+            fn.emit(f"mov.b32 {e32}, {e}")
+        fn.emit(f"setp.eq.u32 {pt}, {e32}, 0")
+        fn.emit(f"mov.u32 {e32}, 1", pt)
+        fn.emit(f"or.{b} {m}, {m}, {1 << mant}", "!" + pt)
+        m64 = m
+        if not wide:
+            m64 = fn.reg("b64")
+            fn.emit(f"cvt.u64.u32 {m64}, {m}")
+        exps.append(e32)
+        mants.append(m64)
+    (ex, ey), (mx, my) = exps, mants
+    d, s, rem = fn.reg("b32"), fn.reg("b32"), fn.reg("b64")
+    top, end = fn.label("fmod_loop"), fn.label("fmod_end")
+    fn.emit(f"sub.s32 {d}, {ex}, {ey}")
+    fn.emit(f"rem.u64 {rem}, {mx}, {my}")
+    fn.place(top)
+    fn.emit(f"setp.le.s32 {pt}, {d}, 0")
+    fn.emit(f"@{pt} bra {end}")
+    fn.emit(f"min.s32 {s}, {d}, {chunk}")
+    fn.emit(f"shl.b64 {rem}, {rem}, {s}")
+    fn.emit(f"rem.u64 {rem}, {rem}, {my}")
+    fn.emit(f"sub.s32 {d}, {d}, {s}")
+    fn.emit(f"bra {top}")
+    fn.place(end)
+    # result = rem * 2^(ey - bias): rem < 2^(mant+1) converts exactly, and the product is
+    # representable (the remainder of two floats is), so the multiply is exact
+    e, hi, lo, one = fn.reg("b32"), fn.reg(cls), fn.reg(cls), fn.reg(cls)
+    rf, sc = fn.reg(ft), fn.reg(ft)
+    fn.emit(f"sub.s32 {e}, {ey}, {bias}")
+    t32 = fn.reg("b32")
+    fn.emit(f"cvt.rn.{ft}.u64 {rf}, {rem}")
+    # normal scale: (e + bias') << mant with bias' = -emin + 1; subnormal: 1 << (e - emin + mant)
+    fn.emit(f"add.s32 {t32}, {e}, {1 - emin}")
+    if wide:
+        fn.emit(f"cvt.u64.u32 {hi}, {t32}")
+        fn.emit(f"shl.b64 {hi}, {hi}, {mant}")
+    else:
+        fn.emit(f"shl.b32 {hi}, {t32}, {mant}")
+    fn.emit(f"add.s32 {t32}, {e}, {mant - emin}")
+    fn.emit(f"mov.{b} {one}, 1")
+    fn.emit(f"shl.{b} {lo}, {one}, {t32}")
+    fn.emit(f"setp.ge.s32 {pt}, {e}, {emin}")
+    fn.emit(f"selp.{b} {hi}, {hi}, {lo}, {pt}")
+    fn.emit(f"mov.{b} {sc}, {hi}")
+    fn.emit(f"mul.rn.{ft} {rf}, {rf}, {sc}")
+    fn.emit(f"mov.{b} {r}, {rf}")
+    fn.emit(f"or.{b} {r}, {r}, {sx}")
+    fn.place(done)
+    fn.emit(f"mov.{b} {res}, {r}")
+
+
+def _powi(lw: Lowering, x: str, n: str, nt: T.ElementType, res: str, wide: bool) -> None:
+    """x ** n for an integer n, as the interpreter: n is first converted to x's compute
+    type (f32, or f64 for f64), then x^|n| by binary powering in f64, 1/that for n < 0,
+    rounded once to the compute type. n = 0 gives 1 (also for NaN x)."""
+    fn = lw.fn
+    ft = "f64" if wide else "f32"
+    it = f"s{64 if nt.bitwidth == 64 else 32}"
+    nf, m, bit = fn.reg(ft), fn.reg("b64"), fn.reg("b64")
+    b, r = fn.reg("f64"), fn.reg("f64")
+    pneg, pt = fn.reg("pred"), fn.reg("pred")
+    fn.emit(f"cvt.rn.{ft}.{it} {nf}, {n}")
+    fn.emit(f"setp.lt.{ft} {pneg}, {nf}, 0{'d' if wide else 'f'}{'0' * (16 if wide else 8)}")
+    fn.emit(f"abs.{ft} {nf}, {nf}")
+    fn.emit(f"cvt.rzi.u64.{ft} {m}, {nf}")
+    if wide:
+        fn.emit(f"mov.f64 {b}, {x}")
+    else:
+        fn.emit(f"cvt.f64.f32 {b}, {x}")
+    fn.emit(f"mov.f64 {r}, 0d3FF0000000000000")
+    top, end = fn.label("powi_loop"), fn.label("powi_end")
+    fn.place(top)
+    fn.emit(f"setp.eq.u64 {pt}, {m}, 0")
+    fn.emit(f"@{pt} bra {end}")
+    fn.emit(f"and.b64 {bit}, {m}, 1")
+    fn.emit(f"setp.ne.u64 {pt}, {bit}, 0")
+    fn.emit(f"mul.rn.f64 {r}, {r}, {b}", pt)
+    fn.emit(f"mul.rn.f64 {b}, {b}, {b}")
+    fn.emit(f"shr.u64 {m}, {m}, 1")
+    fn.emit(f"bra {top}")
+    fn.place(end)
+    fn.emit(f"rcp.rn.f64 {r}, {r}", pneg)
+    if wide:
+        fn.emit(f"mov.f64 {res}, {r}")
+    else:
+        fn.emit(f"cvt.rn.f32.f64 {res}, {r}")
+
+
+_PI = 3.141592653589793
+_SQRT3 = 1.7320508075688772
+
+
+def _atan2(lw: Lowering, a: str, b: str, res: str, wide: bool) -> None:
+    """atan2(a, b) (a the numerator) in f64: t = min(|a|,|b|) / max(|a|,|b|) in [0, 1],
+    reduced to |u| <= tan(pi/12) by atan(t) = pi/6 + atan((t*sqrt3 - 1) / (t + sqrt3)),
+    atan(u) by its Taylor series to u^33 (error below 2^-60); then pi/2 - r when |a| > |b|,
+    pi - r when b is negative (-0 included), and a's sign. 0/0 counts as 0 and inf/inf
+    as 1 (atan2(+-0, +-0) and atan2(+-inf, +-inf)); NaN in, NaN out."""
+    fn = lw.fn
+    if not wide:
+        a64, b64 = fn.reg("f64"), fn.reg("f64")
+        fn.emit(f"cvt.f64.f32 {a64}, {a}")
+        fn.emit(f"cvt.f64.f32 {b64}, {b}")
+        a, b = a64, b64
+    aa, ab, mn, mx, t, u, w, z, p, off = (fn.reg("f64") for _ in range(10))
+    pt, big, steep, neg, nan = (fn.reg("pred") for _ in range(5))
+
+    def d(v: float) -> str:
+        return float_literal(v, "f64")
+
+    fn.emit(f"abs.f64 {aa}, {a}")
+    fn.emit(f"abs.f64 {ab}, {b}")
+    fn.emit(f"min.f64 {mn}, {aa}, {ab}")
+    fn.emit(f"max.f64 {mx}, {aa}, {ab}")
+    fn.emit(f"div.rn.f64 {t}, {mn}, {mx}")
+    fn.emit(f"setp.eq.f64 {pt}, {mx}, {d(0.0)}")
+    fn.emit(f"mov.f64 {t}, {d(0.0)}", pt)
+    fn.emit(f"setp.eq.f64 {pt}, {mn}, {d(float('inf'))}")
+    fn.emit(f"mov.f64 {t}, {d(1.0)}", pt)
+    fn.emit(f"setp.gt.f64 {big}, {t}, {d(0.2679491924311227)}")
+    fn.emit(f"fma.rn.f64 {w}, {t}, {d(_SQRT3)}, {d(-1.0)}")
+    fn.emit(f"add.rn.f64 {z}, {t}, {d(_SQRT3)}")
+    fn.emit(f"div.rn.f64 {w}, {w}, {z}")
+    fn.emit(f"selp.f64 {u}, {w}, {t}, {big}")
+    fn.emit(f"selp.f64 {off}, {d(_PI / 6)}, {d(0.0)}, {big}")
+    fn.emit(f"mul.rn.f64 {z}, {u}, {u}")
+    terms = 17
+    fn.emit(f"mov.f64 {p}, {d((-1) ** terms / (2 * terms + 1))}")
+    for k in range(terms - 1, -1, -1):
+        fn.emit(f"fma.rn.f64 {p}, {p}, {z}, {d((-1) ** k / (2 * k + 1))}")
+    fn.emit(f"fma.rn.f64 {p}, {p}, {u}, {off}")
+    fn.emit(f"setp.gt.f64 {steep}, {aa}, {ab}")
+    fn.emit(f"sub.rn.f64 {p}, {d(_PI / 2)}, {p}", steep)
+    sb = fn.reg("b64")
+    fn.emit(f"mov.b64 {sb}, {b}")
+    fn.emit(f"setp.lt.s64 {neg}, {sb}, 0")
+    fn.emit(f"sub.rn.f64 {p}, {d(_PI)}, {p}", neg)
+    sa, bits = fn.reg("b64"), fn.reg("b64")
+    fn.emit(f"mov.b64 {sa}, {a}")
+    fn.emit(f"and.b64 {sa}, {sa}, {1 << 63}")
+    fn.emit(f"mov.b64 {bits}, {p}")
+    fn.emit(f"or.b64 {bits}, {bits}, {sa}")
+    fn.emit(f"mov.b64 {p}, {bits}")
+    fn.emit(f"setp.nan.f64 {nan}, {a}, {b}")
+    fn.emit(f"add.rn.f64 {p}, {a}, {b}", nan)
+    if wide:
+        fn.emit(f"mov.f64 {res}, {p}")
+    else:
+        fn.emit(f"cvt.rn.f32.f64 {res}, {p}")
 
 
 def _hex(x: float) -> str:

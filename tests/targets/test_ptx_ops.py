@@ -173,3 +173,105 @@ def test_op_family_matches_interpreter(name):
     assert np.any(want != 0)
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
                                atol=rtol)
+
+
+# ---------------------------------------------------------------- remf, atan2, fpowi
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-45, -1e-40, 3e38, -3e38,
+            7.0, -7.0, 2.5, 1e30, -0.375]
+
+
+def _dtype(et: str):
+    import ml_dtypes
+
+    return {"bf16": ml_dtypes.bfloat16, "f64": np.float64}.get(et) or _NP[et]
+
+
+def _emulate_both(text: str, arrays: list, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(emulated sm_90 result, interpreter result); both targets must assemble."""
+    from nanotile.targets.emulator import run_ptx
+
+    want, got = out.copy(), out.copy()
+    run(parse_text(text, "<k>"), "k", (1,), *[a.copy() for a in arrays], want)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_90")
+        assemble(compile_to_ptx(parse_text(text, "<k>"), "sm_100"), "sm_100")
+    run_ptx(ptx, "k", grid=(1,), args=[*[a.copy() for a in arrays], got])
+    return got, want
+
+
+def _pairs(n: int, dt, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of special values, then random values over many binades."""
+    sp = np.array(_SPECIAL, np.float64)
+    xx, yy = (a.ravel() for a in np.meshgrid(sp, sp))
+    x = rng.standard_normal(n) * np.exp2(rng.integers(-30, 30, n))
+    y = rng.standard_normal(n) * np.exp2(rng.integers(-30, 30, n))
+    x[:xx.size], y[:yy.size] = xx, yy
+    with np.errstate(over="ignore"):
+        return x.astype(dt), y.astype(dt)
+
+
+def _same_bits(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    return ((g == w) & (np.signbit(g) == np.signbit(w))) | (np.isnan(g) & np.isnan(w))
+
+
+@pytest.mark.parametrize("et", ["f32", "f16", "bf16", "f64"])
+def test_remf_is_exact(et):
+    """C fmod: negative operands, |x| < |y|, y = 0 -> NaN, infinities, huge ratios."""
+    n = 512
+    dt = _dtype(et)
+    x, y = _pairs(n, dt, np.random.default_rng(5))
+    if et in ("f32", "f64"):  # raw bit patterns: every exponent distance
+        ut = np.uint32 if et == "f32" else np.uint64
+        r = np.random.default_rng(6).integers(0, np.iinfo(ut).max, (2, 200), dtype=ut)
+        x[-200:], y[-200:] = r[0].view(dt), r[1].view(dt)
+    text = kernel([((n,), et), ((n,), et)], ((n,), et),
+                  f"%y = remf %x0, %x1 : tile<{n}x{et}>")
+    got, want = _emulate_both(text, [x, y], np.zeros(n, dt))
+    bad = ~_same_bits(got, want)
+    assert not bad.any(), list(zip(x[bad][:4], y[bad][:4], got[bad][:4], want[bad][:4]))
+
+
+@pytest.mark.parametrize("et", ["f32", "f16", "bf16", "f64"])
+def test_atan2_quadrants_and_specials(et):
+    """atan2 in every quadrant, +-0, infinities, NaN: special values exactly, the rest
+    within an ulp or two of the interpreter's."""
+    n = 512
+    dt = _dtype(et)
+    x, y = _pairs(n, dt, np.random.default_rng(7))
+    text = kernel([((n,), et), ((n,), et)], ((n,), et),
+                  f"%y = atan2 %x0, %x1 : tile<{n}x{et}>")
+    got, want = _emulate_both(text, [x, y], np.zeros(n, dt))
+    k = len(_SPECIAL) ** 2
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    exact = np.abs(w[:k]) < 1e-30  # zeros keep their sign
+    assert _same_bits(got[:k][exact], want[:k][exact]).all()
+    assert (np.isnan(g) == np.isnan(w)).all()
+    rtol = {"f64": 1e-14, "f32": 2.5e-7}.get(et, 0)
+    np.testing.assert_allclose(g, w, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("et,it", [("f32", "i32"), ("f32", "i8"), ("f16", "i16"),
+                                   ("bf16", "i64"), ("f64", "i32")])
+def test_fpowi(et, it):
+    """x ** n for integer n: negative exponents, 0 ** -n = inf, x ** 0 = 1 (NaN too),
+    odd powers of negative numbers; within an ulp of the interpreter (f64: a few)."""
+    n = 256
+    dt = _dtype(et)
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal(n) * 1.5).astype(dt)
+    x[:10] = [0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 2, -0.5, 3]
+    lo = -100 if it == "i8" else -300
+    e = rng.integers(lo, -lo, n).astype(_NP[it])
+    e[:20] = [0, -1, -3, 0, 0, 7, 5, 0, 3, -2] * 2
+    text = kernel([((n,), et), ((n,), it)], ((n,), et),
+                  f"%y = fpowi %x0, %x1 : tile<{n}x{et}>, tile<{n}x{it}>")
+    got, want = _emulate_both(text, [x, e], np.zeros(n, dt))
+    assert _same_bits(got[:10], want[:10]).all()
+    rtol = {"f64": 1e-13, "f32": 2.5e-7}.get(et, 0)
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    tiny = np.abs(w) < np.finfo(np.float32).tiny  # subnormal f32 results: absolute ulps
+    np.testing.assert_allclose(g[~tiny], w[~tiny], rtol=rtol, atol=0)
+    np.testing.assert_allclose(g[tiny], w[tiny], rtol=0, atol=2e-45)
