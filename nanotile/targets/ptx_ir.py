@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import CompileError, Diagnostic
 
-
 # ---- the program -------------------------------------------------------------------
 
 @dataclass
@@ -143,12 +142,12 @@ class PtxProgram:
     @property
     def target(self) -> str:
         """``sm_90``/``sm_100`` from ``.target sm_90a`` (the arch-specific suffix dropped)."""
-        m = re.search(r"^\s*\.target\s+(sm_\d+)", self._header(), re.M)
+        m = re.search(r"^\s*\.target\s+(sm_\d+)", self._header(), re.MULTILINE)
         return m.group(1) if m else ""
 
     @property
     def version(self) -> str:
-        m = re.search(r"^\s*\.version\s+(\d+\.\d+)", self._header(), re.M)
+        m = re.search(r"^\s*\.version\s+(\d+\.\d+)", self._header(), re.MULTILINE)
         return m.group(1) if m else ""
 
     def _header(self) -> str:
@@ -164,14 +163,16 @@ class PtxProgram:
 # ---- registers ---------------------------------------------------------------------
 
 # PTX special registers (ISA chapter 10): never virtual registers of a kernel.
-SPECIAL_REGISTERS = frozenset("""
-tid ntid laneid warpid nwarpid ctaid nctaid smid nsmid gridid clock clock64 clock_hi
-lanemask_eq lanemask_le lanemask_lt lanemask_ge lanemask_gt globaltimer globaltimer_lo
-globaltimer_hi total_smem_size aggr_smem_size dynamic_smem_size current_graph_exec
-is_explicit_cluster clusterid nclusterid cluster_ctaid cluster_nctaid cluster_ctarank
-cluster_nctarank reserved_smem_offset_begin reserved_smem_offset_end
-reserved_smem_offset_cap reserved_smem_offset_0 reserved_smem_offset_1
-""".split())
+SPECIAL_REGISTERS = frozenset([
+    "tid", "ntid", "laneid", "warpid", "nwarpid", "ctaid", "nctaid", "smid", "nsmid",
+    "gridid", "clock", "clock64", "clock_hi", "lanemask_eq", "lanemask_le", "lanemask_lt",
+    "lanemask_ge", "lanemask_gt", "globaltimer", "globaltimer_lo", "globaltimer_hi",
+    "total_smem_size", "aggr_smem_size", "dynamic_smem_size", "current_graph_exec",
+    "is_explicit_cluster", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid",
+    "cluster_ctarank", "cluster_nctarank", "reserved_smem_offset_begin",
+    "reserved_smem_offset_end", "reserved_smem_offset_cap", "reserved_smem_offset_0",
+    "reserved_smem_offset_1"
+])
 
 _REG = re.compile(r"%[A-Za-z_$][\w$]*+(?!\.)")
 _NUMBERED = re.compile(r"%([A-Za-z_]+?)(\d+)")
@@ -179,11 +180,12 @@ _SPECIAL_NUMBERED = re.compile(r"%(pm\d+(_64)?|envreg\d+)")
 
 # Roots of instructions that write no register even when their first operand is one
 # (memory writes, reductions without result, barriers, control transfer, fences).
-NO_DEST = frozenset("""
-st red bar barrier bra brx call ret exit trap membar fence prefetch prefetchu cp
-griddepcontrol stmatrix sust sured tensormap applypriority discard createpolicy_none
-pmevent nanosleep setmaxnreg cp.async wgmma.fence multimem.st multimem.red
-""".split())
+NO_DEST = frozenset([
+    "st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit", "trap", "membar",
+    "fence", "prefetch", "prefetchu", "cp", "griddepcontrol", "stmatrix", "sust", "sured",
+    "tensormap", "applypriority", "discard", "createpolicy_none", "pmevent", "nanosleep",
+    "setmaxnreg", "cp.async", "wgmma.fence", "multimem.st", "multimem.red"
+])
 # Instructions that read their destination too (accumulate in place).
 READS_DEST = frozenset(["wgmma"])
 # Instructions that end a basic block (besides a branch).
@@ -216,7 +218,7 @@ def has_dest(instr: Instr) -> bool:
     if any(instr.opcode == n or instr.opcode.startswith(n + ".") for n in NO_DEST if "." in n):
         return False
     first = instr.operands[0].strip()
-    if first.startswith("[") or first.startswith("("):
+    if first.startswith(("[", "(")):
         return False
     return bool(operand_registers(first)) or first == "_"
 
@@ -268,7 +270,7 @@ def reg_declarations(kernel: PtxKernel) -> list[str]:
 # ---- parsing -----------------------------------------------------------------------
 
 _ENTRY = re.compile(r"^[ \t]*((?:\.visible|\.weak|\.extern)[ \t]+)?\.entry[ \t]+([A-Za-z_$][\w$]*)"
-                    r"\s*\(", re.M)
+                    r"\s*\(", re.MULTILINE)
 _REG_DECL = re.compile(r"\.reg\s+(\.\w+)\s+%([A-Za-z_]+?)<(\d+)>\s*;")
 _LABEL = re.compile(r"([A-Za-z_$][\w$]*)\s*:(?!:)")
 _GUARD = re.compile(r"@(!?%[\w$]+)\s+")
@@ -379,7 +381,7 @@ def parse_ptx_program(text: str, filename: str = "<ptx>") -> PtxProgram:
 
 
 def _strip_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
     return re.sub(r"//[^\n]*", "", text)
 
 

@@ -11,22 +11,32 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from nanotile.diagnostics import CompileError
-from nanotile.targets.ptx_ir import (Comment, Directive, Instr, Label, defs, load_ptx_module,
-                                     looks_like_ptx, parse_instruction, parse_ptx_program,
-                                     replace_uses, uses)
+from nanotile.targets.ptx_ir import (
+    Comment,
+    Directive,
+    Instr,
+    Label,
+    defs,
+    load_ptx_module,
+    looks_like_ptx,
+    parse_instruction,
+    parse_ptx_program,
+    replace_uses,
+    uses,
+)
 
 CORPUS = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus" / "cutile"
 NAMES = sorted(p.stem for p in CORPUS.glob("*.mlir"))
 TARGETS = ["sm_90", "sm_100"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def corpus_ptx(name: str, target: str) -> str:
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx
@@ -162,8 +172,8 @@ def test_hand_written_program():
     ("bar.sync 0", [], []),
     ("mov.u32 %r9, %clock64", ["%r9"], []),
     ("mov.u32 %r11, __nt_smem", ["%r11"], []),
-    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, "
-     "{%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}",
+    (("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, "
+     "{%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8}"),
      ["%f1", "%f2", "%f3", "%f4"], ["%r1", "%r2", "%r3", "%r4", "%r5", "%r6",
                                     "%f5", "%f6", "%f7", "%f8"]),
     ("ret", [], []),
