@@ -150,6 +150,9 @@ class _Writer:
             if t.ptr_attr is not None:
                 buf.append(t.ptr_attr)
         elif isinstance(t, T.TileType):
+            if t.layout is not None:
+                raise self.fail(f"type '{t}' carries a layout: layouts are below the tile "
+                                "level and have no bytecode form", op)
             element = self.type_id(t.element, op)
             put_varint(buf, W.TAG_TILE)
             put_varint(buf, element)
@@ -512,6 +515,9 @@ class _Writer:
         d = lookup(op.name)
         if d is None and not op.name.startswith("cuda_tile.") and "." in op.name:
             raise self.fail_in_module("only ops from the 'cuda_tile' dialect are allowed", op)
+        if d is not None and d.internal:
+            raise self.fail(f"operation '{d.name}' is internal to nanotile (below the tile "
+                            "level) and has no bytecode form", op)
         if d is None or d.name in ("entry", "global", "module"):
             what = f"'{op.name}'" if d is None else f"'cuda_tile.{d.name}'"
             raise self.fail(f"operation {what} cannot be encoded in a function body", op)

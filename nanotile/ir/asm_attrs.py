@@ -23,6 +23,7 @@ from lark.exceptions import LarkError, UnexpectedInput, VisitError
 
 from . import attrs as A
 from . import types as T
+from .layouts import Layout
 
 GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar.lark"
 _STARTS = ["type", "typed_dense", "dense_body", "predicate", "hints", "di_attr", "array_attr"]
@@ -369,6 +370,26 @@ def _ints(items: list[Any]) -> tuple[int, ...]:
     return tuple(int(x) for x in items if x is not None)
 
 
+def _layout(spec: tuple, n: int) -> Layout:
+    """The layout value of a parsed ``#kind<...>`` in a tile of ``n`` elements."""
+    kind = spec[0]
+    if kind == "replicated":
+        if n != 1:
+            raise AsmError(f"#replicated is the layout of one-element tiles, not of {n} "
+                           "elements")
+        return Layout("replicated", 1)
+    if kind == "shared":
+        return Layout("shared", n, 0, spec[1])
+    threads, slots = spec[1], spec[2]
+    if threads <= 0:
+        raise AsmError("#blocked needs threads > 0")
+    layout = Layout("blocked", n, threads)
+    if layout.slots != slots:
+        raise AsmError(f"#blocked<threads={threads}, slots={slots}> does not fit a tile of "
+                       f"{n} elements (slots={layout.slots})")
+    return layout
+
+
 class _Build(Transformer):
     def scalar(self, c: list[Token]) -> T.Type:
         name = str(c[0])
@@ -387,6 +408,7 @@ class _Build(Transformer):
         return T.PointerType(c[0])
 
     def tile_type(self, c: list[Any]) -> T.Type:
+        layout = c.pop() if c and isinstance(c[-1], tuple) else None
         if len(c) == 2:
             dims = str(c[0])[:-1].split("x")
             if "?" in dims:
@@ -412,7 +434,19 @@ class _Build(Transformer):
             n *= d
         if n > T.MAX_TILE_ELEMENTS:
             raise AsmError(f"tile would exceed the maximum of {T.MAX_TILE_ELEMENTS} elements")
+        if layout is not None:
+            return T.TileType(shape, elem, _layout(layout, n))
         return T.TileType(shape, elem)
+
+    # layouts (tile-layout): (kind, numbers...) until the tile's element count is known
+    def replicated_layout(self, c: list[Any]) -> tuple:
+        return ("replicated",)
+
+    def blocked_layout(self, c: list[Any]) -> tuple:
+        return ("blocked", int(c[0]), int(c[1]))
+
+    def shared_layout(self, c: list[Any]) -> tuple:
+        return ("shared", None if str(c[0]) == "?" else int(c[0]))
 
     def dim(self, c: list[Token]) -> int | None:
         return None if str(c[0]) == "?" else int(c[0])

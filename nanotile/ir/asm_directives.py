@@ -152,8 +152,11 @@ def _parse_dense(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
     p.expect(":")
     ty_tok = p.peek()
     ty = p.parse_type()
+    bare = ty
+    if isinstance(ty, T.TileType) and ty.layout is not None:  # tile-layout: the value's
+        bare = T.TileType(ty.shape, ty.element)                # layout, not the constant's
     try:
-        st.attrs[args[0]] = make_dense(values, elem_name, ty)
+        st.attrs[args[0]] = make_dense(values, elem_name, bare)
     except AsmError as e:
         raise p.error(e.message, ty_tok if "tile" in e.message else t) from None
     if len(args) > 1:
@@ -162,7 +165,10 @@ def _parse_dense(p: OpParser, st: OpState, args: tuple[str, ...]) -> None:
 
 def _print_dense(pr: Any, op: Any, args: tuple[str, ...]) -> str:
     d = op.attributes[args[0]]
-    return f"<{spell(str(d.type.element))}: {dense_values_text(d)}> : {pr.type(d.type)}"
+    ty = d.type
+    if len(args) > 1 and op.results and getattr(op.results[0].type, "layout", None):
+        ty = op.results[0].type  # tile-layout: the result's type carries its layout
+    return f"<{spell(str(d.type.element))}: {dense_values_text(d)}> : {pr.type(ty)}"
 
 
 _reg("dense", _parse_dense, _print_dense)
@@ -524,6 +530,10 @@ def _print_entry(pr: Any, op: Any, args: tuple[str, ...]) -> str:
     hints = op.attributes.get("optimization_hints")
     if hints is not None and hints.targets:
         out += " optimization_hints=" + hints_text(hints)
+    extra = {k: v for k, v in op.attributes.items()
+             if k not in ("sym_name", "function_type", "optimization_hints")}
+    if extra:  # discardable attributes (e.g. nanotile.shared_bytes below the tile level)
+        out += " attributes " + pr.extra_attrs(op, pr.opdef(op))
     return out + " " + pr.region(op.regions[0])
 
 

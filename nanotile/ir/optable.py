@@ -106,6 +106,9 @@ class OpDef:
     asm: str | None = None
     # Test-only rows (cuda-tile's TestingOps, bytecode versions 250.x): kept out of OPS
     testing: bool = False
+    # nanotile's own ops below the tile level (tile-layout): no opcode, never in bytecode,
+    # not cuda_tile ops (kept out of OPS like the test-only rows)
+    internal: bool = False
 
     def attr(self, name: str) -> AttrDef | None:
         for a in self.attrs:
@@ -185,6 +188,10 @@ ALIASES: dict[str, str] = {}
 # text and bytecode paths handle them, but not listed in OPS, so no pass, verifier rule,
 # interpreter or back end has to know them.
 TESTING_OPS: dict[str, OpDef] = {}
+# nanotile's internal ops (the end of this file): found by lookup() for the text format,
+# absent from OPS and OPS_BY_OPCODE (no cuda_tile verifier rule, no bytecode form).
+INTERNAL_OPS: dict[str, OpDef] = {}
+NO_OPCODE = -1
 
 
 def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
@@ -192,10 +199,13 @@ def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
        regions: int = 0, flags: str = "", counted_results: bool = False,
        operand_count: str = "per_group", traits: str = "",
        aliases: tuple[str, ...] = (), asm: str | None = None,
-       testing: bool = False) -> None:
+       testing: bool = False, internal: bool = False) -> None:
     d = OpDef(name, opcode, since, _operands(operands), _results(results), tuple(attrs),
               regions, _flags(flags), counted_results, operand_count,
-              frozenset(traits.split()), aliases, asm, testing)
+              frozenset(traits.split()), aliases, asm, testing, internal)
+    if internal:
+        INTERNAL_OPS[name] = d
+        return
     (TESTING_OPS if testing else OPS)[name] = d
     OPS_BY_OPCODE[opcode] = d
     for alias in aliases:
@@ -205,7 +215,8 @@ def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
 def lookup(name: str) -> OpDef | None:
     """The row for a mnemonic (with or without ``cuda_tile.``), or None."""
     name = name.removeprefix("cuda_tile.")
-    return OPS.get(name) or OPS.get(ALIASES.get(name, "")) or TESTING_OPS.get(name)
+    return OPS.get(name) or OPS.get(ALIASES.get(name, "")) or TESTING_OPS.get(name) \
+        or INTERNAL_OPS.get(name)
 
 
 # Attribute shorthands shared by many rows
@@ -630,3 +641,14 @@ op("testing$bytecode_test_evolution", 0x3002, "250.0",
    asm=("~ ( $inputs : qtype($inputs) ) ?( 'new_attr = @new_attr )? "
         "?( 'token = $optional_token : type($optional_token) )? "
         "-> type($result_token) attr-dict"))
+
+# --------------------------------------------------------------------------------------
+# INTERNAL ops: nanotile's own, below the tile level (language tile-layout, DESIGN.md
+# "Layouts"). They print and parse like the rows above, so a dump of a late stage is
+# valid input again, but they have no opcode and the bytecode writer refuses them.
+
+# The same tile in another layout: `%s = convert_layout %x : tile<8xf32, #blocked<...>>
+# -> tile<8xf32, #shared<offset=?>>` (assign-layouts inserts it where data moves through
+# shared memory; the PTX back end lowers it to barriers and stores).
+op("convert_layout", NO_OPCODE, operands="source", traits="pure", internal=True,
+   asm=_F_CAST)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .layouts import Layout
+
 # A tile holds at most 2**24 elements (spec 5.3).
 MAX_TILE_ELEMENTS = 1 << 24
 
@@ -98,10 +100,15 @@ class PointerType(Type):
 
 @dataclass(frozen=True, slots=True)
 class TileType(Type):
-    """``tile<4x8xf32>``: an immutable multi-dimensional value; rank 0 is a scalar."""
+    """``tile<4x8xf32>``: an immutable multi-dimensional value; rank 0 is a scalar.
+
+    Below the tile level (language tile-layout) a tile also says where its elements live:
+    ``tile<4x8xf32, #blocked<threads=128, slots=1>>`` (``layout``, see layouts.py); at the
+    tile level ``layout`` is None and is not printed."""
 
     shape: tuple[int, ...]
     element: Type  # ElementType or PointerType
+    layout: Layout | None = None
 
     @property
     def rank(self) -> int:
@@ -115,6 +122,8 @@ class TileType(Type):
         return n
 
     def __str__(self) -> str:
+        if self.layout is not None:
+            return f"tile<{_dims_x(self.shape)}{self.element}, {self.layout}>"
         return f"tile<{_dims_x(self.shape)}{self.element}>"
 
 
