@@ -31,8 +31,8 @@ def mem_type(t: T.Type) -> str:
     if isinstance(t, T.PointerType):
         return "b64"
     name = t.name
-    if name == "i1" or t.bitwidth == 8:
-        return "u8" if t.is_float else "s8"
+    if name == "i1" or t.bitwidth == 8 or (t.is_float and t.bitwidth == 4):
+        return "u8" if t.is_float else "s8"  # f4E2M1FN: one element per byte
     if name in ("f16", "bf16"):
         return "b16"
     if name == "i16":
@@ -263,6 +263,19 @@ def _atom_order(op: Operation) -> str:
     return f".{name}.{scope}"
 
 
+def _atom_kind(op: Operation, t: T.ElementType) -> str:
+    """The ``{op}.{type}`` part of atom/red for an rmw mode on ``t``; f16/bf16 add is
+    ``add.noftz.f16`` / ``add.noftz.bf16`` (the only 16-bit rmw PTX has; ``xchg`` on
+    16 bits is a compare-and-swap loop, see ``_exchange16``)."""
+    kind, ty = _RMW[op.attributes["mode"]]
+    if t.bitwidth == 16:
+        if t.name in ("f16", "bf16") and kind == "add" and ty == "f":
+            return f"add.noftz.{t.name}"
+        raise Unsupported(f"atomic {op.attributes['mode'].name} on {t.name}")
+    ty = "f" if t.is_float and ty != "b" else ty
+    return f"{kind}.{ty}{t.bitwidth}"
+
+
 def atomic(lw: Lowering, op: Operation) -> None:
     _before_write(lw, op)
     g = _groups(op)
@@ -270,20 +283,23 @@ def atomic(lw: Lowering, op: Operation) -> None:
     mask = lw.get(g["mask"][0]) if g["mask"] else None
     out = lw.new_tile(op.results[0].type)
     t = out.element
-    bits = 64 if t.bitwidth == 64 else 32
-    if t.bitwidth not in (32, 64):
+    bits = 64 if t.bitwidth == 64 else 32 if t.bitwidth == 32 else 16
+    if t.bitwidth not in (32, 64) and t.name not in ("f16", "bf16"):
         raise Unsupported(f"atomics on {t.name}")
+    exchange16 = False
     if op.name == "atomic_cas_tko":
         args = [lw.get(g["cmp"][0]), lw.get(g["val"][0])]
         what = f"cas.b{bits}"
     else:
         args = [lw.get(g["arg"][0])]
-        kind, ty = _RMW[op.attributes["mode"]]
-        ty = "f" if t.is_float and ty != "b" else ty
-        what = f"{kind}.{ty}{bits}"
+        exchange16 = bits == 16 and op.attributes["mode"] == AtomicRMWMode.xchg
+        what = "" if exchange16 else _atom_kind(op, t)
     only = lw.first_thread() if out.layout.kind == "replicated" else None
     for k, reg in enumerate(out.regs):
         p = _and(lw, lw.slot(mask, k) if mask else None, lw.valid(out.layout, k), only)
+        if exchange16:
+            _exchange16(lw, op, reg, lw.slot(ptrs, k), lw.slot(args[0], k), p)
+            continue
         srcs = ", ".join(lw.slot(a, k) for a in args)
         lw.fn.emit(f"atom{_atom_order(op)}.global.{what} {reg}, [{lw.slot(ptrs, k)}], {srcs}", p)
     if only is not None:
@@ -294,6 +310,25 @@ def atomic(lw: Lowering, op: Operation) -> None:
     _token_result(lw, op, wrote=True)
 
 
+def _exchange16(lw: Lowering, op: Operation, out: str, addr: str, val: str,
+                pred: str | None) -> None:
+    """16-bit atomic exchange (PTX has none): atom.cas.b16 until the value compared
+    against is the one memory held; the first guess is 0, each failure returns the
+    current value to try next. Every attempt has the op's .sem and .scope."""
+    fn = lw.fn
+    skip, top = fn.label("xchg_skip"), fn.label("xchg_loop")
+    guess, p = fn.reg("b16"), fn.reg("pred")
+    if pred is not None:
+        fn.emit(f"bra {skip}", "!" + pred if not pred.startswith("!") else pred[1:])
+    fn.emit(f"mov.b16 {guess}, 0")
+    fn.place(top)
+    fn.emit(f"atom{_atom_order(op)}.global.cas.b16 {out}, [{addr}], {guess}, {val}")
+    fn.emit(f"setp.ne.b16 {p}, {out}, {guess}")
+    fn.emit(f"mov.b16 {guess}, {out}")
+    fn.emit(f"bra {top}", p)
+    fn.place(skip)
+
+
 def atomic_red_view(lw: Lowering, op: Operation) -> None:
     """atomic_red_view_tko: ``red`` per element of the view tile (no result)."""
     _before_write(lw, op)
@@ -302,17 +337,16 @@ def atomic_red_view(lw: Lowering, op: Operation) -> None:
     index = [lw.get(v).regs[0] for v in g["index"]]
     value: TileRegs = lw.get(g["value"][0])
     t = value.element
-    if t.bitwidth not in (32, 64) or isinstance(t, T.PointerType):
+    if isinstance(t, T.PointerType) or (t.bitwidth not in (32, 64)
+                                        and t.name not in ("f16", "bf16")):
         raise Unsupported(f"atomic reductions on {t}")
-    kind, ty = _RMW[op.attributes["mode"]]
-    ty = "f" if t.is_float and ty != "b" else ty
+    what = _atom_kind(op, t)
     layout = choose_layout(value.shape, lw.threads)
     only = lw.first_thread() if layout.kind == "replicated" else None
     for k in range(layout.slots):
         addr, inb = _view_address(lw, view, index, k, view.tile_shape, layout.kind)
         p = _and(lw, inb, lw.valid(layout, k), only)
-        lw.fn.emit(f"red{_atom_order(op)}.global.{kind}.{ty}{t.bitwidth} [{addr}], "
-                   f"{lw.slot(value, k)}", p)
+        lw.fn.emit(f"red{_atom_order(op)}.global.{what} [{addr}], {lw.slot(value, k)}", p)
     _token_result(lw, op, wrote=True)
 
 

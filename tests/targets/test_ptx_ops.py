@@ -275,3 +275,87 @@ def test_fpowi(et, it):
     tiny = np.abs(w) < np.finfo(np.float32).tiny  # subnormal f32 results: absolute ulps
     np.testing.assert_allclose(g[~tiny], w[~tiny], rtol=rtol, atol=0)
     np.testing.assert_allclose(g[tiny], w[tiny], rtol=0, atol=2e-45)
+
+
+# ---------------------------------------------------------------- f16/bf16 atomics
+
+_ATOMICS = {
+    # name: (body, PTX the op must become)
+    "addf_acq_rel_device": ("atomic_rmw_tko acq_rel device %p0, addf, %x1",
+                            "atom.acq_rel.gpu.global.add.noftz.{t}"),
+    "addf_relaxed_tl_blk": ("atomic_rmw_tko relaxed tl_blk %p0, addf, %x1",
+                            "atom.relaxed.cta.global.add.noftz.{t}"),
+    "xchg_release_sys": ("atomic_rmw_tko release sys %p0, xchg, %x1",
+                         "atom.release.sys.global.cas.b16"),
+    "cas_acquire_device": ("atomic_cas_tko acquire device %p0, %x0, %x1",
+                           "atom.acquire.gpu.global.cas.b16"),
+}
+
+
+@pytest.mark.parametrize("et", ["f16", "bf16"])
+@pytest.mark.parametrize("name", sorted(_ATOMICS))
+def test_atomics_16bit(name, et):
+    """f16/bf16 atomics, one element per lane: the returned old values and the memory
+    after the op equal the interpreter's bit for bit; .sem and .scope are the op's."""
+    from nanotile.targets.emulator import run_ptx
+
+    n = 128
+    dt = _dtype(et)
+    op, ptx_form = _ATOMICS[name]
+    body = f"%y, %tk = {op} : tile<{n}xptr<{et}>>, tile<{n}x{et}> -> tile<{n}x{et}>, token"
+    text = kernel([((n,), et), ((n,), et)], ((n,), et), body)
+    rng = np.random.default_rng(3)
+    mem = (rng.standard_normal(n) * 8).astype(dt)
+    arg = (rng.standard_normal(n) * 8).astype(dt)
+    if "cas" in name:  # half the lanes compare equal (the swap happens there)
+        arg = np.where(np.arange(n) % 2 == 0, mem, arg).astype(dt)
+    want_mem, got_mem = mem.copy(), mem.copy()
+    want, got = np.zeros(n, dt), np.zeros(n, dt)
+    run(parse_text(text, "<k>"), "k", (1,), want_mem, arg.copy(), want)
+    for gpu in ("sm_90", "sm_100"):
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert ptx_form.format(t=et) in ptx
+        if ptxas_path() is not None:
+            assemble(ptx, gpu)
+    run_ptx(ptx, "k", grid=(1,), args=[got_mem, arg.copy(), got])
+    assert (got_mem.view(np.uint16) == want_mem.view(np.uint16)).all()
+    assert (got.view(np.uint16) == want.view(np.uint16)).all()
+    assert not (want_mem.view(np.uint16) == mem.view(np.uint16)).all()
+
+
+@pytest.mark.parametrize("et", ["f16", "bf16"])
+def test_atomic_red_view_16bit_collisions(et):
+    """atomic_red_view_tko addf on a 16-bit view: 4 tile blocks add into the same tile
+    (small integers: exact in any order); .relaxed.gpu.global.add.noftz.<t>."""
+    from nanotile.targets.emulator import run_ptx
+
+    n = 64
+    text = f"""cuda_tile.module @m {{
+  entry @k(%a: tile<ptr<{et}>>, %v: tile<ptr<{et}>>) {{
+    %tok = make_token : token
+    %c = constant <i32: 0> : tile<i32>
+    %bid, %by, %bz = get_tile_block_id : tile<i32>
+    %tv = make_tensor_view %v, shape = [256], strides = [1] : tensor_view<256x{et}, strides=[1]>
+    %pv = make_partition_view %tv : partition_view<tile=({n}), tensor_view<256x{et}, strides=[1]>>
+    %x, %t1 = load_view_tko weak %pv[%bid] token = %tok : partition_view<tile=({n}), tensor_view<256x{et}, strides=[1]>>, tile<i32> -> tile<{n}x{et}>, token
+    %ta = make_tensor_view %a, shape = [{n}], strides = [1] : tensor_view<{n}x{et}, strides=[1]>
+    %pa = make_partition_view %ta : partition_view<tile=({n}), tensor_view<{n}x{et}, strides=[1]>>
+    %t2 = atomic_red_view_tko relaxed device %pa[%c], addf, %x token = %t1 : tile<{n}x{et}>, partition_view<tile=({n}), tensor_view<{n}x{et}, strides=[1]>>, tile<i32> -> token
+    return
+  }}
+}}
+"""
+    dt = _dtype(et)
+    rng = np.random.default_rng(4)
+    vals = rng.integers(-8, 8, 256).astype(dt)
+    acc = rng.integers(-8, 8, n).astype(dt)
+    want, got = acc.copy(), acc.copy()
+    run(parse_text(text, "<k>"), "k", (4,), want, vals.copy())
+    for gpu in ("sm_90", "sm_100"):
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert f".relaxed.gpu.global.add.noftz.{et}" in ptx  # red, or atom after lower-views
+        if ptxas_path() is not None:
+            assemble(ptx, gpu)
+    run_ptx(ptx, "k", grid=(4,), args=[got, vals.copy()])
+    assert (got.view(np.uint16) == want.view(np.uint16)).all()
+    assert not (want == acc).all()
