@@ -12,6 +12,11 @@ value as the spec's fold, by associativity).
 Float sums of f16/bf16 run in float32 and are rounded once at the end (more accurate
 than a device tree of f16 additions; the spec leaves the order unspecified).
 
+``fold_order()`` (a context manager) switches to the spec's sequential fold instead:
+``acc = identity; acc = body(x[k], acc)`` for k in order (scan: every acc kept), each step
+rounded to the element type. The comparison of emulated runs uses it to tell a result
+that only combines in another legal order from a wrong one (nanotile.targets.compare).
+
 mmaf: products and sums in float64 (exact products for every type below f64), added to
 the accumulator and rounded once to the accumulator's type (a device accumulates in at
 least f32, rounding along the way; results agree to the accumulator's precision); tf32
@@ -30,6 +35,20 @@ from ..ir.types import ElementType
 from .dtypes import from_float, round_tf32, scalar_attr, signed, to_compute, unsigned, wrap
 from .errors import InterpError
 from .registry import semantics
+
+_FOLD = [False]  # fold_order() active
+
+
+class fold_order:
+    """Within ``with fold_order():`` reduce and scan combine elements in the spec's
+    sequential order, one body call per element, starting from the identity."""
+
+    def __enter__(self) -> None:
+        self._was = _FOLD[0]
+        _FOLD[0] = True
+
+    def __exit__(self, *exc) -> None:
+        _FOLD[0] = self._was
 
 # --------------------------------------------------------------------------------------
 # Recognising simple bodies
@@ -142,11 +161,28 @@ def _with_identity(tb, block: Block, xs: list, identities: list) -> list:
     return [np.broadcast_to(o, x.shape).astype(x.dtype) for o, x in zip(out, xs)]
 
 
+def _fold(tb, block: Block, xs: list, ids: list, axis: int, scan: bool) -> list:
+    """The spec's sequential fold along ``axis`` (all partial results for a scan)."""
+    xs = [np.moveaxis(x, axis, -1) for x in xs]
+    acc = [np.broadcast_to(np.asarray(i, x.dtype), x.shape[:-1]) for i, x in zip(ids, xs)]
+    steps = []
+    for k in range(xs[0].shape[-1]):
+        acc = [np.broadcast_to(a, x.shape[:-1]).astype(x.dtype)
+               for a, x in zip(_combine(tb, block, acc, [x[..., k] for x in xs]), xs)]
+        steps.append(acc)
+    if not scan:
+        return acc
+    return [np.moveaxis(np.stack([s[i] for s in steps], -1), -1, axis)
+            for i in range(len(xs))]
+
+
 @semantics("reduce")
 def _reduce(tb, op: Operation, args: list) -> list:
     axis = op.attributes["dim"]
     block = op.regions[0].block
     ids = _identities(op, args)
+    if _FOLD[0]:
+        return _fold(tb, block, list(args), ids, axis, scan=False)
     body = _simple_body(block) if len(args) == 1 else None
     t = op.operands[0].type.element
     fast = _ufunc(body, t) if body is not None else None
@@ -167,6 +203,9 @@ def _scan(tb, op: Operation, args: list) -> list:
     body = _simple_body(block) if len(args) == 1 else None
     t = op.operands[0].type.element
     fast = _ufunc(body, t) if body is not None else None
+    if _FOLD[0]:
+        out = _fold(tb, block, xs, ids, axis, scan=True)
+        return [np.flip(x, axis) if reverse else x for x in out]
     if fast is not None:
         out = [_fast(fast, t, xs[0], axis, scan=True)]
     else:
