@@ -181,6 +181,8 @@ def _declare(k: CompiledKernel, d: VarDecl) -> None:
             if d.extern:
                 k.extern_shared.append(nm)
                 continue
+            if nm in k.extern_shared:   # a kernel's own array shadows a module-scope one
+                k.extern_shared.remove(nm)
             k.shared_size = _align(k.shared_size, align)
             k.symbols[nm] = Symbol("shared", k.shared_size, size)
             k.shared_size += size
