@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 import time
 from dataclasses import dataclass
@@ -108,7 +109,26 @@ def _pack_scalar(t: str, value, name: str) -> bytes:
     return (v & ((1 << (8 * dt.itemsize)) - 1)).to_bytes(dt.itemsize, "little")
 
 
-def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(), shared_bytes: int = 0,
+_DYNAMIC_SHARED = re.compile(r"//[ \t]*nanotile:[ \t]*dynamic shared memory[ \t]+(\d+)[ \t]+bytes")
+_ENTRY = re.compile(r"\.entry[ \t]+([A-Za-z_$][\w$]*)")
+
+
+def declared_dynamic_shared(ptx: str, kernel: str) -> int:
+    """Dynamic shared memory (bytes) that the PTX text asks for ``kernel``: nanotile writes
+    ``// nanotile: dynamic shared memory N bytes`` in the body of a kernel whose shared
+    buffer is a module-scope ``.extern .shared`` array (a GPU launcher passes N as
+    sharedMemBytes); 0 when the kernel has no such line."""
+    entries = list(_ENTRY.finditer(ptx))
+    for i, m in enumerate(entries):
+        if m.group(1) == kernel:
+            end = entries[i + 1].start() if i + 1 < len(entries) else len(ptx)
+            found = _DYNAMIC_SHARED.search(ptx, m.end(), end)
+            return int(found.group(1)) if found else 0
+    return 0
+
+
+def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
+            shared_bytes: int | None = None,
             filename: str = "<ptx>", max_warp_steps: int = 50_000_000,
             batch: bool = True) -> RunStats:
     """Run ``kernel`` from PTX text on the emulator.
@@ -117,7 +137,8 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(), shared_b
     global memory and passed as its u64 address (and copied back after the run); a
     ``TensorMap`` fills a 128-byte tensor-map parameter; ints/floats are packed as the
     parameter's type; ``bytes`` are passed as they are. ``block`` defaults to the kernel's
-    ``.reqntid``/``.maxntid``. Raises ``PtxError`` on bad PTX, unsupported instructions and
+    ``.reqntid``/``.maxntid``; ``shared_bytes`` (the launch's dynamic shared memory)
+    defaults to what the text declares for the kernel (``declared_dynamic_shared``). Raises ``PtxError`` on bad PTX, unsupported instructions and
     faults (with the instruction's line), and when one warp runs ``max_warp_steps``
     instructions without blocking.
 
@@ -137,6 +158,8 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(), shared_b
             raise PtxError(f"kernel '{kernel}' has no .reqntid/.maxntid: pass block=",
                            module.filename)
         block = tuple(nt)
+    if shared_bytes is None:
+        shared_bytes = declared_dynamic_shared(ptx, kernel)
     grid, block = _dim3(grid), _dim3(block)
     nthreads = block[0] * block[1] * block[2]
     if nthreads > 1024:
