@@ -1,5 +1,11 @@
 """Casts and pointer arithmetic on registers: exti, trunci, itof, ftoi, ftof (f16, bf16,
-f32, f64, f8 through f16x2), bitcast, offset, and pointer <-> integer moves."""
+f32, f64, f8 through f16x2), bitcast, offset, and pointer <-> integer moves.
+
+f8E8M0FNU, f4E2M1FN and f8E5M3FNU (no cvt form on sm_90a; sm_100a's ue8m0x2/e2m1x2 forms
+lack the interpreter's rounding rules) are decoded to f32 and encoded from f32 with integer
+bit manipulation, rounding as the interpreter does (see ``_encode``). An f64 source is
+first narrowed to f32 with round-to-odd, which keeps the later single rounding exact
+(f8E8M0FNU's nearest modes instead round f64 -> f32 -> e8m0, as the interpreter)."""
 
 from __future__ import annotations
 
@@ -7,10 +13,11 @@ from ..ir import types as T
 from ..ir.core import Operation
 from ..ir.enums import RoundingMode, Signedness
 from .lower import Lowering, Unsupported
-from .ptx import reg_class
+from .ptx import float_literal, reg_class
 
 _F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
-_KNOWN_FLOATS = {"f16", "bf16", "f32", "tf32", "f64", *_F8}
+_NARROW = {"f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"}
+_KNOWN_FLOATS = {"f16", "bf16", "f32", "tf32", "f64", *_F8, *_NARROW}
 _RND = {RoundingMode.nearest_even: "rn", RoundingMode.zero: "rz",
         RoundingMode.negative_inf: "rm", RoundingMode.positive_inf: "rp"}
 
@@ -104,13 +111,18 @@ def _itof(lw: Lowering, t, rt, x: str, out: str, signed: bool, op: Operation) ->
         fn.emit(f"cvt.{rnd}.f32.{_cvt_name(t, signed)} {f}, {x}")
         _f32_to_f8(lw, f, rt, out)
         return
+    if rt.name in _NARROW:  # the interpreter goes through f64
+        d = fn.reg("f64")
+        fn.emit(f"cvt.rn.f64.{_cvt_name(t, signed)} {d}, {x}")
+        _encode(lw, d, "f64", rt, op, out)
+        return
     fn.emit(f"cvt.{rnd}.{_cvt_name(rt)}.{_cvt_name(t, signed)} {out}, {x}")
 
 
 def _ftoi(lw: Lowering, t, rt, x: str, out: str, signed: bool) -> None:
     fn = lw.fn
-    if t.name in _F8:
-        x, t = _f8_to_f32(lw, x, t), T.F32
+    if t.name in _F8 or t.name in _NARROW:
+        x, t = to_f32_any(lw, x, t), T.F32
     if rt.name == "i1":
         r = fn.reg("b32")
         fn.emit(f"cvt.rzi.s32.{_cvt_name(t)} {r}, {x}")
@@ -125,8 +137,15 @@ def _ftoi(lw: Lowering, t, rt, x: str, out: str, signed: bool) -> None:
 def _ftof(lw: Lowering, t, rt, x: str, out: str, op: Operation) -> None:
     fn = lw.fn
     rnd = _RND.get(op.attributes.get("rounding_mode", RoundingMode.nearest_even), "rn")
-    if t.name in _F8:
-        x, t = _f8_to_f32(lw, x, t), T.F32
+    if t.name in _F8 or t.name in _NARROW:
+        x, t = to_f32_any(lw, x, t), T.F32
+    if rt.name in _NARROW:
+        if t.name in ("f16", "bf16"):
+            f = fn.reg("f32")
+            fn.emit(f"cvt.f32.{t.name} {f}, {x}")
+            x, t = f, T.F32
+        _encode(lw, x, "f64" if t.name == "f64" else "f32", rt, op, out)
+        return
     if rt.name in _F8:
         if t.name != "f32":
             f = fn.reg("f32")
@@ -188,6 +207,202 @@ def _f32_to_f8(lw: Lowering, x: str, rt, out: str) -> None:
     fn.emit(f"cvt.rn.satfinite.{_F8[rt.name]}x2.f32 {out}, {zero}, {x}")
 
 
+def to_f32_any(lw: Lowering, x: str, t) -> str:
+    """An f32 register holding the value of float ``x`` of any 16-bit-or-narrower type."""
+    fn = lw.fn
+    if t.name in ("f32", "tf32"):
+        return x
+    if t.name in _F8:
+        return _f8_to_f32(lw, x, t)
+    f = fn.reg("f32")
+    if t.name in ("f16", "bf16"):
+        fn.emit(f"cvt.f32.{t.name} {f}, {x}")
+        return f
+    if t.name not in _NARROW:
+        raise Unsupported(f"{t.name} values are not lowered to PTX yet")
+    b, r, e, m, p = fn.reg("b32"), fn.reg("b32"), fn.reg("b32"), fn.reg("b32"), fn.reg("pred")
+    fn.emit(f"cvt.u32.u16 {b}, {x}")
+    if t.name == "f8E8M0FNU":  # 2^(b-127); 0 is 2^-127 (an f32 subnormal), 0xFF NaN
+        fn.emit(f"and.b32 {b}, {b}, 255")
+        fn.emit(f"shl.b32 {r}, {b}, 23")
+        fn.emit(f"setp.eq.u32 {p}, {b}, 0")
+        fn.emit(f"mov.b32 {r}, 4194304", p)
+        fn.emit(f"setp.eq.u32 {p}, {b}, 255")
+        fn.emit(f"mov.b32 {r}, 2147483647", p)
+    elif t.name == "f4E2M1FN":  # s eem: e = 0: m * 0.5, else (1 + m/2) * 2^(e-1)
+        s = fn.reg("b32")
+        fn.emit(f"and.b32 {m}, {b}, 1")
+        fn.emit(f"bfe.u32 {e}, {b}, 1, 2")
+        fn.emit(f"bfe.u32 {s}, {b}, 3, 1")
+        fn.emit(f"add.s32 {r}, {e}, 126")
+        fn.emit(f"shl.b32 {r}, {r}, 23")
+        fn.emit(f"shl.b32 {m}, {m}, 22")
+        fn.emit(f"or.b32 {r}, {r}, {m}")
+        fn.emit(f"setp.eq.u32 {p}, {e}, 0")
+        fn.emit(f"and.b32 {e}, {b}, 1")  # e = 0: 0.5 * m
+        fn.emit(f"mul.lo.u32 {e}, {e}, 1056964608")
+        fn.emit(f"mov.b32 {r}, {e}", p)
+        fn.emit(f"shl.b32 {s}, {s}, 31")
+        fn.emit(f"or.b32 {r}, {r}, {s}")
+    else:  # f8E5M3FNU, unsigned, bias 15: e = 0: m * 2^-17, else (8 + m) * 2^(e-18)
+        sub, scale = fn.reg("f32"), fn.reg("f32")
+        fn.emit(f"and.b32 {b}, {b}, 255")
+        fn.emit(f"shr.u32 {e}, {b}, 3")
+        fn.emit(f"and.b32 {m}, {b}, 7")
+        fn.emit(f"add.s32 {r}, {e}, 112")
+        fn.emit(f"shl.b32 {r}, {r}, 23")
+        fn.emit(f"shl.b32 {m}, {m}, 20")
+        fn.emit(f"or.b32 {r}, {r}, {m}")
+        fn.emit(f"and.b32 {m}, {b}, 7")
+        fn.emit(f"cvt.rn.f32.u32 {sub}, {m}")
+        fn.emit(f"mov.f32 {scale}, 0f37000000")  # 2^-17
+        fn.emit(f"mul.rn.f32 {sub}, {sub}, {scale}")
+        fn.emit(f"setp.eq.u32 {p}, {e}, 0")
+        fn.emit(f"mov.b32 {r}, {sub}", p)
+        fn.emit(f"setp.eq.u32 {p}, {b}, 255")
+        fn.emit(f"mov.b32 {r}, 2147483647", p)
+    fn.emit(f"mov.b32 {f}, {r}")
+    return f
+
+
+def _round_to_odd_f32(lw: Lowering, d: str) -> str:
+    """f64 -> f32 with round-to-odd (truncate, then set the last bit if inexact): a later
+    rounding to a format with at most 21 significant bits is then exactly the rounding
+    of the f64 value."""
+    fn = lw.fn
+    f, back, b, p = fn.reg("f32"), fn.reg("f64"), fn.reg("b32"), fn.reg("pred")
+    fn.emit(f"cvt.rz.f32.f64 {f}, {d}")
+    fn.emit(f"cvt.f64.f32 {back}, {f}")
+    fn.emit(f"setp.neu.f64 {p}, {back}, {d}")
+    fn.emit(f"mov.b32 {b}, {f}")
+    fn.emit(f"or.b32 {b}, {b}, 1", p)
+    fn.emit(f"mov.b32 {f}, {b}")
+    return f
+
+
+def _encode(lw: Lowering, x: str, xt: str, rt, op: Operation, out: str) -> None:
+    """An f32 or f64 register -> f8E8M0FNU / f4E2M1FN / f8E5M3FNU bits in b16 ``out``,
+    as the interpreter rounds (ml_dtypes, or its own rules):
+
+    - f8E8M0FNU, nearest modes: the f32 exponent plus one if its mantissa is >= 1/2
+      (ties up; an f32 subnormal gives 1 above 2^-127, else 0); zero, negatives, infinities and NaN are NaN (0xFF). Modes zero and
+      positive_inf: floor (ceil) of log2 x clamped to [0, 254]; +inf 254 (NaN); NaN and
+      negatives NaN; +-0 counts as 1.0 (bits 127).
+    - f4E2M1FN: nearest even, saturating at 6; NaN gives 8 (sign inverted).
+    - f8E5M3FNU: nearest even, saturating at 114688; +-0 -> 0, negatives and NaN 0xFF.
+    """
+    fn = lw.fn
+    mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
+    r, p, q = fn.reg("b32"), fn.reg("pred"), fn.reg("pred")
+    if rt.name == "f8E8M0FNU" and mode in (RoundingMode.zero, RoundingMode.positive_inf):
+        _encode_e8m0_directed(lw, x, xt, mode == RoundingMode.positive_inf, r)
+        fn.emit(f"cvt.u16.u32 {out}, {r}")
+        return
+    if xt == "f64":
+        if rt.name == "f8E8M0FNU":
+            f = fn.reg("f32")
+            fn.emit(f"cvt.rn.f32.f64 {f}, {x}")
+            x = f
+        else:
+            x = _round_to_odd_f32(lw, x)
+    u = fn.reg("b32")
+    fn.emit(f"mov.b32 {u}, {x}")
+    if rt.name == "f8E8M0FNU":
+        fn.emit(f"add.u32 {r}, {u}, 4194304")
+        fn.emit(f"shr.u32 {r}, {r}, 23")
+        fn.emit(f"setp.lt.u32 {p}, {u}, 8388608")  # f32 subnormal: 1 above 2^-127, else 0
+        fn.emit(f"setp.gt.u32 {q}, {u}, 4194304")
+        fn.emit(f"selp.u32 {u}, 1, 0, {q}")
+        fn.emit(f"mov.u32 {r}, {u}", p)
+        fn.emit(f"mov.b32 {u}, {x}")
+        fn.emit(f"setp.eq.u32 {p}, {u}, 0")
+        fn.emit(f"setp.ge.u32 {q}, {u}, 2139095040")  # inf, NaN, negative (-0 too)
+        fn.emit(f"or.pred {p}, {p}, {q}")
+        fn.emit(f"mov.u32 {r}, 255", p)
+    elif rt.name == "f4E2M1FN":
+        a, c = fn.reg("f32"), fn.reg("b32")
+        fn.emit(f"abs.f32 {a}, {x}")
+        fn.emit(f"mov.u32 {r}, 0")
+        # midpoints between 0 0.5 1 1.5 2 3 4 6; '>' where the tie goes down (even below)
+        for cmp, mid in (("gt", 0.25), ("ge", 0.75), ("gt", 1.25), ("ge", 1.75), ("gt", 2.5),
+                         ("ge", 3.5), ("gt", 5.0)):
+            fn.emit(f"setp.{cmp}.f32 {p}, {a}, {float_literal(mid, 'f32')}")
+            fn.emit(f"selp.u32 {c}, 1, 0, {p}")
+            fn.emit(f"add.u32 {r}, {r}, {c}")
+        fn.emit(f"shr.u32 {c}, {u}, 31")
+        fn.emit(f"shl.b32 {c}, {c}, 3")
+        fn.emit(f"or.b32 {r}, {r}, {c}")
+        fn.emit(f"setp.nan.f32 {p}, {x}, {x}")
+        fn.emit(f"xor.b32 {c}, {c}, 8")
+        fn.emit(f"mov.b32 {r}, {c}", p)
+    else:  # f8E5M3FNU
+        e, rem, t, sub = fn.reg("b32"), fn.reg("b32"), fn.reg("b32"), fn.reg("f32")
+        fn.emit(f"shr.u32 {e}, {u}, 23")
+        fn.emit(f"sub.s32 {r}, {e}, 112")
+        fn.emit(f"shl.b32 {r}, {r}, 3")
+        fn.emit(f"bfe.u32 {t}, {u}, 20, 3")
+        fn.emit(f"or.b32 {r}, {r}, {t}")
+        fn.emit(f"and.b32 {rem}, {u}, 1048575")
+        fn.emit(f"and.b32 {t}, {r}, 1")
+        fn.emit(f"add.u32 {rem}, {rem}, {t}")  # ties: up only from an odd code
+        fn.emit(f"setp.gt.u32 {p}, {rem}, 524288")
+        fn.emit(f"selp.u32 {t}, 1, 0, {p}")
+        fn.emit(f"add.u32 {r}, {r}, {t}")
+        fn.emit(f"min.u32 {r}, {r}, 254")
+        fn.emit(f"mul.rn.f32 {sub}, {x}, 0f48000000")  # below 2^-14: m = rni(x * 2^17)
+        fn.emit(f"cvt.rni.u32.f32 {t}, {sub}")
+        fn.emit(f"setp.lt.u32 {p}, {u}, 947912704")  # 2^-14
+        fn.emit(f"mov.b32 {r}, {t}", p)
+        fn.emit(f"setp.eq.f32 {p}, {x}, 0f00000000")
+        fn.emit(f"mov.u32 {r}, 0", p)
+        fn.emit(f"setp.lt.f32 {p}, {x}, 0f00000000")
+        fn.emit(f"setp.nan.f32 {q}, {x}, {x}")
+        fn.emit(f"or.pred {p}, {p}, {q}")
+        fn.emit(f"mov.u32 {r}, 255", p)
+    fn.emit(f"cvt.u16.u32 {out}, {r}")
+
+
+def _encode_e8m0_directed(lw: Lowering, x: str, xt: str, up: bool, r: str) -> None:
+    """f8E8M0FNU with rounding zero / positive_inf, from the bits of an f32 or f64."""
+    fn = lw.fn
+    wide = xt == "f64"
+    bits, mant, bias = (64, 52, 1023) if wide else (32, 23, 127)
+    cls, b = f"b{bits}", f"b{bits}"
+    u, ax, m, e64 = fn.reg(cls), fn.reg(cls), fn.reg(cls), fn.reg(cls)
+    k, e, z = fn.reg("b32"), fn.reg("b32"), fn.reg("b32")
+    p, sub, pow2 = fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
+    fn.emit(f"mov.{b} {u}, {x}")
+    fn.emit(f"and.{b} {ax}, {u}, {(1 << (bits - 1)) - 1}")
+    fn.emit(f"and.{b} {m}, {u}, {(1 << mant) - 1}")
+    fn.emit(f"shr.u{bits} {e64}, {ax}, {mant}")
+    fn.emit(f"cvt.u32.u{bits} {e}, {e64}" if wide else f"mov.b32 {e}, {e64}")
+    fn.emit(f"sub.s32 {k}, {e}, {bias}")
+    fn.emit(f"setp.eq.u{bits} {pow2}, {m}, 0")
+    fn.emit(f"setp.eq.u32 {sub}, {e}, 0")
+    if wide:  # f64 subnormals are far below 2^-127: any k below -128 clamps to 0
+        fn.emit(f"mov.u32 {k}, -2000", sub)
+    else:  # floor(log2(m * 2^-149)) = 31 - clz(m) - 149; a power of two if one bit is set
+        pc = fn.reg("b32")
+        fn.emit(f"clz.b32 {z}, {m}")
+        fn.emit(f"mov.u32 {k}, -118", sub)
+        fn.emit(f"sub.s32 {k}, {k}, {z}", sub)
+        fn.emit(f"popc.b32 {pc}, {m}")
+        fn.emit(f"setp.eq.u32 {pow2}, {pc}, 1", sub)
+    if up:
+        fn.emit(f"add.s32 {k}, {k}, 1", "!" + pow2)
+    fn.emit(f"add.s32 {k}, {k}, 127")
+    fn.emit(f"max.s32 {k}, {k}, 0")
+    fn.emit(f"min.s32 {r}, {k}, 254")
+    fn.emit(f"setp.eq.u{bits} {p}, {ax}, 0")  # +-0: as 1.0
+    fn.emit(f"mov.u32 {r}, 127", p)
+    fn.emit(f"setp.eq.u{bits} {p}, {ax}, {((1 << (bits - 1 - mant)) - 1) << mant}")  # inf
+    fn.emit(f"mov.u32 {r}, {255 if up else 254}", p)
+    fn.emit(f"setp.nan.{'f64' if wide else 'f32'} {p}, {x}, {x}")
+    fn.emit(f"mov.u32 {r}, 255", p)
+    fn.emit(f"setp.lt.{'f64' if wide else 'f32'} {p}, {x}, {'0d0000000000000000' if wide else '0f00000000'}")
+    fn.emit(f"mov.u32 {r}, 255", p)
+
+
 def _bitcast(lw: Lowering, t, rt, x: str, out: str) -> None:
     fn = lw.fn
     a, b = reg_class(t), reg_class(rt)
@@ -199,7 +414,11 @@ def _bitcast(lw: Lowering, t, rt, x: str, out: str) -> None:
         fn.emit(f"mov.b64 {out}, {x}")
     elif a == "b16" and b == "b32":
         fn.emit(f"cvt.s32.s16 {out}, {x}")
+        if rt.bitwidth < 16:  # an 8/4-bit float's bits -> the sign-extended integer
+            fn.emit(f"bfe.s32 {out}, {out}, 0, {rt.bitwidth}")
     elif a == "b32" and b == "b16":
         fn.emit(f"cvt.u16.u32 {out}, {x}")
+        if rt.bitwidth < 16:  # keep only the float's bits (the integer is sign-extended)
+            fn.emit(f"and.b16 {out}, {out}, {(1 << rt.bitwidth) - 1}")
     else:
         raise Unsupported(f"bitcast {t} -> {rt}")

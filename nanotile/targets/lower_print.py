@@ -115,8 +115,6 @@ def _pack(lw: Lowering, tiles: list[TileRegs], kinds: list[list[str]], base: str
 def _convert(lw: Lowering, x: str, t: T.Type, kind: str) -> str:
     fn = lw.fn
     cls = reg_class(t)
-    if getattr(t, "is_float", False) and t.name not in ("f16", "bf16", "f32", "tf32", "f64"):
-        raise Unsupported(f"printing {t.name} values")
     if kind == "f64":
         if cls == "f64":
             return x
@@ -141,6 +139,7 @@ def _convert(lw: Lowering, x: str, t: T.Type, kind: str) -> str:
 
 
 def _f32(lw: Lowering, x: str, t: T.Type) -> str:
-    r = lw.fn.reg("f32")
-    lw.fn.emit(f"cvt.f32.{t.name} {r}, {x}")
-    return r
+    """The f32 value of a 16-bit or narrower float (f16, bf16, f8*, f4E2M1FN)."""
+    from .lower_convert import to_f32_any
+
+    return to_f32_any(lw, x, t)

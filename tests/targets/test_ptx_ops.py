@@ -359,3 +359,93 @@ def test_atomic_red_view_16bit_collisions(et):
     run_ptx(ptx, "k", grid=(4,), args=[got, vals.copy()])
     assert (got.view(np.uint16) == want.view(np.uint16)).all()
     assert not (want == acc).all()
+
+
+# ---------------------------------------------------------------- f8E8M0FNU, f4, f8E5M3FNU
+
+
+def _narrow_bits_text(nt: str, n: int) -> str:
+    """i8 bit patterns -> nt (bitcast; f4 through i4) -> f32."""
+    if nt == "f4E2M1FN":
+        return (f"%t = trunci %x0 : tile<{n}xi8> -> tile<{n}xi4>\n"
+                f"%v = bitcast %t : tile<{n}xi4> -> tile<{n}x{nt}>\n"
+                f"%y = ftof %v : tile<{n}x{nt}> -> tile<{n}xf32>")
+    return (f"%v = bitcast %x0 : tile<{n}xi8> -> tile<{n}x{nt}>\n"
+            f"%y = ftof %v : tile<{n}x{nt}> -> tile<{n}xf32>")
+
+
+@pytest.mark.parametrize("nt", ["f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"])
+def test_narrow_float_decode(nt):
+    """Every bit pattern of the type, converted to f32, as the interpreter."""
+    n = 256
+    bits = np.arange(n, dtype=np.uint8).view(np.int8)
+    text = kernel([((n,), "i8")], ((n,), "f32"), _narrow_bits_text(nt, n))
+    got, want = _emulate_both(text, [bits], np.zeros(n, np.float32))
+    assert _same_bits(got, want).all(), (bits[~_same_bits(got, want)], got[~_same_bits(got, want)])
+
+
+def _encode_inputs(src: str, rng) -> np.ndarray:
+    grid = np.concatenate([np.arange(-64, 65) / 8.0, np.arange(-16, 17) * 0.25 + 0.125,
+                           2.0 ** np.arange(-150, 129, 1.0), 1.5 * 2.0 ** np.arange(-140, 128.0),
+                           [0.0, -0.0, np.inf, -np.inf, np.nan, 114688, 122880, 122881, 1e30,
+                            2.0 ** -14, 2.0 ** -17, 1.5 * 2.0 ** -17, 2.5 * 2.0 ** -17,
+                            1e-40, 5.9e-39, 1.0000001, 1.4999999, 1.5000001]])
+    rand = rng.standard_normal(1024 - grid.size) * np.exp2(rng.integers(-20, 20, 1024 - grid.size))
+    with np.errstate(over="ignore"):
+        return np.concatenate([grid, rand]).astype(np.float64 if src == "f64" else np.float32)
+
+
+@pytest.mark.parametrize("nt,mode", [("f8E8M0FNU", ""), ("f8E8M0FNU", "rounding<zero>"),
+                                     ("f8E8M0FNU", "rounding<positive_inf>"),
+                                     ("f8E8M0FNU", "rounding<nearest_away>"),
+                                     ("f4E2M1FN", ""), ("f8E5M3FNU", "")])
+@pytest.mark.parametrize("src", ["f32", "f64"])
+def test_narrow_float_encode(nt, mode, src):
+    """f32/f64 -> the type (ties, saturation, zeros, negatives, infinities, NaN,
+    subnormals), compared as bits with the interpreter's rounding."""
+    n = 1024
+    x = _encode_inputs(src, np.random.default_rng(12))
+    if nt == "f4E2M1FN":
+        tail = (f"%b = bitcast %v : tile<{n}x{nt}> -> tile<{n}xi4>\n"
+                f"%y = exti %b unsigned : tile<{n}xi4> -> tile<{n}xi8>")
+    else:
+        tail = f"%y = bitcast %v : tile<{n}x{nt}> -> tile<{n}xi8>"
+    body = f"%v = ftof %x0 {mode} : tile<{n}x{src}> -> tile<{n}x{nt}>\n" + tail
+    text = kernel([((n,), src)], ((n,), "i8"), body)
+    got, want = _emulate_both(text, [x], np.zeros(n, np.int8))
+    bad = got != want
+    assert not bad.any(), list(zip(x[bad][:6], got[bad][:6], want[bad][:6]))
+
+
+@pytest.mark.parametrize("nt", ["f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU", "f8E4M3FN"])
+def test_print_narrow_floats(nt):
+    """print_tko of every bit pattern of an 8/4-bit float type (%f and %e): the emulated
+    vprintf prints what the interpreter prints."""
+    import contextlib
+    import io
+
+    from nanotile.targets.emulator import run_ptx
+
+    n = 16 if nt == "f4E2M1FN" else 64
+    conv = _narrow_bits_text(nt, n).splitlines()[:-1]  # up to %v
+    body = "\n".join(conv) + (f'\n%tp = make_token : token\n'
+                              f'%pt = print_tko "v=%f e=%e\\n", %v, %v token=%tp : '
+                              f'tile<{n}x{nt}>, tile<{n}x{nt}> -> token\n'
+                              f'%y = ftof %v : tile<{n}x{nt}> -> tile<{n}xf32>')
+    text = kernel([((n,), "i8")], ((n,), "f32"), body)
+    rng = np.random.default_rng(13)
+    bits = (np.arange(n) if n == 16 else rng.integers(0, 256, n)).astype(np.uint8).view(np.int8)
+    outs = []
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_100")
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    for runner in (lambda: run(parse_text(text, "<k>"), "k", (1,), bits.copy(),
+                               np.zeros(n, np.float32)),
+                   lambda: run_ptx(ptx, "k", grid=(1,), args=[bits.copy(),
+                                                              np.zeros(n, np.float32)])):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            runner()
+        outs.append(buf.getvalue())
+    assert outs[0].startswith("v=[")
+    assert outs[1] == outs[0]
