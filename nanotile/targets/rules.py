@@ -8,6 +8,7 @@ from . import lower_memory as M
 from . import lower_misc as X
 from . import lower_shared as S
 from .lower_math import ELEMENTWISE, lower_elementwise
+from .lower_mma_scaled import mmaf_scaled
 from .lower_print import lower_print as print_tko
 
 RULES = {
@@ -25,7 +26,7 @@ RULES = {
     "reshape": S.reshape, "broadcast": S.broadcast, "permute": S.permute,
     "extract": S.extract, "insert": S.insert,
     "pack": S.pack_unpack, "unpack": S.pack_unpack, "cat": S.cat, "reduce": S.reduce_or_scan, "scan": S.reduce_or_scan,
-    "mmaf": S.mma, "mmai": S.mma,
+    "mmaf": S.mma, "mmai": S.mma, "mmaf_scaled": mmaf_scaled,
     "if": C.lower_if, "for": C.lower_for, "loop": C.lower_loop, "yield": C.lower_yield,
     "continue": C.lower_continue, "break": C.lower_break, "return": C.lower_return,
     "assert": C.lower_assert, "print_tko": print_tko,
