@@ -449,3 +449,61 @@ def test_print_narrow_floats(nt):
         outs.append(buf.getvalue())
     assert outs[0].startswith("v=[")
     assert outs[1] == outs[0]
+
+
+# ---------------------------------------------------------------- mmaf_scaled
+
+
+def _mma_scaled_text(m, n, k, kb, at, st, acc):
+    return kernel([((m, k), "i8"), ((k, n), "i8"), ((m, kb), "i8"), ((kb, n), "i8"),
+                   ((m, n), acc)], ((m, n), acc), f"""
+        %a = bitcast %x0 : tile<{m}x{k}xi8> -> tile<{m}x{k}x{at}>
+        %b = bitcast %x1 : tile<{k}x{n}xi8> -> tile<{k}x{n}x{at}>
+        %sa = bitcast %x2 : tile<{m}x{kb}xi8> -> tile<{m}x{kb}x{st}>
+        %sb = bitcast %x3 : tile<{kb}x{n}xi8> -> tile<{kb}x{n}x{st}>
+        %y = mmaf_scaled %a, %b, %x4, %sa, %sb : tile<{m}x{k}x{at}>, tile<{k}x{n}x{at}>, tile<{m}x{n}x{acc}>, tile<{m}x{kb}x{st}>, tile<{kb}x{n}x{st}>""")
+
+
+@pytest.mark.parametrize("at,st", [("f8E4M3FN", "f8E8M0FNU"), ("f8E5M2", "f8E8M0FNU"),
+                                   ("f8E4M3FN", "f8E4M3FN")])
+def test_mmaf_scaled_sm100(at, st):
+    """Block-scaled MMA on sm_100: the FMA loop with the scales applied per K block
+    equals the interpreter (products exact in f64; to an ulp of f32)."""
+    from nanotile.targets.emulator import run_ptx
+
+    m, n, k, kb = 16, 8, 64, 2
+    text = _mma_scaled_text(m, n, k, kb, at, st, "f32")
+    rng = np.random.default_rng(21)
+
+    def f8(shape):  # finite values only (no NaN patterns)
+        import ml_dtypes
+
+        v = rng.standard_normal(shape) * 4
+        return v.astype(getattr(ml_dtypes, {"f8E4M3FN": "float8_e4m3fn",
+                                            "f8E5M2": "float8_e5m2"}[at])).view(np.int8)
+
+    def scales(shape):
+        if st == "f8E8M0FNU":
+            return rng.integers(120, 135, shape).astype(np.uint8).view(np.int8)
+        import ml_dtypes
+
+        return rng.uniform(0.25, 4, shape).astype(ml_dtypes.float8_e4m3fn).view(np.int8)
+
+    arrays = [f8((m, k)), f8((k, n)), scales((m, kb)), scales((kb, n)),
+              rng.standard_normal((m, n)).astype(np.float32)]
+    want, got = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    run(parse_text(text, "<k>"), "k", (1,), *[a.copy() for a in arrays], want)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_100")
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    run_ptx(ptx, "k", grid=(1,), args=[*[a.copy() for a in arrays], got])
+    np.testing.assert_allclose(got, want, rtol=2e-7, atol=1e-6 * np.abs(want).max())
+    assert np.abs(want).max() > 1
+
+
+def test_mmaf_scaled_refused_on_sm90():
+    from nanotile.diagnostics import CompileError
+
+    text = _mma_scaled_text(16, 8, 64, 2, "f8E4M3FN", "f8E8M0FNU", "f32")
+    with pytest.raises(CompileError, match="sm_90.*mmaf_scaled.*sm_100"):
+        compile_to_ptx(parse_text(text, "<k>"), "sm_90")
