@@ -2,10 +2,18 @@
 
     nanotile FILE [-o OUT] [--emit=text] [--generic] [--debuginfo] [--no-verify]
 
-For now it emits text (the canonical form); other emitters register in EMITTERS.
-Input is detected by content (bytecode magic) by nanotile.loader. Output files are
-written atomically (a temporary file renamed into place), so a failure never leaves a
+It emits text (the canonical form), bytecode, PTX or a cubin (EMITTERS). Input is
+detected by content (bytecode magic) by nanotile.loader. Output files are written
+atomically (a temporary file renamed into place), so a failure never leaves a
 half-written file. Every user error is a diagnostic and exit code 1, never a traceback.
+
+The pass pipeline runs once, with the user's flags (nanotile.passes.cli_options): for
+``--emit=ptx``/``cubin`` always (the default pipeline of ``--gpu-name``, which ends in
+lower-to-ptx and the ptx passes, or ``-p``), with its dumps, timing, ``--stop-after`` ...;
+for text and bytecode only when a pipeline flag asks. The emitters then print what the
+pipeline left: ``module.ptx`` once lowered (``--emit=text`` of a PTX stage prints PTX),
+else the Tile IR. A pipeline ending in PTX cannot be written as bytecode, and
+``--emit=ptx`` needs one that does: both are errors before anything runs.
 """
 
 from __future__ import annotations
@@ -44,10 +52,11 @@ class Options:
 
 
 def _emit_text(module: object, opts: Options) -> bytes:
-    from .ir.printer import print_module
+    """Tile IR text, or PTX text for a module the pipeline lowered."""
+    from .passes.cli_options import output_text
 
-    return print_module(module, generic=opts.generic,  # type: ignore[arg-type]
-                        debuginfo=opts.debuginfo).encode()
+    return output_text(module, generic=opts.generic,  # type: ignore[arg-type]
+                       debuginfo=opts.debuginfo).encode()
 
 
 def _emit_bytecode(module: object, opts: Options) -> bytes:
@@ -68,7 +77,10 @@ def _emit_bytecode(module: object, opts: Options) -> bytes:
 
 
 def _emit_ptx(module: object, opts: Options) -> bytes:
-    """PTX for --gpu-name=sm_90|sm_100 (default sm_100), from nanotile.targets."""
+    """PTX for --gpu-name=sm_90|sm_100 (default sm_100): module.ptx, which main's pipeline
+    run made (a module not lowered yet is compiled here, by compile_to_ptx)."""
+    if getattr(module, "ptx", None) is not None:
+        return module.ptx.render().encode()  # type: ignore[attr-defined]
     from .targets.compile import compile_to_ptx
 
     return compile_to_ptx(module, opts.extra.get("gpu_name", "sm_100")).encode()  # type: ignore[arg-type]
@@ -194,6 +206,32 @@ def _pipeline_flags(cli_options, argv: list[str]):
     return args, rest
 
 
+def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
+    """Run the pass pipeline the flags ask for, once (see the module docstring)."""
+    from .passes.languages import get_language
+
+    if getattr(args, "target", None) is None:
+        args.target = opts.extra.get("gpu_name", "sm_100")  # whose default pipeline runs
+    to_ptx = opts.emit in ("ptx", "cubin")
+    if to_ptx or cli_options.wants_pipeline(args):
+        language = cli_options.final_language(args)
+        lowered = get_language(language).ptx
+        if to_ptx and not lowered:
+            raise CompileError(Diagnostic(
+                "error", f"--emit={opts.emit} needs a pipeline that ends in PTX, but this one "
+                         f"ends in language '{language}' (end -p with "
+                         f"lower-to-ptx{{gpu={args.target}}}, or drop --stop-after)",
+                "<command line>"))
+        if opts.emit == "bytecode" and lowered:
+            raise CompileError(Diagnostic(
+                "error", f"--emit=bytecode writes Tile IR, but the pipeline ends in PTX "
+                         f"(language '{language}'): use --emit=text or --emit=ptx, or stop "
+                         "before lower-to-ptx (e.g. --stop-after=resolve-tokens)",
+                "<command line>"))
+    return cli_options.run_from_args(module, args, sys.stdout, sys.stderr,  # type: ignore[arg-type]
+                                     run_default=to_ptx)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     from .passes import cli_options
@@ -208,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"nanotile: error: {e}\n")
         sys.stderr.write(USAGE.format(kinds=", ".join(sorted(EMITTERS))))
         return 0 if not str(e) else 2
-    from .loader import load_bytes, read_input
+    from .loader import read_input
 
     source: str | None = None
     assert opts.input is not None
@@ -216,10 +254,10 @@ def main(argv: list[str] | None = None) -> int:
         data = read_input(opts.input)
         if not data.startswith(b"\x7fTileIR"):
             source = data.decode("utf-8", errors="replace")
-        module = load_bytes(data, opts.input)
-        if opts.verify:
+        module = cli_options.load_input(data, opts.input, pipeline_args)
+        if opts.verify and module.ptx is None:
             verify_or_raise(module)
-        module = cli_options.run_from_args(module, pipeline_args, sys.stdout, sys.stderr)
+        module = run_pipeline(module, opts, pipeline_args, cli_options)
         out = EMITTERS[opts.emit](module, opts)
         write_output(opts.output, out)
     except CompileError as e:

@@ -1,6 +1,8 @@
 """What a pass is: a small frozen dataclass with a kebab-case ``name``, the language it
 reads (``input``) and writes (``output``; None = the language it was given), its options
-(the dataclass fields) and an ``apply`` that edits a module in place.
+(the dataclass fields) and an ``apply`` that edits a module in place. A pass whose output
+depends on its options (``lower-to-ptx{gpu=sm_90}`` writes ptx-sm90) overrides
+``output_language()``; the pass manager asks that, never the class variable.
 
 ``PassContext`` carries what passes share during one pipeline run: the facts that
 ``assume-to-facts`` recorded. Facts are keyed by SSA value; they only ever enable
@@ -40,6 +42,10 @@ class Pass:
     name: ClassVar[str] = ""
     input: ClassVar[str] = "tile"
     output: ClassVar[str | None] = None
+
+    def output_language(self) -> str | None:
+        """The language this instance writes (None = the one it was given)."""
+        return self.output
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         """Rewrite ``module`` in place; return True if anything changed."""

@@ -14,6 +14,12 @@ A driver with its own option parser first takes the pipeline flags out of argv w
 ``run_from_args`` runs a pipeline only when a flag asks for one (``-p``, a dump, timing,
 ``--stop-after``...) or when the caller passes ``run_default=True``; otherwise the module
 comes back untouched. Dumps and the timing table go to ``err_stream``, as in MLIR.
+
+The default pipeline of a target ends in PTX (``lower-to-ptx`` and the ptx passes): the
+result is then ``module.ptx`` and ``output_text`` prints PTX. ``final_language(args)``
+says, before running, which language the selected steps end in (the driver refuses
+``--emit=bytecode`` of a PTX program, and ``--emit=ptx`` of a pipeline stopping short of
+it). ``--start-after`` a ptx pass reads the input as PTX text (a PTX dump).
 """
 
 from __future__ import annotations
@@ -94,6 +100,9 @@ def parse_known(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     """Answer --list-passes, --print-pipeline, --print-language, --diff-languages.
     Returns True when one was given (the caller then exits with status 0)."""
+    if not (args.list_passes or args.print_pipeline or args.print_language
+            or args.diff_languages):
+        return False  # nothing to import: start-up stays fast
     from .language import diff
     from .languages import get_language
     from .registry import PASSES
@@ -114,6 +123,47 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
                 or args.diff_languages)
 
 
+def final_language(args: argparse.Namespace) -> str:
+    """The language the module will be in after the pipeline ``args`` select."""
+    from .manager import RunOptions, languages_after, select_steps
+
+    options = RunOptions(start_after=args.start_after, stop_after=args.stop_after)
+    todo, _, language = select_steps(_pipeline(args), options)
+    return languages_after(todo, language)
+
+
+def resumes_in_ptx(args: argparse.Namespace) -> bool:
+    """``--start-after`` names a step after which the module is a PTX program."""
+    if not args.start_after:
+        return False
+    from .languages import get_language
+    from .manager import RunOptions, select_steps
+
+    _, _, language = select_steps(_pipeline(args), RunOptions(start_after=args.start_after))
+    return get_language(language).ptx
+
+
+def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
+    """The input module: Tile IR text or bytecode, or PTX text when resuming after a ptx
+    stage (``--start-after=lower-to-ptx`` on a PTX dump)."""
+    from ..loader import load_bytes
+
+    if not resumes_in_ptx(args):
+        return load_bytes(data, filename)
+    from ..targets.ptx_ir import parse_ptx_program
+
+    return Module(ptx=parse_ptx_program(data.decode("utf-8", "replace"), filename))
+
+
+def output_text(module: Module, **print_options: bool) -> str:
+    """The module as the pipeline left it: PTX once lowered, else Tile IR text."""
+    if module.ptx is not None:
+        return module.ptx.render()
+    from ..ir.printer import print_module
+
+    return print_module(module, **print_options)
+
+
 def _pipeline(args: argparse.Namespace) -> list[Pass]:
     from .pipelines import DEFAULT_TARGET, default_pipeline
     from .registry import parse_pipeline
@@ -126,6 +176,11 @@ def _names(value: str | None) -> frozenset[str]:
     return frozenset(n.strip() for n in value.split(",") if n.strip()) if value else frozenset()
 
 
+def wants_pipeline(args: argparse.Namespace) -> bool:
+    """A flag in ``args`` asks for a pipeline run (-p, a dump, timing, --stop-after ...)."""
+    return any(getattr(args, f, None) for f in _RUN_FLAGS)
+
+
 def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
                   err_stream: TextIO, run_default: bool = False) -> Module:
     """Do everything the pipeline flags in ``args`` ask for; returns the resulting module.
@@ -133,7 +188,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
     from .manager import RunOptions, run_pipeline, timing_report
     from .registry import PASSES
 
-    if not run_default and not any(getattr(args, f, None) for f in _RUN_FLAGS):
+    if not run_default and not wants_pipeline(args):
         return module
     from .eqsat import apply_cli_flags
 
@@ -173,14 +228,13 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.file is None:
             parser.error("an input file is needed")
-        from ..ir.printer import print_module
-        from ..loader import load_bytes, read_input
+        from ..loader import read_input
 
         data = read_input(args.file)
         source = data.decode("utf-8", "replace")
-        module = load_bytes(data, args.file)
+        module = load_input(data, args.file, args)
         module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True)
-        text = print_module(module)
+        text = output_text(module)
     except CompileError as e:
         sys.stderr.write(e.format(source) + "\n")
         return 1

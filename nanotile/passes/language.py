@@ -7,6 +7,12 @@ adds, ``-`` the ones it removes, invariants it adds or drops. ``check(module)`` 
 every violation as a Diagnostic naming the op and its location; ``diff(a, b)`` and
 ``describe()`` print what ``--diff-languages`` and ``--print-language`` show.
 
+The ptx languages (``ptx=True``) describe ``module.ptx``, the PTX program lower-to-ptx
+made, not Tile IR ops: their check runs only their invariants, on that program, and a
+tile language rejects a module that has one. A pass reading a language marked
+``open_to_extensions`` also takes modules in the languages that extend it (a ptx-sm90
+pass runs in the sm_100 pipeline too: it copies the instructions it does not know).
+
 The declarations of nanotile's languages are in ``languages.py``.
 """
 
@@ -39,6 +45,8 @@ class Language:
     parent: str | None = None
     tile_level: bool = True  # the text parser, printer and interpreter handle it
     extra_ops: dict[str, str] = field(default_factory=dict)  # ops not in the op table yet
+    ptx: bool = False  # checks read module.ptx (a PTX program), not Tile IR ops
+    open_to_extensions: bool = False  # its passes also take the languages extending it
 
     def extend(self, name: str, doc: str, *, add_ops: Iterable[str] = (),
                remove_ops: Iterable[str] = (), add_types: Iterable[type] = (),
@@ -46,7 +54,8 @@ class Language:
                remove_attrs: Iterable[type] = (),
                add_invariants: Iterable[tuple[str, Invariant]] = (),
                remove_invariants: Iterable[str] = (), tile_level: bool | None = None,
-               extra_ops: dict[str, str] | None = None) -> Language:
+               extra_ops: dict[str, str] | None = None, ptx: bool | None = None,
+               open_to_extensions: bool | None = None) -> Language:
         """A new language = this one, plus and minus the given parts (nanopass ``extends``)."""
         dropped = set(remove_invariants)
         invariants = tuple(i for i in self.invariants if i[0] not in dropped)
@@ -57,10 +66,20 @@ class Language:
             (self.attrs - set(remove_attrs)) | set(add_attrs),
             invariants + tuple(add_invariants), self.name,
             self.tile_level if tile_level is None else tile_level,
-            {**self.extra_ops, **(extra_ops or {})})
+            {**self.extra_ops, **(extra_ops or {})},
+            self.ptx if ptx is None else ptx,
+            self.open_to_extensions if open_to_extensions is None else open_to_extensions)
 
     def check(self, module: Module) -> list[Diagnostic]:
         """Every place where ``module`` is not in this language."""
+        if self.ptx:
+            if module.ptx is None:
+                return [Diagnostic("error", f"the module has no PTX program (language "
+                                            f"'{self.name}' is what lower-to-ptx writes)")]
+            return [d for _, invariant in self.invariants for d in invariant(module)]
+        if module.ptx is not None:
+            return [Diagnostic("error", f"the module is lowered to PTX already: it is not in "
+                                        f"tile language '{self.name}'")]
         diags: list[Diagnostic] = []
         for op in all_ops(module):
             diags.extend(self._check_op(op))
@@ -131,8 +150,26 @@ def diff(a: Language, b: Language) -> str:
 
 def is_sublanguage(small: Language, big: Language) -> bool:
     """Every module of ``small`` is made only of parts ``big`` allows (invariants aside)."""
+    if small.ptx != big.ptx:
+        return False
     return (small.ops | set(small.extra_ops)) <= (big.ops | set(big.extra_ops)) \
         and small.types <= big.types and small.attrs <= big.attrs
+
+
+def accepts(reader: Language, module_language: Language,
+            parent_of: Callable[[str], Language | None]) -> bool:
+    """A pass reading ``reader`` may run on a module in ``module_language``: a sublanguage,
+    or (``reader.open_to_extensions``) a language declared by extending ``reader``."""
+    if is_sublanguage(module_language, reader):
+        return True
+    if not reader.open_to_extensions:
+        return False
+    language: Language | None = module_language
+    while language is not None:
+        if language.name == reader.name:
+            return True
+        language = parent_of(language.parent) if language.parent else None
+    return False
 
 
 def op_error(op: Operation, message: str) -> Diagnostic:

@@ -4,7 +4,12 @@ After every pass the module is checked against the pass's output language (unles
 ``verify`` is off); with ``check_semantics`` the interpreter runs every kernel after every
 tile-level pass and compares with the results from before the pipeline. Any failure
 raises a CompileError naming the pass. Dumps carry MLIR's headers
-(``// -----// IR Dump After <pass> //----- //``) and are valid input again.
+(``// -----// IR Dump After <pass> //----- //``) and are valid input again: Tile IR text
+for the tile stages, PTX text (``module.ptx.render()``) once lower-to-ptx has run.
+
+The language a step leaves the module in is its ``output_language()``; a pass whose output
+is its input language (or None) keeps the module's language, so a ptx-sm90 pass run on a
+ptx-sm100 module leaves it in ptx-sm100 (see ``language.accepts``).
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from typing import TextIO, TypeVar
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module
 from .base import Pass, PassContext
-from .language import is_sublanguage
-from .languages import get_language
+from .language import accepts
+from .languages import LANGUAGES, get_language
 
 T = TypeVar("T")
 
@@ -47,6 +52,9 @@ def dump_header(kind: str, name: str) -> str:
 
 
 def print_ir(module: Module) -> str:
+    """The module as text: its PTX program once lowered, else its Tile IR."""
+    if module.ptx is not None:
+        return module.ptx.render()
     try:
         from ..ir.printer import print_module
     except ImportError:
@@ -72,10 +80,20 @@ def select_steps(steps: list[Pass], options: RunOptions) -> tuple[list[Pass], in
                                                    "comes before the --start-after pass",
                                           "<command line>"))
         last = names.index(options.stop_after, first) + 1
-    language = options.input_language
-    for step in steps[:first]:
-        language = step.output or language
-    return steps[first:last], first, language
+    return steps[first:last], first, languages_after(steps[:first], options.input_language)
+
+
+def step_output(step: Pass, language: str) -> str:
+    """The language ``step`` leaves a module in that was in ``language``."""
+    output = step.output_language()
+    return language if output is None or output == step.input else output
+
+
+def languages_after(steps: list[Pass], language: str) -> str:
+    """The language of a module in ``language`` after ``steps``."""
+    for step in steps:
+        language = step_output(step, language)
+    return language
 
 
 class PipelineRun:
@@ -111,7 +129,7 @@ class PipelineRun:
         except CompileError:
             self._dump_failure(module, step)
             raise
-        output = step.output or language
+        output = step_output(step, language)
         if self.options.verify:
             self._timed("(verify)", lambda: self._verify(module, step, output))
         if self.oracle is not None and get_language(output).tile_level:
@@ -130,7 +148,7 @@ class PipelineRun:
         return output
 
     def _check_input(self, step: Pass, language: str) -> None:
-        if not is_sublanguage(get_language(language), get_language(step.input)):
+        if not accepts(get_language(step.input), get_language(language), LANGUAGES.get):
             raise CompileError(Diagnostic("error", f"pass '{step.name}' reads language "
                                                    f"'{step.input}', but the module is in "
                                                    f"'{language}'", "<pipeline>"))
@@ -164,7 +182,8 @@ class PipelineRun:
         if directory is None:
             return
         os.makedirs(directory, exist_ok=True)
-        path = os.path.join(directory, f"{number:02d}-{name}.mlir")
+        suffix = ".ptx" if module.ptx is not None else ".mlir"
+        path = os.path.join(directory, f"{number:02d}-{name}{suffix}")
         header = dump_header("Before", "pipeline") if name == "input" else \
             dump_header("After", name)
         text = f"{header}\n{print_ir(module).rstrip()}\n"

@@ -1,6 +1,12 @@
 """The default pipelines, one per target, read top to bottom.
 
-Both targets share the tile-level passes; the lists part where the backends differ.
+Both targets share the tile-level passes; the lists part at ``lower-to-ptx``, which
+lowers the tile program to PTX for the target named in its option (the module's program
+is then ``module.ptx``, language ptx-sm90 or ptx-sm100), and meet again in the PTX passes,
+written for ptx-sm90 and run by both targets. ``compile_to_ptx`` (targets/compile.py)
+and ``nanotile FILE --emit=ptx`` run exactly these lists, once, and print module.ptx;
+``--dump-after=all`` shows every stage (Tile IR text, then PTX text).
+
 Stages not written yet are named in comments at the place they will go.
 """
 
@@ -22,32 +28,46 @@ CANONICALIZE = [
     "dce",                         # unused pure ops and weak loads removed
 ]
 
-# tile-canon -> tile-opt: equality saturation (egglog; rules in nanotile/egraph/rules)
+# tile-canon -> tile-opt: equality saturation (egglog; rules in nanotile/egraph/rules):
+# identities, folding, shapes, casts, strength reduction. Each target names itself as the
+# cost model of extraction: eqsat{target=sm_90} / eqsat{target=sm_100} below.
 OPTIMIZE = [
-    "eqsat",                       # identities, folding, shapes, casts, strength reduction
+    "eqsat",
 ]
 
-# tile-opt -> tile-ptr -> tile-ordered -> tile-layout -> simt: the shared lowering.
+# tile-opt -> tile-ptr -> tile-ordered: the shared lowering of memory.
 LOWER_SHARED = [
     "lower-views",                 # views -> pointer tiles, masks, padding (-> tile-ptr)
     "resolve-tokens",              # tokens gone, program order (-> tile-ordered)
-    # tile-ptr -> simt: layouts and per-thread code are chosen by nanotile.targets.lower
-    # (the PTX back end), which also makes each write visible to the CTA before the next
-    # memory op (bar.sync); these stages become passes of their own next.
+]
+
+# tile-ordered -> tile-layout: how each tile is spread over threads, registers and shared
+# memory, as layouts in the types. (Place of assign-layouts and allocate-shared.)
+LAYOUTS: list[str] = [
+    # "assign-layouts",            # every tile value gets a layout (-> tile-layout)
+    # "allocate-shared",           # shared-memory buffers get their offsets
+]
+
+# ptx-sm90 -> ptx-sm90: passes over the PTX program, run by both targets.
+PTX_PASSES: list[str] = [
 ]
 
 SM90 = [
     *CANONICALIZE,
-    *OPTIMIZE,
+    "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
-    # simt -> ptx-sm90: mma.sync / wgmma, TMA, mbarrier (nanotile/targets/sm90)
+    *LAYOUTS,
+    "lower-to-ptx{gpu=sm_90}",     # -> ptx-sm90: .target sm_90a, PTX 8.0 (mma.sync, wgmma)
+    *PTX_PASSES,
 ]
 
 SM100 = [
     *CANONICALIZE,
-    *OPTIMIZE,
+    "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
     *LOWER_SHARED,
-    # simt -> ptx-sm100: tcgen05 MMAs and tensor memory, TMA (nanotile/targets/sm100)
+    *LAYOUTS,
+    "lower-to-ptx{gpu=sm_100}",    # -> ptx-sm100: .target sm_100a, PTX 8.6 (tcgen05)
+    *PTX_PASSES,
 ]
 
 PIPELINES: dict[str, list[str]] = {"sm_90": SM90, "sm_100": SM100}

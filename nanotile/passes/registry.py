@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import CompileError, Diagnostic
+from ..targets.lower_to_ptx import LowerToPtx
 from .assume_to_facts import AssumeToFacts
 from .base import Pass
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
@@ -33,6 +34,7 @@ PASSES: dict[str, type[Pass]] = {
         FoldConstants,
         FoldStaticIf,
         LoopInvariantCodeMotion,
+        LowerToPtx,
         LowerViews,
         ResolveTokens,
         SimplifyGridQueries,

@@ -1,8 +1,12 @@
 """Public entry of the PTX back end: a verified module -> PTX text (and a cubin via ptxas).
 
-``compile_to_ptx(module, gpu_name)`` runs the target's default pipeline (the tile-level
-passes, nanotile/passes/pipelines.py) and then the lowering (lower.py); ``ptxas_path()``
-finds NVIDIA's assembler in the installed ``nvidia`` wheel; ``assemble`` runs it.
+``compile_to_ptx(module, gpu_name)`` runs the target's default pipeline
+(nanotile/passes/pipelines.py: the tile passes, ``lower-to-ptx{gpu=...}``, the PTX passes)
+once, over ``module`` IN PLACE, and returns ``module.ptx.render()``. Callers that still
+need the Tile IR afterwards compile a copy (``copy.deepcopy(module)``). With
+``run_pipeline=False`` only ``lower-to-ptx`` and the PTX passes run: for a module that has
+been through the tile passes already. ``ptxas_path()`` finds NVIDIA's assembler in the
+installed ``nvidia`` wheel; ``assemble`` runs it.
 """
 
 from __future__ import annotations
@@ -16,31 +20,37 @@ from ..ir.core import Module
 from .target import get_target
 
 
-def canonicalize(module: Module, gpu_name: str) -> Module:
-    """Run the target's default tile-level pipeline in place."""
-    from ..passes.manager import PipelineRun, RunOptions
+def backend_steps(gpu_name: str) -> list:
+    """The steps of the target's pipeline from ``lower-to-ptx`` on."""
     from ..passes.pipelines import default_pipeline
     from ..passes.registry import parse_pipeline
 
     steps = parse_pipeline(default_pipeline(gpu_name))
-    PipelineRun(RunOptions(verify=False), sys.stderr).run(module, steps)
-    return module
+    first = next(i for i, step in enumerate(steps) if step.name == "lower-to-ptx")
+    return steps[first:]
 
 
 def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool = True) -> str:
-    from .lower import compile_module
+    """PTX text for every entry of ``module`` (rewritten in place, see above)."""
+    from ..passes.manager import PipelineRun, RunOptions
+    from ..passes.pipelines import default_pipeline
+    from ..passes.registry import parse_pipeline
 
-    target = get_target(gpu_name)
+    get_target(gpu_name)  # an unknown target is a CompileError before any work
+    if run_pipeline:
+        steps, options = parse_pipeline(default_pipeline(gpu_name)), RunOptions(verify=False)
+    else:
+        steps = backend_steps(gpu_name)
+        options = RunOptions(verify=False, input_language=steps[0].input)
     try:
-        if run_pipeline:
-            canonicalize(module, gpu_name)
-        return compile_module(module, target)
+        PipelineRun(options, sys.stderr).run(module, steps)
     except CompileError:
         raise
     except Exception as e:  # noqa: BLE001 - a bug: still a diagnostic, never a traceback
         raise CompileError(Diagnostic("error", f"internal error while compiling for "
                                                f"{gpu_name} ({type(e).__name__}: {e})",
                                       "<input>")) from None
+    return module.ptx.render()
 
 
 def ptxas_path() -> Path | None:

@@ -11,7 +11,7 @@ import nanotile
 from nanotile.passes.pipelines import default_pipeline
 
 from .support import needs_text
-from .test_cli import LAYERNORM, split_dumps
+from .test_cli import LAYERNORM, reparse, split_dumps
 
 DRIVER = Path(nanotile.__file__).parent / "driver.py"
 wired = pytest.mark.skipif(not DRIVER.exists() or "cli_options" not in DRIVER.read_text(),
@@ -30,15 +30,19 @@ def nanotile_main(capsys, *argv: str) -> tuple[int, str, str]:
 @wired
 @needs_text
 def test_nanotile_dump_after_all_prints_every_stage_that_reparses(capsys):
-    from nanotile.ir.parser import parse_text
+    from nanotile.passes.manager import step_output
+    from nanotile.passes.registry import parse_pipeline
 
     status, out, err = nanotile_main(capsys, LAYERNORM, "--dump-after=all")
     assert status == 0, err
     dumps = split_dumps(err)
     assert [name for _, name, _ in dumps] == default_pipeline().split(",")
-    for _, name, text in dumps:
-        parse_text(text, f"<after {name}>")
-    assert dumps[-1][2].strip() == out.strip()
+    language = "tile"
+    for (_, name, text), step in zip(dumps, parse_pipeline(default_pipeline()), strict=True):
+        language = step_output(step, language)
+        reparse(text, language, f"<after {name}>")
+    assert dumps[-1][2].strip() == out.strip()  # --emit=text of a PTX stage prints PTX
+    assert ".visible .entry layernorm(" in out
 
 
 @wired

@@ -1,5 +1,6 @@
 """Every dump of every stage of the default pipeline, for every cuTile corpus kernel, is
-valid input: it parses back, is in the stage's language, and prints the same again."""
+valid input: it parses back (Tile IR, or PTX for the ptx stages), is in the stage's
+language, and prints the same again."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import parse_pipeline
 
 from .support import CUTILE, corpus_text, needs_text
-from .test_cli import split_dumps
+from .test_cli import reparse, split_dumps
 
 KERNELS = [p for p in corpus_text() if "13_" not in p.name]
 
@@ -22,7 +23,7 @@ KERNELS = [p for p in corpus_text() if "13_" not in p.name]
 @pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
 def test_every_dump_reparses(path):
     from nanotile.ir.parser import parse_text
-    from nanotile.ir.printer import print_module
+    from nanotile.passes.manager import print_ir, step_output
 
     module = parse_text(path.read_text(), str(path))
     out = io.StringIO()
@@ -32,18 +33,19 @@ def test_every_dump_reparses(path):
     assert len(dumps) == len(steps)
     language = "tile"
     for (_, name, text), step in zip(dumps, steps, strict=True):
-        language = step.output or language
-        again = parse_text(text, f"<{path.name} after {name}>")
+        language = step_output(step, language)
+        again = reparse(text, language, f"<{path.name} after {name}>")
         assert get_language(language).check(again) == [], name
-        assert print_module(again).strip() == text.strip(), name
+        assert print_ir(again).strip() == text.strip(), name
+    assert get_language(language).ptx  # the pipeline ends in PTX
 
 
 @needs_text
 @pytest.mark.parametrize("path", [p for p in sorted(CUTILE.glob("*.tileirbc"))
                                   if "13_" not in p.name], ids=lambda p: p.stem)
 def test_pipeline_output_survives_bytecode(path):
-    """What the passes produce is well-formed enough for the bytecode writer: encoding it
-    and decoding it again gives the same module (same printed text)."""
+    """What the tile passes produce is well-formed enough for the bytecode writer:
+    encoding it and decoding it again gives the same module (same printed text)."""
     pytest.importorskip("nanotile.bytecode.writer")
     from nanotile.bytecode.reader import read_bytecode
     from nanotile.bytecode.writer import write_bytecode
@@ -51,6 +53,8 @@ def test_pipeline_output_survives_bytecode(path):
     from nanotile.loader import load_file
 
     module = load_file(str(path))
-    run_pipeline(module, parse_pipeline(default_pipeline()))
+    steps = parse_pipeline(default_pipeline())
+    tile_steps = steps[:[s.name for s in steps].index("lower-to-ptx")]  # Tile IR stages
+    run_pipeline(module, tile_steps)
     again = read_bytecode(write_bytecode(module), "<rewritten>")
     assert print_module(again) == print_module(module)

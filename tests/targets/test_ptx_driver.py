@@ -4,13 +4,17 @@ cannot lower, and the sm_100 PTX running in the emulator like the sm_90 PTX."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
 
+from nanotile.passes.base import Pass
 from nanotile.targets.compile import ptxas_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,16 +48,17 @@ def test_driver_emits_cubin(tmp_path):
 
 
 def test_unsupported_kernel_is_a_clean_error(tmp_path):
-    # atan2 has no PTX lowering yet (no approximate instruction; no sequence written)
-    path = SHARED / "cutile-tests" / \
-        "test_binary_elementwise+jit__array_atan2__f32x1_f16x1_f32x1_64.mlir"
+    # mmaf_scaled (block-scaled MMA) has no PTX lowering yet
+    path = SHARED / "cutile-tests" / (
+        "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+        "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32.mlir")
     if not path.exists():
         pytest.skip(f"corpus file missing: {path}")
     out = tmp_path / "k.ptx"
     result = nanotile(str(path), "--gpu-name=sm_90", "-o", str(out))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert "error:" in result.stderr and "'atan2' is not lowered" in result.stderr
+    assert "error:" in result.stderr and "cannot lower 'mmaf_scaled'" in result.stderr
     assert ":" in result.stderr.split("error:")[0]  # file:line:col of the op
     assert not out.exists()
 
@@ -78,3 +83,168 @@ def test_sm100_ptx_runs_like_the_interpreter():
     run_ptx(compile_to_ptx(load_file(path), "sm_100"), "row_softmax", grid=(3,),
             args=cutile_args(x.copy(), got))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+# -- the lower stages are passes of the pipeline: one run, every stage printable ----------
+
+VECTOR_ADD = str(SHARED / "cutile" / "vector_add.mlir")
+HEADER = re.compile(r"^// -----// IR Dump After (\S+) //----- //$", re.MULTILINE)
+
+
+def dumps_of(err: str) -> list[tuple[str, str]]:
+    """(pass spelling, text) of each ``IR Dump After`` in ``err``."""
+    marks = list(HEADER.finditer(err))
+    return [(m.group(1), err[m.end():marks[i + 1].start() if i + 1 < len(marks) else None])
+            for i, m in enumerate(marks)]
+
+
+def nanotile_main(capsys, *argv: str) -> tuple[int, str, str]:
+    from nanotile.driver import main
+
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_emit_ptx_dump_after_all_shows_every_stage_in_order(capsys, gpu):
+    from nanotile.passes.pipelines import default_pipeline
+    from nanotile.passes.registry import parse_pipeline
+    from nanotile.targets.compile import compile_to_ptx
+    from nanotile.loader import load_file
+
+    status, out, err = nanotile_main(capsys, VECTOR_ADD, f"--gpu-name={gpu}", "--emit=ptx",
+                                     "--dump-after=all")
+    assert status == 0, err
+    dumps = dumps_of(err)
+    steps = parse_pipeline(default_pipeline(gpu))
+    names = [name for name, _ in dumps]
+    assert names == [s.spelling() for s in steps]  # every stage once, in order
+    assert f"lower-to-ptx{{gpu={gpu}}}" in names
+    text = dict(dumps)
+    # tile-ptr: views are gone, pointer tiles instead; still Tile IR
+    assert "make_tensor_view" in text[f"eqsat{{target={gpu}}}"]
+    assert "make_tensor_view" not in text["lower-views"] and "offset " in text["lower-views"]
+    # (tile-layout: once assign-layouts is in the pipeline, its dump shows the layouts)
+    if "assign-layouts" in text:
+        assert "#blocked<" in text["assign-layouts"] or "#replicated" in text["assign-layouts"]
+    # ptx: the dump after lower-to-ptx is PTX text for the target, and the last dump is
+    # what --emit=ptx writes, which is what compile_to_ptx returns
+    lowered = text[f"lower-to-ptx{{gpu={gpu}}}"]
+    assert f".target {gpu}a" in lowered and ".visible .entry vector_add(" in lowered
+    assert "cuda_tile" not in lowered and "entry @" not in lowered
+    assert dumps[-1][1].strip() == out.strip()
+    assert out == compile_to_ptx(load_file(VECTOR_ADD), gpu)
+
+
+def test_emit_ptx_runs_the_pipeline_once(capsys, monkeypatch):
+    """Each pass of the pipeline runs once for --emit=ptx with pass flags (the driver
+    used to run the pipeline for the flags, then again to compile)."""
+    from nanotile.passes import registry
+
+    runs: list[str] = []
+    for name, cls in list(registry.PASSES.items()):
+        counted = type(cls.__name__, (cls,), {
+            "apply": lambda self, module, ctx, _cls=cls: runs.append(self.name)
+            or _cls.apply(self, module, ctx)})
+        monkeypatch.setitem(registry.PASSES, name, dataclass(frozen=True)(counted))
+    status, out, err = nanotile_main(capsys, VECTOR_ADD, "--gpu-name=sm_90", "--emit=ptx",
+                                     "--time-passes")
+    assert status == 0, err
+    assert ".target sm_90a" in out
+    assert "lower-views" in runs and "lower-to-ptx" in runs
+    assert sorted(runs) == sorted(set(runs)), runs  # no pass twice
+    table = err[err.index("Execution time report"):]
+    for name in set(runs):
+        assert len(re.findall(rf"\)\s+{name}$", table, re.MULTILINE)) == 1, name
+
+
+def test_dump_dir_writes_ptx_files_for_ptx_stages(capsys, tmp_path):
+    status, out, err = nanotile_main(capsys, VECTOR_ADD, "--gpu-name=sm_100", "--emit=ptx",
+                                     f"--dump-dir={tmp_path}")
+    assert status == 0, err
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files[0] == "00-input.mlir" and "13-resolve-tokens.mlir" in files
+    ptx_files = [f for f in files if f.endswith(".ptx")]
+    assert ptx_files and ptx_files[0] == "14-lower-to-ptx.ptx"
+    last = (tmp_path / files[-1]).read_text().split("\n", 1)[1]
+    assert files[-1].endswith(".ptx") and last.strip() == out.strip()
+
+
+def test_emit_text_of_a_pipeline_ending_in_ptx_prints_ptx(capsys):
+    status, out, err = nanotile_main(capsys, VECTOR_ADD, "-p",
+                                     "lower-views,resolve-tokens,lower-to-ptx{gpu=sm_90}")
+    assert status == 0, err
+    assert out.startswith("//\n// Generated by nanotile for sm_90")
+    assert ".visible .entry vector_add(" in out
+
+
+def test_pipeline_ending_in_ptx_with_emit_bytecode_is_an_error(capsys, tmp_path):
+    out = tmp_path / "k.tileirbc"
+    status, _, err = nanotile_main(capsys, VECTOR_ADD, "--emit=bytecode", "--time-passes",
+                                   "-o", str(out))
+    assert status == 1 and "Traceback" not in err
+    assert "--emit=bytecode writes Tile IR, but the pipeline ends in PTX" in err
+    assert "Execution time report" not in err and not out.exists()  # refused before running
+    status, _, err = nanotile_main(capsys, VECTOR_ADD, "--emit=bytecode",
+                                   "--stop-after=resolve-tokens", "-o", str(out))
+    assert status == 0, err
+    assert out.read_bytes().startswith(b"\x7fTileIR")
+
+
+def test_emit_ptx_of_a_pipeline_stopping_before_ptx_is_an_error(capsys):
+    status, _, err = nanotile_main(capsys, VECTOR_ADD, "--emit=ptx", "--stop-after=cse")
+    assert status == 1
+    assert "--emit=ptx needs a pipeline that ends in PTX, but this one ends in language " \
+           "'tile-canon'" in err
+
+
+@dataclass(frozen=True)
+class BranchToNowhere(Pass):
+    """Test pass: a PTX pass that branches to a label its kernel lacks."""
+
+    name: ClassVar[str] = "branch-to-nowhere"
+    input: ClassVar[str] = "ptx-sm90"
+    output: ClassVar[str | None] = "ptx-sm90"
+
+    def apply(self, module, ctx) -> bool:
+        from nanotile.targets.ptx_ir import Instr
+
+        kernel = module.ptx.kernels[0]
+        kernel.body.insert(len(kernel.body) - 1, Instr("bra.uni", ["$L_nowhere"]))
+        return True
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_ptx_language_check_names_the_pass_that_broke_the_program(capsys, monkeypatch, gpu):
+    from nanotile.passes import registry
+
+    monkeypatch.setitem(registry.PASSES, "branch-to-nowhere", BranchToNowhere)
+    pipeline = f"lower-views,resolve-tokens,lower-to-ptx{{gpu={gpu}}},branch-to-nowhere"
+    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", pipeline)
+    assert status == 1 and "Traceback" not in err
+    # a ptx-sm90 pass runs on ptx-sm100 too, and the module stays in the target's language
+    language = "ptx-sm90" if gpu == "sm_90" else "ptx-sm100"
+    assert f"error: after pass 'branch-to-nowhere' (output language {language}): kernel " \
+           "'vector_add': 'bra.uni $L_nowhere;' branches to label '$L_nowhere', which the " \
+           "kernel does not define" in err
+    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", pipeline, "--no-verify")
+    assert status == 0, err
+
+
+def test_tile_pass_after_lower_to_ptx_is_refused(capsys):
+    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p",
+                                   "lower-views,resolve-tokens,lower-to-ptx,cse")
+    assert status == 1
+    assert "pass 'cse' reads language 'tile', but the module is in 'ptx-sm100'" in err
+
+
+def test_start_after_lower_to_ptx_resumes_from_a_ptx_dump(capsys, tmp_path):
+    status, ptx, err = nanotile_main(capsys, VECTOR_ADD, "--gpu-name=sm_90", "--emit=ptx")
+    assert status == 0, err
+    dump = tmp_path / "k.ptx"
+    dump.write_text(ptx)
+    status, out, err = nanotile_main(capsys, str(dump), "--gpu-name=sm_90", "--emit=ptx",
+                                     "--start-after=lower-to-ptx", "--dump-after=all")
+    assert status == 0, err
+    assert out == ptx
