@@ -23,7 +23,7 @@ import pytest
 
 import nanotile
 from nanotile.interp import InterpError, cutile_args
-from nanotile.targets.compare import assert_close, first_difference, order_explains
+from nanotile.targets.compare import first_difference, order_explains
 
 from .corpus_cases import CORPUS, KERNELS, corpus_case
 
@@ -50,8 +50,9 @@ def test_cutile_corpus(name, target):
 
 
 # cuTile test-suite kernels that nanotile compiles for both targets: reductions, scans,
-# mma, casts, packing, views, loops, math. The last one cannot run on generated inputs
-# (it gathers past the end of its arrays) and shows the skip.
+# mma, casts, packing, views, loops, math. The last five ran past the end of their arrays
+# or failed their asserts on generated inputs before make_inputs sized arrays from
+# pointer tiles, kept index arrays in range and made asserted masks true.
 SAMPLE = [
     ("kernels_layer_norm__layer_norm_bwd_dx_partial_dwdb__bf16x2_bf16x2_f32x2_f32x2_bf16x2_"
      "bf16x1_f32x1_f32x1_i32x1_1024.13_2.sm_100"),
@@ -80,6 +81,10 @@ SAMPLE = [
     "test_array__int64_index_inc1__i8x2_i8x2_2048",
     "test_reshape__reshape_copy__bf16x1_bf16x2_128_128_F",
     "test_gather_scatter__array_copy_2d__f16x2_f16x2_64_64",
+    "test_atomic__atomic_cas__f32x1_i16x1_f32x1_128_T",
+    "test_raw_array_memory__copy_via_raw_array_memory_1d__bf16x1_bf16x1_128",
+    "test_insert__insert_dynamic_index__f16x1_i32x1_f16x1_128_32",
+    "test_assert__kernel_ct_assert_with_msg__f32x1_b1x1_f32x1_128",
 ]
 
 @pytest.mark.parametrize("name", SAMPLE)
@@ -105,6 +110,30 @@ def test_cutile_tests_sample(name):
         # a float reduce/scan may combine in another legal order: then the interpreter
         # folding in that order must give the same result (no wider tolerance)
         assert diff is None or order_explains(module, kernel, grid, args, got, target), diff
+
+
+def test_make_inputs_sizes_pointer_arrays_and_keeps_indices_in_range():
+    from nanotile.passes.semantics import index_parameters, make_inputs, pointer_tiles
+
+    module, kernel, grid, args = _tests_case(
+        "test_gather_scatter__array_copy_2d__f16x2_f16x2_64_64")
+    entry = module.entries()[0]
+    assert set(pointer_tiles(entry).values()) == {(64, 64)}  # no tensor views: pointer tiles
+    assert args[0].shape == (128, 128) and list(args[1:5]) == [128, 128, 128, 1]
+    assert grid == (2, 2, 1)
+
+    module, kernel, grid, args = _tests_case(
+        "test_insert__insert_dynamic_index__f16x1_i32x1_f16x1_128_32")
+    entry = module.entries()[0]
+    assert index_parameters(entry) == {entry.regions[0].block.arguments[3]}
+    assert args[3].dtype == np.int32 and set(np.unique(args[3])) <= {0, 1}
+    again = make_inputs(entry, np.random.default_rng(0))[1]  # deterministic
+    assert all(np.array_equal(a, b) for a, b in zip(args, again))
+    nanotile.run(module, kernel, grid, *args, out=io.StringIO())
+
+    module, kernel, grid, args = _tests_case(
+        "test_assert__kernel_ct_assert_with_msg__f32x1_b1x1_f32x1_128")
+    assert args[3].all()  # the mask it asserts
 
 
 # Float reductions whose emulated result differs from the interpreter's pairwise tree only
