@@ -8,13 +8,21 @@ bit for bit, NaNs included).
 Inputs follow cuTile's calling convention (corpus/cutile/README.md): a ``ptr`` parameter
 is an array, followed by its shape and then its strides as ``tile<i32>`` parameters. An
 array is sized two tiles per dimension (tile sizes read from the partition views made of
-it), so a kernel sees full tiles; the grid is 2 along every axis the kernel asks for. Other
-integer scalars are 3, float scalars random in [0.1, 1).
+it), so a kernel sees full tiles; the grid is 2 along every axis the kernel asks for. An
+array a kernel reaches only through pointer tiles (``offset`` of the pointer, then
+load_ptr/store_ptr/atomics) takes its tile from the largest pointer tile made of it (its
+rank from the shape and stride parameters that follow it: 2k of them for rank k), so a
+kernel that offsets by block id * tile + iota stays inside. Other integer scalars are 3,
+float scalars random in [0.1, 1). Array contents: floats standard normal, integers in
+[-4, 600), except index arrays (integers whose loaded values are used as an index: an
+offset, a view index, an extract/insert position) in [0, 2), in range for any tile; i1
+arrays are all true in a kernel that asserts (its checks are preconditions).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 from ..diagnostics import CompileError, Diagnostic
@@ -60,7 +68,81 @@ def tile_extents(entry: Operation) -> dict[Value, tuple[int, list[int]]]:
             if isinstance(view, PartitionViewType) and len(view.tile_shape) == rank:
                 found[base] = (rank, [max(a, b) for a, b in zip(old, view.tile_shape)])
     half = DEFAULT_EXTENT // 2  # for dimensions no partition view tells about
-    return {base: (rank, [t or half for t in tiles]) for base, (rank, tiles) in found.items()}
+    extents = {base: (rank, [t or half for t in tiles]) for base, (rank, tiles) in found.items()}
+    for base, shape in pointer_tiles(entry).items():
+        if base not in extents:
+            extents[base] = (len(shape), list(shape))
+    return extents
+
+
+_POINTER_PASSTHROUGH = {"assume", "reshape", "broadcast", "offset", "permute"}
+
+
+def _pointer_root(v: Value) -> Value:
+    """The value a pointer tile was made from (through assume/reshape/broadcast/offset)."""
+    op = defining_op(v)
+    while op is not None and op.name in _POINTER_PASSTHROUGH:
+        v = op.operands[0]
+        op = defining_op(v)
+    return v
+
+
+def pointer_tiles(entry: Operation) -> dict[Value, tuple[int, ...]]:
+    """For each parameter offset into pointer tiles: the largest such tile's shape (the
+    one with the most elements; the first of the largest rank on ties)."""
+    found: dict[Value, tuple[int, ...]] = {}
+    for op in entry.walk():
+        if op.name != "offset":
+            continue
+        shape = tuple(getattr(op.results[0].type, "shape", ()) or ())
+        if not shape:
+            continue
+        base = _pointer_root(op.operands[0])
+        old = found.get(base)
+        if old is None or (prod(shape), len(shape)) > (prod(old), len(old)):
+            found[base] = shape
+    return found
+
+
+_VALUE_PASSTHROUGH = {"reshape", "broadcast", "exti", "trunci", "extract", "permute",
+                      "assume", "bitcast"}
+_LOADS = {"load_view_tko", "load_ptr_tko"}
+
+
+def index_parameters(entry: Operation) -> set[Value]:
+    """Integer array parameters whose loaded values are used as an index: the offset of
+    an ``offset``, an index of load_view/store_view/atomic views, or an extract/insert
+    position (through reshape, broadcast, extension and extraction)."""
+    views: dict[Value, Value] = {}
+    loaded: dict[Value, Value] = {}  # value -> parameter it was loaded from
+    index_uses: set[Value] = set()
+    for op in entry.walk():
+        if op.name == "make_tensor_view":
+            views[op.results[0]] = _pointer_root(op.operands[0])
+        elif op.name == "make_partition_view" and op.operands[0] in views:
+            views[op.results[0]] = views[op.operands[0]]
+        elif op.name in _LOADS and op.results:
+            src = op.operands[0]
+            base = views.get(src) if op.name == "load_view_tko" else _pointer_root(src)
+            if base is not None:
+                loaded[op.results[0]] = base
+        elif op.name in _VALUE_PASSTHROUGH and op.operands and op.operands[0] in loaded:
+            for r in op.results:
+                loaded[r] = loaded[op.operands[0]]
+        if op.name == "offset":
+            index_uses.add(op.operands[1])
+        elif op.name == "extract":
+            index_uses.update(op.operands[1:])
+        elif op.name == "insert":
+            index_uses.update(op.operands[2:])
+        elif op.name in ("load_view_tko", "store_view_tko", "atomic_red_view_tko"):
+            index_uses.update(v for v in op.operands if _is_int_scalar(v.type))
+    return {loaded[v] for v in index_uses if v in loaded}
+
+
+def _is_int_scalar(t: Any) -> bool:
+    return (isinstance(t, TileType) and t.rank == 0 and not getattr(t.element, "is_float", True)
+            and getattr(t.element, "name", "") != "i1")
 
 
 def _is_i32(t: Any) -> bool:
@@ -73,6 +155,8 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
 
     params = entry.regions[0].block.arguments
     extents = tile_extents(entry)
+    index_arrays = index_parameters(entry)
+    asserted = any(op.name == "assert" for op in entry.walk())
     args: list[Any] = []
     i = 0
     while i < len(params):
@@ -84,7 +168,8 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
             rank, tiles = extents.get(params[i], (1, [DEFAULT_EXTENT // 2]))
             count = min(count, 2 * rank)  # shape and strides; later i32s are scalars
             dims = [2 * d for d in tiles]
-            array = random_array(t.element.pointee, dims, rng)
+            array = random_array(t.element.pointee, dims, rng,
+                                 index=params[i] in index_arrays, asserted=asserted)
             strides = [int(np.prod(dims[k + 1:])) for k in range(rank)]
             args.append(array)
             args.extend(np.int32(x) for x in (dims + strides)[:count])
@@ -102,8 +187,10 @@ def _used_values(entry: Operation) -> set[Value]:
     return {v for op in entry.walk() for v in op.operands}
 
 
-def random_array(element: Any, dims: list[int], rng: Any) -> Any:
-    """Random contents for an array of ``element`` (stored as the interpreter stores it)."""
+def random_array(element: Any, dims: list[int], rng: Any, index: bool = False,
+                 asserted: bool = False) -> Any:
+    """Random contents for an array of ``element`` (stored as the interpreter stores it);
+    ``index``: small non-negative integers; ``asserted``: i1 all true."""
     import numpy as np
 
     from ..interp.dtypes import storage_dtype
@@ -113,9 +200,12 @@ def random_array(element: Any, dims: list[int], rng: Any) -> Any:
                                                f"{element} yet"))
     dtype = storage_dtype(element)
     if element.name == "i1":
-        return rng.integers(0, 2, size=dims).astype(dtype)
+        bits = rng.integers(0, 2, size=dims)
+        return (np.ones_like(bits) if asserted else bits).astype(dtype)
     if element.is_float and dtype.kind != "u":
         return rng.standard_normal(dims).astype(np.float32).astype(dtype)
+    if index:
+        return rng.integers(0, 2, size=dims).astype(dtype)
     return rng.integers(-4, 600, size=dims).astype(dtype)
 
 
