@@ -147,6 +147,19 @@ def _ptx_target_is(gpu: str):
     return ptx_target
 
 
+def tiles_have_layouts(module: Module) -> list[Diagnostic]:
+    """every tile value (argument or result) has a layout in its type"""
+    diags = []
+    for item in module.items:
+        for op in item.walk():
+            values = [*op.results, *(a for b in blocks_of(op) for a in b.arguments)]
+            for v in values:
+                if isinstance(v.type, T.TileType) and v.type.layout is None:
+                    diags.append(op_error(op, f"tile value %{v.name_hint or '?'} of "
+                                              f"'{op.name}' has no layout ({v.type})"))
+    return diags
+
+
 # --------------------------------------------------------------------------------------
 # The languages
 
@@ -191,7 +204,8 @@ TILE_ORDERED = TILE_PTR.extend(
 TILE_LAYOUT = TILE_ORDERED.extend(
     "tile-layout", "Every tile value carries a distributed layout; conversions are explicit.",
     extra_ops={"convert_layout": "move a tile between two layouts"},
-    remove_invariants={"dialect-rules"}, tile_level=False)
+    remove_invariants={"dialect-rules"}, tile_level=False,
+    add_invariants=[("tiles-have-layouts", tiles_have_layouts)])
 
 _SIMT_OPS = {n for n, d in OPS.items()
              if d.traits & {"elementwise", "control", "terminator"}} \
