@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..ir import types as T
 from ..ir.core import Operation
 from ..ir.enums import Signedness
+from . import lower_mma
 from .layout import Layout, TileRegs, choose_layout, row_major_strides
 from .lower import Lowering, Unsupported
 from .ptx import reg_class
@@ -353,6 +354,8 @@ def mma(lw: Lowering, op: Operation) -> None:
     n = rhs.shape[-1]
     is_int = op.name == "mmai"
     base, offsets = publish(lw, [lhs, rhs])
+    if lower_mma.mma_sync(lw, op, base, offsets[0], offsets[1], acc):  # tensor cores
+        return
     out = lw.new_tile(op.results[0].type)
     wide = out.element.name == "f64"
     cls = "b32" if is_int else ("f64" if wide else "f32")
