@@ -1,0 +1,222 @@
+"""mmaf/mmai on the tensor cores (nanotile/targets/lower_mma.py): mma.sync m16n8k16
+(f16, bf16) and m16n8k32 (i8) over shared-memory operands, and dynamic shared memory.
+
+Each kernel is run by the interpreter and, compiled for sm_90 and sm_100, by the PTX
+emulator (which implements mma.sync and ldmatrix from the PTX ISA's fragment tables,
+independently of the back end); ptxas must accept both targets. Float results are
+compared with a tolerance: mma.sync rounds to f32 per K step of 16, the interpreter once.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from nanotile.interp import cutile_args, run
+from nanotile.ir.parser import parse_text
+from nanotile.loader import load_file
+from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
+from nanotile.targets.emulator import run_ptx
+from nanotile.targets.ptx import dynamic_shared_bytes
+
+from .corpus_cases import CORPUS
+
+TARGETS = ["sm_90", "sm_100"]
+_NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "i8": np.int8,
+       "i32": np.int32}
+
+
+def _load(i: int, shape: tuple[int, ...], et: str) -> list[str]:
+    n = int(np.prod(shape))
+    t = "x".join(map(str, shape)) + "x"
+    ones = "x".join("1" for _ in shape) + "x"
+    return [f"%iota{i} = iota : tile<{n}xi32>",
+            f"%lin{i} = reshape %iota{i} : tile<{n}xi32> -> tile<{t}i32>",
+            f"%q{i} = reshape %a{i} : tile<ptr<{et}>> -> tile<{ones}ptr<{et}>>",
+            f"%b{i} = broadcast %q{i} : tile<{ones}ptr<{et}>> -> tile<{t}ptr<{et}>>",
+            f"%p{i} = offset %b{i}, %lin{i} : tile<{t}ptr<{et}>>, tile<{t}i32> -> tile<{t}ptr<{et}>>",
+            f"%x{i}, %tok{i} = load_ptr_tko weak %p{i} : tile<{t}ptr<{et}>> -> tile<{t}{et}>, token"]
+
+
+def mma_kernel(batch: int, m: int, n: int, k: int, et: str, acc: str, warps: int = 4,
+               op: str = "mmaf", attrs: str = "") -> str:
+    """A kernel computing out = x0 @ x1 + x2 (x2 is loaded, so C is a real operand)."""
+    pre = (batch,) if batch else ()
+    shapes = [pre + (m, k), pre + (k, n), pre + (m, n)]
+    types = [et, et, acc]
+
+    def t(s, e):
+        return "tile<" + "x".join(map(str, s)) + "x" + e + ">"
+    lines = [line for i, (s, e) in enumerate(zip(shapes, types)) for line in _load(i, s, e)]
+    lines.append(f"%y = {op} %x0, %x1, %x2 {attrs}: {t(shapes[0], et)}, {t(shapes[1], et)}, "
+                 f"{t(shapes[2], acc)}")
+    lines += _load(3, shapes[2], acc)[:-1]
+    lines.append(f"%st = store_ptr_tko weak %p3, %y : {t(shapes[2], 'ptr<' + acc + '>')}, "
+                 f"{t(shapes[2], acc)} -> token")
+    lines.append("return")
+    params = ", ".join(f"%a{i}: tile<ptr<{e}>>" for i, e in enumerate(types + [acc]))
+    hints = f" optimization_hints=<default = {{num_warps = {warps}}}>" if warps != 4 else ""
+    body = "\n    ".join(lines)
+    return f"cuda_tile.module @m {{\n  entry @k({params}){hints} {{\n    {body}\n  }}\n}}\n"
+
+
+def _inputs(batch, m, n, k, et, acc, rng):
+    pre = (batch,) if batch else ()
+    if et == "i8":
+        a = rng.integers(-128, 128, pre + (m, k)).astype(np.int8)
+        b = rng.integers(-128, 128, pre + (k, n)).astype(np.int8)
+        c = rng.integers(-2 ** 31, 2 ** 31, pre + (m, n)).astype(np.int32)
+    else:
+        a = rng.standard_normal(pre + (m, k)).astype(_NP[et])
+        b = rng.standard_normal(pre + (k, n)).astype(_NP[et])
+        c = (rng.standard_normal(pre + (m, n)) * 4).astype(_NP[acc])
+    return [a, b, c, np.zeros(pre + (m, n), _NP[acc])]
+
+
+def _check(text: str, arrays: list, gpu: str, rtol: float) -> str:
+    want = copy.deepcopy(arrays)
+    run(parse_text(text, "<k>"), "k", (1,), *want)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+    if ptxas_path() is not None:
+        assemble(ptx, gpu)
+    got = copy.deepcopy(arrays)
+    run_ptx(ptx, "k", grid=(1,), args=got)
+    w, g = want[-1].astype(np.float64), got[-1].astype(np.float64)
+    assert np.any(w != 0)
+    if rtol == 0:
+        np.testing.assert_array_equal(g, w)
+    else:  # relative to the magnitude of the sums (each is rounded per K step)
+        scale = np.abs(want[2].astype(np.float64)).max() + \
+            (np.abs(arrays[0].astype(np.float64)) @ np.abs(arrays[1].astype(np.float64))).max()
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * scale)
+    return ptx
+
+
+# (batch or 0, M, N, K, operand type, accumulator type, warps)
+CASES = [
+    (0, 16, 8, 16, "f16", "f32", 4),       # one tile: three warps idle
+    (0, 32, 64, 64, "f16", "f32", 4),      # K = 4 steps, unrolled
+    (0, 64, 32, 128, "bf16", "f32", 4),    # K = 8 steps: the K loop
+    (0, 16, 32, 32, "bf16", "f32", 4),     # one column tile per warp (ldmatrix .x2)
+    (0, 32, 32, 32, "f16", "f16", 4),      # f16 accumulator
+    (0, 128, 64, 16, "f16", "f32", 8),     # 8 warps
+    (0, 128, 128, 32, "f16", "f32", 4),    # staged in two bands of 64 rows (48 KB)
+    (4, 32, 16, 32, "f16", "f32", 4),      # batched
+    (2, 16, 32, 16, "bf16", "f32", 2),     # batched, 2 warps
+    (0, 32, 16, 64, "i8", "i32", 4),       # mmai m16n8k32
+    (2, 16, 16, 32, "i8", "i32", 4),       # batched mmai
+]
+
+
+def _id(c):
+    return "b{}_{}x{}x{}_{}_{}_w{}".format(*c)
+
+
+@pytest.mark.parametrize("gpu", TARGETS)
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_mma_sync_matches_interpreter(case, gpu):
+    batch, m, n, k, et, acc, warps = case
+    text = mma_kernel(batch, m, n, k, et, acc, warps, "mmai" if et == "i8" else "mmaf",
+                      "signed signed " if et == "i8" else "")
+    arrays = _inputs(batch, m, n, k, et, acc, np.random.default_rng(m * n + k))
+    rtol = 0 if et == "i8" else (2 ** -10 if acc == "f16" else 2 ** -20)
+    ptx = _check(text, arrays, gpu, rtol)
+    assert "mma.sync.aligned" in ptx and "fma.rn" not in ptx
+
+
+def test_mmai_unsigned():
+    text = mma_kernel(0, 16, 8, 32, "i8", "i32", op="mmai", attrs="unsigned signed ")
+    arrays = _inputs(0, 16, 8, 32, "i8", "i32", np.random.default_rng(5))
+    ptx = _check(text, arrays, "sm_90", 0)
+    assert "m16n8k32.row.col.s32.u8.s8.s32" in ptx
+
+
+def test_fallback_shapes_keep_fma_loop():
+    """M % 16 != 0 (and f32 operands) are not tensor-core forms: the FMA loop runs."""
+    text = mma_kernel(0, 8, 8, 16, "f16", "f32")
+    arrays = _inputs(0, 8, 8, 16, "f16", "f32", np.random.default_rng(1))
+    ptx = _check(text, arrays, "sm_90", 2 ** -20)
+    assert "mma.sync" not in ptx and "fma.rn.f32" in ptx
+
+
+def test_fragments_are_exact_on_integers():
+    """Small integers in f16: every product and sum is exact, so any fragment mix-up
+    (a wrong row, column or K half) changes the result: compare bit for bit."""
+    batch, m, n, k = 2, 32, 16, 32
+    text = mma_kernel(batch, m, n, k, "f16", "f32")
+    rng = np.random.default_rng(2)
+    arrays = [rng.integers(-8, 8, (batch, m, k)).astype(np.float16),
+              rng.integers(-8, 8, (batch, k, n)).astype(np.float16),
+              rng.integers(-100, 100, (batch, m, n)).astype(np.float32),
+              np.zeros((batch, m, n), np.float32)]
+    _check(text, arrays, "sm_90", 0)
+
+
+# ---------------------------------------------------------------- corpus kernels
+
+@pytest.mark.parametrize("gpu", TARGETS)
+def test_matmul_f16_uses_mma_sync(gpu):
+    """cuTile's matmul_f16 (128x32 @ 32x128 + 128x128 f32): mma.sync, matching the
+    interpreter on a 130x40 @ 40x20 problem (edge tiles padded with zeros)."""
+    from .corpus_cases import corpus_case
+
+    path = str(CORPUS / "matmul_f16.tileirbc")
+    ptx = compile_to_ptx(load_file(path), gpu)
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
+    if ptxas_path() is not None:
+        assemble(ptx, gpu)
+    grid, args, outputs, rtol, atol = corpus_case("matmul_f16", np.random.default_rng(4))
+    mine, theirs = copy.deepcopy(args), copy.deepcopy(args)
+    run(path, "matmul_f16", grid, *cutile_args(*theirs))
+    run_ptx(ptx, "matmul_f16", grid=grid, args=cutile_args(*mine))
+    np.testing.assert_allclose(mine[2].astype(np.float64), theirs[2].astype(np.float64),
+                               rtol=rtol, atol=atol)
+
+
+# ---------------------------------------------------------------- dynamic shared memory
+
+def test_dynamic_shared_memory_declared_and_sized():
+    """A 16x1024 f32 accumulator (one band of 16 rows: it cannot be staged in smaller
+    bands) plus the operands need > 48 KB: the kernel takes __nt_smem from dynamic shared
+    memory, says how much in a comment, and the emulator sizes its window from that."""
+    text = mma_kernel(0, 16, 1024, 16, "f16", "f32")
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+    need = dynamic_shared_bytes(ptx, "k")
+    assert need > 48 * 1024
+    assert re.search(r"^\.extern \.shared \.align 16 \.b8 __nt_smem\[\];$", ptx, re.M)
+    assert "__nt_smem[" not in ptx.replace("__nt_smem[]", "")
+    for gpu in TARGETS:
+        if ptxas_path() is not None:
+            assemble(compile_to_ptx(parse_text(text, "<k>"), gpu), gpu)
+    arrays = _inputs(0, 16, 1024, 16, "f16", "f32", np.random.default_rng(3))
+    _check(text, arrays, "sm_90", 2 ** -20)
+    # the window really is that size: one byte less and the kernel faults
+    from nanotile.targets.emulator import PtxError
+
+    with pytest.raises(PtxError):
+        run_ptx(ptx, "k", grid=(1,), args=copy.deepcopy(arrays), shared_bytes=need - 16)
+
+
+def test_static_shared_memory_below_48k():
+    text = mma_kernel(0, 32, 32, 32, "f16", "f32")
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+    assert dynamic_shared_bytes(ptx, "k") == 0
+    assert ".extern .shared" not in ptx and re.search(r"__nt_smem\[\d+\]", ptx)
+
+
+def test_too_much_shared_memory_is_a_compile_error():
+    from nanotile.diagnostics import CompileError
+
+    # a permute of a 256x256 f32 tile stages 256 KB: more than any CTA has
+    text = ("cuda_tile.module @m {\n  entry @k(%a0: tile<ptr<f32>>, %a1: tile<ptr<f32>>) {\n    "
+            + "\n    ".join(_load(0, (256, 256), "f32")) + "\n    "
+            "%y = permute %x0 [1, 0] : tile<256x256xf32> -> tile<256x256xf32>\n    "
+            + "\n    ".join(_load(1, (256, 256), "f32")[:-1]) + "\n    "
+            "%st = store_ptr_tko weak %p1, %y : tile<256x256xptr<f32>>, tile<256x256xf32> "
+            "-> token\n    return\n  }\n}\n")
+    with pytest.raises(CompileError, match="shared memory"):
+        compile_to_ptx(parse_text(text, "<k>"), "sm_90")
