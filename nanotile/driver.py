@@ -35,9 +35,11 @@ USAGE = ("usage: nanotile FILE [-o OUT] [--emit=KIND] [--generic] [--debuginfo] 
          "  --debuginfo    print locations (loc(...))\n"
          "  --no-verify    skip the dialect verifier\n"
          "  --bytecode-version=13.x  version written by --emit=bytecode (default 13.4)\n"
-         "  --gpu-name=sm_90|sm_100  target of --emit=ptx / --emit=cubin (default sm_100)\n"
+         "  --gpu-name=sm_90|sm_100  target of --emit=ptx / --emit=cubin and of the default\n"
+         "                 pipeline (default sm_100)\n"
          "  pass pipeline: -p PASSES, --dump-after=P, --time-passes, --rules FILE.egg,\n"
-         "                 --dump-egglog, --dump-egraph=DIR ... (python -m nanotile.passes -h)\n")
+         "                 --dump-egglog, --dump-egraph=DIR ... (python -m nanotile.passes -h);\n"
+         "                 the pipeline runs once, down to PTX for --emit=ptx/cubin\n")
 
 
 @dataclass
