@@ -10,7 +10,6 @@ a handler does not know, is a compile-time ``PtxError`` naming the instruction a
 from __future__ import annotations
 
 import struct
-import sys
 
 import numpy as np
 
@@ -1758,17 +1757,17 @@ def _call(c: C):
     ret_sym = c.k.symbols.get(rets[0].name) if rets else None
 
     def vprintf(w, m):
-        from nanotile.targets.emulator.printf import format_printf
+        from nanotile.targets.emulator.printf import format_printf, output
         lanes = np.nonzero(m)[0]
         fmt_ptr = w.local.load(np.full(len(lanes), syms[0].address, np.uint64), 8, lanes)
         buf_ptr = w.local.load(np.full(len(lanes), syms[1].address, np.uint64), 8, lanes)
         for lane, fa, ba in zip(lanes, fmt_ptr, buf_ptr):
             text = format_printf(w, int(fa), int(ba), int(lane))
-            sys.stdout.write(text)
+            output().write(text)
             if ret_sym is not None:
                 w.local.store(np.array([ret_sym.address], np.uint64), 4,
                               np.array([len(text)], np.uint32), np.array([lane]))
-        sys.stdout.flush()
+        output().flush()
     return vprintf
 
 

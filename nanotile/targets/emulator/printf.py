@@ -1,11 +1,39 @@
-"""``vprintf``: format a device printf call from its format string and argument buffer."""
+"""``vprintf``: format a device printf call from its format string and argument buffer.
+
+The text goes to standard output, or to the stream given to ``printf_output(stream)``
+(a context manager; ``nanotile.run(..., device="emulator", out=...)`` uses it so that
+emulated print_tko output can be compared with the interpreter's). Each vprintf call is
+one ``write``.
+"""
 
 from __future__ import annotations
 
 import re
 import struct
+import sys
+from typing import TextIO
 
-_SPEC = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXeEfFgGcsp%])")
+_SPEC = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXeEfFgGaAcsp%])")
+_OUT: list[TextIO | None] = [None]
+
+
+def output() -> TextIO:
+    """Where vprintf writes now."""
+    return _OUT[0] if _OUT[0] is not None else sys.stdout
+
+
+class printf_output:
+    """``with printf_output(stream):`` vprintf writes to ``stream``."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+
+    def __enter__(self) -> None:
+        self._was = _OUT[0]
+        _OUT[0] = self.stream
+
+    def __exit__(self, *exc) -> None:
+        _OUT[0] = self._was
 
 
 def _read_cstring(w, addr: int) -> str:
@@ -48,6 +76,9 @@ def format_printf(w, fmt_addr: int, buf_addr: int, lane: int) -> str:
         spec = "%" + (flags or "") + (width or "") + (f".{prec}" if prec else "")
         if conv in "eEfFgG":
             return (spec + conv) % struct.unpack("<d", take(8))[0]
+        if conv in "aA":
+            from nanotile.interp.ops_shape import c_hex_float
+            return c_hex_float(struct.unpack("<d", take(8))[0], spec[1:], upper=conv == "A")
         if conv == "s":
             return (spec + "s") % _read_cstring(w, struct.unpack("<Q", take(8))[0])
         if conv == "p":
