@@ -225,6 +225,58 @@ def format_print(fmt: str, values: list, types: list) -> str:
     return _SPEC.sub(one, fmt)
 
 
+_HEX_SPEC = re.compile(r"([-+ #0]*)(\d*)(?:\.(\d*))?$")
+
+
+def c_hex_float(v: float, spec: str = "", upper: bool = False) -> str:
+    """``%a`` of C's printf: ``0x1.8p+1`` (no trailing zeros unless a precision is given;
+    subnormals ``0x0.<digits>p-1022``, zero ``0x0p+0``); ``spec`` holds the flags, width
+    and precision written between ``%`` and ``a`` (e.g. ``"+08.3"``)."""
+    import math
+
+    m = _HEX_SPEC.match(spec)
+    flags, width = (m.group(1), m.group(2)) if m else ("", "")
+    prec = None if m is None or m.group(3) is None else int(m.group(3) or 0)
+    sign = "-" if math.copysign(1.0, v) < 0 else "+" if "+" in flags else \
+        " " if " " in flags else ""
+    if math.isnan(v) or math.isinf(v):
+        body, prefix = ("nan" if math.isnan(v) else "inf"), ""
+    else:
+        a = abs(v)
+        if a == 0:
+            lead, frac, exp = 0, 0, 0
+        elif a < 2.0 ** -1022:  # subnormal
+            lead, frac, exp = 0, int(math.ldexp(a, 1074)), -1022
+        else:
+            mant, e = math.frexp(a)  # a = mant * 2**e, mant in [0.5, 1)
+            lead, frac, exp = 1, int((mant * 2 - 1) * 2.0 ** 52), e - 1
+        digits = f"{frac:013x}"
+        if prec is None:
+            digits = digits.rstrip("0")
+        elif prec < 13:
+            shift = 4 * (13 - prec)
+            q, r = divmod(frac, 1 << shift)
+            half = 1 << (shift - 1)
+            if r > half or (r == half and q & 1):
+                q += 1
+            if q >> (4 * prec):  # carried into the leading digit
+                lead, q = lead + 1, 0
+            digits = f"{q:0{prec}x}" if prec else ""
+        else:
+            digits += "0" * (prec - 13)
+        point = "." if digits or "#" in flags else ""
+        prefix, body = "0x", f"{lead}{point}{digits}p{exp:+d}"
+    n = len(sign) + len(prefix) + len(body)
+    pad = max(int(width or 0) - n, 0)
+    if "-" in flags:
+        text = sign + prefix + body + " " * pad
+    elif "0" in flags and prefix:
+        text = sign + prefix + "0" * pad + body
+    else:
+        text = " " * pad + sign + prefix + body
+    return text.upper() if upper else text
+
+
 def _format_tile(a: np.ndarray, et, flags: str, conv: str) -> str:
     if a.ndim == 0:
         return _format_scalar(a, et, flags, conv)
@@ -245,9 +297,8 @@ def _format_scalar(a: np.ndarray, et, flags: str, conv: str) -> str:
     from .dtypes import to_compute
 
     v = float(to_compute(a, et))
-    if conv in "aA":  # hexadecimal float
-        text = v.hex()
-        return text.upper() if conv == "A" else text
+    if conv in "aA":  # hexadecimal float, as C's printf writes it
+        return c_hex_float(v, flags, upper=conv == "A")
     if conv in "dioxXuc":
         return ("%" + flags + "d") % int(v) if np.isfinite(v) else str(v)
     return ("%" + flags + conv) % v
