@@ -3,7 +3,8 @@ in the PTX emulator and matches the interpreter on the same random inputs
 (nanotile.passes.semantics.make_inputs). Each (kernel, target) is classified:
 
     match        the emulated run's outputs match the interpreter's
-                 (nanotile.targets.compare: ints exact, floats to a few ulps)
+                 (nanotile.targets.compare: ints exact, floats to a few ulps, printed
+                 text equal up to the order of tile blocks)
     order        they differ, but the kernel's outputs depend on a float reduce/scan and
                  the interpreter folding it in the spec's sequential order (the order the
                  back end uses) matches: "match (reduction order)", not a bug
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import io
 import multiprocessing
 import signal
 import sys
@@ -85,10 +85,16 @@ def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
     from nanotile.diagnostics import CompileError
     from nanotile.interp import InterpError
     from nanotile.passes.semantics import make_inputs
-    from nanotile.targets.compare import first_difference, order_explains
+    from nanotile.targets.compare import (
+        PrintLog,
+        first_difference,
+        order_explains,
+        print_difference,
+    )
     from nanotile.targets.compile import compile_to_ptx
     from nanotile.targets.emulator import run_ptx
     from nanotile.targets.emulator.errors import PtxError
+    from nanotile.targets.emulator.printf import printf_output
 
     results: dict[str, tuple[str, str]] = {}
     module = nanotile.load(path)
@@ -109,19 +115,26 @@ def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
         return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
     want = copy_args()
+    printed = PrintLog()
     try:
-        nanotile.run(module, kernel, grid, *want, out=io.StringIO())
+        nanotile.run(module, kernel, grid, *want, out=printed)
     except InterpError as e:
         for t in ptx:
             results[t] = ("interp-cant", _one_line(e))
         return results
     for t, text in ptx.items():
         got = copy_args()
+        log = PrintLog()
         try:
-            run_ptx(text, kernel, grid=dims, args=got, filename=f"<{kernel}.{t}.ptx>")
+            with printf_output(log):
+                run_ptx(text, kernel, grid=dims, args=got, filename=f"<{kernel}.{t}.ptx>")
         except PtxError as e:
             kind = "unsupported" if "unsupported instruction" in str(e) else "emu-error"
             results[t] = (kind, _one_line(e.message))
+            continue
+        diff = print_difference(log, printed, t)
+        if diff is not None:
+            results[t] = ("mismatch", _one_line(diff))
             continue
         diff = first_difference(got, want, t)
         if diff is not None and order_explains(module, kernel, dims, args, got, t):

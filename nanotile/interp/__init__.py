@@ -89,7 +89,8 @@ def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: An
 
     ``device="emulator"`` instead compiles the module to PTX for ``gpu_name`` (sm_90 or
     sm_100) and runs the PTX in the PTX emulator with the same arguments
-    (nanotile.targets.emulated_run; the interpreter-only options are then ignored).
+    (nanotile.targets.emulated_run; ``out`` receives its printed text too; the
+    interpreter-only options are then ignored).
 
     ``out`` receives print_tko output (default: standard output). A loop that runs more
     than ``max_iterations`` times (None: no limit) raises InterpError instead of hanging.
@@ -100,7 +101,7 @@ def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: An
     if device == "emulator":
         from ..targets.emulated_run import run_emulated
 
-        return run_emulated(module_or_path, kernel, grid, *args, gpu_name=gpu_name)
+        return run_emulated(module_or_path, kernel, grid, *args, gpu_name=gpu_name, out=out)
     if device != "interp":
         raise InterpError(f"unknown device '{device}' (known: interp, emulator)")
     import numpy as np

@@ -2,9 +2,12 @@
 exactly, floats to a few ulps of the stored type scaled by the largest expected value
 (approximate transcendentals and other summation orders). Shared by the emulated-run tests
 and bench/emulator_sweep.py. ``order_explains`` accepts a float reduce/scan result that
-the interpreter reproduces when it folds in the spec's sequential order (see below)."""
+the interpreter reproduces when it folds in the spec's sequential order (see below);
+``print_difference`` compares printed text (print_tko: interpreter vs vprintf)."""
 
 from __future__ import annotations
+
+import io
 
 import ml_dtypes
 import numpy as np
@@ -116,3 +119,31 @@ def order_explains(module, kernel: str, grid, args: list, got: list, what: str) 
     if not float_reduction_feeds_output(entry):
         return False
     return first_difference(got, fold_order_run(module, kernel, grid, args), what) is None
+
+
+# --------------------------------------------------------------------------------------
+# Printed text
+
+
+class PrintLog(io.StringIO):
+    """A text stream that also keeps each ``write`` apart: the interpreter writes once
+    per print_tko per tile block, the emulator once per vprintf (one per CTA)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chunks: list[str] = []
+
+    def write(self, s: str) -> int:
+        self.chunks.append(s)
+        return super().write(s)
+
+
+def print_difference(got: PrintLog, want: PrintLog, what: str) -> str | None:
+    """None when both printed the same text, or the same prints in another order of tile
+    blocks (the spec leaves that order unspecified); else where they first differ."""
+    if got.getvalue() == want.getvalue() or sorted(got.chunks) == sorted(want.chunks):
+        return None
+    a, b = got.getvalue(), want.getvalue()
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return (f"{what}: printed text differs at character {k}: "
+            f"{a[max(k - 20, 0):k + 40]!r} (emulated) vs {b[max(k - 20, 0):k + 40]!r}")

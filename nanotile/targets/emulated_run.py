@@ -1,13 +1,15 @@
 """Run a Tile IR kernel the way a GPU would: compile it to PTX and execute the PTX in the
 PTX emulator (nanotile.targets.emulator).
 
-    run_emulated(module_or_path, kernel, grid, *args, gpu_name="sm_90")
+    run_emulated(module_or_path, kernel, grid, *args, gpu_name="sm_90", out=None)
 
 takes the same arguments as the interpreter (``nanotile.interp.run``): a C-contiguous
 NumPy array per pointer parameter (updated in place after the run) and a number per
 scalar parameter. The PTX back end keeps the kernel's parameter list (a pointer becomes
 a u64 address, scalars keep their type), so the arguments pass through unchanged.
 ``nanotile.run(..., device="emulator")`` and ``nanotile run --emulate`` call this.
+print_tko becomes a vprintf per CTA (thread 0); its text goes to ``out`` (default:
+standard output), as the interpreter's print output does, in the same format.
 
 The module is compiled from a copy: the back end's pipeline rewrites the IR in place,
 and the caller's module stays as it was.
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any
+from typing import Any, TextIO
 
 DEVICES = ("interp", "emulator")
 
@@ -69,13 +71,15 @@ def _check_arguments(entry, kernel: str, args: tuple) -> None:
 
 
 def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
-                 gpu_name: str = "sm_90") -> None:
+                 gpu_name: str = "sm_90", out: TextIO | None = None) -> None:
     """Compile for ``gpu_name`` and run ``kernel`` over ``grid`` in the PTX emulator.
-    Array arguments are updated in place; errors are InterpError (bad arguments),
-    CompileError (compilation) or PtxError (the emulated run)."""
+    Array arguments are updated in place; printed text goes to ``out`` (default: standard
+    output); errors are InterpError (bad arguments), CompileError (compilation) or
+    PtxError (the emulated run)."""
     from ..interp.errors import InterpError
     from .compile import compile_to_ptx
     from .emulator import run_ptx
+    from .emulator.printf import printf_output
     from .target import get_target
 
     dims = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
@@ -85,4 +89,6 @@ def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], 
     module = load_module(module_or_path)
     _check_arguments(_entry(module, kernel), kernel, args)
     ptx = compile_to_ptx(module, gpu_name)
-    run_ptx(ptx, kernel, grid=dims, args=list(args), filename=f"<{kernel}.{gpu_name}.ptx>")
+    with printf_output(out):
+        run_ptx(ptx, kernel, grid=dims, args=list(args),
+                filename=f"<{kernel}.{gpu_name}.ptx>")

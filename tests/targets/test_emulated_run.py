@@ -23,7 +23,7 @@ import pytest
 
 import nanotile
 from nanotile.interp import InterpError, cutile_args
-from nanotile.targets.compare import first_difference, order_explains
+from nanotile.targets.compare import PrintLog, first_difference, order_explains, print_difference
 
 from .corpus_cases import CORPUS, KERNELS, corpus_case
 
@@ -99,13 +99,16 @@ def test_cutile_tests_sample(name):
     kernel = entry.attributes["sym_name"]
     grid, args = make_inputs(entry, np.random.default_rng(0))
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    printed = PrintLog()
     try:
-        nanotile.run(module, kernel, grid, *want, out=io.StringIO())
+        nanotile.run(module, kernel, grid, *want, out=printed)
     except InterpError as e:
         pytest.skip(f"the interpreter cannot run it on generated inputs: {e}")
     for target in TARGETS:
         got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name=target)
+        log = PrintLog()
+        nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name=target, out=log)
+        assert print_difference(log, printed, target) is None
         diff = first_difference(got, want, target)
         # a float reduce/scan may combine in another legal order: then the interpreter
         # folding in that order must give the same result (no wider tolerance)
@@ -230,6 +233,73 @@ def test_integer_reductions_are_not_order_dependent():
     module, *_ = _tests_case(
         "test_reduction__make_reduce_axis1_3d.kernel-argmin__i16x3_i32x2_16_4_4_F")
     assert not float_reduction_feeds_output(module.entries()[0])
+
+
+# Kernels that print (print_tko -> one vprintf per CTA): the emulated text is the
+# interpreter's, byte for byte (tiles, f16/bf16/i8/i64 elements, %a, %%, escapes, no
+# newline at the end, two tile blocks).
+PRINTS = [
+    "test_print__kernel_print__f32x1_8",
+    "test_print__kernel_printf__bf16x1_8",
+    "test_print__kernel_builtin_print__i8x1_8",
+    "test_print__kernel_print__i64x1_8",
+    "test_print__kernel_fstring_nested__f32x1_8",
+    "test_print__kernel_print_no_end__i32x1_8",
+    "test_print__kernel_print_ordering__i32x1_8",
+    "test_print__kernel_print_tuple_escaped_str__i32x2_2",
+    "test_typeinfer__test_printf_format.print_kernel__noargs",
+]
+
+
+@pytest.mark.parametrize("name", PRINTS)
+def test_printed_text_matches(name):
+    module, kernel, grid, args = _tests_case(name)
+    printed = PrintLog()
+    nanotile.run(module, kernel, grid, *copy.deepcopy(args), out=printed)
+    assert printed.getvalue()
+    for target in TARGETS:
+        log = PrintLog()
+        nanotile.run(module, kernel, grid, *copy.deepcopy(args), device="emulator",
+                     gpu_name=target, out=log)
+        assert log.getvalue() == printed.getvalue(), target
+
+
+def test_print_difference():
+    a, b, c = PrintLog(), PrintLog(), PrintLog()
+    for log, parts in ((a, ["x=[1, 2]\n", "x=[3, 4]\n"]), (b, ["x=[3, 4]\n", "x=[1, 2]\n"]),
+                       (c, ["x=[1, 2]\n", "x=[3, 5]\n"])):
+        for p in parts:
+            log.write(p)
+    assert print_difference(a, a, "t") is None
+    assert print_difference(b, a, "t") is None  # another order of tile blocks
+    assert "character 15" in print_difference(c, a, "t")
+
+
+@pytest.mark.parametrize("value, spec, text", [
+    (8.0, "", "0x1p+3"), (3.14, "", "0x1.91eb851eb851fp+1"), (0.0, "", "0x0p+0"),
+    (-0.0, "", "-0x0p+0"), (1e-310, "", "0x0.012688b70e62bp-1022"), (3.14, ".3", "0x1.91fp+1"),
+    (1.99999, ".2", "0x2.00p+0"), (3.14, "+", "+0x1.91eb851eb851fp+1"),
+    (8.0, "#", "0x1.p+3"), (8.0, "012", "0x0000001p+3"), (8.0, "-8", "0x1p+3  "),
+    (float("-inf"), "6", "  -inf"),
+])
+def test_hex_float_is_c_printf(value, spec, text):
+    """%a as glibc's printf writes it (checked against cc); the interpreter and the
+    emulator's vprintf share it."""
+    from nanotile.interp.ops_shape import c_hex_float
+
+    assert c_hex_float(value, spec) == text
+    assert c_hex_float(value, spec, upper=True) == text.upper()
+
+
+def test_cli_emulate_prints_what_the_interpreter_prints():
+    src = str(TESTS_CORPUS / "test_typeinfer__test_printf_format.print_kernel__noargs.tileirbc")
+    interp = _cli(src, "--grid", "1")
+    assert interp.returncode == 0, interp.stderr
+    assert "0x1p+3" in interp.stdout and "escape % 123" in interp.stdout
+    for target in TARGETS:
+        emulated = _cli(src, "--grid", "1", "--emulate", f"--gpu-name={target}")
+        assert emulated.returncode == 0, emulated.stderr
+        assert emulated.stdout == interp.stdout
 
 
 def test_module_is_not_changed_and_bad_device_is_an_error():
