@@ -71,7 +71,10 @@ def test_print_language_and_diff(capsys):
 
 
 def test_print_pipeline(capsys):
-    assert run(capsys, "--print-pipeline")[1].strip() == default_pipeline()
+    from nanotile.passes.registry import parse_pipeline
+
+    assert run(capsys, "--print-pipeline")[1].strip() == \
+        ",".join(s.spelling() for s in parse_pipeline(default_pipeline()))
     assert run(capsys, "--print-pipeline", "-p", "dce{remove-loads=false},cse")[1].strip() \
         == "dce{remove-loads=False},cse"
 
@@ -154,7 +157,9 @@ def test_start_after_resumes_from_a_dump(capsys, tmp_path):
     status, resumed, err = run(capsys, str(dump), "--start-after=simplify-tokens",
                                "--dump-after=all")
     assert status == 0, err
-    steps = default_pipeline().split(",")
+    from nanotile.passes.registry import parse_pipeline
+
+    steps = [s.spelling() for s in parse_pipeline(default_pipeline())]
     assert [n for _, n, _ in split_dumps(err)] == steps[steps.index("simplify-tokens") + 1:]
     assert resumed == full
 

@@ -36,7 +36,8 @@ def test_nanotile_dump_after_all_prints_every_stage_that_reparses(capsys):
     status, out, err = nanotile_main(capsys, LAYERNORM, "--dump-after=all")
     assert status == 0, err
     dumps = split_dumps(err)
-    assert [name for _, name, _ in dumps] == default_pipeline().split(",")
+    assert [name for _, name, _ in dumps] == \
+        [s.spelling() for s in parse_pipeline(default_pipeline())]
     language = "tile"
     for (_, name, text), step in zip(dumps, parse_pipeline(default_pipeline()), strict=True):
         language = step_output(step, language)
