@@ -224,6 +224,14 @@ def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
                          f"ends in language '{language}' (end -p with "
                          f"lower-to-ptx{{gpu={args.target}}}, or drop --stop-after)",
                 "<command line>"))
+        gpu = {"ptx-sm90": "sm_90", "ptx-sm100": "sm_100"}.get(language)
+        if to_ptx and gpu != args.target:
+            if "gpu_name" in opts.extra:
+                raise CompileError(Diagnostic(
+                    "error", f"--gpu-name={args.target}, but the pipeline lowers to PTX for "
+                             f"{gpu} (language '{language}'): write "
+                             f"lower-to-ptx{{gpu={args.target}}}", "<command line>"))
+            opts.extra["gpu_name"] = gpu  # -p chose the target: ptxas assembles for it
         if opts.emit == "bytecode" and lowered:
             raise CompileError(Diagnostic(
                 "error", f"--emit=bytecode writes Tile IR, but the pipeline ends in PTX "

@@ -258,3 +258,15 @@ def test_start_after_lower_to_ptx_resumes_from_a_ptx_dump(capsys, tmp_path):
                                      "--start-after=lower-to-ptx", "--dump-after=all")
     assert status == 0, err
     assert out == ptx
+
+
+def test_gpu_name_and_the_pipelines_target_agree(capsys):
+    # -p chooses the target when --gpu-name is not given ...
+    status, out, err = nanotile_main(capsys, VECTOR_ADD, "-p", to_ptx("sm_90"), "--emit=ptx")
+    assert status == 0, err
+    assert ".target sm_90a" in out
+    # ... and a pipeline lowering for another target than --gpu-name is an error
+    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", to_ptx("sm_90"), "--emit=ptx",
+                                   "--gpu-name=sm_100")
+    assert status == 1
+    assert "--gpu-name=sm_100, but the pipeline lowers to PTX for sm_90" in err
