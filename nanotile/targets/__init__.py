@@ -1,9 +1,10 @@
 """Code-generation targets of nanotile: the PTX back end (sm_90a, sm_100a) and the emulator.
 
 Flow: the target's default pipeline (nanotile/passes/pipelines.py: canonicalisation,
-then ``lower-views`` -> tile-ptr and ``resolve-tokens`` -> program order) and then
-``lower.compile_module``, which gives every tile value a distributed layout (layout.py)
-and lowers op families to per-thread PTX:
+then ``lower-views`` -> tile-ptr, ``resolve-tokens`` -> program order, the layout passes,
+then the pass ``lower-to-ptx{gpu=...}`` (lower_to_ptx.py), which runs
+``lower.compile_module`` and keeps the result as ``module.ptx``, a ptx_ir.PtxProgram that
+the PTX passes edit). ``compile_module`` lowers op families to per-thread PTX:
 
 - lower_math.py / lower_convert.py  elementwise arithmetic, math, casts, pointer offsets
 - lower_memory.py                   views (if any are left), ld/st/atom/red, memory order
@@ -15,7 +16,8 @@ and lowers op families to per-thread PTX:
 - rules.py                          op name -> lowering rule (refusals name the op)
 - ptx.py                            the PTX builder (registers, labels, kernel text)
 - target.py, sm90/, sm100/          per-architecture headers and flags
-- compile.py                        compile_to_ptx, ptxas_path, assemble (ptxas)
+- lower_to_ptx.py                   the pass from the tile stages to the ptx stages
+- compile.py                        compile_to_ptx (runs the pipeline), ptxas_path, assemble
 
 Public API: ``nanotile.targets.compile.compile_to_ptx(module, "sm_90" | "sm_100")`` and
 ``assemble(ptx, gpu_name)``; the driver exposes them as ``--emit=ptx|cubin``.
