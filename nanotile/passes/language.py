@@ -158,11 +158,15 @@ def is_sublanguage(small: Language, big: Language) -> bool:
 
 def accepts(reader: Language, module_language: Language,
             parent_of: Callable[[str], Language | None]) -> bool:
-    """A pass reading ``reader`` may run on a module in ``module_language``: a sublanguage,
-    or (``reader.open_to_extensions``) a language declared by extending ``reader``."""
-    if is_sublanguage(module_language, reader):
+    """A pass reading ``reader`` may run on a module in ``module_language``: a tile
+    sublanguage, or (``reader.open_to_extensions``) a language declared by extending
+    ``reader``. The ptx languages' instruction sets are documentation, not checked sets,
+    so between them only that declared extension counts (sm_100 passes stay off sm_90)."""
+    if reader.name == module_language.name:
         return True
-    if not reader.open_to_extensions:
+    if not (reader.ptx or module_language.ptx):
+        return is_sublanguage(module_language, reader)
+    if not (reader.ptx and module_language.ptx and reader.open_to_extensions):
         return False
     language: Language | None = module_language
     while language is not None:

@@ -131,3 +131,64 @@ def test_every_corpus_kernel_is_in_tile_but_not_tile_canon(path):
     module = load_file(str(path))
     assert TILE.check(module) == []
     assert any("'assume'" in d.message for d in TILE_CANON.check(module))
+
+
+# -- the ptx languages: they check module.ptx, the program lower-to-ptx made ---------------
+
+PTX_TEXT = """.version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry k(
+\t.param .u64 k_param_0
+)
+{
+\t.reg .pred %p<2>;
+\t.reg .b32 %r<3>;
+\tmov.u32 %r1, %tid.x;
+\tsetp.eq.s32 %p1, %r1, 0;
+\t@%p1 bra $L_end;
+\tadd.s32 %r2, %r1, 1;
+$L_end:
+\tret;
+}
+"""
+
+
+def ptx_module(text: str = PTX_TEXT) -> Module:
+    from nanotile.targets.ptx_ir import parse_ptx_program
+
+    return Module(ptx=parse_ptx_program(text, "<k.ptx>"))
+
+
+def test_ptx_languages_check_the_ptx_program():
+    module = ptx_module()
+    assert get_language("ptx-sm90").check(module) == []
+    assert [d.message for d in get_language("ptx-sm100").check(module)] == \
+        ["the PTX program is for sm_90, not sm_100"]
+    assert "has no PTX program" in get_language("ptx-sm90").check(Module())[0].message
+    # a tile language does not take a lowered module (its invariants read Tile IR ops)
+    assert "lowered to PTX already" in TILE.check(module)[0].message
+
+
+@pytest.mark.parametrize("broken, message", [
+    (PTX_TEXT.replace("$L_end:", "$L_other:"),
+     "kernel 'k': '@%p1 bra $L_end;' branches to label '$L_end', which the kernel does not "
+     "define"),
+    (PTX_TEXT.replace("add.s32 %r2, %r1, 1", "add.s32 %r2, %q1, 1"),
+     "kernel 'k': register %q1 is used by 'add.s32 %r2, %q1, 1;' but not declared"),
+])
+def test_ptx_invariants_reject_a_broken_program(broken, message):
+    problems = get_language("ptx-sm90").check(ptx_module(broken))
+    assert [d.message for d in problems] == [message]
+    assert problems[0].filename == "<k.ptx>"
+
+
+def test_a_ptx_sm90_pass_reads_ptx_sm100_but_not_tile():
+    from nanotile.passes.language import accepts
+
+    sm90, sm100 = get_language("ptx-sm90"), get_language("ptx-sm100")
+    assert accepts(sm90, sm100, LANGUAGES.get) and accepts(sm90, sm90, LANGUAGES.get)
+    assert not accepts(sm100, sm90, LANGUAGES.get)
+    assert not accepts(TILE, sm90, LANGUAGES.get) and not accepts(sm90, TILE, LANGUAGES.get)
+    assert not is_sublanguage(sm90, TILE)
