@@ -2,11 +2,12 @@
 
 Input: an ``mmaf``/``mmai`` op whose lhs (M x K, or B x M x K) and rhs (K x N / B x K x N)
 are already in the CTA's shared buffer, row-major at known byte offsets (lower_shared
-writes them there, one element per ``esize`` bytes: 2 for f16/bf16, 4 for i8), and whose
+writes them there, one element per ``esize`` bytes: 2 for f16/bf16/f8, 4 for i8), and whose
 accumulator is a tile in registers. Output: the PTX that computes the result tile into
 registers (its ordinary distributed layout), through the PTX ISA's warp-level MMA:
 
     mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32   (mmaf)
+    mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32 (mmaf, PTX ISA 8.4: sm_100)
     mma.sync.aligned.m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32         (mmai)
 
 ``mma_sync(lw, op, base, lhs_offset, rhs_offset, acc)`` returns False (emitting nothing)
@@ -24,9 +25,9 @@ chunks of at most 32 tiles (128 accumulator registers). Per chunk, per batch:
    ``ldmatrix.sync.aligned.m8n8.x4.shared.b16`` (lane l gives the address of row
    l % 8 + 8 (l / 8 % 2), column 8 (l / 16) of the block), the B fragments of two 8-column
    tiles with ``ldmatrix...x4.trans`` on the row-major K x N operand (the transpose gives
-   each lane the (k = 2t, 2t+1; n = g) pairs "col" B needs). 8-bit operands (stored as
-   4-byte elements) are gathered with ``ld.shared.v4.b32``/``ld.shared.b32`` and packed
-   with ``prmt``. Then one ``mma.sync`` per tile.
+   each lane the (k = 2t, 2t+1; n = g) pairs "col" B needs). 8-bit operands (i8 stored as
+   4-byte elements, f8 as 2-byte ones) are gathered with vector or scalar ``ld.shared``
+   and their low bytes packed with ``prmt``. Then one ``mma.sync`` per tile.
 3. D goes back where C was (each tile belongs to one warp, which read its C before), then
    ``bar.sync`` and every thread reads its result slots row-major; a final ``bar.sync``
    frees the buffer.
@@ -77,17 +78,24 @@ def _shape(t: T.Type) -> tuple[int, ...]:
     return tuple(t.shape) if isinstance(t, T.TileType) else ()
 
 
-def plan(op: Operation, threads: int) -> _Plan | None:
-    """How ``op`` maps onto mma.sync for a CTA of ``threads`` threads, or None."""
+_F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+
+
+def plan(op: Operation, threads: int, ptx_version: str = "8.0") -> _Plan | None:
+    """How ``op`` maps onto mma.sync for a CTA of ``threads`` threads, or None. 8-bit
+    float operands need PTX ISA 8.4 (the sm_100 target's 8.6; not sm_90's 8.0)."""
     lt, rt, at = (v.type for v in op.operands)
     if not all(isinstance(t, T.TileType) for t in (lt, rt, at)):
         return None
     le, re_, ae = lt.element.name, rt.element.name, at.element.name
-    if op.name == "mmaf":
-        if le != re_ or le not in ("f16", "bf16") or ae not in ("f32", "f16"):
-            return None
+    if op.name == "mmaf" and le == re_ and le in ("f16", "bf16") and ae in ("f32", "f16"):
         kstep, esize, integer = 16, 2, False
         instr = f"mma.sync.aligned.m16n8k16.row.col.f32.{le}.{le}.f32"
+    elif op.name == "mmaf" and le in _F8 and re_ in _F8 and ae in ("f32", "f16"):
+        if tuple(map(int, ptx_version.split("."))) < (8, 4):
+            return None
+        kstep, esize, integer = 32, 2, False
+        instr = f"mma.sync.aligned.m16n8k32.row.col.f32.{_F8[le]}.{_F8[re_]}.f32"
     elif op.name == "mmai":
         if le != "i8" or re_ != "i8" or ae != "i32":
             return None
@@ -152,7 +160,7 @@ def mma_sync(lw: Lowering, op: Operation, base: str, lhs_offset: int, rhs_offset
     from .lower_shared import esize as smem_esize
     from .lower_shared import from_shared
 
-    p = plan(op, lw.threads)
+    p = plan(op, lw.threads, lw.target.ptx_version)
     if p is None or lhs_offset % 16 or rhs_offset % 16:
         return False
     lhs_t, rhs_t = op.operands[0].type, op.operands[1].type
@@ -231,7 +239,7 @@ def try_mma_sync(lw: Lowering, op: Operation, lhs, rhs, acc: TileRegs) -> bool:
     from .lower_shared import esize as smem_esize
     from .lower_shared import smem_base
 
-    if plan(op, lw.threads) is None:
+    if plan(op, lw.threads, lw.target.ptx_version) is None:
         return False
     ends = [lw.fn.shared_bytes]
     for v, x in zip(op.operands[:2], (lhs, rhs)):
@@ -275,7 +283,7 @@ def _lane_addresses(lw: Lowering, p: _Plan, base: str) -> _Lanes:
     fn.emit(f"mul.lo.s32 {col0}, {wj}, {p.sn * 8}")
     es = p.esize
     a_lane, b_lane, c_lane = fn.reg("b32"), fn.reg("b32"), fn.reg("b32")
-    if not p.integer:
+    if p.kstep == 16:
         # ldmatrix: row (lane % 8) + 8 * (lane / 8 % 2), column 8 * (lane / 16) of a 16x16 block
         r8, hi = fn.reg("b32"), fn.reg("b32")
         fn.emit(f"and.b32 {r8}, {lane}, 15")      # = lane % 8 + 8 * (lane / 8 % 2)
@@ -373,7 +381,7 @@ def _kstep(lw: Lowering, p: _Plan, ms: range, ns: range, a_addr: str, b_addr: st
     bfr: dict[int, list[str]] = {}
     for i in ms:
         off = a_off + i * 16 * p.k * es
-        if not p.integer:
+        if p.kstep == 16:
             regs = [fn.reg("b32") for _ in range(4)]
             fn.emit(f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{', '.join(regs)}}}, "
                     f"[{a_addr}+{off}]")
@@ -381,11 +389,11 @@ def _kstep(lw: Lowering, p: _Plan, ms: range, ns: range, a_addr: str, b_addr: st
             regs = []
             for h in range(4):  # rows g, g+8, g, g+8; columns +0, +0, +16, +16
                 o = off + ((h % 2) * 8 * p.k + (h // 2) * 16) * es
-                regs.append(_pack_bytes(lw, [f"[{a_addr}+{o + 4 * e}]" for e in range(4)],
-                                        vector=f"[{a_addr}+{o}]"))
+                regs.append(_pack_bytes(lw, es, [f"[{a_addr}+{o + es * e}]" for e in range(4)],
+                                        vector=True))
         afr[i] = regs
     js = list(ns)
-    if not p.integer:
+    if p.kstep == 16:
         while js:
             pair = js[:2]
             js = js[2:]
@@ -401,7 +409,8 @@ def _kstep(lw: Lowering, p: _Plan, ms: range, ns: range, a_addr: str, b_addr: st
             regs = []
             for h in range(2):  # rows 4t..4t+3 (+16), column g of the tile
                 o = b_off + (h * 16 * p.n + j * 8) * es
-                regs.append(_pack_bytes(lw, [f"[{b_addr}+{o + e * p.n * es}]" for e in range(4)]))
+                regs.append(_pack_bytes(lw, es, [f"[{b_addr}+{o + e * p.n * es}]"
+                                                 for e in range(4)]))
             bfr[j] = regs
     for i in ms:
         for j in ns:
@@ -410,17 +419,23 @@ def _kstep(lw: Lowering, p: _Plan, ms: range, ns: range, a_addr: str, b_addr: st
                     f"{{{', '.join(bfr[j])}}}, {{{', '.join(d)}}}")
 
 
-def _pack_bytes(lw: Lowering, addrs: list[str], vector: str | None = None) -> str:
-    """A b32 register holding the low bytes of four 4-byte shared elements (the first in
-    the lowest byte): one ld.shared.v4 when they are consecutive (``vector``), else four
-    loads; then prmt."""
+def _pack_bytes(lw: Lowering, es: int, addrs: list[str], vector: bool = False) -> str:
+    """A b32 register holding the low bytes of four shared elements of ``es`` bytes (i8
+    as 4 bytes, f8 as 2; the first element in the lowest byte): one vector load when they
+    are consecutive, else four loads; then prmt."""
     fn = lw.fn
+    if vector and es == 2:  # 4 x 16 bits = two words: bytes 0 and 2 of each
+        xs = [fn.reg("b32") for _ in range(2)]
+        out = fn.reg("b32")
+        fn.emit(f"ld.shared.v2.b32 {{{', '.join(xs)}}}, {addrs[0]}")
+        fn.emit(f"prmt.b32 {out}, {xs[0]}, {xs[1]}, 0x6420")
+        return out
     xs = [fn.reg("b32") for _ in range(4)]
-    if vector is not None:
-        fn.emit(f"ld.shared.v4.b32 {{{', '.join(xs)}}}, {vector}")
+    if vector:
+        fn.emit(f"ld.shared.v4.b32 {{{', '.join(xs)}}}, {addrs[0]}")
     else:
         for x, a in zip(xs, addrs):
-            fn.emit(f"ld.shared.b32 {x}, {a}")
+            fn.emit(f"ld.shared.{'u16' if es == 2 else 'b32'} {x}, {a}")
     lo, hi, out = fn.reg("b32"), fn.reg("b32"), fn.reg("b32")
     fn.emit(f"prmt.b32 {lo}, {xs[0]}, {xs[1]}, 0x0040")
     fn.emit(f"prmt.b32 {hi}, {xs[2]}, {xs[3]}, 0x0040")
