@@ -2,7 +2,8 @@
 
 Skips (with the reason) when cuda-python's driver bindings or a CUDA device are absent,
 which is the case on the CPU-only build machines. The kernel runs on the device through
-the CUDA driver API (cuModuleLoadData, cuLaunchKernel) with cuTile's argument convention.
+the CUDA driver API (cuModuleLoadData, cuLaunchKernel) with cuTile's argument convention;
+kernels with more than 48 KB of shared memory get it as dynamic shared memory.
 """
 
 from __future__ import annotations
@@ -47,49 +48,101 @@ def _gpu_name(driver, dev) -> str:
     pytest.skip(f"device of compute capability {major}.x is neither sm_90 nor sm_100")
 
 
-@pytest.mark.parametrize("name,n", [("vector_add", 3000), ("scaled_add", 1000)])
-def test_gpu_matches_interpreter(name, n):
-    driver = _driver()
-    from nanotile.interp import cutile_args, run
-    from nanotile.loader import load_file
-    from nanotile.targets.compile import assemble, compile_to_ptx
+def launch(driver, ptx: str, name: str, grid, args: list) -> None:
+    """Run kernel ``name`` of ``ptx`` on the current context with cuTile-expanded ``args``
+    (NumPy arrays are copied to the device and back, in place). The CTA size is the
+    kernel's .reqntid; a kernel that declares dynamic shared memory (``// nanotile:
+    dynamic shared memory N bytes``, read by ptx.dynamic_shared_bytes) gets its
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised to N (needed above 48 KB) and
+    N as cuLaunchKernel's sharedMemBytes."""
+    import re
 
-    dev = _check(driver, driver.cuDeviceGet(0))
-    ctx = _check(driver, driver.cuCtxCreate(0, dev))
+    from nanotile.targets.compile import assemble
+    from nanotile.targets.ptx import dynamic_shared_bytes
+
+    gpu = "sm_100" if ".target sm_100" in ptx else "sm_90"
+    cubin, _ = assemble(ptx, gpu)
+    module = _check(driver, driver.cuModuleLoadData(cubin))
     try:
-        gpu = _gpu_name(driver, dev)
-        path = str(CORPUS / f"{name}.tileirbc")
-        cubin, _ = assemble(compile_to_ptx(load_file(path), gpu), gpu)
-        module = _check(driver, driver.cuModuleLoadData(cubin))
         kernel = _check(driver, driver.cuModuleGetFunction(module, name.encode()))
-        rng = np.random.default_rng(3)
-        a, b = rng.standard_normal((2, n), dtype=np.float32)
-        arrays = [a, b, np.zeros(n, np.float32)]
-        extra = [np.float32(1.5), np.float32(-0.25)] if name == "scaled_add" else []
-        tile = 1024 if name == "vector_add" else 256
-        grid = -(-n // tile)
-        expected = copy.deepcopy(arrays)
-        run(path, name, grid, *cutile_args(*expected, *extra))
-        ptrs = []
-        for arr in arrays:
-            p = _check(driver, driver.cuMemAlloc(arr.nbytes))
-            _check(driver, driver.cuMemcpyHtoD(p, arr.ctypes.data, arr.nbytes))
-            ptrs.append(p)
-        values = []
-        for x in cutile_args(*arrays, *extra):
+        smem = dynamic_shared_bytes(ptx, name)
+        if smem:
+            _check(driver, driver.cuFuncSetAttribute(
+                kernel,
+                driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem))
+        entry = ptx[ptx.index(f".entry {name}("):]
+        threads = int(re.search(r"\.reqntid (\d+)", entry).group(1))
+        values, device = [], []
+        for x in args:
             if isinstance(x, np.ndarray):
-                values.append(ctypes.c_uint64(int(ptrs[len([v for v in values if isinstance(
-                    v, ctypes.c_uint64)])])))
-            elif isinstance(x, np.float32):
+                p = _check(driver, driver.cuMemAlloc(max(x.nbytes, 1)))
+                _check(driver, driver.cuMemcpyHtoD(p, x.ctypes.data, x.nbytes))
+                device.append((p, x))
+                values.append(ctypes.c_uint64(int(p)))
+            elif isinstance(x, (float, np.floating)):
                 values.append(ctypes.c_float(float(x)))
             else:
                 values.append(ctypes.c_int32(int(x)))
         pointers = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
-        _check(driver, driver.cuLaunchKernel(kernel, grid, 1, 1, 128, 1, 1, 0, 0,
+        gx, gy, gz = (tuple(grid) + (1, 1, 1))[:3] if not isinstance(grid, int) else (grid, 1, 1)
+        _check(driver, driver.cuLaunchKernel(kernel, gx, gy, gz, threads, 1, 1, smem, 0,
                                              ctypes.addressof(pointers), 0))
         _check(driver, driver.cuCtxSynchronize())
-        out = np.zeros(n, np.float32)
-        _check(driver, driver.cuMemcpyDtoH(out.ctypes.data, ptrs[2], out.nbytes))
-        np.testing.assert_allclose(out, expected[2], rtol=1e-6, atol=1e-7)
+        for p, x in device:
+            _check(driver, driver.cuMemcpyDtoH(x.ctypes.data, p, x.nbytes))
+            _check(driver, driver.cuMemFree(p))
+    finally:
+        _check(driver, driver.cuModuleUnload(module))
+
+
+def _on_gpu(body) -> None:
+    driver = _driver()
+    dev = _check(driver, driver.cuDeviceGet(0))
+    ctx = _check(driver, driver.cuCtxCreate(0, dev))
+    try:
+        body(driver, _gpu_name(driver, dev))
     finally:
         driver.cuCtxDestroy(ctx)
+
+
+@pytest.mark.parametrize("name", ["vector_add", "scaled_add", "matmul_f16", "transpose"])
+def test_gpu_matches_interpreter(name):
+    """Corpus kernels on the corpus_cases inputs (matmul_f16: mma.sync)."""
+    from nanotile.interp import cutile_args, run
+    from nanotile.loader import load_file
+    from nanotile.targets.compile import compile_to_ptx
+
+    from .corpus_cases import corpus_case
+
+    def body(driver, gpu):
+        path = str(CORPUS / f"{name}.tileirbc")
+        grid, args, outputs, rtol, atol = corpus_case(name, np.random.default_rng(3))
+        expected, got = copy.deepcopy(args), copy.deepcopy(args)
+        run(path, name, grid, *cutile_args(*expected))
+        launch(driver, compile_to_ptx(load_file(path), gpu), name, grid, cutile_args(*got))
+        for i in outputs:
+            np.testing.assert_allclose(got[i].astype(np.float64),
+                                       expected[i].astype(np.float64), rtol=rtol, atol=atol)
+    _on_gpu(body)
+
+
+def test_gpu_dynamic_shared_memory():
+    """A kernel whose shared buffer exceeds 48 KB (dynamic shared memory) on the device."""
+    from nanotile.interp import run
+    from nanotile.ir.parser import parse_text
+    from nanotile.targets.compile import compile_to_ptx
+    from nanotile.targets.ptx import dynamic_shared_bytes
+
+    from .test_mma import _inputs, mma_kernel
+
+    def body(driver, gpu):
+        text = mma_kernel(0, 16, 1024, 16, "f16", "f32")
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert dynamic_shared_bytes(ptx, "k") > 48 * 1024
+        arrays = _inputs(0, 16, 1024, 16, "f16", "f32", np.random.default_rng(3))
+        expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
+        run(parse_text(text, "<k>"), "k", (1,), *expected)
+        launch(driver, ptx, "k", (1,), got)
+        np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-5, atol=1e-4)
+    _on_gpu(body)
