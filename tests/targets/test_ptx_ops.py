@@ -507,3 +507,22 @@ def test_mmaf_scaled_refused_on_sm90():
     text = _mma_scaled_text(16, 8, 64, 2, "f8E4M3FN", "f8E8M0FNU", "f32")
     with pytest.raises(CompileError, match="sm_90.*mmaf_scaled.*sm_100"):
         compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+
+
+@pytest.mark.parametrize("nt", ["f4E2M1FN", "f8E4M3FN", "f8E8M0FNU"])
+def test_pack_unpack_narrow_floats(nt):
+    """unpack i8 -> 8/4-bit floats (f4: two per byte, low nibble first), convert to f32,
+    and pack the floats back to i8: both equal the interpreter's, bit for bit."""
+    n = 128
+    m = 2 * n if nt == "f4E2M1FN" else n
+    body = (f"%v = unpack %x0 : tile<{n}xi8> -> tile<{m}x{nt}>\n"
+            f"%f = ftof %v : tile<{m}x{nt}> -> tile<{m}xf32>\n"
+            f"%y = pack %v : tile<{m}x{nt}> -> tile<{n}xi8>")
+    text = kernel([((n,), "i8")], ((n,), "i8"), body)
+    bits = np.random.default_rng(17).integers(-128, 128, n).astype(np.int8)
+    got, want = _emulate_both(text, [bits], np.zeros(n, np.int8))
+    assert (got == want).all() and (want == bits).all()
+    text = kernel([((n,), "i8")], ((m,), "f32"), body.replace("%y = pack", "%z = pack")
+                  .replace("%f = ftof", "%y = ftof"))
+    got, want = _emulate_both(text, [bits], np.zeros(m, np.float32))
+    assert _same_bits(got, want).all()
