@@ -4,6 +4,7 @@ by this table: an op without a rule is refused with a clear error)."""
 from __future__ import annotations
 
 from . import lower_control as C
+from . import lower_convert as V
 from . import lower_memory as M
 from . import lower_misc as X
 from . import lower_shared as S
@@ -25,7 +26,7 @@ RULES = {
     "atomic_rmw_tko": M.atomic, "atomic_cas_tko": M.atomic,
     "reshape": S.reshape, "broadcast": S.broadcast, "permute": S.permute,
     "extract": S.extract, "insert": S.insert,
-    "pack": S.pack_unpack, "unpack": S.pack_unpack, "cat": S.cat, "reduce": S.reduce_or_scan, "scan": S.reduce_or_scan,
+    "pack": V.pack_unpack, "unpack": V.pack_unpack, "cat": S.cat, "reduce": S.reduce_or_scan, "scan": S.reduce_or_scan,
     "mmaf": S.mma, "mmai": S.mma, "mmaf_scaled": mmaf_scaled,
     "if": C.lower_if, "for": C.lower_for, "loop": C.lower_loop, "yield": C.lower_yield,
     "continue": C.lower_continue, "break": C.lower_break, "return": C.lower_return,
