@@ -211,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(files)} files, {time.time() - start:.0f} s")
     print(f"{'kind':12}" + "".join(f"{t:>8}" for t in targets))
     for kind in KINDS:
-        print(f"{kind:12}" + "".join(f"{counts[(t, kind)]:8}" for t in targets))
+        label = "match(order)" if kind == "order" else kind  # matches in the fold order
+        print(f"{label:12}" + "".join(f"{counts[(t, kind)]:8}" for t in targets))
     print(f"{'total':12}" + "".join(
         f"{sum(counts[(t, k)] for k in KINDS):8}" for t in targets))
     reasons = Counter((kind, reason.split("'")[1] if kind == "unsupported" and "'" in reason

@@ -53,6 +53,17 @@ def first_difference(got: list, want: list, what: str) -> str | None:
 # widened: the emulated run must match that second interpreter run to the usual ulps, so
 # a wrong rounding direction (add.rm for add.rp, a narrowing cvt.rn after add.rp.f32) is
 # still a mismatch.
+#
+# Why any order is legal, and what a legal result looks like (checked against exact
+# rational sums for the cutile-tests sums, tests/targets/test_emulated_run.py): in any
+# order each rounded partial sum errs by at most one rounding of its magnitude, so
+# |result - exact| <= (n - 1) * eps * sum|x| (n elements, eps the element type's machine
+# epsilon). With rounding<positive_inf> every partial sum is >= its exact value
+# (RU(a' + b') >= a' + b' >= a + b by induction), so the result is >= the exact sum in
+# every order; rounding<negative_inf>: <=. For f16/bf16 computed in f32, RU_16(RU_f32(y))
+# = RU_16(y) because the f16/bf16 values are f32 values, so a back end must narrow with
+# the op's direction too; round-to-nearest through f32 is exact for f16/bf16 (f32 has at
+# least 2p + 2 bits).
 
 _WRITES = {"store_view_tko", "store_ptr_tko", "atomic_rmw_tko", "atomic_cas_tko",
            "atomic_red_view_tko", "print_tko"}

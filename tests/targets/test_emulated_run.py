@@ -204,6 +204,14 @@ def test_reduction_order_check_catches_a_wrong_rounding_direction():
     exact = _exact_row_sums(args[0], 32, 128)
     good = _run_ptx_text(ptx, kernel, grid, args)
     assert all(float(v) >= e for v, e in zip(good[5].reshape(-1)[:32], exact))
+    # within (n - 1) eps sum|x| of the exact sum, as the interpreter's tree is
+    tree = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *tree, out=io.StringIO())
+    eps = float(np.finfo(np.float32).eps)
+    for i in range(32):
+        bound = 127 * eps * float(np.abs(args[0][i, :128].astype(np.float64)).sum())
+        for result in (good, tree):
+            assert 0 <= float(result[5].reshape(-1)[i]) - float(exact[i]) <= bound
     assert order_explains(module, kernel, grid, args, good, "rp")
     bad = _run_ptx_text(ptx.replace("add.rp.f32", "add.rm.f32"), kernel, grid, args)
     assert any(float(v) < e for v, e in zip(bad[5].reshape(-1)[:32], exact))
