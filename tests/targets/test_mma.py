@@ -225,3 +225,38 @@ def test_too_much_shared_memory_is_a_compile_error():
             "-> token\n    return\n  }\n}\n")
     with pytest.raises(CompileError, match="shared memory"):
         compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+
+
+# cuTile test-suite kernels whose shared buffer exceeds 48 KB (static arrays cannot hold
+# it): dynamic shared memory on both targets, run on make_inputs' arrays
+OVER_48K = [
+    "test_extract__extract_2d__f32x2_f32x2_128_128",                       # 64 KB gather
+    "test_insert__insert_2d__f32x2_f32x2_128_128_64_32_1_2",               # 72 KB gather
+    "samples_MatMul__matmul_kernel@ctassm1002__f16x2_f16x2_f16x2_128_256_64",  # mma.sync
+]
+
+
+@pytest.mark.parametrize("name", OVER_48K)
+def test_cutile_tests_kernels_over_48k(name):
+    import nanotile
+    from nanotile.passes.semantics import make_inputs
+    from nanotile.targets.compare import first_difference
+
+    path = CORPUS / ".." / "cutile-tests" / f"{name}.tileirbc"
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    module = nanotile.load(str(path))
+    (entry,) = module.entries()
+    kernel = entry.attributes["sym_name"]
+    grid, args = make_inputs(entry, np.random.default_rng(0))
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *want)
+    for gpu in TARGETS:
+        ptx = compile_to_ptx(nanotile.load(str(path)), gpu)
+        assert dynamic_shared_bytes(ptx, kernel) > 48 * 1024
+        assert ("mma.sync" in ptx) == ("MatMul" in name)
+        if ptxas_path() is not None:
+            assemble(ptx, gpu)
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name=gpu)
+        assert first_difference(got, want, gpu) is None
