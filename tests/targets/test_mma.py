@@ -260,3 +260,27 @@ def test_cutile_tests_kernels_over_48k(name):
         got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name=gpu)
         assert first_difference(got, want, gpu) is None
+
+
+def test_static_and_dynamic_kernels_in_one_module():
+    """One module, two kernels: the big one takes the module-scope dynamic __nt_smem, the
+    small one declares its own static __nt_smem, which shadows it (ptxas and the emulator
+    both resolve each kernel's name to its own buffer)."""
+    def entry(text: str, name: str) -> str:
+        body = text.split("\n", 1)[1].rsplit("}", 1)[0]
+        return body.replace("entry @k(", f"entry @{name}(")
+    big, small = mma_kernel(0, 16, 1024, 16, "f16", "f32"), mma_kernel(0, 32, 32, 32, "f16", "f32")
+    text = "cuda_tile.module @m {\n" + entry(big, "big") + entry(small, "small") + "}\n"
+    for gpu in TARGETS:
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert dynamic_shared_bytes(ptx, "big") > 48 * 1024
+        assert dynamic_shared_bytes(ptx, "small") == 0
+        if ptxas_path() is not None:
+            assemble(ptx, gpu)
+    for name, shape in (("big", (16, 1024, 16)), ("small", (32, 32, 32))):
+        m, n, k = shape
+        arrays = _inputs(0, m, n, k, "f16", "f32", np.random.default_rng(7))
+        want, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
+        run(parse_text(text, "<k>"), name, (1,), *want)
+        run_ptx(ptx, name, grid=(1,), args=got)
+        np.testing.assert_allclose(got[-1], want[-1], rtol=1e-5, atol=1e-4)
