@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..diagnostics import CompileError, Diagnostic
 
@@ -201,42 +202,51 @@ def is_register(token: str) -> bool:
 
 def operand_registers(operand: str) -> list[str]:
     """The registers named in one operand (a vector or address may name several)."""
-    return [m.group(0) for m in _REG.finditer(operand) if is_register(m.group(0))]
+    return list(_operand_registers(operand))
+
+
+@lru_cache(maxsize=1 << 16)
+def _operand_registers(operand: str) -> tuple[str, ...]:
+    return tuple(m.group(0) for m in _REG.finditer(operand) if is_register(m.group(0)))
 
 
 def instr_registers(instr: Instr) -> list[str]:
-    out = operand_registers(instr.pred) if instr.pred else []
+    out = list(_operand_registers(instr.pred)) if instr.pred else []
     for op in instr.operands:
-        out += operand_registers(op)
+        out += _operand_registers(op)
     return out
 
 
 def has_dest(instr: Instr) -> bool:
     """Whether the first operand is a destination written by the instruction."""
-    if not instr.operands or instr.root in NO_DEST:
+    if not instr.operands or not _may_write(instr.opcode):
         return False
-    if any(instr.opcode == n or instr.opcode.startswith(n + ".") for n in NO_DEST if "." in n):
+    first = instr.operands[0]
+    if first[:1] in ("[", "("):
         return False
-    first = instr.operands[0].strip()
-    if first.startswith(("[", "(")):
+    return bool(_operand_registers(first)) or first.strip() == "_"
+
+
+@lru_cache(maxsize=1 << 12)
+def _may_write(opcode: str) -> bool:
+    if opcode.split(".", 1)[0] in NO_DEST:
         return False
-    return bool(operand_registers(first)) or first == "_"
+    return not any(opcode == n or opcode.startswith(n + ".") for n in NO_DEST if "." in n)
 
 
 def defs(instr: Instr) -> list[str]:
     """Registers the instruction writes (``%p|%q`` and ``{%r1, %r2}`` write all of them).
     A guarded instruction writes them only when its guard holds."""
-    return operand_registers(instr.operands[0]) if has_dest(instr) else []
+    return list(_operand_registers(instr.operands[0])) if has_dest(instr) else []
 
 
 def uses(instr: Instr) -> list[str]:
     """Registers the instruction reads, the guard included."""
-    out = operand_registers(instr.pred) if instr.pred else []
-    ops = instr.operands[1:] if has_dest(instr) else instr.operands
-    if has_dest(instr) and instr.root in READS_DEST:
-        ops = instr.operands
+    out = list(_operand_registers(instr.pred)) if instr.pred else []
+    dest = has_dest(instr)
+    ops = instr.operands[1:] if dest and instr.root not in READS_DEST else instr.operands
     for op in ops:
-        out += operand_registers(op)
+        out += _operand_registers(op)
     return out
 
 
@@ -254,7 +264,7 @@ def replace_uses(instr: Instr, mapping: dict[str, str]) -> bool:
         if reg in mapping and mapping[reg].startswith("%"):
             instr.pred = ("!" if neg else "") + mapping[reg]
             changed = True
-    start = 1 if has_dest(instr) and instr.root not in READS_DEST else 0
+    start = 1 if has_dest(instr) else 0  # a destination read in place is still written
     for i in range(start, len(instr.operands)):
         new = rename_registers(instr.operands[i], mapping)
         if new != instr.operands[i]:

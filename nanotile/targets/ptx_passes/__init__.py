@@ -1,0 +1,14 @@
+"""Passes over the ptx stages (ptx-sm90 -> ptx-sm90; they also run on ptx-sm100 modules):
+each edits ``module.ptx`` (a nanotile.targets.ptx_ir.PtxProgram) in place. One pass per
+file; flow.py holds the control-flow and data-flow analyses they share.
+
+``PIPELINE`` is the order the default pipeline runs them in: constants and copies are
+propagated first, so that CSE sees identical instructions; CSE leaves copies behind for a
+second copy propagation; the widening and address folds then see the final operands; dead
+code goes after all of them; branches and register numbers are tidied last.
+"""
+
+PIPELINE = ("ptx-fold-immediates,ptx-simplify-arith,ptx-copy-propagation,ptx-cse,"
+            "ptx-copy-propagation,ptx-fold-immediates,ptx-fold-wide-multiply,"
+            "ptx-fold-address-offsets,ptx-dead-code,ptx-remove-redundant-barriers,"
+            "ptx-simplify-branches,ptx-compact-registers")
