@@ -9,6 +9,16 @@ import re
 
 from ..diagnostics import CompileError, Diagnostic
 from ..targets.lower_to_ptx import LowerToPtx
+from ..targets.ptx_passes.compact_registers import PtxCompactRegisters
+from ..targets.ptx_passes.copy_propagation import PtxCopyPropagation
+from ..targets.ptx_passes.cse import PtxCse
+from ..targets.ptx_passes.dead_code import PtxDeadCode
+from ..targets.ptx_passes.fold_address_offsets import PtxFoldAddressOffsets
+from ..targets.ptx_passes.fold_immediates import PtxFoldImmediates
+from ..targets.ptx_passes.fold_wide_multiply import PtxFoldWideMultiply
+from ..targets.ptx_passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
+from ..targets.ptx_passes.simplify_arith import PtxSimplifyArith
+from ..targets.ptx_passes.simplify_branches import PtxSimplifyBranches
 from .assume_to_facts import AssumeToFacts
 from .base import Pass
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
@@ -36,6 +46,16 @@ PASSES: dict[str, type[Pass]] = {
         LoopInvariantCodeMotion,
         LowerToPtx,
         LowerViews,
+        PtxCompactRegisters,
+        PtxCopyPropagation,
+        PtxCse,
+        PtxDeadCode,
+        PtxFoldAddressOffsets,
+        PtxFoldImmediates,
+        PtxFoldWideMultiply,
+        PtxRemoveRedundantBarriers,
+        PtxSimplifyArith,
+        PtxSimplifyBranches,
         ResolveTokens,
         SimplifyGridQueries,
         SimplifyShapes,
