@@ -42,11 +42,12 @@ LOWER_SHARED = [
 ]
 
 # tile-ordered -> tile-layout: how each tile is spread over threads, registers and shared
-# memory, as layouts in the types. (Place of assign-layouts and allocate-shared.)
-LAYOUTS: list[str] = [
-    # "assign-layouts",            # every tile value gets a layout (-> tile-layout)
-    # "allocate-shared",           # shared-memory buffers get their offsets
-]
+# memory, as layouts in the types. The CTA size (num_warps hint) depends on the target.
+def layouts(gpu: str) -> list[str]:
+    return [
+        f"assign-layouts{{gpu={gpu}}}",  # every tile value gets a layout (-> tile-layout)
+        "allocate-shared",              # shared-memory buffers get their offsets
+    ]
 
 # ptx-sm90 -> ptx-sm90: passes over the PTX program, run by both targets.
 PTX_PASSES: list[str] = [
@@ -56,7 +57,7 @@ SM90 = [
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
-    *LAYOUTS,
+    *layouts("sm_90"),
     "lower-to-ptx{gpu=sm_90}",     # -> ptx-sm90: .target sm_90a, PTX 8.0 (mma.sync, wgmma)
     *PTX_PASSES,
 ]
@@ -65,7 +66,7 @@ SM100 = [
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
     *LOWER_SHARED,
-    *LAYOUTS,
+    *layouts("sm_100"),
     "lower-to-ptx{gpu=sm_100}",    # -> ptx-sm100: .target sm_100a, PTX 8.6 (tcgen05)
     *PTX_PASSES,
 ]

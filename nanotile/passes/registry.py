@@ -19,6 +19,8 @@ from ..targets.ptx_passes.fold_wide_multiply import PtxFoldWideMultiply
 from ..targets.ptx_passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
 from ..targets.ptx_passes.simplify_arith import PtxSimplifyArith
 from ..targets.ptx_passes.simplify_branches import PtxSimplifyBranches
+from .allocate_shared import AllocateShared
+from .assign_layouts import AssignLayouts
 from .assume_to_facts import AssumeToFacts
 from .base import Pass
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
@@ -36,6 +38,8 @@ from .simplify_tokens import SimplifyTokens
 
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls for cls in (
+        AllocateShared,
+        AssignLayouts,
         AssumeToFacts,
         CanonicalizeCmpSelect,
         CommonSubexpressionElimination,

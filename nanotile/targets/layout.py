@@ -1,50 +1,65 @@
 """Distributed layouts: how the elements of a tile value are spread over a CTA's threads.
 
-Two layouts for now, chosen by a simple rule (``choose_layout``):
+The layout values (``Layout``: ``#replicated``, ``#blocked<threads=T, slots=S>``,
+``#shared<offset=B>``) live in nanotile/ir/layouts.py, since they are part of a tile's
+type in language tile-layout; this module adds the rule that chooses them
+(``choose_layout``, applied by the assign-layouts pass) and the back end's helpers.
 
 - ``replicated``: a one-element tile (a scalar); every thread holds the value.
 - ``blocked(T)``: an N-element tile over T threads, cyclic: thread t holds, in its slot k,
   the element whose row-major linear index is ``t + T*k`` (so consecutive threads touch
   consecutive addresses, which coalesces). The last slot is partly empty when T does not
   divide N; those lanes carry a don't-care value and are masked off memory.
+- ``shared``: the tile in the CTA's shared buffer at its row-major linear index
+  (``shared_element_bytes`` per element), from byte ``offset`` on (allocate-shared).
 
 Because blocked keeps the row-major order, reshape is free; broadcasts of a scalar are
 free (every slot reads the replicated register); any other movement (permute, general
-broadcast, cat, extract, reductions, mma operands) goes through shared memory, where a
-tile is stored at its row-major linear index.
+broadcast, cat, extract, insert, reductions, scans, mma operands) reads its operands from
+shared memory, where an explicit ``convert_layout`` to ``#shared`` has put them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from ..ir.layouts import Layout
 from ..ir.types import Type
 
+__all__ = [
+    "DEFAULT_THREADS",
+    "SHARED_ALIGN",
+    "Layout",
+    "TileRegs",
+    "choose_layout",
+    "cta_threads",
+    "multi_index",
+    "row_major_strides",
+    "shared_element_bytes",
+]
 
-@dataclass(frozen=True)
-class Layout:
-    """A printable layout value: ``#replicated`` or ``#blocked<threads=128, slots=8>``."""
+DEFAULT_THREADS = 128  # 4 warps (DESIGN.md, "Kernel ABI")
+SHARED_ALIGN = 16      # bytes: every shared buffer starts at a multiple of this
 
-    kind: str        # "replicated" | "blocked"
-    elements: int    # N, the number of elements of the tile
-    threads: int     # T, the CTA size
 
-    @property
-    def slots(self) -> int:
-        """Registers per thread."""
-        if self.kind == "replicated":
-            return 1
-        return -(-self.elements // self.threads)
+def cta_threads(entry: Any, gpu_name: str) -> int:
+    """CTA size of an entry: ``num_warps`` from its optimization hints for ``gpu_name``
+    (or ``default``), else 4 warps."""
+    hints = entry.attributes.get("optimization_hints")
+    warps = None
+    for arch, hint in getattr(hints, "targets", ()) or ():
+        if arch in ("default", gpu_name) and hint.get("num_warps") is not None:
+            value = hint.get("num_warps")
+            warps = int(getattr(value, "value", value))
+    return 32 * warps if warps else DEFAULT_THREADS
 
-    @property
-    def ragged(self) -> bool:
-        """True if the last slot is empty in some threads."""
-        return self.kind == "blocked" and self.elements % self.threads != 0
 
-    def __str__(self) -> str:
-        if self.kind == "replicated":
-            return "#replicated"
-        return f"#blocked<threads={self.threads}, slots={self.slots}>"
+def shared_element_bytes(t: Type) -> int:
+    """Bytes per element in shared memory: the register's width (i1 as a byte)."""
+    from .ptx import reg_class
+
+    return {"b64": 8, "f64": 8, "b16": 2, "pred": 1}.get(reg_class(t), 4)
 
 
 def choose_layout(shape: tuple[int, ...], threads: int) -> Layout:
@@ -52,7 +67,9 @@ def choose_layout(shape: tuple[int, ...], threads: int) -> Layout:
     n = 1
     for d in shape:
         n *= d
-    return Layout("replicated" if n == 1 else "blocked", n, threads)
+    if n == 1:
+        return Layout("replicated", 1)
+    return Layout("blocked", n, threads)
 
 
 @dataclass

@@ -1,11 +1,13 @@
-"""Tile IR (tile-canon) -> PTX text for one target: the driver of the lowering.
+"""Tile IR (tile-layout) -> PTX text for one target: the driver of the lowering.
 
 ``compile_module(module, target)`` lowers every entry of a module to one PTX kernel.
-Each tile value gets a distributed layout (layout.py) and one virtual register per slot;
-the ops are then lowered per family: elementwise math (lower_math.py), memory and views
-(lower_memory.py), data movement through shared memory (lower_shared.py) and structured
-control flow (lower_control.py). Anything the back end cannot lower is a CompileError
-naming the op and its source location, never a traceback.
+Each tile value has its distributed layout in its type (assign-layouts; layout.py): a
+register tile gets one virtual register per slot, a ``#shared`` tile is a place in the
+CTA's shared buffer (allocate-shared). A module that has not been through those passes
+gets them here first. The ops are then lowered per family: elementwise math
+(lower_math.py), memory and views (lower_memory.py), data movement through shared memory
+(lower_shared.py) and structured control flow (lower_control.py). Anything the back end
+cannot lower is a CompileError naming the op and its source location, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from typing import Any
 from ..diagnostics import CompileError, Diagnostic
 from ..ir import types as T
 from ..ir.core import Block, Module, Operation, Value
-from .layout import Layout, TileRegs, choose_layout
+from .layout import DEFAULT_THREADS, Layout, TileRegs, choose_layout, cta_threads
 from .ptx import PtxFunction, reg_class
 from .target import Target
 
-DEFAULT_THREADS = 128  # 4 warps (DESIGN.md, "Kernel ABI")
+__all__ = ["DEFAULT_THREADS", "Lowering", "Unsupported", "compile_module"]
 
 
 class Unsupported(Exception):
@@ -56,8 +58,15 @@ class Lowering:
 
     # ---- values ------------------------------------------------------------------
     def layout_of(self, t: T.Type) -> Layout:
+        """The layout a tile type carries (tile-layout); choose_layout for a bare type."""
         assert isinstance(t, T.TileType)
-        return choose_layout(t.shape, self.threads)
+        layout = t.layout
+        if layout is None:
+            return choose_layout(t.shape, self.threads)
+        if layout.kind == "blocked" and layout.threads != self.threads:
+            raise Unsupported(f"{t} was laid out for {layout.threads} threads, but the CTA "
+                              f"has {self.threads} (assign-layouts ran for another target)")
+        return layout
 
     def new_tile(self, t: T.Type) -> TileRegs:
         if isinstance(t, T.TokenType):  # tokens carry no data: no registers
@@ -65,6 +74,9 @@ class Lowering:
         if not isinstance(t, T.TileType):
             raise Unsupported(f"values of type {t} are not lowered to PTX yet")
         layout = self.layout_of(t)
+        if not layout.in_registers:
+            raise Unsupported(f"a value of type {t} lives in shared memory: only "
+                              "convert_layout makes one")
         cls = reg_class(t.element)
         return TileRegs(t.element, t.shape, layout, [self.fn.reg(cls) for _ in range(layout.slots)])
 
@@ -176,13 +188,7 @@ def _param_type(t: T.Type) -> str:
 
 def _threads(entry: Operation, target: Target) -> int:
     """CTA size: ``num_warps`` from the target's (or default) optimization hints, else 4 warps."""
-    hints = entry.attributes.get("optimization_hints")
-    warps = None
-    for arch, hint in getattr(hints, "targets", ()) or ():
-        if arch in ("default", target.gpu_name) and hint.get("num_warps") is not None:
-            value = hint.get("num_warps")
-            warps = int(getattr(value, "value", value))
-    return 32 * warps if warps else DEFAULT_THREADS
+    return cta_threads(entry, target.gpu_name)
 
 
 def lower_entry(entry: Operation, target: Target) -> str:
@@ -191,6 +197,9 @@ def lower_entry(entry: Operation, target: Target) -> str:
     params = [(_param_type(a.type), f"{name}_param_{i}") for i, a in enumerate(block.arguments)]
     fn = PtxFunction(name, params, _threads(entry, target))
     lw = Lowering(fn, target, fn.threads)
+    shared_bytes = entry.attributes.get("nanotile.shared_bytes")  # allocate-shared
+    if shared_bytes is not None:
+        fn.need_shared(int(getattr(shared_bytes, "value", shared_bytes)))
     lw.tid = fn.reg("b32")
     fn.emit(f"mov.u32 {lw.tid}, %tid.x")
     for (ptype, pname), arg in zip(params, block.arguments):
@@ -210,9 +219,11 @@ def lower_entry(entry: Operation, target: Target) -> str:
 
 
 def compile_module(module: Module, target: Target) -> str:
-    """PTX text for every entry of ``module`` (in tile-canon), or a CompileError."""
+    """PTX text for every entry of ``module`` (in tile-layout; a module without layouts
+    gets assign-layouts and allocate-shared first, in place), or a CompileError."""
     from .lower_globals import globals_text
 
+    ensure_layouts(module, target)
     parts = [target.header()]
     parts.append(globals_text(module))
     for item in module.items:
@@ -227,6 +238,25 @@ def compile_module(module: Module, target: Target) -> str:
         head, _, rest = text.partition(".address_size 64\n")
         text = f"{head}.address_size 64\n\n{VPRINTF}\n{rest}"
     return text
+
+
+def ensure_layouts(module: Module, target: Target) -> None:
+    """Run assign-layouts and allocate-shared over ``module`` unless it is laid out."""
+    from ..passes.allocate_shared import AllocateShared
+    from ..passes.assign_layouts import AssignLayouts
+    from ..passes.base import PassContext
+
+    def bare(op: Operation) -> bool:
+        return any(isinstance(v.type, T.TileType) and v.type.layout is None
+                   for v in op.results)
+
+    for entry in module.entries():
+        args = entry.regions[0].block.arguments
+        if any(isinstance(a.type, T.TileType) and a.type.layout is None for a in args) \
+                or any(bare(op) for op in entry.walk()):
+            AssignLayouts(gpu=target.gpu_name).apply(module, PassContext())
+            AllocateShared().apply(module, PassContext())
+            return
 
 
 def _lower_with_location(entry: Operation, target: Target) -> str:

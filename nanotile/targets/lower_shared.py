@@ -1,20 +1,28 @@
 """Data movement through shared memory: layout conversions, reductions, scans, mma.
 
-A tile is written to the CTA's shared buffer at its row-major linear index (4 bytes per
-element, 8 for 64-bit types), between two ``bar.sync 0`` (the first keeps earlier readers
-safe, the second publishes the writes); each thread then reads the elements its result
-slots need. broadcast (of a non-scalar), permute, cat and extract are such gathers;
-reduce and scan loop over the reduced dimension in shared memory, running the op's
-scalar body per step; mmaf/mmai run an FMA loop over K (the mma.sync path comes later).
+``convert_layout`` to ``#shared<offset=B>`` (inserted by assign-layouts, placed by
+allocate-shared) writes a register tile to the CTA's shared buffer at its row-major
+linear index from byte B (``esize`` bytes per element: the register's width), between
+two ``bar.sync 0`` (the first keeps earlier readers safe, the second publishes the
+writes). The ops that move elements between threads then read their operands there
+(``SharedTile``): each thread reads the elements its result slots need. broadcast (of a
+non-scalar), permute, cat, extract and insert are such gathers; reduce and scan loop
+over the reduced dimension in shared memory, running the op's scalar body per step;
+mmaf/mmai use the tensor cores where lower_mma can, else an FMA loop over K. Each reader
+ends with ``bar.sync 0``, after which its buffers are free for reuse. pack/unpack and
+print still write a private image at offset 0 (between their own barriers, never while
+a #shared value is alive).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..ir import types as T
-from ..ir.core import Operation
+from ..ir.core import Operation, Value
 from ..ir.enums import Signedness
 from . import lower_mma
-from .layout import Layout, TileRegs, choose_layout, row_major_strides
+from .layout import Layout, TileRegs, choose_layout, row_major_strides, shared_element_bytes
 from .lower import Lowering, Unsupported
 from .ptx import reg_class
 
@@ -23,7 +31,71 @@ _ST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64", "pr
 
 def esize(t: T.Type) -> int:
     """Bytes per element in shared memory: the register's width (i1 as a byte)."""
-    return {"b64": 8, "f64": 8, "b16": 2, "pred": 1}.get(reg_class(t), 4)
+    return shared_element_bytes(t)
+
+
+@dataclass
+class SharedTile:
+    """A lowered ``#shared`` tile: its elements lie row-major in ``__nt_smem`` from byte
+    ``offset``. ``uniform`` is the register of a source whose elements are all equal
+    (a broadcast scalar), which a broadcast may use instead of reading shared memory."""
+
+    element: T.Type
+    shape: tuple[int, ...]
+    offset: int
+    uniform: str | None = None
+
+    @property
+    def n(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def _next_is_convert(op: Operation, step: int) -> bool:
+    """Whether the op ``step`` places after ``op`` in its block is another convert_layout
+    (two conversions in a row share the barriers between them)."""
+    block = op.parent
+    if block is None:
+        return False
+    i = block.ops.index(op) + step
+    return 0 <= i < len(block.ops) and block.ops[i].name == "convert_layout"
+
+
+def convert_layout(lw: Lowering, op: Operation) -> None:
+    """A register tile -> ``#shared<offset=B>``: barrier, stores, barrier."""
+    src = lw.get(op.operands[0])
+    rt = op.results[0].type
+    layout = rt.layout if isinstance(rt, T.TileType) else None
+    if layout is None or layout.kind != "shared":
+        raise Unsupported(f"convert_layout to {rt}: only register -> #shared is lowered")
+    if layout.offset is None:
+        raise Unsupported(f"{rt} has no place in shared memory (run allocate-shared)")
+    if not isinstance(src, TileRegs):
+        raise Unsupported(f"convert_layout of {op.operands[0].type}: the source is not in "
+                          "registers")
+    fn = lw.fn
+    if not _next_is_convert(op, -1):
+        fn.emit("bar.sync 0")
+    base = smem_base(lw)
+    used = to_shared(lw, src, layout.offset, base)
+    fn.need_shared(layout.offset + used)
+    if not _next_is_convert(op, 1):
+        fn.emit("bar.sync 0")
+    uniform = src.regs[0] if src.layout.kind == "replicated" else None
+    lw.values[op.results[0]] = SharedTile(src.element, src.shape, layout.offset, uniform)
+
+
+def shared_sources(lw: Lowering, op: Operation, values: list[Value]) -> list[SharedTile]:
+    """The operands ``values`` of ``op``, which convert_layout put in shared memory."""
+    tiles = [lw.get(v) for v in values]
+    for v, t in zip(values, tiles):
+        if not isinstance(t, SharedTile):
+            raise Unsupported(f"'{op.name}' reads its operand of type {v.type} from shared "
+                              "memory: convert_layout to #shared must come first "
+                              "(assign-layouts)")
+    return tiles
 
 
 def smem_base(lw: Lowering) -> str:
@@ -114,8 +186,21 @@ def reshape(lw: Lowering, op: Operation) -> None:
 
 
 def broadcast(lw: Lowering, op: Operation) -> None:
-    src: TileRegs = lw.get(op.operands[0])
+    src = lw.get(op.operands[0])
     rt = op.results[0].type
+    if isinstance(src, SharedTile):
+        if src.uniform is not None:  # every element is the same register: no reads
+            lw.values[op.results[0]] = TileRegs(
+                src.element, rt.shape, Layout("replicated", rt.num_elements, lw.threads),
+                [src.uniform])
+            lw.fn.emit("bar.sync 0")  # the buffer is free again after this op
+            return
+
+        def gathered(idx: list[str]) -> str:
+            return lw.combine_index([i if s != 1 else "0" for i, s in zip(idx, src.shape)],
+                                    src.shape)
+        gather(lw, op, [src], gathered)
+        return
     if src.layout.kind == "replicated":
         lw.values[op.results[0]] = TileRegs(
             src.element, rt.shape, Layout("replicated", rt.num_elements, lw.threads), src.regs)
@@ -134,15 +219,12 @@ def broadcast(lw: Lowering, op: Operation) -> None:
                 lw.fn.emit(f"mov.b32 {reg}, {index}")
         lw.values[op.results[0]] = out
         return
-
-    def index(idx: list[str]) -> str:
-        return lw.combine_index([i if s != 1 else "0" for i, s in zip(idx, src.shape)],
-                                src.shape)
-    gather(lw, op, [src], index)
+    raise Unsupported(f"broadcast of {op.operands[0].type}: a non-scalar source must be "
+                      "converted to #shared first (assign-layouts)")
 
 
 def permute(lw: Lowering, op: Operation) -> None:
-    src: TileRegs = lw.get(op.operands[0])
+    src = shared_sources(lw, op, op.operands[:1])[0]
     perm = list(op.attributes["permutation"])
 
     def index(idx: list[str]) -> str:
@@ -154,7 +236,7 @@ def permute(lw: Lowering, op: Operation) -> None:
 
 
 def extract(lw: Lowering, op: Operation) -> None:
-    src: TileRegs = lw.get(op.operands[0])
+    src = shared_sources(lw, op, op.operands[:1])[0]
     starts = [lw.get(v).regs[0] for v in op.operands[1:]]
     rshape = op.results[0].type.shape
 
@@ -169,33 +251,40 @@ def extract(lw: Lowering, op: Operation) -> None:
 
 
 def cat(lw: Lowering, op: Operation) -> None:
-    lhs, rhs = lw.get(op.operands[0]), lw.get(op.operands[1])
+    lhs, rhs = shared_sources(lw, op, op.operands[:2])
     dim = op.attributes["dim"]
     split = lhs.shape[dim]
     fn = lw.fn
-    lhs_count = (lhs.n * esize(lhs.element) + 15) // 16 * 16 // esize(lhs.element)
+    lo = min(lhs.offset, rhs.offset)  # gather reads from here; shifts are in elements
+    lhs_shift, rhs_shift = ((s.offset - lo) // esize(s.element) for s in (lhs, rhs))
 
     def index(idx: list[str]) -> str:
         left = lw.combine_index(idx, lhs.shape)
+        if lhs_shift:
+            shifted_left = fn.reg("b32")
+            fn.emit(f"add.s32 {shifted_left}, {left}, {lhs_shift}")
+            left = shifted_left
         shifted = list(idx)
         r = fn.reg("b32")
         fn.emit(f"sub.s32 {r}, {idx[dim]}, {split}")
         shifted[dim] = r
         right = lw.combine_index(shifted, rhs.shape)
-        fn.emit(f"add.s32 {right}, {right}, {lhs_count}")
+        if rhs_shift:
+            fn.emit(f"add.s32 {right}, {right}, {rhs_shift}")
         p, out = fn.reg("pred"), fn.reg("b32")
         fn.emit(f"setp.lt.s32 {p}, {idx[dim]}, {split}")
         fn.emit(f"selp.b32 {out}, {left}, {right}, {p}")
         return out
-    gather(lw, op, [lhs, rhs], index)
+    gather(lw, op, [lhs, rhs], index, lo)
 
 
 def insert(lw: Lowering, op: Operation) -> None:
     """insert: the destination, with the source tile written at (indices * source shape)."""
-    src, dst = lw.get(op.operands[0]), lw.get(op.operands[1])
+    src, dst = shared_sources(lw, op, op.operands[:2])
     starts = [lw.get(v).regs[0] for v in op.operands[2:]]
     fn = lw.fn
-    dst_count = (dst.n * esize(dst.element) + 15) // 16 * 16 // esize(dst.element)
+    lo = min(src.offset, dst.offset)  # gather reads from here; shifts are in elements
+    dst_shift, src_shift = ((s.offset - lo) // esize(s.element) for s in (dst, src))
 
     def index(idx: list[str]) -> str:
         inside, local = fn.reg("pred"), []
@@ -208,11 +297,16 @@ def insert(lw: Lowering, op: Operation) -> None:
             local.append(r)
         own = lw.combine_index(idx, dst.shape)
         other = lw.combine_index(local, src.shape)
-        fn.emit(f"add.s32 {other}, {other}, {dst_count}")
+        if src_shift:
+            fn.emit(f"add.s32 {other}, {other}, {src_shift}")
+        if dst_shift:  # (own may be a cached index register: a new one)
+            moved = fn.reg("b32")
+            fn.emit(f"add.s32 {moved}, {own}, {dst_shift}")
+            own = moved
         out = fn.reg("b32")
         fn.emit(f"selp.b32 {out}, {other}, {own}, {inside}")
         return out
-    gather(lw, op, [dst, src], index)
+    gather(lw, op, [dst, src], index, lo)
 
 
 _BYTES = {"b16": 2, "b32": 4, "f32": 4, "b64": 8, "f64": 8}
@@ -254,13 +348,18 @@ def pack_unpack(lw: Lowering, op: Operation) -> None:
     lw.values[op.results[0]] = out
 
 
-def gather(lw: Lowering, op: Operation, sources: list[TileRegs], index) -> None:
-    """Result slot k reads shared element ``index(its multi-index)``."""
-    base, offsets = publish(lw, sources)
+def gather(lw: Lowering, op: Operation, sources: list[SharedTile], index,
+           offset: int | None = None) -> None:
+    """Result slot k reads shared element ``index(its multi-index)``, counted from byte
+    ``offset`` (default: the first source's)."""
+    base = smem_base(lw)
+    if offset is None:
+        offset = sources[0].offset
     out = lw.new_tile(op.results[0].type)
     for k, reg in enumerate(out.regs):
         linear = index(result_index(lw, out, k))
-        from_shared(lw, out.element, linear, offsets[0], base, reg, lw.valid(out.layout, k))
+        from_shared(lw, out.element, linear, offset, base, reg,
+                    lw.valid(out.layout, k))
     lw.fn.emit("bar.sync 0")
     lw.values[op.results[0]] = out
 
@@ -291,14 +390,14 @@ def _run_body(lw: Lowering, op: Operation, xs: list[str], accs: list[str]) -> li
 
 def reduce_or_scan(lw: Lowering, op: Operation) -> None:
     fn = lw.fn
-    srcs = [lw.get(v) for v in op.operands]
+    srcs = shared_sources(lw, op, list(op.operands))
     dim, scan = op.attributes["dim"], op.name == "scan"
     reverse = bool(op.attributes.get("reverse", False))
     ids = op.attributes["identities"]
     ids = list(getattr(ids, "elements", ids))
     shape = srcs[0].shape
     length, stride = shape[dim], row_major_strides(shape)[dim]
-    base, offsets = publish(lw, srcs)
+    base, offsets = smem_base(lw), [s.offset for s in srcs]
     outs = [lw.new_tile(r.type) for r in op.results]
     starts, positions = [], []
     valids = [lw.valid(outs[0].layout, k) for k in range(outs[0].layout.slots)]
@@ -348,13 +447,14 @@ def mma(lw: Lowering, op: Operation) -> None:
     from .lower_math import to_f32, zext
 
     fn = lw.fn
-    lhs, rhs, acc = (lw.get(v) for v in op.operands)
+    lhs, rhs = shared_sources(lw, op, op.operands[:2])  # convert_layout wrote A and B
+    acc = lw.get(op.operands[2])
     batched = len(lhs.shape) == 3
     m, kk = lhs.shape[-2:]
     n = rhs.shape[-1]
     is_int = op.name == "mmai"
-    base, offsets = publish(lw, [lhs, rhs])
-    if lower_mma.mma_sync(lw, op, base, offsets[0], offsets[1], acc):  # tensor cores
+    base, offsets = smem_base(lw), [lhs.offset, rhs.offset]
+    if lower_mma.try_mma_sync(lw, op, lhs, rhs, acc):  # tensor cores (lower_mma.py)
         return
     out = lw.new_tile(op.results[0].type)
     wide = out.element.name == "f64"

@@ -1,4 +1,4 @@
-"""lower-to-ptx: every entry of the module to one PTX kernel.  tile-ptr -> ptx-sm90|ptx-sm100
+"""lower-to-ptx: every entry of the module to one PTX kernel.  tile-layout -> ptx-sm90|ptx-sm100
 
 The step from the tile stages to the ptx stages of the pipeline. It runs the PTX back end
 (``lower.compile_module``: per-thread code for each op, by the rules of rules.py) for the
@@ -27,7 +27,7 @@ class LowerToPtx(Pass):
     """Lower the tile program to a PTX program for one target (module.ptx)."""
 
     name: ClassVar[str] = "lower-to-ptx"
-    input: ClassVar[str] = "tile-ptr"  # tile-layout once assign-layouts runs before it
+    input: ClassVar[str] = "tile-layout"
     output: ClassVar[str | None] = "ptx-sm100"  # of the default gpu; see output_language
     gpu: str = "sm_100"
 

@@ -28,6 +28,7 @@ RULES = {
     "extract": S.extract, "insert": S.insert,
     "pack": V.pack_unpack, "unpack": V.pack_unpack, "cat": S.cat, "reduce": S.reduce_or_scan, "scan": S.reduce_or_scan,
     "mmaf": S.mma, "mmai": S.mma, "mmaf_scaled": mmaf_scaled,
+    "convert_layout": S.convert_layout,
     "if": C.lower_if, "for": C.lower_for, "loop": C.lower_loop, "yield": C.lower_yield,
     "continue": C.lower_continue, "break": C.lower_break, "return": C.lower_return,
     "assert": C.lower_assert, "print_tko": print_tko,

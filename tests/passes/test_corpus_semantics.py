@@ -20,8 +20,20 @@ PIPELINES = [*sorted(PASSES), default_pipeline("sm_90"), default_pipeline("sm_10
 def check(path, pipeline: str) -> None:
     module = load_file(str(path))
     options = RunOptions(check_semantics=True)
-    run_pipeline(module, parse_pipeline(pipeline), options)
+    run_pipeline(module, after_its_inputs(parse_pipeline(pipeline)), options)
     assert any(name == "(check-semantics)" for name, _ in options.timings)
+
+
+def after_its_inputs(steps: list) -> list:
+    """A pass alone that reads a language below tile (assign-layouts, lower-to-ptx...)
+    runs after the default pipeline's steps that lead to it."""
+    from nanotile.passes.language import is_sublanguage
+    from nanotile.passes.languages import get_language
+
+    if len(steps) != 1 or is_sublanguage(get_language("tile"), get_language(steps[0].input)):
+        return steps
+    full = parse_pipeline(default_pipeline())
+    return full[:[s.name for s in full].index(steps[0].name)] + steps
 
 
 @needs_interp

@@ -1,4 +1,4 @@
-// RUN: nanotile-passes %s -p lower-views,resolve-tokens,lower-to-ptx{gpu=sm_90} | filecheck %s
+// RUN: nanotile-passes %s -p lower-views,resolve-tokens,assign-layouts{gpu=sm_90},allocate-shared,lower-to-ptx{gpu=sm_90} | filecheck %s
 // lower-to-ptx turns the tile program into a PTX program for the target of its option:
 // one .entry per kernel, its parameters in order (pointers as u64, scalars by type), each
 // tile spread over the CTA's 128 threads, loads and stores through global memory. The
