@@ -4,7 +4,9 @@
 of reduce and scan). f16/bf16 arithmetic runs in f32 and is rounded once (exact for
 + - * / sqrt, since f32 has more than twice the bits). i8/i16 live sign-extended in
 32-bit registers and are re-normalised after arithmetic. Transcendentals use the
-``.approx`` instructions (ex2, lg2, sin, cos, tanh, rsqrt), scaled where needed.
+``.approx`` instructions (ex2, lg2, sin, cos, tanh, rsqrt), scaled where needed. remf,
+atan2 and fpowi have no PTX instruction: remf is an exact integer fmod, atan2 and fpowi
+f64 sequences (``_exact_op``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ result token something waits on is followed by ``bar.sync 0``, which makes it vi
 the whole CTA before any later memory op, and a write that an earlier memory op may precede
 starts with ``bar.sync 0``: elements are spread over threads, so another thread may still
 have to read the old value of an element this thread is about to overwrite.
+Atomics take the op's .sem and .scope; f16/bf16 add is ``.add.noftz``, and a 16-bit
+exchange (which PTX lacks) is an ``atom.cas.b16`` loop.
 """
 
 from __future__ import annotations
