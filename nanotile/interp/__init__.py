@@ -75,6 +75,7 @@ def _load_semantics() -> None:
         ops_convert,
         ops_float,
         ops_int,
+        ops_layout,
         ops_memory,
         ops_shape,
         ops_tile,

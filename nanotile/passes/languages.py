@@ -204,7 +204,7 @@ TILE_ORDERED = TILE_PTR.extend(
 TILE_LAYOUT = TILE_ORDERED.extend(
     "tile-layout", "Every tile value carries a distributed layout; conversions are explicit.",
     extra_ops={"convert_layout": "move a tile between two layouts"},
-    remove_invariants={"dialect-rules"}, tile_level=False,
+    remove_invariants={"dialect-rules"},  # tile_level: printed, parsed and interpreted
     add_invariants=[("tiles-have-layouts", tiles_have_layouts)])
 
 _SIMT_OPS = {n for n, d in OPS.items()
@@ -216,7 +216,8 @@ SIMT = TILE_LAYOUT.extend(
             "shared-memory buffers, barriers, structured control flow.",
     remove_ops=TILE_LAYOUT.ops - _SIMT_OPS, remove_types={T.TokenType},
     extra_ops={"thread_id": "thread index in the CTA", "shuffle": "warp shuffle",
-               "shared_alloc": "a shared-memory buffer", "barrier": "CTA barrier"})
+               "shared_alloc": "a shared-memory buffer", "barrier": "CTA barrier"},
+    tile_level=False)
 
 PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper instructions (mma.sync, wgmma, TMA bulk copies, mbarriers) on\n"
