@@ -258,6 +258,9 @@ _RMW = {AtomicRMWMode.and_: ("and", "b"), AtomicRMWMode.or_: ("or", "b"),
         AtomicRMWMode.umin: ("min", "u"), AtomicRMWMode.xchg: ("exch", "b")}
 
 
+_MOV = {"b16": "b16", "b32": "b32", "b64": "b64", "f32": "f32", "f64": "f64"}
+
+
 def _atom_order(op: Operation) -> str:
     sem = op.attributes.get("memory_ordering_semantics", MemoryOrderingSemantics.relaxed)
     scope = _SCOPE[op.attributes.get("memory_scope", MemoryScope.device)]
@@ -299,6 +302,9 @@ def atomic(lw: Lowering, op: Operation) -> None:
     only = lw.first_thread() if out.layout.kind == "replicated" else None
     for k, reg in enumerate(out.regs):
         p = _and(lw, lw.slot(mask, k) if mask else None, lw.valid(out.layout, k), only)
+        if mask is not None:  # a masked-off lane returns cmp (cas, as the spec says) or 0
+            init = lw.slot(args[0], k) if op.name == "atomic_cas_tko" else zero_imm(t)
+            lw.fn.emit(f"mov.{_MOV[reg_class(t)]} {reg}, {init}")
         if exchange16:
             _exchange16(lw, op, reg, lw.slot(ptrs, k), lw.slot(args[0], k), p)
             continue

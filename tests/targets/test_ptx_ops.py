@@ -526,3 +526,40 @@ def test_pack_unpack_narrow_floats(nt):
                   .replace("%f = ftof", "%y = ftof"))
     got, want = _emulate_both(text, [bits], np.zeros(m, np.float32))
     assert _same_bits(got, want).all()
+
+
+@pytest.mark.parametrize("et", ["f16", "bf16", "f32", "i32"])
+@pytest.mark.parametrize("kind", ["rmw", "cas"])
+def test_masked_atomics_return_value(kind, et):
+    """A masked-off lane of an atomic leaves memory alone and returns cmp (cas, as the
+    spec says) or 0 (rmw: the interpreter's choice of the implementation-defined value)."""
+    n = 128
+    dt = _dtype(et)
+    mode = "addf" if et[0] in "fb" else "add"
+    op = ("atomic_cas_tko acq_rel device %p0, %x0, %x1, %m" if kind == "cas" else
+          f"atomic_rmw_tko relaxed device %p0, {mode}, %x1, %m")
+    body = (f"%z = iota : tile<{n}xi32>\n%two = constant <i32: 3> : tile<{n}xi32>\n"
+            f"%r = remi %z, %two signed : tile<{n}xi32>\n"
+            f"%zero = constant <i32: 0> : tile<{n}xi32>\n"
+            f"%m = cmpi equal %r, %zero, signed : tile<{n}xi32> -> tile<{n}xi1>\n"
+            f"%y, %tk = {op} : tile<{n}xptr<{et}>>, tile<{n}x{et}>, tile<{n}xi1> -> "
+            f"tile<{n}x{et}>, token")
+    text = kernel([((n,), et), ((n,), et)], ((n,), et), body)
+    rng = np.random.default_rng(8)
+    mem = (rng.standard_normal(n) * 8 + 1).astype(dt)
+    arg = (rng.standard_normal(n) * 8 + 1).astype(dt)
+    if kind == "cas":
+        arg = np.where(np.arange(n) % 2 == 0, mem, arg).astype(dt)
+    from nanotile.targets.emulator import run_ptx
+
+    want_mem, got_mem = mem.copy(), mem.copy()
+    want, got = np.zeros(n, dt), np.zeros(n, dt)
+    run(parse_text(text, "<k>"), "k", (1,), want_mem, arg.copy(), want)
+    for gpu in ("sm_90", "sm_100"):
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        if ptxas_path() is not None:
+            assemble(ptx, gpu)
+    run_ptx(ptx, "k", grid=(1,), args=[got_mem, arg.copy(), got])
+    u = np.uint16 if dt(0).nbytes == 2 else np.uint32
+    assert (got_mem.view(u) == want_mem.view(u)).all()
+    assert (got.view(u) == want.view(u)).all()
