@@ -158,7 +158,6 @@ def mma_sync(lw: Lowering, op: Operation, base: str, lhs_offset: int, rhs_offset
     accumulator tile in registers. The C/D staging area starts at ``scratch_offset``
     (default: after the rhs). Sets ``lw.values`` for the result."""
     from .lower_shared import esize as smem_esize
-    from .lower_shared import from_shared
 
     p = plan(op, lw.threads, lw.target.ptx_version)
     if p is None or lhs_offset % 16 or rhs_offset % 16:
@@ -188,6 +187,8 @@ def mma_sync(lw: Lowering, op: Operation, base: str, lhs_offset: int, rhs_offset
     slots_per = rows * p.n // lw.threads if count > 1 else out.layout.slots
     widen = not p.integer and acc.element.name != "f32"
     lanes = _lane_addresses(lw, sub, base)
+    mine = fn.reg("b32")  # this thread's element of slot k is 4 * T * k bytes further
+    fn.emit(f"mad.lo.s32 {mine}, {lw.tid}, 4, {base}")
     for stage in range(count):
         # 1. C: this stage's accumulator elements, as f32 (or s32), row-major at scratch
         k0 = stage * slots_per
@@ -198,9 +199,8 @@ def mma_sync(lw: Lowering, op: Operation, base: str, lhs_offset: int, rhs_offset
                 r = fn.reg("f32")
                 fn.emit(f"cvt.f32.{acc.element.name} {r}, {src}")
                 src = r
-            addr = fn.reg("b32")
-            fn.emit(f"mad.lo.s32 {addr}, {lw.linear(k - k0)}, 4, {base}")
-            fn.emit(f"st.shared.{ty} [{addr}+{scratch_offset}], {src}",
+            at = scratch_offset + 4 * lw.threads * (k - k0)
+            fn.emit(f"st.shared.{ty} [{mine}+{at}], {src}",
                     lw.valid(out.layout, k) if count == 1 else None)
         fn.emit("bar.sync 0")
         # 2. per warp: its 16x8 tiles
@@ -218,12 +218,12 @@ def mma_sync(lw: Lowering, op: Operation, base: str, lhs_offset: int, rhs_offset
         for k in ks:
             reg = out.regs[k]
             valid = lw.valid(out.layout, k) if count == 1 else None
+            at = scratch_offset + 4 * lw.threads * (k - k0)
             if p.integer or out.element.name == "f32":
-                from_shared(lw, T.F32 if not p.integer else T.I32, lw.linear(k - k0),
-                            scratch_offset, base, reg, valid)
+                fn.emit(f"ld.shared.{ty} {reg}, [{mine}+{at}]", valid)
             else:
                 f = fn.reg("f32")
-                from_shared(lw, T.F32, lw.linear(k - k0), scratch_offset, base, f, valid)
+                fn.emit(f"ld.shared.f32 {f}, [{mine}+{at}]", valid)
                 fn.emit(f"cvt.rn.{out.element.name}.f32 {reg}, {f}")
         fn.emit("bar.sync 0")
     lw.values[op.results[0]] = out
