@@ -42,22 +42,34 @@ LOWER_SHARED = [
 ]
 
 # tile-ordered -> tile-layout: how each tile is spread over threads, registers and shared
-# memory, as layouts in the types. The CTA size (num_warps hint) depends on the target.
-def layouts(gpu: str) -> list[str]:
-    return [
-        f"assign-layouts{{gpu={gpu}}}",  # every tile value gets a layout (-> tile-layout)
-        "allocate-shared",              # shared-memory buffers get their offsets
-    ]
+# memory, as layouts in the types: assign-layouts{gpu=...} (the CTA size, from the
+# num_warps hint, depends on the target), then allocate-shared (shared-memory offsets).
 
-# ptx-sm90 -> ptx-sm90: passes over the PTX program, run by both targets.
+# ptx-sm90 -> ptx-sm90: passes over the PTX program (nanotile/targets/ptx_passes), run by
+# both targets (a ptx-sm90 pass reads ptx-sm100 too). Constants and copies first, so that
+# CSE sees identical instructions; CSE leaves copies for a second copy propagation; the
+# folds then see the final operands; dead code after them; branches and numbering last.
 PTX_PASSES: list[str] = [
+    "ptx-fold-immediates",            # a register holding a constant -> the immediate
+    "ptx-simplify-arith",             # integer identities, constant folding
+    "ptx-copy-propagation",           # reads of a copy -> its source
+    "ptx-cse",                        # an identical pure instruction computed once
+    "ptx-copy-propagation",           # the copies CSE left
+    "ptx-fold-immediates",            # constants the rewrites exposed
+    "ptx-fold-wide-multiply",         # cvt to 64 bits then mul -> mul.wide
+    "ptx-fold-address-offsets",       # add of a constant -> [reg+offset]
+    "ptx-dead-code",                  # results nobody reads
+    "ptx-remove-redundant-barriers",  # bar.sync that orders nothing new
+    "ptx-simplify-branches",          # jumps to the next label, unused labels
+    "ptx-compact-registers",          # dense register numbers per class
 ]
 
 SM90 = [
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
-    *layouts("sm_90"),
+    "assign-layouts{gpu=sm_90}",   # every tile value gets a layout (-> tile-layout)
+    "allocate-shared",             # shared-memory buffers get their offsets
     "lower-to-ptx{gpu=sm_90}",     # -> ptx-sm90: .target sm_90a, PTX 8.0 (mma.sync, wgmma)
     *PTX_PASSES,
 ]
@@ -66,7 +78,8 @@ SM100 = [
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
     *LOWER_SHARED,
-    *layouts("sm_100"),
+    "assign-layouts{gpu=sm_100}",  # every tile value gets a layout (-> tile-layout)
+    "allocate-shared",             # shared-memory buffers get their offsets
     "lower-to-ptx{gpu=sm_100}",    # -> ptx-sm100: .target sm_100a, PTX 8.6 (tcgen05)
     *PTX_PASSES,
 ]

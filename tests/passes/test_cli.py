@@ -56,7 +56,9 @@ def test_list_passes(capsys):
     assert status == 0
     for name, cls in PASSES.items():
         assert re.search(rf"^\s+{name}\s+{cls.input} -> ", out, re.MULTILINE), name
-    assert "assume-to-facts             tile -> tile-canon" in out
+    assert re.search(r"^  assume-to-facts +tile -> tile-canon +Turn assume ops", out,
+                     re.MULTILINE)
+    assert re.search(r"^  lower-to-ptx +tile-layout -> ptx-sm100 ", out, re.MULTILINE)
 
 
 def test_print_language_and_diff(capsys):

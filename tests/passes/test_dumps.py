@@ -52,13 +52,15 @@ def test_pipeline_output_survives_bytecode(path):
     from nanotile.ir.printer import print_module
     from nanotile.loader import load_file
 
+    from nanotile.passes.languages import LANGUAGES
     from nanotile.passes.manager import step_output
 
     module = load_file(str(path))
-    tile_steps, language = [], "tile"  # the stages bytecode can hold (no layouts, no PTX)
+    order = list(LANGUAGES)  # top to bottom
+    tile_steps, language = [], "tile"  # the stages bytecode can hold: above tile-layout
     for step in parse_pipeline(default_pipeline()):
         language = step_output(step, language)
-        if not get_language(language).tile_level:
+        if order.index(language) >= order.index("tile-layout"):
             break
         tile_steps.append(step)
     assert [s.name for s in tile_steps][-2:] == ["lower-views", "resolve-tokens"]
