@@ -2,7 +2,8 @@
 
 For each kernel of ../shared/corpus/cutile and each target (sm_90 -> sm_90a, sm_100 ->
 sm_100a) it prints registers, spill bytes (stores + loads) and shared memory per CTA as
-``ptxas -v`` reports them, and the compile time:
+``ptxas -v`` reports them (plus the dynamic shared memory the PTX declares), and the
+compile time:
 
 - nanotile: bytecode -> PTX (nanotile) and PTX -> cubin (ptxas), timed separately;
 - tileiras: ``tileiras --gpu-name=... K.tileirbc`` wall time; its resource usage comes
@@ -80,6 +81,7 @@ def main() -> int:
     from nanotile.diagnostics import CompileError
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx
+    from nanotile.targets.ptx import dynamic_shared_bytes
     from nanotile.targets.target import get_target
 
     head = (f"{'kernel':18s} {'target':7s} | {'regs':>4s} {'spill':>5s} {'smem':>6s} "
@@ -100,6 +102,8 @@ def main() -> int:
                 continue
             ptx_s = time.perf_counter() - t0
             mine, ptxas_s = ptxas_usage(ptx, arch)
+            if "smem" in mine:  # ptxas -v counts static shared memory only
+                mine["smem"] += dynamic_shared_bytes(ptx, name)
             ref_ptx = CORPUS / "ptx" / f"{name}.{gpu}.ptx"
             theirs = ptxas_usage(ref_ptx.read_text(), arch)[0] if ref_ptx.exists() else {}
             tt = tileiras_time(path, gpu)
