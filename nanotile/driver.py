@@ -221,8 +221,9 @@ def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
         if to_ptx and not lowered:
             raise CompileError(Diagnostic(
                 "error", f"--emit={opts.emit} needs a pipeline that ends in PTX, but this one "
-                         f"ends in language '{language}' (end -p with "
-                         f"lower-to-ptx{{gpu={args.target}}}, or drop --stop-after)",
+                         f"ends in language '{language}' (the default pipeline does; a -p "
+                         f"pipeline must reach lower-to-ptx{{gpu={args.target}}}; or drop "
+                         "--stop-after)",
                 "<command line>"))
         gpu = {"ptx-sm90": "sm_90", "ptx-sm100": "sm_100"}.get(language)
         if to_ptx and gpu != args.target:
