@@ -273,3 +273,22 @@ def test_gpu_name_and_the_pipelines_target_agree(capsys):
                                    "--gpu-name=sm_100")
     assert status == 1
     assert "--gpu-name=sm_100, but the pipeline lowers to PTX for sm_90" in err
+
+
+def test_compile_to_ptx_without_the_tile_pipeline_runs_only_the_backend_steps():
+    """run_pipeline=False: for a module that went through the tile passes already."""
+    from nanotile.loader import load_file
+    from nanotile.passes.manager import run_pipeline
+    from nanotile.passes.pipelines import default_pipeline
+    from nanotile.passes.registry import parse_pipeline
+    from nanotile.targets.compile import backend_steps, compile_to_ptx
+
+    steps = parse_pipeline(default_pipeline("sm_90"))
+    backend = backend_steps("sm_90")
+    assert backend[0].spelling() == "lower-to-ptx{gpu=sm_90}"
+    assert [s.spelling() for s in steps[-len(backend):]] == [s.spelling() for s in backend]
+    module = load_file(VECTOR_ADD)
+    run_pipeline(module, steps[:-len(backend)])
+    assert module.ptx is None
+    assert compile_to_ptx(module, "sm_90", run_pipeline=False) == \
+        compile_to_ptx(load_file(VECTOR_ADD), "sm_90")
