@@ -219,9 +219,13 @@ def instr_registers(instr: Instr) -> list[str]:
 
 def has_dest(instr: Instr) -> bool:
     """Whether the first operand is a destination written by the instruction."""
-    if not instr.operands or not _may_write(instr.opcode):
+    if not instr.operands:
         return False
     first = instr.operands[0]
+    if instr.root == "call":  # call (ret), func, (args): the return list is written
+        return len(instr.operands) > 1 and first.startswith("(")
+    if not _may_write(instr.opcode):
+        return False
     if first[:1] in ("[", "("):
         return False
     return bool(_operand_registers(first)) or first.strip() == "_"

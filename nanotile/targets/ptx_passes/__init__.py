@@ -4,11 +4,19 @@ file; flow.py holds the control-flow and data-flow analyses they share.
 
 ``PIPELINE`` is the order the default pipeline runs them in: constants and copies are
 propagated first, so that CSE sees identical instructions; CSE leaves copies behind for a
-second copy propagation; the widening and address folds then see the final operands; dead
-code goes after all of them; branches and register numbers are tidied last.
+second copy propagation; a second round catches what the first exposed; the widening and
+address folds then see the final operands; dead code goes after all of them; barriers,
+branches and register numbers are tidied last.
 """
 
-PIPELINE = ("ptx-fold-immediates,ptx-simplify-arith,ptx-copy-propagation,ptx-cse,"
-            "ptx-copy-propagation,ptx-fold-immediates,ptx-fold-wide-multiply,"
-            "ptx-fold-address-offsets,ptx-dead-code,ptx-remove-redundant-barriers,"
-            "ptx-simplify-branches,ptx-compact-registers")
+STEPS = [
+    "ptx-fold-immediates", "ptx-simplify-arith", "ptx-copy-propagation", "ptx-cse",
+    "ptx-copy-propagation",
+    # second round: constants and identities the first round exposed (0 + x after
+    # propagation), and the repeats they make identical
+    "ptx-fold-immediates", "ptx-simplify-arith", "ptx-copy-propagation", "ptx-cse",
+    "ptx-copy-propagation",
+    "ptx-fold-wide-multiply", "ptx-fold-address-offsets", "ptx-dead-code",
+    "ptx-remove-redundant-barriers", "ptx-simplify-branches", "ptx-compact-registers",
+]
+PIPELINE = ",".join(STEPS)

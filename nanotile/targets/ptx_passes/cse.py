@@ -8,7 +8,8 @@ instruction that computes what an earlier one already holds becomes a copy of it
 
 Which instructions: unguarded, pure and repeatable (flow.is_repeatable: same operands,
 same result; no memory reads except kernel parameters ``ld.param``; no special register
-that changes, such as ``%clock``), writing one register that is not also a source. Two
+that changes, such as ``%clock``), writing one register that is not also a source; not a plain copy or a ``mov`` of a
+literal (an immediate is cheaper than a register holding it). Two
 are identical when opcode (with all its modifiers) and source operands are the same text,
 after reading through the register copies available at that point (``mov %r45, %r27``
 makes ``add %r46, %r45, %r1`` compare equal to ``add %r28, %r27, %r1``), so a chain of
@@ -32,6 +33,7 @@ from ...ir.core import Module
 from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs, operand_registers, replace_uses, uses
 from .flow import forward, is_register_operand, is_repeatable, kernel_cfg, reg_prefix, walk
+from .fold_immediates import literal_kind
 
 
 def expression(instr: Instr) -> tuple | None:
@@ -42,8 +44,10 @@ def expression(instr: Instr) -> tuple | None:
     sources = tuple(instr.operands[1:])
     if any(dest in operand_registers(s) for s in sources):
         return None
-    if instr.root == "mov" and len(sources) == 1 and is_register_operand(sources[0]):
-        return None  # a plain copy: ptx-copy-propagation's business
+    if instr.root == "mov" and len(sources) == 1 and (is_register_operand(sources[0])
+                                                      or literal_kind(sources[0])):
+        return None  # a copy or a constant: cheaper as it is (ptx-copy-propagation and
+        #             ptx-fold-immediates handle those)
     return (instr.opcode, sources)
 
 

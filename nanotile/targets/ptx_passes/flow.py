@@ -52,8 +52,8 @@ def is_pure(instr: Instr) -> bool:
     they are dead. Loads count as pure unless they carry ordering or volatility (a load
     may fault, but removing a load whose value nobody uses is what every compiler does);
     ``ld.param`` reads kernel parameters, which never change."""
-    if not defs(instr):
-        return False
+    if not defs(instr) or ".cc" in instr.opcode:
+        return False  # add.cc & co also write the carry flag a later addc reads
     root = instr.root
     if root == "ld":
         mods = set(instr.opcode.split(".")[1:])

@@ -177,6 +177,9 @@ def test_hand_written_program():
      ["%f1", "%f2", "%f3", "%f4"], ["%r1", "%r2", "%r3", "%r4", "%r5", "%r6",
                                     "%f5", "%f6", "%f7", "%f8"]),
     ("ret", [], []),
+    ("call.uni (%r1), f, (%r2, %r3)", ["%r1"], ["%r2", "%r3"]),
+    ("call.uni (r0), vprintf, (p0, p1)", [], []),
+    ("call.uni g, (%rd1)", [], ["%rd1"]),
 ])
 def test_defs_and_uses(text, want_defs, want_uses):
     instr = parse_instruction(text)

@@ -1,0 +1,120 @@
+"""What the ptx-* passes do to the PTX of the cuTile corpus kernels (both targets):
+
+1. each pass alone on the PTX lower-to-ptx writes: instructions removed (only the passes
+   that delete instructions score here: the others rewrite operands so that dead code
+   and CSE find more);
+2. each pass left out of the PTX pipeline (ptx_passes.PIPELINE): how many instructions
+   more the rest leaves, i.e. what the pass contributes within the pipeline;
+3. before/after the whole pipeline, per kernel: PTX instructions, declared registers, and
+   SASS instructions (ptxas' cubin .text bytes / 16), so that one sees how much of the
+   PTX-level gain survives ptxas (which optimises too) - plus the time the passes take.
+
+    .venv/bin/python bench/ptx_passes_bench.py [KERNEL ...]
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "targets"))
+CORPUS = ROOT / ".." / "shared" / "corpus" / "cutile"
+TARGETS = ["sm_90", "sm_100"]
+
+
+def unoptimised(name: str, target: str) -> str:
+    from nanotile.loader import load_file
+    from nanotile.passes.manager import PipelineRun, RunOptions
+    from nanotile.passes.pipelines import default_pipeline
+    from nanotile.passes.registry import parse_pipeline
+
+    module = load_file(str(CORPUS / f"{name}.tileirbc"))
+    options = RunOptions(verify=False, stop_after="lower-to-ptx")
+    PipelineRun(options, io.StringIO()).run(module, parse_pipeline(default_pipeline(target)))
+    return module.ptx.render()
+
+
+def count(text: str) -> int:
+    from nanotile.targets.ptx_ir import parse_ptx_program
+
+    return parse_ptx_program(text).instruction_count()
+
+
+def registers(text: str) -> int:
+    return sum(int(n) - 1 for n in re.findall(r"\.reg \.\w+ %\w+?<(\d+)>;", text))
+
+
+def run(text: str, pipeline: str) -> str:
+    from nanotile.passes.base import PassContext
+    from nanotile.passes.registry import parse_pipeline
+    from nanotile.targets.ptx_ir import load_ptx_module
+
+    module = load_ptx_module(text)
+    for step in parse_pipeline(pipeline):
+        step.apply(module, PassContext())
+    return module.ptx.render()
+
+
+def sass(text: str, target: str) -> int | None:
+    from nanotile.targets.compile import assemble, ptxas_path
+
+    if ptxas_path() is None:
+        return None
+    from mma_quality import text_sizes
+
+    cubin, _ = assemble(text, target)
+    return sum(text_sizes(cubin).values()) // 16
+
+
+def main(names: list[str]) -> None:
+    from corpus_cases import KERNELS
+
+    from nanotile.targets.ptx_passes import PIPELINE
+
+    names = names or KERNELS
+    steps = PIPELINE.split(",")
+    distinct = list(dict.fromkeys(steps))
+    alone = dict.fromkeys(distinct, 0)
+    ablation = dict.fromkeys(distinct, 0)
+    rows = []
+    total_before = total_after = 0
+    for name in names:
+        for target in TARGETS:
+            before = unoptimised(name, target)
+            n0 = count(before)
+            t0 = time.perf_counter()
+            after = run(before, PIPELINE)
+            seconds = time.perf_counter() - t0
+            n1 = count(after)
+            for p in distinct:
+                alone[p] += n0 - count(run(before, p))
+                ablation[p] += count(run(before, ",".join(s for s in steps if s != p))) - n1
+            total_before += n0
+            total_after += n1
+            rows.append((name, target, n0, n1, registers(before), registers(after),
+                         sass(before, target), sass(after, target), seconds))
+    print(f"PTX instructions over {len(names)} kernels x {len(TARGETS)} targets: "
+          f"{total_before} -> {total_after} "
+          f"({100 * (total_before - total_after) / total_before:.1f}% fewer)\n")
+    print("alone: the pass by itself on lower-to-ptx's PTX; without: how many more "
+          "instructions\nthe pipeline leaves when the pass is left out (what it enables)\n")
+    print("| pass | removed alone | share | extra instructions without it | share |")
+    print("|---|---:|---:|---:|---:|")
+    for p in distinct:
+        print(f"| {p} | {alone[p]} | {100 * alone[p] / total_before:.1f}% | {ablation[p]} "
+              f"| {100 * ablation[p] / total_before:.1f}% |")
+    print("\n| kernel | target | PTX instr before | after | declared regs before | after "
+          "| SASS instr before | after | passes (s) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} "
+              f"| {r[8]:.2f} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
