@@ -134,11 +134,12 @@ def _stages(p: _Plan, threads: int, scratch: int) -> tuple[int, int] | None:
     """(rows per stage, stages) for staging C/D: the whole result at once, or bands of
     whole 16-row tiles of one batch (a band's elements are whole slots of the blocked
     layout, so each thread writes and reads a contiguous run of its slots). The first
-    choice that keeps the buffer within a static array (48 KB), else within 227 KB."""
+    choice that keeps the buffer within a static array (48 KB), else within half of the
+    227 KB an SM has (two CTAs per SM), else within 227 KB."""
     from .ptx import MAX_SHARED, STATIC_SHARED_LIMIT
 
     total = p.batch * p.m
-    for limit in (STATIC_SHARED_LIMIT, MAX_SHARED):
+    for limit in (STATIC_SHARED_LIMIT, MAX_SHARED // 2, MAX_SHARED):
         if scratch + total * p.n * 4 <= limit:
             return total, 1
         for rows in range(p.m - 16, 0, -16):
