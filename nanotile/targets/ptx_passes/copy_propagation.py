@@ -24,7 +24,7 @@ from typing import ClassVar
 from ...ir.core import Module
 from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs, replace_uses
-from .flow import forward, is_register_operand, kernel_cfg, reg_prefix, walk
+from .flow import is_register_operand, reg_prefix, rewrite_kernel
 
 
 def _copy(kernel: PtxKernel, instr: Instr) -> tuple[str, str] | None:
@@ -49,21 +49,10 @@ def _step(kernel: PtxKernel):
 
 
 def propagate_copies(kernel: PtxKernel) -> bool:
-    cfg = kernel_cfg(kernel)
-    if cfg is None:
-        return False
-    step = _step(kernel)
-    ins = forward(cfg, kernel.body, step)
-    changed = False
+    def rewrite(facts, instr: Instr) -> bool:
+        return bool(facts) and replace_uses(instr, facts.map)
 
-    def visit(facts: dict, _i: int, instr: Instr) -> None:
-        nonlocal changed
-        if facts and replace_uses(instr, facts.map):
-            changed = True
-        step(facts, instr)
-
-    walk(cfg, kernel.body, ins, visit)
-    return changed
+    return rewrite_kernel(kernel, rewrite, _step(kernel))
 
 
 @dataclass(frozen=True)

@@ -306,6 +306,37 @@ def liveness(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
     return after
 
 
+def as_rewritten(rewrite, step):
+    """An analysis step that sees each instruction as the pass's ``rewrite(facts, instr)``
+    will leave it (on a copy: the program is not changed here), so that the facts the
+    rewrite creates (a constant reaching a ``mov``, an ``add`` a fold produced) reach the
+    blocks after it too. Facts about the original program hold for the rewritten one
+    as well (rewrites keep every register's value), so this only finds more."""
+    def analysis_step(facts, instr: Instr) -> None:
+        probe = Instr(instr.opcode, list(instr.operands), instr.pred)
+        rewrite(facts, probe)
+        step(facts, probe)
+    return analysis_step
+
+
+def rewrite_kernel(kernel: PtxKernel, rewrite, step) -> bool:
+    """Run a forward analysis and apply ``rewrite(facts, instr) -> bool`` to every
+    instruction with the facts holding just before it; True if anything changed."""
+    cfg = kernel_cfg(kernel)
+    if cfg is None:
+        return False
+    ins = forward(cfg, kernel.body, as_rewritten(rewrite, step))
+    changed = False
+
+    def visit(facts, _i: int, instr: Instr) -> None:
+        nonlocal changed
+        changed |= bool(rewrite(facts, instr))
+        step(facts, instr)
+
+    walk(cfg, kernel.body, ins, visit)
+    return changed
+
+
 def walk(cfg: Cfg, body: list[BodyItem], ins: list[dict], visit) -> None:
     """Replay a forward analysis block by block: ``visit(facts, index, instr)`` may
     rewrite the instruction before the caller's step updates the facts."""

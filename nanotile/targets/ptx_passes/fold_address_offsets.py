@@ -6,14 +6,21 @@ immediate offset for free, so the load reads the base register directly and the 
 usually dies. The same goes for 32-bit shared-memory addresses (``add.s32``/``add.u32``)
 and for chains of adds of constants (``add %c, %a, 8`` after ``add %a, %b, 4`` becomes
 ``add %c, %b, 12``). ``[%r5+0]`` is written ``[%r5]``, a negative offset ``[%r5+-4]``
-(PTX has no ``[%r5-4]``).
+(PTX has no ``[%r5-4]``). Scaled indices too: the back end addresses slot k of a tile in
+shared memory as ``mad.lo.s32 %a, %i, 4, %base`` with ``%i = %tid + 128k``; given
+``%a0 = %tid * 4 + %base`` already, ``%a`` becomes ``add.s32 %a, %a0, 512k`` (and then
+folds into the addresses that use it).
 
 Why it is correct: a forward analysis (flow.forward) records ``%a = %b + k`` after an
 unguarded ``add``/``sub`` of an integer literal and forgets it when ``%a`` or ``%b`` may be
 written again; at joins only facts holding on every path survive. Where it holds,
 ``%b + (k + j)`` is the same N-bit sum (modulo 2^N, N the register's width) as ``%a + j``,
-which is the address the instruction used. Offsets are only folded while the total fits
-PTX's signed 32-bit address offset; otherwise the instruction is left as it was.
+which is the address the instruction used. For the scaled form, ``mad.lo`` keeps the low
+N bits: ``(y + K)*m + c = (y*m + c) + K*m`` modulo 2^N, and ``y*m + c`` is the value the
+earlier ``mad.lo`` (same opcode, same ``y``, ``m``, ``c``) left in its destination; that
+fact is dropped when any of those registers may be written. Offsets are only folded
+while the total fits PTX's signed 32-bit address offset; otherwise the instruction is
+left as it was.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from typing import ClassVar
 from ...ir.core import Module
 from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs
-from .flow import forward, is_register_operand, kernel_cfg, walk
+from .flow import is_register_operand, rewrite_kernel
 from .simplify_arith import parse_int
 
 _ADD = re.compile(r"(add|sub)\.([su])(32|64)")
@@ -45,11 +52,31 @@ def _offset_fact(instr: Instr) -> tuple[str, str, int, int] | None:
     return a, b, (-value if m.group(1) == "sub" else value), int(m.group(3))
 
 
+_MAD = re.compile(r"mad\.lo\.([su])(32|64)")
+
+
+def _scaled(instr: Instr) -> tuple[str, str, int, str, int] | None:
+    """``(d, x, m, c, bits)`` for an unguarded ``mad.lo d, x, m, c`` with a literal m."""
+    mm = _MAD.fullmatch(instr.opcode)
+    if not mm or instr.pred is not None or len(instr.operands) != 4:
+        return None
+    d, x, m, c = instr.operands
+    value = parse_int(m)
+    if value is None or not is_register_operand(d) or not is_register_operand(x) \
+            or d in (x, c):
+        return None
+    return d, x, value, c, int(mm.group(2))
+
+
 def step(facts: dict, instr: Instr) -> None:
     facts.kill(defs(instr))
     fact = _offset_fact(instr)
     if fact:
         facts.set(fact[0], (fact[1], fact[2], fact[3]), fact[:2])
+    scaled = _scaled(instr)
+    if scaled:
+        d, x, m, c, _bits = scaled
+        facts.set(("mad", instr.opcode, x, m, c), d, [d, x, c])
 
 
 def _fold_address(facts: dict, operand: str) -> str:
@@ -81,6 +108,19 @@ def rewrite(facts: dict, instr: Instr) -> bool:
         instr.opcode = f"add.{instr.opcode.split('.')[1]}"
         instr.operands[1:] = [base, str(total)]
         return True
+    scaled = _scaled(instr)
+    if scaled is not None and scaled[1] in facts:
+        # x = y + K and e = y*m + c is available: d = x*m + c = e + K*m (mod 2^N)
+        _d, x, m, c, bits = scaled
+        y, k, fact_bits = facts.get(x)
+        e = facts.get(("mad", instr.opcode, y, m, c))
+        if e is not None and fact_bits == bits:
+            total = (k * m) % (1 << bits)
+            if total >= 1 << (bits - 1):
+                total -= 1 << bits
+            instr.opcode = f"add.{instr.opcode.split('.')[2]}"
+            instr.operands[1:] = [e, str(total)]
+            return True
     for i, op in enumerate(instr.operands):
         if op.startswith("["):
             new = _fold_address(facts, op)
@@ -91,19 +131,7 @@ def rewrite(facts: dict, instr: Instr) -> bool:
 
 
 def fold_offsets(kernel: PtxKernel) -> bool:
-    cfg = kernel_cfg(kernel)
-    if cfg is None:
-        return False
-    ins = forward(cfg, kernel.body, step)
-    changed = False
-
-    def visit(facts: dict, _i: int, instr: Instr) -> None:
-        nonlocal changed
-        changed |= rewrite(facts, instr)
-        step(facts, instr)
-
-    walk(cfg, kernel.body, ins, visit)
-    return changed
+    return rewrite_kernel(kernel, rewrite, step)
 
 
 @dataclass(frozen=True)

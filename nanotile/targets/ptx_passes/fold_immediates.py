@@ -32,7 +32,7 @@ from typing import ClassVar
 from ...ir.core import Module
 from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs, has_dest
-from .flow import forward, is_register_operand, kernel_cfg, walk
+from .flow import is_register_operand, rewrite_kernel
 
 TAKES_IMM = frozenset([
     "add", "sub", "mul", "mad", "mul24", "mad24", "min", "max", "and", "or", "xor", "shl",
@@ -87,27 +87,21 @@ def step(facts: dict, instr: Instr) -> None:
         facts.set(const[0], const[1], [const[0]])
 
 
-def fold_immediates(kernel: PtxKernel) -> bool:
-    cfg = kernel_cfg(kernel)
-    if cfg is None:
-        return False
-    ins = forward(cfg, kernel.body, step)
+def rewrite(facts, instr: Instr) -> bool:
     changed = False
-
-    def visit(facts: dict, _i: int, instr: Instr) -> None:
-        nonlocal changed
-        if facts and instr.root in TAKES_IMM and has_dest(instr):
-            last = len(instr.operands) - (1 if instr.root == "selp" else 0)
-            for k in range(1, last):
-                op = instr.operands[k]
-                lit = facts.get(op) if is_register_operand(op) else None
-                if lit is not None and accepts(instr, literal_kind(lit)):
-                    instr.operands[k] = lit
-                    changed = True
-        step(facts, instr)
-
-    walk(cfg, kernel.body, ins, visit)
+    if facts and instr.root in TAKES_IMM and has_dest(instr):
+        last = len(instr.operands) - (1 if instr.root == "selp" else 0)
+        for k in range(1, last):
+            op = instr.operands[k]
+            lit = facts.get(op) if is_register_operand(op) else None
+            if lit is not None and accepts(instr, literal_kind(lit)):
+                instr.operands[k] = lit
+                changed = True
     return changed
+
+
+def fold_immediates(kernel: PtxKernel) -> bool:
+    return rewrite_kernel(kernel, rewrite, step)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from typing import ClassVar
 from ...ir.core import Module
 from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs
-from .flow import forward, is_register_operand, kernel_cfg, walk
+from .flow import is_register_operand, rewrite_kernel
 from .simplify_arith import parse_int
 
 _WIDEN = {"cvt.s64.s32": "s32", "cvt.u64.u32": "u32"}
@@ -71,23 +71,14 @@ def rewrite(facts: dict, instr: Instr) -> Instr | None:
 
 
 def fold_wide(kernel: PtxKernel) -> bool:
-    cfg = kernel_cfg(kernel)
-    if cfg is None:
-        return False
-    ins = forward(cfg, kernel.body, step)
-    changed = False
-
-    def visit(facts: dict, i: int, instr: Instr) -> None:
-        nonlocal changed
+    def replace(facts, instr: Instr) -> bool:
         new = rewrite(facts, instr) if facts else None
-        if new is not None:
-            kernel.body[i] = new
-            changed = True
-            instr = new
-        step(facts, instr)
+        if new is None:
+            return False
+        instr.opcode, instr.operands, instr.pred = new.opcode, new.operands, new.pred
+        return True
 
-    walk(cfg, kernel.body, ins, visit)
-    return changed
+    return rewrite_kernel(kernel, replace, step)
 
 
 @dataclass(frozen=True)
