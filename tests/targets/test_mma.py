@@ -109,7 +109,10 @@ CASES = [
     (2, 16, 32, 16, "bf16", "f32", 2),     # batched, 2 warps
     (0, 32, 16, 64, "i8", "i32", 4),       # mmai m16n8k32
     (2, 16, 16, 32, "i8", "i32", 4),       # batched mmai
+    (0, 16, 16, 256, "i8", "i32", 4),      # mmai, K loop (8 steps of 32)
+    (0, 64, 128, 32, "f16", "f32", 1),     # one warp: 64 tiles in two chunks of 32
     (0, 32, 16, 64, "f8E4M3FN", "f32", 4),  # m16n8k32 e4m3 (sm_100; PTX 8.4)
+    (0, 16, 16, 256, "f8E5M2", "f32", 4),   # f8, K loop
     (2, 16, 32, 32, "f8E5M2", "f16", 4),    # e5m2, f16 accumulator, batched
 ]
 
