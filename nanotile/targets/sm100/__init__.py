@@ -1,6 +1,13 @@
-"""Blackwell (sm_100a). PTX 8.6 is the first that accepts sm_100a; tcgen05 comes later."""
+"""Blackwell (sm_100a). PTX 8.6 is the first that accepts sm_100a; tcgen05 comes later.
+
+Of the element types and ops only some GPUs have (target.ARCH_ELEMENT_TYPES / ARCH_OPS),
+sm_100 has f8E8M0FNU (block scales), f4E2M1FN (FP4) and block-scaled MMA (mmaf_scaled);
+not f8E5M3FNU (Rubin's: tileiras refuses it for sm_100 too).
+"""
 
 from ..target import Target
 
 SM100 = Target(gpu_name="sm_100", ptx_target="sm_100a", ptx_version="8.6",
-               ptxas_arch="sm_100a")
+               ptxas_arch="sm_100a",
+               element_types=frozenset({"f8E8M0FNU", "f4E2M1FN"}),
+               ops=frozenset({"mmaf_scaled"}))
