@@ -24,6 +24,7 @@ from .assign_layouts import AssignLayouts
 from .assume_to_facts import AssumeToFacts
 from .base import Pass
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
+from .check_target_support import CheckTargetSupport
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
 from .eqsat import Eqsat
@@ -42,6 +43,7 @@ PASSES: dict[str, type[Pass]] = {
         AssignLayouts,
         AssumeToFacts,
         CanonicalizeCmpSelect,
+        CheckTargetSupport,
         CommonSubexpressionElimination,
         DeadCodeElimination,
         Eqsat,
