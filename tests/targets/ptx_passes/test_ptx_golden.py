@@ -3,7 +3,7 @@ kernel with the patterns the pass rewrites and the ones it must leave alone, a R
 naming the pipeline, and FileCheck lines (they check what goes AND what stays).
 
 For each file: the pass's output (through the pass manager, with the ptx language checks
-after each pass) passes ``filecheck``; the input run through no pass does NOT (so the
+after each pass; and through the command line of the RUN line) passes ``filecheck``; the input run through no pass does NOT (so the
 checks test the pass); ptxas accepts the output; and the output is a fixed point of the
 pass for the passes that are idempotent. PTX keeps comments, so the lines carrying
 FileCheck directives are dropped from the output before checking it.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from nanotile.targets.ptx_ir import language_of, load_ptx_module, parse_ptx_prog
 
 from ...passes.support import filecheck_path
 
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.ptx"))
 RUN = re.compile(r"^// RUN: nanotile-passes %s -p (\S+) \| filecheck %s$", re.MULTILINE)
@@ -72,6 +74,18 @@ def test_golden(path):
     out = run_passes(path.read_text(), pipeline_of(path), path.name)
     check = filecheck(path, out)
     assert check.returncode == 0, check.stderr + "\n" + out
+
+
+@needs_filecheck
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_golden_from_the_command_line(path):
+    """The RUN line as written: ``python -m nanotile.passes FILE.ptx -p PASS``."""
+    result = subprocess.run([sys.executable, "-m", "nanotile.passes", str(path), "-p",
+                             pipeline_of(path)], cwd=ROOT, check=False, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    check = filecheck(path, result.stdout)
+    assert check.returncode == 0, check.stderr + "\n" + result.stdout
 
 
 @needs_filecheck
