@@ -16,11 +16,14 @@ an f64 result...): the caller then runs its FMA loop.
 
 The result is cut into 16 x 8 tiles; warps form a ``wm x wn`` grid (wm divides the
 16-row tiles, wn the 8-column tiles) and each warp owns a block of tiles, computed in
-chunks of at most 32 tiles (128 accumulator registers). Per chunk, per batch:
+chunks of at most 32 tiles (128 accumulator registers). C and D pass through a scratch
+area after the operands, f32/s32 row-major: the whole result at once, or bands of rows
+(each a run of whole slots of the blocked layout) so that the CTA's buffer fits a static
+48 KB array, else half of the 227 KB an SM has, else 227 KB. Per band, per chunk:
 
-1. C: the accumulator was written to a scratch area after the operands as f32/s32
-   row-major (``bar.sync`` first); each lane reads its C fragment (rows g and g+8,
-   columns 2t, 2t+1 with g = lane / 4, t = lane % 4) as two ``ld.shared.v2``.
+1. C: every thread writes its accumulator slots of the band, ``bar.sync``; each lane
+   reads its C fragment (rows g and g+8, columns 2t, 2t+1 with g = lane / 4,
+   t = lane % 4) as two ``ld.shared.v2``.
 2. For every K step: the A fragments (rows of a 16 x 16 block) with
    ``ldmatrix.sync.aligned.m8n8.x4.shared.b16`` (lane l gives the address of row
    l % 8 + 8 (l / 8 % 2), column 8 (l / 16) of the block), the B fragments of two 8-column
@@ -166,7 +169,7 @@ def mma_sync(lw: Lowering, op: Operation, base: str, lhs_offset: int, rhs_offset
     lhs_t, rhs_t = op.operands[0].type, op.operands[1].type
     if smem_esize(lhs_t.element) != p.esize or smem_esize(rhs_t.element) != p.esize:
         return False
-    if acc.layout.kind != "blocked" and acc.layout.elements != 1:
+    if acc.layout.kind not in ("blocked", "replicated"):  # a splat answers every slot
         return False
     fn = lw.fn
     if scratch_offset is None:

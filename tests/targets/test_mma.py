@@ -287,3 +287,14 @@ def test_static_and_dynamic_kernels_in_one_module():
         run(parse_text(text, "<k>"), name, (1,), *want)
         run_ptx(ptx, name, grid=(1,), args=got)
         np.testing.assert_allclose(got[-1], want[-1], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("gpu", TARGETS)
+def test_constant_accumulator(gpu):
+    """A splat constant as C (however its layout holds it) still goes through mma.sync."""
+    text = mma_kernel(0, 32, 32, 32, "f16", "f32").replace(
+        "%y = mmaf %x0, %x1, %x2",
+        "%z = constant <f32: 1.5> : tile<32x32xf32>\n    %y = mmaf %x0, %x1, %z")
+    arrays = _inputs(0, 32, 32, 32, "f16", "f32", np.random.default_rng(1))
+    ptx = _check(text, arrays, gpu, 2 ** -20)
+    assert "mma.sync" in ptx
