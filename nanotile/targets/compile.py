@@ -5,7 +5,9 @@
 once, over ``module`` IN PLACE, and returns ``module.ptx.render()``. Callers that still
 need the Tile IR afterwards compile a copy (``copy.deepcopy(module)``). With
 ``run_pipeline=False`` only ``lower-to-ptx`` and the PTX passes run: for a module that has
-been through the tile passes already. ``ptxas_path()`` finds NVIDIA's assembler in the
+been through the tile passes already. With ``check_target=False`` the pipeline leaves out
+``check-target-support`` (for tests of the lowering of element types a target lacks).
+``ptxas_path()`` finds NVIDIA's assembler in the
 installed ``nvidia`` wheel; ``assemble`` runs it.
 """
 
@@ -30,7 +32,8 @@ def backend_steps(gpu_name: str) -> list:
     return steps[first:]
 
 
-def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool = True) -> str:
+def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool = True,
+                   check_target: bool = True) -> str:
     """PTX text for every entry of ``module`` (rewritten in place, see above)."""
     from ..passes.manager import PipelineRun, RunOptions
     from ..passes.pipelines import default_pipeline
@@ -39,6 +42,8 @@ def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool 
     get_target(gpu_name)  # an unknown target is a CompileError before any work
     if run_pipeline:
         steps, options = parse_pipeline(default_pipeline(gpu_name)), RunOptions(verify=False)
+        if not check_target:
+            steps = [s for s in steps if s.name != "check-target-support"]
     else:
         steps = backend_steps(gpu_name)
         options = RunOptions(verify=False, input_language=steps[0].input)
