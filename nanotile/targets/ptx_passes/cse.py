@@ -53,6 +53,11 @@ def expression(instr: Instr) -> tuple | None:
 
 def step(facts, instr: Instr) -> None:
     facts.kill(defs(instr))
+    if instr.root == "call" or instr.opcode.startswith("st.param"):
+        # a call's scope writes parameters (st.param, the return value): forget loads
+        # of parameters (kernel parameters never change, but scoped ones may share names)
+        for key in [k for k in facts.map if k[0].startswith("ld.param")]:
+            facts.discard(key)
     key = expression(instr)
     if key is not None and key not in facts:
         regs = [instr.operands[0], *(r for src in key[1] for r in operand_registers(src))]

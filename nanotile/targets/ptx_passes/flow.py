@@ -187,6 +187,10 @@ class Facts:
             if keys is not None:
                 keys.discard(key)
 
+    def discard(self, key) -> None:
+        if key in self.map:
+            self._drop(key)
+
     def kill(self, regs) -> None:
         """Forget every fact mentioning one of ``regs`` (registers just written)."""
         for r in regs:
