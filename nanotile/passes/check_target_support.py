@@ -1,6 +1,7 @@
-"""check-target-support{gpu=...}: refuse a kernel its target cannot run.  tile -> tile.
+"""check-target-support: refuse a kernel its target GPU cannot run.  tile -> tile
 
-Input: any tile-level module. Output: the same module, unchanged, or a CompileError.
+Input: any tile-level module. Output: the same module, unchanged, or a CompileError. The
+option gpu=sm_90|sm_100 (default sm_100) names the target.
 
 Some element types and ops exist only on some GPUs (the table: targets/target.py
 ``ARCH_ELEMENT_TYPES`` / ``ARCH_OPS``; each target's own list: targets/sm90/__init__.py,
