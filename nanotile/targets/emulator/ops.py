@@ -1637,6 +1637,8 @@ def _frag_a(k: int, esize: int, e: int):
     """(row, col) of element e of a lane's A fragment (g = lane>>2, t = lane&3), PTX ISA
     'Matrix Fragments for mma.m16n8k*'."""
     g, t = LANES // 4, LANES % 4
+    if esize == 4:                                                    # tf32, k8
+        return g + 8 * (e % 2), t + 4 * (e // 2)
     if esize == 2 and k == 16:
         return g + 8 * ((e // 2) % 2), 2 * t + e % 2 + 8 * (e // 4)
     if esize == 2 and k == 8:
@@ -1647,6 +1649,8 @@ def _frag_a(k: int, esize: int, e: int):
 def _frag_b(k: int, esize: int, e: int):
     """(k, n) of element e of a lane's B fragment."""
     g, t = LANES // 4, LANES % 4
+    if esize == 4:                                                    # tf32, k8
+        return t + 4 * e, g
     if esize == 2 and k == 16:
         return 2 * t + e % 2 + 8 * (e // 2), g
     if esize == 2 and k == 8:
@@ -1660,13 +1664,13 @@ def _frag_c(e: int):
 
 
 _MMA_SHAPES = {"m16n8k16": 16, "m16n8k8": 8, "m16n8k32": 32}
-_MMA_INPUTS = {16: ("f16", "bf16"), 8: ("f16", "bf16"), 32: ("e4m3", "e5m2", "s8", "u8")}
+_MMA_INPUTS = {16: ("f16", "bf16"), 8: ("f16", "bf16", "tf32"), 32: ("e4m3", "e5m2", "s8", "u8")}
 
 
 def _unpack(v: np.ndarray, esize: int, et) -> list[np.ndarray]:
     """The elements packed in b32 registers v, lowest bits first, as float64."""
     per = 4 // esize
-    mask = (1 << (8 * esize)) - 1
+    mask = (1 << (8 * esize)) - 1 if esize < 4 else 0xFFFFE000  # tf32: low 13 bits unused
     out = []
     for j in range(per):
         bits = (v >> np.uint32(8 * esize * j)) & np.uint32(mask)
