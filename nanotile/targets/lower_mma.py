@@ -7,11 +7,12 @@ accumulator is a tile in registers. Output: the PTX that computes the result til
 registers (its ordinary distributed layout), through the PTX ISA's warp-level MMA:
 
     mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32   (mmaf)
+    mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32                 (mmaf)
     mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32 (mmaf, PTX ISA 8.4: sm_100)
     mma.sync.aligned.m16n8k32.row.col.s32.{s8,u8}.{s8,u8}.s32         (mmai)
 
 ``mma_sync(lw, op, base, lhs_offset, rhs_offset, acc)`` returns False (emitting nothing)
-when the op does not fit these forms (M % 16, N % 8, K % 16 or 32, other element types,
+when the op does not fit these forms (M % 16, N % 8, K % 8, 16 or 32, other element types,
 an f64 result...): the caller then runs its FMA loop.
 
 The result is cut into 16 x 8 tiles; warps form a ``wm x wn`` grid (wm divides the
@@ -30,7 +31,9 @@ area after the operands, f32/s32 row-major: the whole result at once, or bands o
    tiles with ``ldmatrix...x4.trans`` on the row-major K x N operand (the transpose gives
    each lane the (k = 2t, 2t+1; n = g) pairs "col" B needs). 8-bit operands (i8 stored as
    4-byte elements, f8 as 2-byte ones) are gathered with vector or scalar ``ld.shared``
-   and their low bytes packed with ``prmt``. Then one ``mma.sync`` per tile.
+   and their low bytes packed with ``prmt``; tf32 operands (f32 in shared memory) are
+   loaded one by one and rounded with ``cvt.rn.tf32.f32``. Then one ``mma.sync`` per
+   tile.
 3. D goes back where C was (each tile belongs to one warp, which read its C before), then
    ``bar.sync`` and every thread reads its result slots row-major; a final ``bar.sync``
    frees the buffer.
@@ -94,6 +97,9 @@ def plan(op: Operation, threads: int, ptx_version: str = "8.0") -> _Plan | None:
     if op.name == "mmaf" and le == re_ and le in ("f16", "bf16") and ae in ("f32", "f16"):
         kstep, esize, integer = 16, 2, False
         instr = f"mma.sync.aligned.m16n8k16.row.col.f32.{le}.{le}.f32"
+    elif op.name == "mmaf" and le == re_ == "tf32" and ae == "f32":
+        kstep, esize, integer = 8, 4, False
+        instr = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
     elif op.name == "mmaf" and le in _F8 and re_ in _F8 and ae in ("f32", "f16"):
         if tuple(map(int, ptx_version.split("."))) < (8, 4):
             return None
@@ -299,6 +305,14 @@ def _lane_addresses(lw: Lowering, p: _Plan, base: str) -> _Lanes:
         fn.emit(f"mad.lo.s32 {b_lane}, {hi}, 8, {col0}")
         fn.emit(f"mad.lo.s32 {b_lane}, {r8}, {p.n}, {b_lane}")
         fn.emit(f"mad.lo.s32 {b_lane}, {b_lane}, {es}, {base}")
+    elif p.kstep == 8:
+        # tf32: A rows g (+8), columns t (+4); B rows t (+4), column g
+        fn.emit(f"add.s32 {a_lane}, {row0}, {g}")
+        fn.emit(f"mad.lo.s32 {a_lane}, {a_lane}, {p.k}, {t}")
+        fn.emit(f"mad.lo.s32 {a_lane}, {a_lane}, {es}, {base}")
+        fn.emit(f"mad.lo.s32 {b_lane}, {t}, {p.n}, {col0}")
+        fn.emit(f"add.s32 {b_lane}, {b_lane}, {g}")
+        fn.emit(f"mad.lo.s32 {b_lane}, {b_lane}, {es}, {base}")
     else:
         # 8-bit: A row g (+8), columns 4t..4t+3 (+16); B rows 4t..4t+3 (+16), column g
         fn.emit(f"add.s32 {a_lane}, {row0}, {g}")
@@ -389,6 +403,9 @@ def _kstep(lw: Lowering, p: _Plan, ms: range, ns: range, a_addr: str, b_addr: st
             regs = [fn.reg("b32") for _ in range(4)]
             fn.emit(f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{', '.join(regs)}}}, "
                     f"[{a_addr}+{off}]")
+        elif p.kstep == 8:  # rows g, g+8, g, g+8; columns t, t, t+4, t+4
+            regs = [_tf32(lw, f"[{a_addr}+{off + ((h % 2) * 8 * p.k + (h // 2) * 4) * es}]")
+                    for h in range(4)]
         else:
             regs = []
             for h in range(4):  # rows g, g+8, g, g+8; columns +0, +0, +16, +16
@@ -408,6 +425,10 @@ def _kstep(lw: Lowering, p: _Plan, ms: range, ns: range, a_addr: str, b_addr: st
                     f"{{{', '.join(regs)}}}, [{b_addr}+{off}]")
             for q, j in enumerate(pair):
                 bfr[j] = regs[2 * q:2 * q + 2]
+    elif p.kstep == 8:
+        for j in js:  # rows t, t+4; column g of the tile
+            bfr[j] = [_tf32(lw, f"[{b_addr}+{b_off + (h * 4 * p.n + j * 8) * es}]")
+                      for h in range(2)]
     else:
         for j in js:
             regs = []
@@ -421,6 +442,15 @@ def _kstep(lw: Lowering, p: _Plan, ms: range, ns: range, a_addr: str, b_addr: st
             d = accs[i, j]
             fn.emit(f"{p.instr} {{{', '.join(d)}}}, {{{', '.join(afr[i])}}}, "
                     f"{{{', '.join(bfr[j])}}}, {{{', '.join(d)}}}")
+
+
+def _tf32(lw: Lowering, addr: str) -> str:
+    """A tf32 operand register: the f32 at ``addr`` rounded to nearest even (the
+    interpreter's rounding of tf32 operands)."""
+    f, out = lw.fn.reg("f32"), lw.fn.reg("b32")
+    lw.fn.emit(f"ld.shared.f32 {f}, {addr}")
+    lw.fn.emit(f"cvt.rn.tf32.f32 {out}, {f}")
+    return out
 
 
 def _pack_bytes(lw: Lowering, es: int, addrs: list[str], vector: bool = False) -> str:

@@ -27,7 +27,8 @@ from .corpus_cases import CORPUS
 
 TARGETS = ["sm_90", "sm_100"]
 _NP = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32, "i8": np.int8,
-       "i32": np.int32, "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}
+       "i32": np.int32, "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
+       "tf32": np.float32}
 
 
 def _load(i: int, shape: tuple[int, ...], et: str) -> list[str]:
@@ -113,6 +114,8 @@ CASES = [
     (0, 64, 128, 32, "f16", "f32", 1),     # one warp: 64 tiles in two chunks of 32
     (0, 32, 16, 64, "f8E4M3FN", "f32", 4),  # m16n8k32 e4m3 (sm_100; PTX 8.4)
     (0, 16, 16, 256, "f8E5M2", "f32", 4),   # f8, K loop
+    (0, 32, 16, 32, "tf32", "f32", 4),     # m16n8k8 tf32 (operands rounded to nearest even)
+    (2, 16, 32, 64, "tf32", "f32", 2),     # tf32, batched, K loop
     (2, 16, 32, 32, "f8E5M2", "f16", 4),    # e5m2, f16 accumulator, batched
 ]
 
