@@ -65,6 +65,7 @@ PTX_PASSES: list[str] = [
 ]
 
 SM90 = [
+    "check-target-support{gpu=sm_90}",  # types/ops sm_90 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
@@ -75,6 +76,7 @@ SM90 = [
 ]
 
 SM100 = [
+    "check-target-support{gpu=sm_100}",  # types/ops sm_100 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
     *LOWER_SHARED,
