@@ -90,7 +90,7 @@ def test_default_pipelines_per_target():
     assert set(PIPELINES) == {"sm_90", "sm_100"}
     for target in PIPELINES:
         steps = parse_pipeline(default_pipeline(target))
-        assert steps[0].name == "assume-to-facts"
+        assert [s.name for s in steps[:2]] == ["check-target-support", "assume-to-facts"]
         assert set(PASSES) <= {s.name for s in steps}
     with pytest.raises(CompileError, match="unknown target"):
         default_pipeline("sm_80")
