@@ -188,15 +188,18 @@ def _dtype(et: str):
 
 
 def _emulate_both(text: str, arrays: list, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(emulated sm_90 result, interpreter result); both targets must assemble."""
+    """(emulated sm_90 result, interpreter result); both targets must assemble. The lowering
+    is tested for types a target lacks too (f4E2M1FN, f8E8M0FNU, f8E5M3FNU: the default
+    pipeline refuses them there, as tileiras does), so the target check is left out."""
     from nanotile.targets.emulator import run_ptx
 
     want, got = out.copy(), out.copy()
     run(parse_text(text, "<k>"), "k", (1,), *[a.copy() for a in arrays], want)
-    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90", check_target=False)
     if ptxas_path() is not None:
         assemble(ptx, "sm_90")
-        assemble(compile_to_ptx(parse_text(text, "<k>"), "sm_100"), "sm_100")
+        assemble(compile_to_ptx(parse_text(text, "<k>"), "sm_100", check_target=False),
+                 "sm_100")
     run_ptx(ptx, "k", grid=(1,), args=[*[a.copy() for a in arrays], got])
     return got, want
 
@@ -436,7 +439,7 @@ def test_print_narrow_floats(nt):
     rng = np.random.default_rng(13)
     bits = (np.arange(n) if n == 16 else rng.integers(0, 256, n)).astype(np.uint8).view(np.int8)
     outs = []
-    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_100")
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_100", check_target=False)  # f8E5M3FNU
     if ptxas_path() is not None:
         assemble(ptx, "sm_100")
     for runner in (lambda: run(parse_text(text, "<k>"), "k", (1,), bits.copy(),
@@ -505,7 +508,7 @@ def test_mmaf_scaled_refused_on_sm90():
     from nanotile.diagnostics import CompileError
 
     text = _mma_scaled_text(16, 8, 64, 2, "f8E4M3FN", "f8E8M0FNU", "f32")
-    with pytest.raises(CompileError, match="sm_90.*mmaf_scaled.*sm_100"):
+    with pytest.raises(CompileError, match="f8E8M0FNU' is not supported on sm_90 .only sm_100"):
         compile_to_ptx(parse_text(text, "<k>"), "sm_90")
 
 
