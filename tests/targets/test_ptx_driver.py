@@ -48,7 +48,7 @@ def test_driver_emits_cubin(tmp_path):
 
 
 def test_unsupported_kernel_is_a_clean_error(tmp_path):
-    # mmaf_scaled (block-scaled MMA) has no sm_90 lowering (sm_90 has no such instruction)
+    # sm_90 has no f8E8M0FNU (block scales) nor block-scaled MMA: refused like tileiras
     path = SHARED / "cutile-tests" / (
         "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
         "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32.mlir")
@@ -58,7 +58,7 @@ def test_unsupported_kernel_is_a_clean_error(tmp_path):
     result = nanotile(str(path), "--gpu-name=sm_90", "-o", str(out))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert "error: sm_90: mmaf_scaled" in result.stderr
+    assert "error: 'assume': element type 'f8E8M0FNU' is not supported on sm_90" in result.stderr
     assert ":" in result.stderr.split("error:")[0]  # file:line:col of the op
     assert not out.exists()
 
@@ -116,10 +116,10 @@ def nanotile_main(capsys, *argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
 def test_emit_ptx_dump_after_all_shows_every_stage_in_order(capsys, gpu):
+    from nanotile.loader import load_file
     from nanotile.passes.pipelines import default_pipeline
     from nanotile.passes.registry import parse_pipeline
     from nanotile.targets.compile import compile_to_ptx
-    from nanotile.loader import load_file
 
     status, out, err = nanotile_main(capsys, VECTOR_ADD, f"--gpu-name={gpu}", "--emit=ptx",
                                      "--dump-after=all")
