@@ -203,7 +203,15 @@ def _float_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out
     else:
         _approx(lw, name, xs, res)
     if res != out:
-        from_f32(lw, res, t, out)
+        # A directed rounding must also round the narrowing the same way: RP_f16(RP_f32(y))
+        # is RP_f16(y) because the f16/bf16 values are f32 values (nested grids), while
+        # cvt.rn would undo the direction (an RP sum could end below the exact sum).
+        directed = name in _ROUNDED and rnd in ("rz", "rm", "rp")
+        from_f32(lw, res, t, out, rnd if directed else "rn")
+
+
+# ops whose PTX instruction takes the op's rounding mode
+_ROUNDED = frozenset({"addf", "subf", "mulf", "fma", "divf", "sqrt"})
 
 
 def _approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
@@ -231,14 +239,16 @@ def _approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
         fn.emit(f"cos.approx.f32 {c}, {xs[0]}")
         fn.emit(f"div.approx.f32 {res}, {s}, {c}")
     elif name in ("sinh", "cosh"):
-        # (e^x -/+ e^-x) / 2 with e^x = 2^(x log2 e)
-        t, p, q = fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
+        # e^x/2 -/+ e^-x/2 with e^x/2 = 2^(x log2 e - 1): the halving is folded into the
+        # exponent so that cosh(89) = 2.24e38 does not overflow through e^89 = inf.
+        t, u, p, q = fn.reg("f32"), fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
         fn.emit(f"mul.f32 {t}, {xs[0]}, 0f{_hex(_LOG2E)}")
-        fn.emit(f"ex2.approx.f32 {p}, {t}")
-        fn.emit(f"neg.f32 {t}, {t}")
-        fn.emit(f"ex2.approx.f32 {q}, {t}")
+        fn.emit(f"sub.f32 {u}, {t}, 0f3F800000")
+        fn.emit(f"ex2.approx.f32 {p}, {u}")
+        fn.emit(f"neg.f32 {u}, {t}")
+        fn.emit(f"sub.f32 {u}, {u}, 0f3F800000")
+        fn.emit(f"ex2.approx.f32 {q}, {u}")
         fn.emit(f"{'sub' if name == 'sinh' else 'add'}.f32 {res}, {p}, {q}")
-        fn.emit(f"mul.f32 {res}, {res}, 0f3F000000")
     elif name in ("powf", "fpowf"):
         _pow(lw, xs[0], xs[1], res)
     else:

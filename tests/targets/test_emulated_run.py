@@ -221,8 +221,8 @@ def test_reduction_order_check_catches_a_wrong_rounding_direction():
     assert not order_explains(module, kernel, grid, args, bad, "rm")
 
 
-@pytest.mark.xfail(reason="lower_math narrows f16/bf16 results with cvt.rn after add.rp.f32 "
-                          "(reported to ops); remove this mark once fixed", strict=False)
+# Regression: lower_math once narrowed f16/bf16 results with cvt.rn after add.rp.f32, so an
+# RP sum could end below the exact sum.
 @pytest.mark.parametrize("name", [
     "test_reduction__make_sumprod_rounding_mode.kernel-sum-RP__f16x2_f16x2_16_128",
     "test_reduction__make_sumprod_rounding_mode.kernel-sum-RP__bf16x2_bf16x2_16_128",
