@@ -287,6 +287,7 @@ _ENTRY = re.compile(r"^[ \t]*((?:\.visible|\.weak|\.extern)[ \t]+)?\.entry[ \t]+
                     r"\s*\(", re.MULTILINE)
 _REG_DECL = re.compile(r"\.reg\s+(\.\w+)\s+%([A-Za-z_]+?)<(\d+)>\s*;")
 _LABEL = re.compile(r"([A-Za-z_$][\w$]*)\s*:(?!:)")
+_LINE_DIRECTIVE = re.compile(r"\.(loc|file)[ \t]")
 _GUARD = re.compile(r"@(!?%[\w$]+)\s+")
 
 
@@ -432,6 +433,12 @@ def _parse_body(sc: _Scanner, kernel: PtxKernel, start: int, end: int) -> None:
                 raise sc.error(i, "unbalanced '}'")
             kernel.body.append(Directive("}"))
             i += 1
+            continue
+        if _LINE_DIRECTIVE.match(text, i):  # .loc/.file end at the newline, not at ';'
+            j = text.find("\n", i, end)
+            j = end if j < 0 else j
+            kernel.body.append(Directive(" ".join(text[i:j].split())))
+            i = j
             continue
         m = _LABEL.match(text, i)
         if m and m.end() <= end:

@@ -138,6 +138,7 @@ $L_loop_1:
 \t}
 \tbra $L_loop_1;
 $L_end_2:
+\t.loc 1 7 3
 \tret;
 }
 """
@@ -154,12 +155,13 @@ def test_hand_written_program():
     kinds = [type(i).__name__ for i in k.body]
     assert kinds == ["Instr", "Comment", "Instr", "Instr", "Label", "Instr", "Instr",
                      "Directive", "Directive", "Instr", "Instr", "Directive", "Instr",
-                     "Label", "Instr"]
+                     "Label", "Directive", "Instr"]
     assert k.body[1] == Comment("the thread")
     assert k.body[4] == Label("$L_loop_1")
     assert k.body[6] == Instr("bra", ["$L_end_2"], "!%p1")
     assert k.body[10] == Instr("call.uni", ["(r0)", "vprintf", "(p0, p1)"])
     assert k.body[7] == Directive("{")
+    assert k.body[14] == Directive(".loc 1 7 3")
     out = prog.render()
     # declarations shrink to the registers used
     assert "\t.reg .b32 %r<2>;" in out and "\t.reg .pred %p<3>;" in out
