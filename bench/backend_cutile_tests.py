@@ -8,6 +8,9 @@ Runs every kernel of ../shared/corpus/cutile-tests that NVIDIA's tileiras compil
 
 Prints a table per target (compiled / assembled / refused / crashed) and the most
 common refusal reasons. A crash (a Python exception other than CompileError) is a bug.
+Then, per target, the kernels tileiras refuses (rc != 0: a type or op the target lacks,
+all of them, never sampled): "refused where tileiras refuses: X/Y" counts those nanotile
+refuses for the target (check-target-support: "... is not supported on sm_90").
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ sys.path.insert(0, str(ROOT))
 CORPUS = ROOT / ".." / "shared" / "corpus" / "cutile-tests"
 
 
-def compilable(arch: str) -> list[str]:
+def compilable(arch: str, refused: bool = False) -> list[str]:
+    """The kernels tileiras compiles for ``arch`` (rc 0), or with ``refused`` those it
+    refuses (rc != 0)."""
     with open(CORPUS / "tileiras_times.csv") as f:
-        return sorted(r["name"] for r in csv.DictReader(f) if r["arch"] == arch and r["rc"] == "0")
+        return sorted(r["name"] for r in csv.DictReader(f)
+                      if r["arch"] == arch and (r["rc"] != "0") == refused)
 
 
 def reason(message: str) -> str:
@@ -81,7 +87,27 @@ def main() -> int:
         print(f"  rate: {100 * ok / max(total, 1):.1f}%")
         for text, n in reasons.most_common(args.show_errors):
             print(f"  {n:5d}  {text}")
+        refused, misses = tileiras_refusals(arch, compile_to_ptx, load_file, CompileError)
+        print(f"  refused where tileiras refuses: {refused}/{refused + len(misses)}")
+        for name, what in misses:
+            print(f"    not refused: {name}: {what}")
     return 0
+
+
+def tileiras_refusals(arch: str, compile_to_ptx, load_file, error) -> tuple[int, list]:
+    """(how many of the kernels tileiras refuses for ``arch`` nanotile refuses for the
+    target, [(name, what nanotile did instead)])."""
+    refused, misses = 0, []
+    for name in compilable(arch, refused=True):
+        try:
+            compile_to_ptx(load_file(str(CORPUS / f"{name}.tileirbc")), arch)
+            misses.append((name, "compiled"))
+        except error as e:
+            if f"is not supported on {arch}" in str(e):
+                refused += 1
+            else:
+                misses.append((name, f"other error: {reason(str(e))}"))
+    return refused, misses
 
 
 if __name__ == "__main__":
