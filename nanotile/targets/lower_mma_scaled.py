@@ -27,7 +27,7 @@ def mmaf_scaled(lw: Lowering, op: Operation) -> None:
     from .lower_shared import from_shared, publish, result_index
 
     gpu = lw.target.gpu_name
-    if gpu != "sm_100":
+    if not lw.target.supports_op(op.name):  # the table: targets/target.py ARCH_OPS
         raise Unsupported(f"mmaf_scaled (block-scaled MMA) needs sm_100; target {gpu} has "
                           "no block-scaled MMA (tileiras refuses it there too)")
     fn = lw.fn
