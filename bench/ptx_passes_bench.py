@@ -7,7 +7,9 @@
    more the rest leaves, i.e. what the pass contributes within the pipeline;
 3. before/after the whole pipeline, per kernel: PTX instructions, declared registers, and
    SASS instructions (ptxas' cubin .text bytes / 16), so that one sees how much of the
-   PTX-level gain survives ptxas (which optimises too) - plus the time the passes take.
+   PTX-level gain survives ptxas (which optimises too), warp instructions executed in the
+   PTX emulator on corpus_cases' inputs (dynamic count: loop hoisting shows here), and the
+   time the passes take.
 
     .venv/bin/python bench/ptx_passes_bench.py [KERNEL ...]
 """
@@ -71,6 +73,22 @@ def sass(text: str, target: str) -> int | None:
     return sum(text_sizes(cubin).values()) // 16
 
 
+def emulated(name: str, text: str) -> int:
+    """Warp instructions the PTX emulator executes for the kernel on corpus_cases' inputs."""
+    import copy
+
+    import numpy as np
+    from corpus_cases import corpus_case
+
+    from nanotile.interp import cutile_args
+    from nanotile.targets.emulator import run_ptx
+
+    grid, args, _, _, _ = corpus_case(name, np.random.default_rng(11))
+    dims = tuple(grid) + (1,) * (3 - len(grid))
+    stats = run_ptx(text, name, grid=dims, args=list(cutile_args(*copy.deepcopy(args))))
+    return stats.instructions
+
+
 def main(names: list[str]) -> None:
     from corpus_cases import KERNELS
 
@@ -97,7 +115,8 @@ def main(names: list[str]) -> None:
             total_before += n0
             total_after += n1
             rows.append((name, target, n0, n1, registers(before), registers(after),
-                         sass(before, target), sass(after, target), seconds))
+                         sass(before, target), sass(after, target),
+                         emulated(name, before), emulated(name, after), seconds))
     print(f"PTX instructions over {len(names)} kernels x {len(TARGETS)} targets: "
           f"{total_before} -> {total_after} "
           f"({100 * (total_before - total_after) / total_before:.1f}% fewer)\n")
@@ -109,11 +128,11 @@ def main(names: list[str]) -> None:
         print(f"| {p} | {alone[p]} | {100 * alone[p] / total_before:.1f}% | {ablation[p]} "
               f"| {100 * ablation[p] / total_before:.1f}% |")
     print("\n| kernel | target | PTX instr before | after | declared regs before | after "
-          "| SASS instr before | after | passes (s) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| SASS instr before | after | emulated warp instr before | after | passes (s) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} "
-              f"| {r[8]:.2f} |")
+              f"| {r[8]} | {r[9]} | {r[10]:.2f} |")
 
 
 if __name__ == "__main__":

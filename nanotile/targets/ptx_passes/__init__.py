@@ -4,7 +4,8 @@ file; flow.py holds the control-flow and data-flow analyses they share.
 
 ``PIPELINE`` is the order the default pipeline runs them in: constants and copies are
 propagated first, so that CSE sees identical instructions; CSE leaves copies behind for a
-second copy propagation; a second round catches what the first exposed; the widening and
+second copy propagation; loop invariants then leave their loops; a second round catches
+what the first exposed (and merges the hoisted code with equal code before the loop); the widening and
 address folds then see the final operands; dead code goes after all of them; barriers,
 branches and register numbers are tidied last.
 """
@@ -12,8 +13,9 @@ branches and register numbers are tidied last.
 STEPS = [
     "ptx-fold-immediates", "ptx-simplify-arith", "ptx-copy-propagation", "ptx-cse",
     "ptx-copy-propagation",
+    "ptx-hoist-loop-invariants",
     # second round: constants and identities the first round exposed (0 + x after
-    # propagation), and the repeats they make identical
+    # propagation), and the repeats they (and the hoisting) make identical
     "ptx-fold-immediates", "ptx-simplify-arith", "ptx-copy-propagation", "ptx-cse",
     "ptx-copy-propagation",
     "ptx-fold-wide-multiply", "ptx-fold-address-offsets", "ptx-dead-code",

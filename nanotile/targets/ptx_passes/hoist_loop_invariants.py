@@ -1,0 +1,115 @@
+"""ptx-hoist-loop-invariants: compute loop-invariant values once, before the loop.  ptx-sm90 -> ptx-sm90
+
+The back end lowers a Tile IR ``for`` body op by op, so index arithmetic that depends
+only on values fixed before the loop (the thread's row and column in a tile, a view's
+base offset) is recomputed in every iteration: the matmul K loop of the corpus recomputes
+about a hundred such instructions per iteration. This pass moves them in front of the
+loop, where they run once (ptx-cse then merges them with equal computations there).
+
+Loops: a label L at index i with backward branches ``[@%p] bra L`` to it, the last at
+index j; the range i..j (so every back edge, ``continue`` included, is inside) must have
+one entry: no branch outside the range names a label inside it (the range is then
+entered only by falling into L). Hoisted (repeated until none is left, so chains
+of invariant instructions move together, in their order): an instruction of the range
+that is pure and repeatable (flow.is_repeatable; no loads at all), unguarded, whose
+source registers no instruction of the range writes, and whose destination is written
+by no other instruction of the whole kernel. The instructions move, in order, to just
+before L.
+
+Why it is correct: the sources are not written inside the loop, so they hold the same
+values at the new place (reached right before every entry into the loop) as at every
+execution inside it: the destination gets the value it would get in every iteration.
+The destination has no other definition anywhere, so no other value of it is replaced:
+inside the loop every read saw this value (from this or an earlier iteration); after the
+loop, a read saw this value if the instruction had run, and an undefined register if not
+(a loop exited before reaching it), which the hoisted value refines. Being pure and not a
+load, the instruction cannot fault or touch memory, so running it once more (when the
+original would not run at all, e.g. in a branch of the body never taken) is invisible.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...ir.core import Module
+from ...passes.base import Pass, PassContext
+from ..ptx_ir import Instr, Label, PtxKernel, defs, uses
+from .flow import branch_target, is_register_operand, is_repeatable
+
+
+def _loops(body: list) -> list[tuple[int, int]]:
+    """(label index, back-branch index) of the single-entry backward-branch ranges,
+    innermost (shortest) first."""
+    where = {item.name: i for i, item in enumerate(body) if isinstance(item, Label)}
+    branches = [(i, branch_target(item)) for i, item in enumerate(body)
+                if isinstance(item, Instr) and branch_target(item) is not None]
+    if any(isinstance(item, Instr) and item.root == "brx" for item in body):
+        return []
+    last: dict[str, int] = {}
+    for j, target in branches:
+        if target in where and where[target] < j:
+            last[target] = max(last.get(target, j), j)  # the loop ends at its last back edge
+    out = []
+    for target, j in last.items():
+        i = where[target]
+        inside = {item.name for item in body[i:j + 1] if isinstance(item, Label)}
+        if any(t in inside and not i <= k <= j for k, t in branches):
+            continue  # another way into the range
+        out.append((i, j))
+    return sorted(out, key=lambda r: r[1] - r[0])
+
+
+def hoist_once(kernel: PtxKernel) -> bool:
+    body = kernel.body
+    def_count = Counter(r for item in body if isinstance(item, Instr) for r in defs(item))
+    for i, j in _loops(body):
+        region = [k for k in range(i, j + 1) if isinstance(body[k], Instr)]
+        written = Counter(r for k in region for r in defs(body[k]))
+        hoisted: list[int] = []
+        progress = True
+        while progress:
+            progress = False
+            for k in region:
+                instr = body[k]
+                if k in hoisted or instr.root == "ld" or not is_repeatable(instr):
+                    continue
+                dest = instr.operands[0]
+                if not is_register_operand(dest) or def_count[dest] != 1:
+                    continue
+                if any(written[r] for r in uses(instr)):
+                    continue
+                hoisted.append(k)
+                written[dest] -= 1
+                progress = True
+        if hoisted:
+            hoisted.sort()
+            moved = [body[k] for k in hoisted]
+            keep = set(hoisted)
+            kernel.body = body[:i] + moved + [item for k, item in enumerate(body[i:], i)
+                                              if k not in keep]
+            return True  # indices changed: find the loops again
+    return False
+
+
+def hoist_loop_invariants(kernel: PtxKernel) -> bool:
+    changed = False
+    while hoist_once(kernel):
+        changed = True
+    return changed
+
+
+@dataclass(frozen=True)
+class PtxHoistLoopInvariants(Pass):
+    """Move loop-invariant pure instructions in front of their (single-entry) loop."""
+
+    name: ClassVar[str] = "ptx-hoist-loop-invariants"
+    input: ClassVar[str] = "ptx-sm90"
+    output: ClassVar[str | None] = "ptx-sm90"
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        changed = False
+        for kernel in module.ptx.kernels:
+            changed |= hoist_loop_invariants(kernel)
+        return changed
