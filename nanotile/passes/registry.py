@@ -16,6 +16,7 @@ from ..targets.ptx_passes.dead_code import PtxDeadCode
 from ..targets.ptx_passes.fold_address_offsets import PtxFoldAddressOffsets
 from ..targets.ptx_passes.fold_immediates import PtxFoldImmediates
 from ..targets.ptx_passes.fold_wide_multiply import PtxFoldWideMultiply
+from ..targets.ptx_passes.hoist_loop_invariants import PtxHoistLoopInvariants
 from ..targets.ptx_passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
 from ..targets.ptx_passes.simplify_arith import PtxSimplifyArith
 from ..targets.ptx_passes.simplify_branches import PtxSimplifyBranches
@@ -59,6 +60,7 @@ PASSES: dict[str, type[Pass]] = {
         PtxFoldAddressOffsets,
         PtxFoldImmediates,
         PtxFoldWideMultiply,
+        PtxHoistLoopInvariants,
         PtxRemoveRedundantBarriers,
         PtxSimplifyArith,
         PtxSimplifyBranches,
