@@ -16,6 +16,10 @@ source registers no instruction of the range writes, and whose destination is wr
 by no other instruction of the whole kernel. The instructions move, in order, to just
 before L.
 
+Not in the default PTX pipeline (ptx_passes.PIPELINE): every hoisted value stays live
+across the whole loop, and on register-bound kernels (matmul_f16: 255 registers) that
+makes ptxas spill; ptxas hoists with a register-pressure model of its own.
+
 Why it is correct: the sources are not written inside the loop, so they hold the same
 values at the new place (reached right before every entry into the loop) as at every
 execution inside it: the destination gets the value it would get in every iteration.
