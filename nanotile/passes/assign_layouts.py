@@ -15,7 +15,9 @@ Ops that move elements between threads read their operands from shared memory; t
 makes that round trip an explicit op, ``convert_layout`` to ``#shared<offset=?>``,
 inserted just before the op: broadcast of a non-scalar (except the coordinate tile of an
 iota, which each thread recomputes), permute, extract, cat, insert, reduce, scan and the
-A and B operands of mmaf/mmai. (pack/unpack still use a private dense byte image in the
+A and B operands of mmaf/mmai. A reduce or scan along a dimension whose every line lies
+in one thread (its row-major stride is a multiple of the CTA size) stays in registers.
+(pack/unpack still use a private dense byte image in the
 back end.) allocate-shared then gives each ``#shared`` value its offset.
 """
 
@@ -60,8 +62,21 @@ def shared_operands(op: Operation) -> list[int]:
         return [0]
     if op.name not in _SHARED_OPERANDS:
         return []
+    if op.name in ("reduce", "scan") and runs_in_registers(op):
+        return []
     picked = _SHARED_OPERANDS[op.name]
     return list(range(len(op.operands))) if picked is None else list(picked)
+
+
+def runs_in_registers(op: Operation) -> bool:
+    """A reduce/scan whose every line lies in one thread (targets.layout.line_in_one_thread)
+    needs no shared memory: each thread folds its own registers."""
+    from ..targets.layout import line_in_one_thread
+
+    layout = op.results[0].type.layout
+    if not isinstance(layout, Layout) or layout.kind != "blocked":
+        return False
+    return line_in_one_thread(op.operands[0].type.shape, op.attributes["dim"], layout.threads)
 
 
 def choose(t: T.Type, threads: int) -> T.Type:

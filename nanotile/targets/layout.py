@@ -29,6 +29,7 @@ from ..ir.types import Type
 
 __all__ = [
     "DEFAULT_THREADS",
+    "line_in_one_thread",
     "SHARED_ALIGN",
     "Layout",
     "TileRegs",
@@ -53,6 +54,20 @@ def cta_threads(entry: Any, gpu_name: str) -> int:
             value = hint.get("num_warps")
             warps = int(getattr(value, "value", value))
     return 32 * warps if warps else DEFAULT_THREADS
+
+
+def line_in_one_thread(shape: tuple[int, ...], dim: int, threads: int) -> bool:
+    """True if, in ``#blocked`` over ``threads``, every line of the tile along ``dim`` lies
+    in one thread: the row-major stride of ``dim`` (the product of the dimensions after
+    it) is a multiple of the CTA size, so the elements of a line, ``stride`` apart in the
+    linear order, all fall on the same thread. A reduce or scan along such a dimension
+    then runs in each thread's registers, and its result (the line index dropped, or kept
+    for a scan) is again ``#blocked`` with each element on the thread that computed it:
+    for shape (A, n, B) the element (a, i, b) is on thread (a*n*B + i*B + b) mod T = b mod T
+    and the result element (a, b) on thread (a*B + b) mod T = b mod T, as T divides B."""
+    if not shape or not 0 <= dim < len(shape):
+        return False
+    return row_major_strides(shape)[dim] % threads == 0
 
 
 def shared_element_bytes(t: Type) -> int:

@@ -390,6 +390,8 @@ def _run_body(lw: Lowering, op: Operation, xs: list[str], accs: list[str]) -> li
 
 def reduce_or_scan(lw: Lowering, op: Operation) -> None:
     fn = lw.fn
+    if all(isinstance(lw.get(v), TileRegs) for v in op.operands):
+        return _reduce_or_scan_in_registers(lw, op)
     srcs = shared_sources(lw, op, list(op.operands))
     dim, scan = op.attributes["dim"], op.name == "scan"
     reverse = bool(op.attributes.get("reverse", False))
@@ -439,6 +441,47 @@ def reduce_or_scan(lw: Lowering, op: Operation) -> None:
         if len(out.regs) == 1 and out.layout.kind == "replicated":
             pass
         lw.values[op.results[i]] = out
+
+
+def _reduce_or_scan_in_registers(lw: Lowering, op: Operation) -> None:
+    """reduce/scan along a dimension whose lines each lie in one thread (assign-layouts
+    left the operands #blocked: targets.layout.line_in_one_thread). For shape (A, n, B),
+    T threads, T | B: result slot k of a reduce is the line (a, b) with a = k*T // B, and
+    its element i sits in source slot k + a*(n-1)*B/T + i*B/T of the same thread. The fold
+    runs in the spec's order (i ascending; a reverse scan from the end, as the interpreter
+    flips, scans and flips back), unrolled: one body per source slot, no shared memory."""
+    fn = lw.fn
+    srcs: list[TileRegs] = [lw.get(v) for v in op.operands]
+    dim, scan = op.attributes["dim"], op.name == "scan"
+    reverse = bool(op.attributes.get("reverse", False))
+    ids = op.attributes["identities"]
+    ids = list(getattr(ids, "elements", ids))
+    shape = srcs[0].shape
+    n, step = shape[dim], row_major_strides(shape)[dim] // lw.threads   # step = B/T
+    outs = [lw.new_tile(r.type) for r in op.results]
+    lines = outs[0].layout.slots if not scan else srcs[0].layout.slots // n
+    for line in range(lines):
+        # the first source slot of this line: line -> (a, b-slot), a*n*step + b-slot
+        a, b_slot = divmod(line, step)
+        first = a * n * step + b_slot
+        accs = [_identity_reg(lw, attr, s.element) for attr, s in zip(ids, srcs)]
+        order = range(n - 1, -1, -1) if reverse else range(n)
+        for i in order:
+            slot = first + i * step
+            new = _run_body(lw, op, [s.regs[slot] for s in srcs], accs)
+            for acc, value, s in zip(accs, new, srcs):
+                cls = reg_class(s.element)
+                fn.emit(f"mov.{'pred' if cls == 'pred' else _ST[cls]} {acc}, {value}")
+            if scan:
+                for out, acc, s in zip(outs, accs, srcs):
+                    cls = reg_class(s.element)
+                    fn.emit(f"mov.{'pred' if cls == 'pred' else _ST[cls]} "
+                            f"{out.regs[slot]}, {acc}")
+        if not scan:
+            for out, acc in zip(outs, accs):
+                out.regs[line] = acc
+    for out, result in zip(outs, op.results):
+        lw.values[result] = out
 
 
 # ---- matrix multiply-accumulate --------------------------------------------------------

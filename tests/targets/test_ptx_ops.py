@@ -72,6 +72,26 @@ CASES = {
           %s = addi %l, %r : tile<i32>
           yield %s : tile<i32>
         }""", 0),
+    # Lines along dim 0 lie in one thread when the row length is a multiple of the CTA
+    # size (128): these reduce/scan in registers, with no convert_layout to #shared.
+    "reduce_dim0_in_registers": ([((16, 256), F)], ((256,), F), """
+        %y = reduce %x0 dim=0 identities=[0.000000e+00 : f32] : tile<16x256xf32> -> tile<256xf32>
+        (%l: tile<f32>, %r: tile<f32>) {
+          %s = addf %l, %r : tile<f32>
+          yield %s : tile<f32>
+        }""", 0),
+    "reduce_middle_in_registers": ([((2, 4, 128), "i32")], ((2, 128), "i32"), """
+        %y = reduce %x0 dim=1 identities=[0 : i32] : tile<2x4x128xi32> -> tile<2x128xi32>
+        (%l: tile<i32>, %r: tile<i32>) {
+          %s = addi %l, %r : tile<i32>
+          yield %s : tile<i32>
+        }""", 0),
+    "scan_dim0_reverse_in_registers": ([((8, 128), F)], ((8, 128), F), """
+        %y = scan %x0 dim=0 reverse=true identities=[1.000000e+00 : f32] : tile<8x128xf32> -> tile<8x128xf32>
+        (%l: tile<f32>, %r: tile<f32>) {
+          %s = mulf %l, %r : tile<f32>
+          yield %s : tile<f32>
+        }""", 0),
     "permute_3d": ([((2, 4, 8), F)], ((8, 2, 4), F), """
         %y = permute %x0 [2, 0, 1] : tile<2x4x8xf32> -> tile<8x2x4xf32>""", 0),
     "cat_dim1": ([((4, 8), F), ((4, 8), F)], ((4, 16), F), """

@@ -65,6 +65,17 @@ cuda_tile.module @tests {
     // CHECK: %[[EX:.+]] = convert_layout %{{.+}} -> tile<16x64xf32, #shared<offset=?>>
     // CHECK-NEXT: extract %[[EX]][%{{.+}}, %{{.+}}] : tile<16x64xf32, #shared<offset=?>> -> tile<4x64xf32, #blocked<threads=256, slots=1>>
     %e = extract %cat[%k, %k0] : tile<16x64xf32> -> tile<4x64xf32>
+    // a reduce whose lines each lie in one thread (the row length 256 is a multiple of the
+    // CTA size) folds each thread's registers: no convert_layout
+    // CHECK: %[[W:.+]] = reshape %{{.+}} : tile<512xf32, #blocked<threads=256, slots=2>> -> tile<2x256xf32, #blocked<threads=256, slots=2>>
+    // CHECK-NEXT: reduce %[[W]] dim=0
+    // CHECK-SAME: -> tile<256xf32, #blocked<threads=256, slots=1>>
+    %w = reshape %f : tile<512xf32> -> tile<2x256xf32>
+    %rw = reduce %w dim=0 identities=[0.000000e+00 : f32] : tile<2x256xf32> -> tile<256xf32>
+    (%a: tile<f32>, %c: tile<f32>) {
+      %s = addf %a, %c : tile<f32>
+      yield %s : tile<f32>
+    }
     // mmaf: A and B in shared memory, the accumulator in registers
     // CHECK: %[[MA:.+]] = convert_layout %{{.+}} -> tile<8x64xf32, #shared<offset=?>>
     // CHECK-NEXT: %[[MB:.+]] = convert_layout %{{.+}} -> tile<64x8xf32, #shared<offset=?>>
