@@ -29,12 +29,12 @@ from ..ir.types import Type
 
 __all__ = [
     "DEFAULT_THREADS",
-    "line_in_one_thread",
     "SHARED_ALIGN",
     "Layout",
     "TileRegs",
     "choose_layout",
     "cta_threads",
+    "line_in_one_thread",
     "multi_index",
     "row_major_strides",
     "shared_element_bytes",
