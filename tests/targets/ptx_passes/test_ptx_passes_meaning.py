@@ -7,6 +7,8 @@ only which registers and instructions compute it) and ptxas must accept the opti
 To stay fast: each pass alone runs on the sm_90 code (a pass that leaves the text as it
 was needs no run), the whole pipeline on both targets. ``test_a_broken_pass_is_caught``
 shows the check can fail: copy propagation that never forgets a copy changes results.
+A sample of cuTile test-suite kernels adds the control flow the corpus lacks (while with
+continue, early return in a loop, printf, atomics), with and without loop hoisting.
 """
 
 from __future__ import annotations
@@ -119,3 +121,56 @@ def test_a_broken_pass_is_caught(monkeypatch):
     broken = optimise(before, "ptx-copy-propagation")
     with pytest.raises(AssertionError, match="differs after"):
         assert_same("vector_add", "sm_90", broken, "broken copy propagation")
+
+
+# cuTile test-suite kernels with the control flow the corpus kernels lack: while loops with
+# continue, an early return inside a loop, printf inside if, atomics, serialized loops,
+# scans; run with the pipeline and with the optional loop hoisting added.
+TESTS_CORPUS = CORPUS.parent / "cutile-tests"
+CONTROL_FLOW_SAMPLE = [
+    "test_control_flow__TestWhileLoop.continue_in_while__f32x1_si32_128",
+    ("test_helper_function__early_return_inside_loop.early_return_inside_loop_kernel-"
+     "return_after___i32x1_i32x1"),
+    "test_print__kernel_print_tuple__i32x2_2",
+    "test_atomic__atomic_cas__f32x1_i16x1_f32x1_128_T",
+    "test_token_order__TestMemoryBehavior.serialized_while_loop__i32x1_1024",
+    "test_scan__test_custom_scan_last_axis.kernel__i32x2_i32x2",
+]
+
+
+@pytest.mark.parametrize("name", CONTROL_FLOW_SAMPLE)
+def test_control_flow_sample_keeps_results(name):
+    from nanotile.loader import load_file
+    from nanotile.passes.manager import PipelineRun, RunOptions
+    from nanotile.passes.pipelines import default_pipeline
+    from nanotile.passes.semantics import make_inputs
+    from nanotile.targets.emulator import run_ptx
+    from nanotile.targets.ptx_passes import STEPS
+
+    path = TESTS_CORPUS / f"{name}.tileirbc"
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    module = load_file(str(path))
+    (entry,) = module.entries()
+    kernel = entry.attributes["sym_name"]
+    grid, args = make_inputs(entry, np.random.default_rng(0))
+    dims = (grid,) if isinstance(grid, int) else tuple(grid)
+    PipelineRun(RunOptions(verify=False, stop_after="lower-to-ptx"), io.StringIO()).run(
+        module, parse_pipeline(default_pipeline("sm_90")))
+    before = module.ptx.render()
+
+    def outcome(text):
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        printed = io.StringIO()
+        with redirect_stdout(printed):
+            run_ptx(text, kernel, grid=dims, args=got)
+        return [a.view(np.uint8).tobytes() for a in got if isinstance(a, np.ndarray)], \
+            printed.getvalue()
+
+    want = outcome(before)
+    hoisting = ",".join([*STEPS[:5], "ptx-hoist-loop-invariants", *STEPS[5:]])
+    for pipeline in (PIPELINE, hoisting):
+        after = optimise(before, pipeline)
+        assert parse_ptx_program(after).instruction_count() < \
+            parse_ptx_program(before).instruction_count()
+        assert outcome(after) == want, f"{name}: results differ after {pipeline}"
