@@ -97,8 +97,9 @@ def main(names: list[str]) -> None:
 
     names = names or KERNELS
     steps = PIPELINE.split(",")
-    # the optional pass, where it would go: after the first round
-    hoisted = ",".join([*STEPS[:5], "ptx-hoist-loop-invariants", *STEPS[5:]])
+    # loop hoisting without its register-pressure budget
+    hoisted = ",".join("ptx-hoist-loop-invariants{max-pressure=100000}"
+                       if s == "ptx-hoist-loop-invariants" else s for s in STEPS)
     distinct = list(dict.fromkeys(steps))
     alone = dict.fromkeys(distinct, 0)
     ablation = dict.fromkeys(distinct, 0)
@@ -134,7 +135,7 @@ def main(names: list[str]) -> None:
               f"| {100 * ablation[p] / total_before:.1f}% |")
     print("\n| kernel | target | PTX instr before | after | declared regs before | after "
           "| SASS instr before | after | emulated warp instr before | after | passes (s) "
-          "| +hoist: SASS | +hoist: emulated |")
+          "| unbounded hoist: SASS | emulated |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]} | {r[7]} "
