@@ -55,7 +55,12 @@ PTX_PASSES: list[str] = [
     "ptx-copy-propagation",           # reads of a copy -> its source
     "ptx-cse",                        # an identical pure instruction computed once
     "ptx-copy-propagation",           # the copies CSE left
-    "ptx-fold-immediates",            # constants the rewrites exposed
+    "ptx-hoist-loop-invariants",      # invariants before their loop (register budget)
+    "ptx-fold-immediates",            # second round: constants the rewrites exposed,
+    "ptx-simplify-arith",             #   identities (0 + x after propagation),
+    "ptx-copy-propagation",           #   their copies,
+    "ptx-cse",                        #   the repeats they (and the hoisting) make equal,
+    "ptx-copy-propagation",           #   and the copies CSE left
     "ptx-fold-wide-multiply",         # cvt to 64 bits then mul -> mul.wide
     "ptx-fold-address-offsets",       # add of a constant -> [reg+offset]
     "ptx-dead-code",                  # results nobody reads
