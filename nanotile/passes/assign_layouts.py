@@ -16,7 +16,9 @@ makes that round trip an explicit op, ``convert_layout`` to ``#shared<offset=?>`
 inserted just before the op: broadcast of a non-scalar (except the coordinate tile of an
 iota, which each thread recomputes), permute, extract, cat, insert, reduce, scan and the
 A and B operands of mmaf/mmai. A reduce or scan along a dimension whose every line lies
-in one thread (its row-major stride is a multiple of the CTA size) stays in registers.
+in one thread (its row-major stride is a multiple of the CTA size) stays in registers; a
+full reduction of a 1-D tile of more than 48 KB streams through shared memory in chunks
+in the back end.
 (pack/unpack still use a private dense byte image in the
 back end.) allocate-shared then gives each ``#shared`` value its offset.
 """
@@ -62,7 +64,7 @@ def shared_operands(op: Operation) -> list[int]:
         return [0]
     if op.name not in _SHARED_OPERANDS:
         return []
-    if op.name in ("reduce", "scan") and runs_in_registers(op):
+    if op.name in ("reduce", "scan") and (runs_in_registers(op) or streams_through_shared(op)):
         return []
     picked = _SHARED_OPERANDS[op.name]
     return list(range(len(op.operands))) if picked is None else list(picked)
@@ -77,6 +79,19 @@ def runs_in_registers(op: Operation) -> bool:
     if not isinstance(layout, Layout) or layout.kind != "blocked":
         return False
     return line_in_one_thread(op.operands[0].type.shape, op.attributes["dim"], layout.threads)
+
+
+def streams_through_shared(op: Operation) -> bool:
+    """A full reduction of a 1-D tile larger than the back end's chunk (48 KB staged)
+    streams through shared memory chunk by chunk in the back end instead of being staged
+    whole (a 65536-element argmax would need 384 KB, more than a CTA has)."""
+    from ..targets.layout import STREAM_CHUNK_BYTES, shared_element_bytes
+
+    if op.name != "reduce" or op.results[0].type.num_elements != 1:
+        return False
+    staged = sum(v.type.num_elements * shared_element_bytes(v.type.element)
+                 for v in op.operands)
+    return op.operands[0].type.rank == 1 and staged > STREAM_CHUNK_BYTES
 
 
 def choose(t: T.Type, threads: int) -> T.Type:

@@ -30,6 +30,7 @@ from ..ir.types import Type
 __all__ = [
     "DEFAULT_THREADS",
     "SHARED_ALIGN",
+    "STREAM_CHUNK_BYTES",
     "Layout",
     "TileRegs",
     "choose_layout",
@@ -42,6 +43,9 @@ __all__ = [
 
 DEFAULT_THREADS = 128  # 4 warps (DESIGN.md, "Kernel ABI")
 SHARED_ALIGN = 16      # bytes: every shared buffer starts at a multiple of this
+# A full reduction of a 1-D tile staging more than this streams through shared memory in
+# chunks of at most this size (assign-layouts, lower_shared._reduce_streamed).
+STREAM_CHUNK_BYTES = 48 * 1024
 
 
 def cta_threads(entry: Any, gpu_name: str) -> int:

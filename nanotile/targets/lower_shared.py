@@ -22,7 +22,15 @@ from ..ir import types as T
 from ..ir.core import Operation, Value
 from ..ir.enums import Signedness
 from . import lower_mma
-from .layout import Layout, TileRegs, choose_layout, row_major_strides, shared_element_bytes
+from .layout import (
+    STREAM_CHUNK_BYTES,
+    Layout,
+    TileRegs,
+    choose_layout,
+    line_in_one_thread,
+    row_major_strides,
+    shared_element_bytes,
+)
 from .lower import Lowering, Unsupported
 from .ptx import reg_class
 
@@ -391,7 +399,9 @@ def _run_body(lw: Lowering, op: Operation, xs: list[str], accs: list[str]) -> li
 def reduce_or_scan(lw: Lowering, op: Operation) -> None:
     fn = lw.fn
     if all(isinstance(lw.get(v), TileRegs) for v in op.operands):
-        return _reduce_or_scan_in_registers(lw, op)
+        if line_in_one_thread(lw.get(op.operands[0]).shape, op.attributes["dim"], lw.threads):
+            return _reduce_or_scan_in_registers(lw, op)
+        return _reduce_streamed(lw, op)
     srcs = shared_sources(lw, op, list(op.operands))
     dim, scan = op.attributes["dim"], op.name == "scan"
     reverse = bool(op.attributes.get("reverse", False))
@@ -482,6 +492,74 @@ def _reduce_or_scan_in_registers(lw: Lowering, op: Operation) -> None:
                 out.regs[line] = acc
     for out, result in zip(outs, op.results):
         lw.values[result] = out
+
+
+def _reduce_streamed(lw: Lowering, op: Operation) -> None:
+    """A full reduction of a 1-D tile too large to stage whole (assign-layouts left the
+    operands #blocked: ``streams_through_shared``): the tile goes through shared memory
+    in chunks of at most STREAM_CHUNK_BYTES (bar.sync; every thread stores its slots of the
+    chunk; bar.sync; every thread folds the chunk's elements in index order), so the fold
+    keeps the spec's order across chunks. No #shared value is live at a reduce (each is
+    made just before the op reading it), so the chunk buffer starts at byte 0."""
+    fn = lw.fn
+    srcs: list[TileRegs] = [lw.get(v) for v in op.operands]
+    ids = op.attributes["identities"]
+    ids = list(getattr(ids, "elements", ids))
+    n, threads = srcs[0].n, lw.threads
+    sizes = [esize(s.element) for s in srcs]
+    chunk_slots = max(1, STREAM_CHUNK_BYTES // (threads * sum(sizes)))
+    chunk = chunk_slots * threads
+    offsets, at = [], 0
+    for size in sizes:
+        offsets.append(at)
+        at = (at + chunk * size + 15) // 16 * 16
+    fn.need_shared(at)
+    base = smem_base(lw)
+    accs = [_identity_reg(lw, attr, s.element) for attr, s in zip(ids, srcs)]
+    layout = srcs[0].layout
+    for first in range(0, layout.slots, chunk_slots):
+        fn.emit("bar.sync 0")  # readers of the previous chunk are done
+        for k in range(first, min(first + chunk_slots, layout.slots)):
+            index = fn.reg("b32")
+            fn.emit(f"sub.s32 {index}, {lw.linear(k)}, {first * threads}")
+            for s, size, off in zip(srcs, sizes, offsets):
+                _store_element(lw, lw.slot(s, k), s.element, index, off, base,
+                               lw.valid(layout, k))
+        fn.emit("bar.sync 0")
+        count = min(chunk, n - first * threads)
+        r = fn.reg("b32")
+        fn.emit(f"mov.u32 {r}, 0")
+        loop = fn.label("stream")
+        fn.place(loop)
+        xs = [fn.reg(reg_class(s.element)) for s in srcs]
+        for x, s, off in zip(xs, srcs, offsets):
+            from_shared(lw, s.element, r, off, base, x)
+        new = _run_body(lw, op, xs, accs)
+        for acc, value, s in zip(accs, new, srcs):
+            cls = reg_class(s.element)
+            fn.emit(f"mov.{'pred' if cls == 'pred' else _ST[cls]} {acc}, {value}")
+        more = fn.reg("pred")
+        fn.emit(f"add.s32 {r}, {r}, 1")
+        fn.emit(f"setp.lt.s32 {more}, {r}, {count}")
+        fn.emit(f"bra {loop}", more)
+    fn.emit("bar.sync 0")
+    for acc, result in zip(accs, op.results):
+        out = lw.new_tile(result.type)
+        out.regs = [acc]
+        lw.values[result] = out
+
+
+def _store_element(lw: Lowering, reg: str, t: T.Type, index: str, offset: int, base: str,
+                   pred: str | None) -> None:
+    """st.shared of one element at ``base + index*esize + offset`` (i1 as a byte)."""
+    fn = lw.fn
+    addr = fn.reg("b32")
+    fn.emit(f"mad.lo.s32 {addr}, {index}, {esize(t)}, {base}")
+    if reg_class(t) == "pred":
+        tmp = fn.reg("b32")
+        fn.emit(f"selp.b32 {tmp}, 1, 0, {reg}")
+        reg = tmp
+    fn.emit(f"st.shared.{_ST[reg_class(t)]} [{addr}+{offset}], {reg}", pred)
 
 
 # ---- matrix multiply-accumulate --------------------------------------------------------

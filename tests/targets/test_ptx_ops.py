@@ -92,6 +92,18 @@ CASES = {
           %s = mulf %l, %r : tile<f32>
           yield %s : tile<f32>
         }""", 0),
+    # 16384 f32 + 16384 i32 = 128 KB to stage: streamed through shared memory in chunks
+    # of 48 KB, folded in index order across chunks (an argmax with the first index).
+    "reduce_streamed_argmax": ([((16384,), F)], ((1,), "i32"), """
+        %ix = iota : tile<16384xi32>
+        %m:2 = reduce %x0, %ix dim=0 identities=[0xFF800000 : f32, 0 : i32] : tile<16384xf32>, tile<16384xi32> -> tile<f32>, tile<i32>
+        (%a: tile<f32>, %b: tile<f32>, %i: tile<i32>, %j: tile<i32>) {
+          %gt = cmpf greater_than ordered %a, %b : tile<f32> -> tile<i1>
+          %v = select %gt, %a, %b : tile<i1>, tile<f32>
+          %k = select %gt, %i, %j : tile<i1>, tile<i32>
+          yield %v, %k : tile<f32>, tile<i32>
+        }
+        %y = reshape %m#1 : tile<i32> -> tile<1xi32>""", 0),
     "permute_3d": ([((2, 4, 8), F)], ((8, 2, 4), F), """
         %y = permute %x0 [2, 0, 1] : tile<2x4x8xf32> -> tile<8x2x4xf32>""", 0),
     "cat_dim1": ([((4, 8), F), ((4, 8), F)], ((4, 16), F), """
