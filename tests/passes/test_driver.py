@@ -67,3 +67,26 @@ def test_nanotile_without_pipeline_flags_prints_the_input_unchanged(capsys):
 def test_nanotile_pipeline_errors_are_diagnostics(capsys):
     status, _, err = nanotile_main(capsys, LAYERNORM, "-p", "cse,nope")
     assert status == 1 and "unknown pass 'nope'" in err and "Traceback" not in err
+
+
+
+def test_closed_pipe_is_not_a_traceback(monkeypatch, tmp_path):
+    """`nanotile --list-passes | head -1`: the reader leaves early, so a write raises
+    BrokenPipeError; the command stops quietly with 141 (128 + SIGPIPE), no traceback."""
+    from nanotile.cli import main
+
+    sink = open(tmp_path / "sink", "w")  # noqa: SIM115 - its descriptor is redirected
+
+    class ClosedPipe:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            pass
+
+        def fileno(self) -> int:
+            return sink.fileno()
+
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["--list-passes"]) == 141
+    sink.close()
