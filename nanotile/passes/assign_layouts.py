@@ -17,8 +17,9 @@ inserted just before the op: broadcast of a non-scalar (except the coordinate ti
 iota, which each thread recomputes), permute, extract, cat, insert, reduce, scan and the
 A and B operands of mmaf/mmai. A reduce or scan along a dimension whose every line lies
 in one thread (its row-major stride is a multiple of the CTA size) stays in registers; a
-full reduction of a 1-D tile of more than 48 KB streams through shared memory in chunks
-in the back end.
+reduce along the last dimension with a simple combiner runs on warp shuffles (its rows fit
+warps: targets.layout.warp_plan); a full reduction of a 1-D tile of more than 48 KB
+streams through shared memory in chunks in the back end (targets.layout.reduce_strategy).
 (pack/unpack still use a private dense byte image in the
 back end.) allocate-shared then gives each ``#shared`` value its offset.
 """
@@ -64,34 +65,26 @@ def shared_operands(op: Operation) -> list[int]:
         return [0]
     if op.name not in _SHARED_OPERANDS:
         return []
-    if op.name in ("reduce", "scan") and (runs_in_registers(op) or streams_through_shared(op)):
+    if op.name in ("reduce", "scan") and reduce_strategy(op) != "shared":
         return []
     picked = _SHARED_OPERANDS[op.name]
     return list(range(len(op.operands))) if picked is None else list(picked)
 
 
-def runs_in_registers(op: Operation) -> bool:
-    """A reduce/scan whose every line lies in one thread (targets.layout.line_in_one_thread)
-    needs no shared memory: each thread folds its own registers."""
-    from ..targets.layout import line_in_one_thread
+def reduce_strategy(op: Operation) -> str:
+    """targets.layout.reduce_strategy for a reduce/scan, the CTA size read from its
+    operand's (or result's) #blocked layout; an operand already in #shared: 'shared'."""
+    from ..targets.layout import reduce_strategy as strategy
 
-    layout = op.results[0].type.layout
-    if not isinstance(layout, Layout) or layout.kind != "blocked":
-        return False
-    return line_in_one_thread(op.operands[0].type.shape, op.attributes["dim"], layout.threads)
-
-
-def streams_through_shared(op: Operation) -> bool:
-    """A full reduction of a 1-D tile larger than the back end's chunk (48 KB staged)
-    streams through shared memory chunk by chunk in the back end instead of being staged
-    whole (a 65536-element argmax would need 384 KB, more than a CTA has)."""
-    from ..targets.layout import STREAM_CHUNK_BYTES, shared_element_bytes
-
-    if op.name != "reduce" or op.results[0].type.num_elements != 1:
-        return False
-    staged = sum(v.type.num_elements * shared_element_bytes(v.type.element)
-                 for v in op.operands)
-    return op.operands[0].type.rank == 1 and staged > STREAM_CHUNK_BYTES
+    threads = None
+    for t in (op.operands[0].type, op.results[0].type):
+        layout = getattr(t, "layout", None)
+        if isinstance(layout, Layout) and layout.kind == "shared":
+            return "shared"
+        if isinstance(layout, Layout) and layout.kind == "blocked":
+            threads = layout.threads
+            break
+    return strategy(op, threads)
 
 
 def choose(t: T.Type, threads: int) -> T.Type:

@@ -37,8 +37,10 @@ __all__ = [
     "cta_threads",
     "line_in_one_thread",
     "multi_index",
+    "reduce_strategy",
     "row_major_strides",
     "shared_element_bytes",
+    "warp_plan",
 ]
 
 DEFAULT_THREADS = 128  # 4 warps (DESIGN.md, "Kernel ABI")
@@ -120,3 +122,83 @@ def row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
         strides.append(acc)
         acc *= d
     return tuple(reversed(strides))
+
+
+# ---- how a reduce/scan runs -----------------------------------------------------------
+
+# Combiners a warp may apply in butterfly order: the result is the same in any order for
+# the integer ops (two's-complement add/mul, min/max, bitwise), and for the float ones
+# (round-to-nearest) it differs from the sequential fold only by summation order, which
+# the spec leaves open.
+SHUFFLE_COMBINERS = frozenset({"addi", "muli", "maxi", "mini", "andi", "ori", "xori",
+                               "addf", "mulf", "maxf", "minf"})
+
+
+@dataclass(frozen=True)
+class WarpPlan:
+    """A reduce along the last dimension by warp shuffles: each thread first folds
+    ``slots_per_row`` of its own slots, then ``lanes`` lanes combine by shfl.bfly, then
+    ``warps_per_row`` warp partials combine through shared memory."""
+
+    row: int            # L, the length of the reduced dimension
+    lanes: int          # lanes holding one row's elements in one slot (a power of two)
+    slots_per_row: int  # consecutive slots of one thread in the same row
+    warps_per_row: int  # warps holding parts of the same row
+
+
+def warp_plan(shape: tuple[int, ...], dim: int, threads: int) -> WarpPlan | None:
+    """The shuffle plan of a reduce along ``dim`` of a #blocked tile over ``threads``, or
+    None. Rows are the last dimension; with T | N (no partly empty slot) either a row is a
+    power-of-two segment of at most 32 lanes of one slot (L | 32), or it spans whole slots
+    of every thread (T | L: slots k*L/T ... of all threads, so all warps)."""
+    if not shape or dim != len(shape) - 1 or threads % 32:
+        return None
+    n = 1
+    for d in shape:
+        n *= d
+    row = shape[-1]
+    if n % threads or row < 2:
+        return None
+    if row <= 32 and row & (row - 1) == 0:
+        return WarpPlan(row, row, 1, 1)
+    if row % threads == 0:
+        return WarpPlan(row, 32, row // threads, threads // 32)
+    return None
+
+
+def _shuffle_body(op: Any) -> bool:
+    """The body is one combiner of SHUFFLE_COMBINERS on 32-bit registers, rounding to
+    nearest (a directed rounding would make the order visible beyond a few ulps)."""
+    from ..ir.enums import RoundingMode
+    from .ptx import reg_class
+
+    ops = op.regions[0].block.ops
+    if len(op.operands) != 1 or len(ops) != 2 or ops[0].name not in SHUFFLE_COMBINERS:
+        return False
+    mode = ops[0].attributes.get("rounding_mode")
+    if mode is not None and mode != RoundingMode.nearest_even:
+        return False
+    return reg_class(op.operands[0].type.element) in ("b32", "f32")
+
+
+def reduce_strategy(op: Any, threads: int | None) -> str:
+    """How the back end runs a reduce or scan over a CTA of ``threads`` (None: unknown):
+    'registers' (every line in one thread: line_in_one_thread), 'shuffles' (a reduce along
+    the last dimension: warp_plan), 'streamed' (a full reduction of a 1-D tile staging more
+    than STREAM_CHUNK_BYTES, in chunks) or 'shared' (operands staged whole by
+    convert_layout). assign-layouts and the lowering both ask this one function."""
+    src = op.operands[0].type
+    dim = op.attributes["dim"]
+    if threads is None:
+        return "shared"
+    if line_in_one_thread(src.shape, dim, threads):
+        return "registers"
+    if op.name != "reduce":
+        return "shared"
+    if warp_plan(src.shape, dim, threads) is not None and _shuffle_body(op):
+        return "shuffles"
+    staged = sum(v.type.num_elements * shared_element_bytes(v.type.element)
+                 for v in op.operands)
+    if src.rank == 1 and op.results[0].type.num_elements == 1 and staged > STREAM_CHUNK_BYTES:
+        return "streamed"
+    return "shared"

@@ -27,9 +27,10 @@ from .layout import (
     Layout,
     TileRegs,
     choose_layout,
-    line_in_one_thread,
+    reduce_strategy,
     row_major_strides,
     shared_element_bytes,
+    warp_plan,
 )
 from .lower import Lowering, Unsupported
 from .ptx import reg_class
@@ -399,8 +400,11 @@ def _run_body(lw: Lowering, op: Operation, xs: list[str], accs: list[str]) -> li
 def reduce_or_scan(lw: Lowering, op: Operation) -> None:
     fn = lw.fn
     if all(isinstance(lw.get(v), TileRegs) for v in op.operands):
-        if line_in_one_thread(lw.get(op.operands[0]).shape, op.attributes["dim"], lw.threads):
+        strategy = reduce_strategy(op, lw.threads)
+        if strategy == "registers":
             return _reduce_or_scan_in_registers(lw, op)
+        if strategy == "shuffles":
+            return _reduce_by_shuffles(lw, op)
         return _reduce_streamed(lw, op)
     srcs = shared_sources(lw, op, list(op.operands))
     dim, scan = op.attributes["dim"], op.name == "scan"
@@ -492,6 +496,90 @@ def _reduce_or_scan_in_registers(lw: Lowering, op: Operation) -> None:
                 out.regs[line] = acc
     for out, result in zip(outs, op.results):
         lw.values[result] = out
+
+
+def _reduce_by_shuffles(lw: Lowering, op: Operation) -> None:
+    """reduce along the last dimension on warp shuffles (layout.warp_plan): each thread
+    folds its slots of a row, the lanes of a row combine by shfl.sync.bfly (every lane
+    ends with the warp's partial), one lane per warp and row writes it to shared memory,
+    and each result slot folds its row's warp partials in warp order. The combiner is one
+    op whose result does not depend on the order beyond float summation order
+    (layout.SHUFFLE_COMBINERS)."""
+    fn = lw.fn
+    src: TileRegs = lw.get(op.operands[0])
+    plan = warp_plan(src.shape, op.attributes["dim"], lw.threads)
+    assert plan is not None
+    cls = reg_class(src.element)
+    rows = src.n // plan.row
+    base = smem_base(lw)
+    lane_bits = plan.lanes.bit_length() - 1
+    # which lane writes, and where: row r, warp w -> word r*W + w
+    lane = fn.reg("b32")
+    fn.emit(f"and.b32 {lane}, {lw.tid}, {plan.lanes - 1}")
+    writer = fn.reg("pred")
+    fn.emit(f"setp.eq.s32 {writer}, {lane}, 0")
+    warp = fn.reg("b32")
+    fn.emit(f"shr.u32 {warp}, {lw.tid}, 5")
+    partials = []
+    # a row's first slot: case L <= 32 every slot holds 32/L rows; case T | L, row r
+    # starts at slot r*slots_per_row
+    for first in range(0, src.layout.slots, plan.slots_per_row):
+        acc = fn.reg(cls)
+        fn.emit(f"mov.{_ST[cls]} {acc}, {src.regs[first]}")
+        for k in range(first + 1, first + plan.slots_per_row):
+            acc = _combine(lw, op, src.regs[k], acc)
+        offset = plan.lanes // 2
+        while offset:
+            other = fn.reg(cls)
+            fn.emit(f"shfl.sync.bfly.b32 {other}, {acc}, {offset}, 31, 0xffffffff")
+            acc = _combine(lw, op, other, acc)
+            offset //= 2
+        partials.append((first, acc))
+    fn.emit("bar.sync 0")  # earlier readers of the buffer are done
+    for first, acc in partials:
+        # row of this thread's slot `first`: (tid + T*first) >> log2(L) when L <= 32,
+        # first // slots_per_row otherwise (a whole slot range is one row)
+        word = fn.reg("b32")
+        if plan.warps_per_row == 1:
+            fn.emit(f"add.s32 {word}, {lw.tid}, {lw.threads * first}")
+            fn.emit(f"shr.u32 {word}, {word}, {lane_bits}")
+        else:
+            fn.emit(f"add.s32 {word}, {warp}, {first // plan.slots_per_row * plan.warps_per_row}")
+        addr = fn.reg("b32")
+        fn.emit(f"mad.lo.s32 {addr}, {word}, 4, {base}")
+        fn.emit(f"st.shared.{_ST[cls]} [{addr}], {acc}", writer)
+    fn.need_shared(rows * plan.warps_per_row * 4)
+    fn.emit("bar.sync 0")
+    out = lw.new_tile(op.results[0].type)
+    ids = op.attributes["identities"]
+    identity = _identity_reg(lw, list(getattr(ids, "elements", ids))[0], src.element)
+    for k in range(out.layout.slots):
+        valid = lw.valid(out.layout, k)
+        addr = fn.reg("b32")
+        if out.layout.kind == "replicated":
+            fn.emit(f"mov.u32 {addr}, {base}")
+        else:
+            fn.emit(f"mad.lo.s32 {addr}, {lw.linear(k)}, {4 * plan.warps_per_row}, {base}")
+        acc = fn.reg(cls)
+        fn.emit(f"ld.shared.{_ST[cls]} {acc}, [{addr}]", valid)
+        for w in range(1, plan.warps_per_row):
+            x = fn.reg(cls)
+            fn.emit(f"ld.shared.{_ST[cls]} {x}, [{addr}+{4 * w}]", valid)
+            acc = _combine(lw, op, x, acc)
+        # the identity joins last, as in the interpreter (neutral for a proper identity;
+        # it keeps the sign of a float zero sum the same)
+        acc = _combine(lw, op, identity, acc)
+        out.regs[k] = acc
+    lw.values[op.results[0]] = out
+
+
+def _combine(lw: Lowering, op: Operation, x: str, acc: str) -> str:
+    """A fresh register holding body(x, acc) (the reduce's combiner, lowered once more)."""
+    cls = reg_class(lw.get(op.operands[0]).element)
+    value = _run_body(lw, op, [x], [acc])[0]
+    out = lw.fn.reg(cls)
+    lw.fn.emit(f"mov.{_ST[cls]} {out}, {value}")
+    return out
 
 
 def _reduce_streamed(lw: Lowering, op: Operation) -> None:

@@ -104,6 +104,27 @@ CASES = {
           yield %v, %k : tile<f32>, tile<i32>
         }
         %y = reshape %m#1 : tile<i32> -> tile<1xi32>""", 0),
+    # reduce along the last dimension on warp shuffles: rows of 8 lanes (L | 32), and
+    # rows spanning every thread (T | L: per-thread folds, 4 warps through shared memory)
+    "reduce_rows_shuffle_segments": ([((64, 8), "i32")], ((64,), "i32"), """
+        %y = reduce %x0 dim=1 identities=[0 : i32] : tile<64x8xi32> -> tile<64xi32>
+        (%l: tile<i32>, %r: tile<i32>) {
+          %s = addi %l, %r : tile<i32>
+          yield %s : tile<i32>
+        }""", 0),
+    "reduce_rows_shuffle_warps": ([((4, 512), F)], ((4,), F), """
+        %y = reduce %x0 dim=1 identities=[0xFF800000 : f32] : tile<4x512xf32> -> tile<4xf32>
+        (%l: tile<f32>, %r: tile<f32>) {
+          %s = maxf %l, %r : tile<f32>
+          yield %s : tile<f32>
+        }""", 0),
+    "reduce_all_shuffle_sum": ([((1024,), F)], ((1,), F), """
+        %s0 = reduce %x0 dim=0 identities=[0.000000e+00 : f32] : tile<1024xf32> -> tile<f32>
+        (%l: tile<f32>, %r: tile<f32>) {
+          %s = addf %l, %r : tile<f32>
+          yield %s : tile<f32>
+        }
+        %y = reshape %s0 : tile<f32> -> tile<1xf32>""", 2e-6),
     "permute_3d": ([((2, 4, 8), F)], ((8, 2, 4), F), """
         %y = permute %x0 [2, 0, 1] : tile<2x4x8xf32> -> tile<8x2x4xf32>""", 0),
     "cat_dim1": ([((4, 8), F), ((4, 8), F)], ((4, 16), F), """

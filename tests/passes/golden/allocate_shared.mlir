@@ -48,7 +48,8 @@ cuda_tile.module @tests {
     %i = iota : tile<128xi32>
     %x = itof %i signed : tile<128xi32> -> tile<128xf32>
     // a buffer inside the loop body is dead after its reduce: the one after the loop
-    // takes its bytes again
+    // takes its bytes again (the combiner subtracts, so the reduce cannot run on warp
+    // shuffles and stages its operand in shared memory)
     // CHECK: for
     // CHECK: convert_layout %{{.+}} -> tile<128xf32, #shared<offset=0>>
     // CHECK-NEXT: reduce
@@ -56,7 +57,7 @@ cuda_tile.module @tests {
     %r = for %k in (%c0 to %n, step %c1) : tile<i32> iter_values(%acc = %x) -> (tile<128xf32>) {
       %s = reduce %acc dim=0 identities=[0.000000e+00 : f32] : tile<128xf32> -> tile<f32>
       (%u: tile<f32>, %v: tile<f32>) {
-        %w = addf %u, %v : tile<f32>
+        %w = subf %u, %v : tile<f32>
         yield %w : tile<f32>
       }
       %r1 = reshape %s : tile<f32> -> tile<1xf32>

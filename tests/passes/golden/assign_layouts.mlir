@@ -76,6 +76,17 @@ cuda_tile.module @tests {
       %s = addf %a, %c : tile<f32>
       yield %s : tile<f32>
     }
+    // rows of 32 elements are the 32 lanes of one warp in one slot: warp shuffles, no
+    // convert_layout (targets.layout.warp_plan)
+    // CHECK: %[[RS:.+]] = reshape %{{.+}} : tile<512xf32, #blocked<threads=256, slots=2>> -> tile<16x32xf32, #blocked<threads=256, slots=2>>
+    // CHECK-NEXT: reduce %[[RS]] dim=1
+    // CHECK-SAME: -> tile<16xf32, #blocked<threads=256, slots=1>>
+    %rs = reshape %f : tile<512xf32> -> tile<16x32xf32>
+    %rsum = reduce %rs dim=1 identities=[0.000000e+00 : f32] : tile<16x32xf32> -> tile<16xf32>
+    (%a: tile<f32>, %c: tile<f32>) {
+      %s = addf %a, %c : tile<f32>
+      yield %s : tile<f32>
+    }
     // mmaf: A and B in shared memory, the accumulator in registers
     // CHECK: %[[MA:.+]] = convert_layout %{{.+}} -> tile<8x64xf32, #shared<offset=?>>
     // CHECK-NEXT: %[[MB:.+]] = convert_layout %{{.+}} -> tile<64x8xf32, #shared<offset=?>>
