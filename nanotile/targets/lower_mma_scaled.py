@@ -87,10 +87,7 @@ def mmaf_scaled(lw: Lowering, op: Operation) -> None:
         fn.emit(f"cvt.f64.f32 {xd}, {x}")
         fn.emit(f"cvt.f64.f32 {yd}, {y}")
         fn.emit(f"fma.rn.f64 {s}, {xd}, {yd}, {s}")
-    more = fn.reg("pred")
-    fn.emit(f"add.s32 {kreg}, {kreg}, 1")
-    fn.emit(f"setp.lt.s32 {more}, {kreg}, {kk}")
-    fn.emit(f"bra {loop}", more)
+    fn.loop_while_below(kreg, kk, loop)
     fn.emit("bar.sync 0")
     for k, s in enumerate(sums):
         if et.name == "f64":

@@ -386,6 +386,17 @@ def _identity_reg(lw: Lowering, attr, t: T.Type) -> str:
     return r
 
 
+def _identities(op: Operation) -> list:
+    """The identity attributes of a reduce/scan, one per operand."""
+    ids = op.attributes["identities"]
+    return list(getattr(ids, "elements", ids))
+
+
+def _copy(fn, cls: str, dst: str, src: str, pred: str | None = None) -> None:
+    """mov between two registers of class ``cls`` (predicates move as .pred)."""
+    fn.emit(f"mov.{'pred' if cls == 'pred' else _ST[cls]} {dst}, {src}", pred)
+
+
 def _run_body(lw: Lowering, op: Operation, xs: list[str], accs: list[str]) -> list[str]:
     block = op.regions[0].block
     for i, (x, acc) in enumerate(zip(xs, accs)):
@@ -409,8 +420,7 @@ def reduce_or_scan(lw: Lowering, op: Operation) -> None:
     srcs = shared_sources(lw, op, list(op.operands))
     dim, scan = op.attributes["dim"], op.name == "scan"
     reverse = bool(op.attributes.get("reverse", False))
-    ids = op.attributes["identities"]
-    ids = list(getattr(ids, "elements", ids))
+    ids = _identities(op)
     shape = srcs[0].shape
     length, stride = shape[dim], row_major_strides(shape)[dim]
     base, offsets = smem_base(lw), [s.offset for s in srcs]
@@ -443,12 +453,8 @@ def reduce_or_scan(lw: Lowering, op: Operation) -> None:
             take = fn.reg("pred")
             fn.emit(f"setp.{'ge' if reverse else 'le'}.s32 {take}, {r}, {positions[k]}")
         for acc, value, s in zip(accs[k], new, srcs):
-            fn.emit(f"mov.{'pred' if reg_class(s.element) == 'pred' else _ST[reg_class(s.element)]}"
-                    f" {acc}, {value}", take)
-    more = fn.reg("pred")
-    fn.emit(f"add.s32 {r}, {r}, 1")
-    fn.emit(f"setp.lt.s32 {more}, {r}, {length}")
-    fn.emit(f"bra {loop}", more)
+            _copy(fn, reg_class(s.element), acc, value, take)
+    fn.loop_while_below(r, length, loop)
     fn.emit("bar.sync 0")
     for i, out in enumerate(outs):
         out.regs = [accs[k][i] for k in range(len(starts))]
@@ -468,8 +474,7 @@ def _reduce_or_scan_in_registers(lw: Lowering, op: Operation) -> None:
     srcs: list[TileRegs] = [lw.get(v) for v in op.operands]
     dim, scan = op.attributes["dim"], op.name == "scan"
     reverse = bool(op.attributes.get("reverse", False))
-    ids = op.attributes["identities"]
-    ids = list(getattr(ids, "elements", ids))
+    ids = _identities(op)
     shape = srcs[0].shape
     n, step = shape[dim], row_major_strides(shape)[dim] // lw.threads   # step = B/T
     outs = [lw.new_tile(r.type) for r in op.results]
@@ -485,12 +490,11 @@ def _reduce_or_scan_in_registers(lw: Lowering, op: Operation) -> None:
             new = _run_body(lw, op, [s.regs[slot] for s in srcs], accs)
             for acc, value, s in zip(accs, new, srcs):
                 cls = reg_class(s.element)
-                fn.emit(f"mov.{'pred' if cls == 'pred' else _ST[cls]} {acc}, {value}")
+                _copy(fn, cls, acc, value)
             if scan:
                 for out, acc, s in zip(outs, accs, srcs):
                     cls = reg_class(s.element)
-                    fn.emit(f"mov.{'pred' if cls == 'pred' else _ST[cls]} "
-                            f"{out.regs[slot]}, {acc}")
+                    _copy(fn, cls, out.regs[slot], acc)
         if not scan:
             for out, acc in zip(outs, accs):
                 out.regs[line] = acc
@@ -551,8 +555,7 @@ def _reduce_by_shuffles(lw: Lowering, op: Operation) -> None:
     fn.need_shared(rows * plan.warps_per_row * 4)
     fn.emit("bar.sync 0")
     out = lw.new_tile(op.results[0].type)
-    ids = op.attributes["identities"]
-    identity = _identity_reg(lw, list(getattr(ids, "elements", ids))[0], src.element)
+    identity = _identity_reg(lw, _identities(op)[0], src.element)
     for k in range(out.layout.slots):
         valid = lw.valid(out.layout, k)
         addr = fn.reg("b32")
@@ -591,8 +594,7 @@ def _reduce_streamed(lw: Lowering, op: Operation) -> None:
     made just before the op reading it), so the chunk buffer starts at byte 0."""
     fn = lw.fn
     srcs: list[TileRegs] = [lw.get(v) for v in op.operands]
-    ids = op.attributes["identities"]
-    ids = list(getattr(ids, "elements", ids))
+    ids = _identities(op)
     n, threads = srcs[0].n, lw.threads
     sizes = [esize(s.element) for s in srcs]
     chunk_slots = max(1, STREAM_CHUNK_BYTES // (threads * sum(sizes)))
@@ -625,11 +627,8 @@ def _reduce_streamed(lw: Lowering, op: Operation) -> None:
         new = _run_body(lw, op, xs, accs)
         for acc, value, s in zip(accs, new, srcs):
             cls = reg_class(s.element)
-            fn.emit(f"mov.{'pred' if cls == 'pred' else _ST[cls]} {acc}, {value}")
-        more = fn.reg("pred")
-        fn.emit(f"add.s32 {r}, {r}, 1")
-        fn.emit(f"setp.lt.s32 {more}, {r}, {count}")
-        fn.emit(f"bra {loop}", more)
+            _copy(fn, cls, acc, value)
+        fn.loop_while_below(r, count, loop)
     fn.emit("bar.sync 0")
     for acc, result in zip(accs, op.results):
         out = lw.new_tile(result.type)
@@ -702,10 +701,7 @@ def mma(lw: Lowering, op: Operation) -> None:
         else:
             x, y = _mma_float(lw, x, lhs.element, wide), _mma_float(lw, y, rhs.element, wide)
             fn.emit(f"fma.rn.{cls} {s}, {x}, {y}, {s}")
-    more = fn.reg("pred")
-    fn.emit(f"add.s32 {kr}, {kr}, 1")
-    fn.emit(f"setp.lt.s32 {more}, {kr}, {kk}")
-    fn.emit(f"bra {loop}", more)
+    fn.loop_while_below(kr, kk, loop)
     fn.emit("bar.sync 0")
     for k, s in enumerate(sums):
         if is_int or wide or out.element.name == "f32":

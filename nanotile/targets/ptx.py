@@ -92,6 +92,14 @@ class PtxFunction:
         self.labels += 1
         return f"$L_{hint}_{self.labels}"
 
+    def loop_while_below(self, counter: str, limit: int | str, loop: str) -> None:
+        """The latch of a counted loop: ``counter += 1``, back to ``loop`` while
+        ``counter < limit`` (signed)."""
+        more = self.reg("pred")
+        self.emit(f"add.s32 {counter}, {counter}, 1")
+        self.emit(f"setp.lt.s32 {more}, {counter}, {limit}")
+        self.emit(f"bra {loop}", more)
+
     def place(self, label: str) -> None:
         self.lines.append(f"{label}:")
 
