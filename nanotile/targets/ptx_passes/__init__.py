@@ -1,6 +1,7 @@
 """Passes over the ptx stages (ptx-sm90 -> ptx-sm90; they also run on ptx-sm100 modules):
-each edits ``module.ptx`` (a nanotile.targets.ptx_ir.PtxProgram) in place. One pass per
-file; flow.py holds the control-flow and data-flow analyses they share.
+each edits ``module.ptx`` (a nanotile.targets.ptx_ir.PtxProgram) in place, one kernel at a
+time (kernel_pass.KernelPass). One pass per file; flow.py holds the control-flow and
+data-flow analyses they share.
 
 ``PIPELINE`` is the order the default pipeline runs them in: constants and copies are
 propagated first, so that CSE sees identical instructions; CSE leaves copies behind for a

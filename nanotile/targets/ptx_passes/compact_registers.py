@@ -19,9 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, instr_registers, rename_registers
+from .kernel_pass import KernelPass
 
 _NUMBERED = re.compile(r"%([A-Za-z_]+?)(\d+)")
 
@@ -48,15 +47,10 @@ def compact(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxCompactRegisters(Pass):
+class PtxCompactRegisters(KernelPass):
     """Renumber each register class densely in order of first appearance."""
 
     name: ClassVar[str] = "ptx-compact-registers"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= compact(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return compact(kernel)

@@ -21,10 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs, replace_uses
 from .flow import is_register_operand, reg_prefix, rewrite_kernel
+from .kernel_pass import KernelPass
 
 
 def _copy(kernel: PtxKernel, instr: Instr) -> tuple[str, str] | None:
@@ -56,15 +55,10 @@ def propagate_copies(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxCopyPropagation(Pass):
+class PtxCopyPropagation(KernelPass):
     """Read the source of a register copy instead of the copy (available-copies analysis)."""
 
     name: ClassVar[str] = "ptx-copy-propagation"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= propagate_copies(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return propagate_copies(kernel)

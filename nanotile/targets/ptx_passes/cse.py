@@ -29,11 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs, operand_registers, replace_uses, uses
 from .flow import forward, is_register_operand, is_repeatable, kernel_cfg, reg_prefix, walk
 from .fold_immediates import literal_kind
+from .kernel_pass import KernelPass
 
 
 def expression(instr: Instr) -> tuple | None:
@@ -124,15 +123,10 @@ def _forwarding_step(facts, instr: Instr) -> None:
 
 
 @dataclass(frozen=True)
-class PtxCse(Pass):
+class PtxCse(KernelPass):
     """Replace a pure instruction recomputing an available value by a copy of it."""
 
     name: ClassVar[str] = "ptx-cse"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= eliminate_common_subexpressions(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return eliminate_common_subexpressions(kernel)

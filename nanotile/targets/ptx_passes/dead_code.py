@@ -19,10 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs, uses
 from .flow import is_pure, kernel_cfg, live_out
+from .kernel_pass import KernelPass
 
 
 def remove_dead_code(kernel: PtxKernel) -> bool:
@@ -53,15 +52,10 @@ def remove_dead_code(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxDeadCode(Pass):
+class PtxDeadCode(KernelPass):
     """Remove pure instructions whose destination registers are dead (liveness analysis)."""
 
     name: ClassVar[str] = "ptx-dead-code"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= remove_dead_code(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return remove_dead_code(kernel)

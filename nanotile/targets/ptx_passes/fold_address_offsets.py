@@ -29,10 +29,9 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs
 from .flow import is_register_operand, rewrite_kernel
+from .kernel_pass import KernelPass
 from .simplify_arith import parse_int
 
 _ADD = re.compile(r"(add|sub)\.([su])(32|64)")
@@ -135,15 +134,10 @@ def fold_offsets(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxFoldAddressOffsets(Pass):
+class PtxFoldAddressOffsets(KernelPass):
     """[%a] after add %a, %b, k -> [%b+k]; add chains of constants reassociated."""
 
     name: ClassVar[str] = "ptx-fold-address-offsets"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= fold_offsets(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return fold_offsets(kernel)

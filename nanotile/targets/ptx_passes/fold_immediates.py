@@ -29,10 +29,9 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs, has_dest
 from .flow import is_register_operand, rewrite_kernel
+from .kernel_pass import KernelPass
 
 TAKES_IMM = frozenset([
     "add", "sub", "mul", "mad", "mul24", "mad24", "min", "max", "and", "or", "xor", "shl",
@@ -105,15 +104,10 @@ def fold_immediates(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxFoldImmediates(Pass):
+class PtxFoldImmediates(KernelPass):
     """Replace register sources known to hold a constant by the constant (immediate)."""
 
     name: ClassVar[str] = "ptx-fold-immediates"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= fold_immediates(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return fold_immediates(kernel)

@@ -24,10 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel, defs
 from .flow import is_register_operand, rewrite_kernel
+from .kernel_pass import KernelPass
 from .simplify_arith import parse_int
 
 _WIDEN = {"cvt.s64.s32": "s32", "cvt.u64.u32": "u32"}
@@ -82,15 +81,10 @@ def fold_wide(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxFoldWideMultiply(Pass):
+class PtxFoldWideMultiply(KernelPass):
     """cvt.s64.s32 + mul/mad.lo.s64 -> mul/mad.wide.s32 (and the unsigned form)."""
 
     name: ClassVar[str] = "ptx-fold-wide-multiply"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= fold_wide(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return fold_wide(kernel)

@@ -41,8 +41,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, Label, PtxKernel, defs, uses
 from .flow import (
     branch_target,
@@ -52,6 +50,7 @@ from .flow import (
     liveness,
     reg_prefix,
 )
+from .kernel_pass import KernelPass
 
 
 def _loops(body: list) -> list[tuple[int, int]]:
@@ -133,16 +132,11 @@ def hoist_loop_invariants(kernel: PtxKernel, max_pressure: int = 128) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxHoistLoopInvariants(Pass):
+class PtxHoistLoopInvariants(KernelPass):
     """Move loop-invariant pure instructions in front of their (single-entry) loop."""
 
     name: ClassVar[str] = "ptx-hoist-loop-invariants"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
     max_pressure: int = 128
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= hoist_loop_invariants(kernel, self.max_pressure)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return hoist_loop_invariants(kernel, self.max_pressure)

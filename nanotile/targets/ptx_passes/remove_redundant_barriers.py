@@ -27,10 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Comment, Instr, PtxKernel
 from .flow import is_pure
+from .kernel_pass import KernelPass
 
 _BARRIERS = {"bar.sync", "barrier.sync", "bar.sync.aligned", "barrier.sync.aligned"}
 
@@ -65,15 +64,10 @@ def remove_barriers(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxRemoveRedundantBarriers(Pass):
+class PtxRemoveRedundantBarriers(KernelPass):
     """Remove bar.sync 0 when only register work follows the previous one in its block."""
 
     name: ClassVar[str] = "ptx-remove-redundant-barriers"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= remove_barriers(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return remove_barriers(kernel)

@@ -31,9 +31,8 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Instr, PtxKernel
+from .kernel_pass import KernelPass
 
 _INT_TYPE = re.compile(r"([bsu])(16|32|64)")
 
@@ -161,15 +160,10 @@ def simplify_kernel(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxSimplifyArith(Pass):
+class PtxSimplifyArith(KernelPass):
     """Integer identities (x+0, x*1, 0*x+c ...) and constant folding of integer instructions."""
 
     name: ClassVar[str] = "ptx-simplify-arith"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= simplify_kernel(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return simplify_kernel(kernel)

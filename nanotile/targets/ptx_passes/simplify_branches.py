@@ -27,9 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...ir.core import Module
-from ...passes.base import Pass, PassContext
 from ..ptx_ir import Comment, Instr, Label, PtxKernel
+from .kernel_pass import KernelPass
 
 
 def _is_bra(item) -> bool:
@@ -132,16 +131,11 @@ def simplify_branches(kernel: PtxKernel) -> bool:
 
 
 @dataclass(frozen=True)
-class PtxSimplifyBranches(Pass):
+class PtxSimplifyBranches(KernelPass):
     """Thread jumps to jumps, invert branch-over-branch, drop jumps to the next label,
     unreachable code and unused labels."""
 
     name: ClassVar[str] = "ptx-simplify-branches"
-    input: ClassVar[str] = "ptx-sm90"
-    output: ClassVar[str | None] = "ptx-sm90"
 
-    def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for kernel in module.ptx.kernels:
-            changed |= simplify_branches(kernel)
-        return changed
+    def run_on_kernel(self, kernel: PtxKernel) -> bool:
+        return simplify_branches(kernel)
