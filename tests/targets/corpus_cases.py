@@ -1,6 +1,8 @@
 """Inputs for the cuTile corpus kernels (../shared/corpus/cutile), shared by the tests
 that run them through the PTX back end and the emulator: ``corpus_case(name, rng)`` gives a grid,
-arguments (before cuTile's ABI expansion), which arguments are outputs, and tolerances."""
+arguments (before cuTile's ABI expansion), which arguments are outputs, and tolerances.
+``cutile_tests_case(name)`` loads a kernel of ../shared/corpus/cutile-tests with
+make_inputs' arguments (skipping the test when the file is missing)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,27 @@ import ml_dtypes
 import numpy as np
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "cutile"
+TESTS_CORPUS = CORPUS.parent / "cutile-tests"
 KERNELS = ["vector_add", "scaled_add", "control_flow", "gelu_cast", "histogram_atomic",
            "layernorm", "matmul_f16", "matmul_f16_tma", "row_softmax", "sum_reduce_atomic",
            "transpose"]
+
+
+def cutile_tests_case(name: str):
+    """(module, kernel name, grid, arguments) for a cutile-tests kernel: its bytecode,
+    and make_inputs' deterministic arguments (seed 0)."""
+    import pytest
+
+    from nanotile.loader import load_file
+    from nanotile.passes.semantics import make_inputs
+
+    path = TESTS_CORPUS / f"{name}.tileirbc"
+    if not path.exists():
+        pytest.skip(f"corpus file missing: {path}")
+    module = load_file(str(path))
+    (entry,) = module.entries()
+    grid, args = make_inputs(entry, np.random.default_rng(0))
+    return module, entry.attributes["sym_name"], grid, args
 
 
 def corpus_case(name: str, rng: np.random.Generator):

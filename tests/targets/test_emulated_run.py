@@ -25,10 +25,10 @@ import nanotile
 from nanotile.interp import InterpError, cutile_args
 from nanotile.targets.compare import PrintLog, first_difference, order_explains, print_difference
 
-from .corpus_cases import CORPUS, KERNELS, corpus_case
+from .corpus_cases import CORPUS, KERNELS, TESTS_CORPUS, corpus_case, cutile_tests_case
 
 ROOT = Path(__file__).resolve().parents[2]
-TESTS_CORPUS = ROOT / ".." / "shared" / "corpus" / "cutile-tests"
+
 TARGETS = ["sm_90", "sm_100"]
 
 
@@ -89,15 +89,7 @@ SAMPLE = [
 
 @pytest.mark.parametrize("name", SAMPLE)
 def test_cutile_tests_sample(name):
-    from nanotile.passes.semantics import make_inputs
-
-    path = TESTS_CORPUS / f"{name}.tileirbc"
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    module = nanotile.load(str(path))
-    (entry,) = module.entries()
-    kernel = entry.attributes["sym_name"]
-    grid, args = make_inputs(entry, np.random.default_rng(0))
+    module, kernel, grid, args = cutile_tests_case(name)
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     printed = PrintLog()
     try:
@@ -118,14 +110,14 @@ def test_cutile_tests_sample(name):
 def test_make_inputs_sizes_pointer_arrays_and_keeps_indices_in_range():
     from nanotile.passes.semantics import index_parameters, make_inputs, pointer_tiles
 
-    module, kernel, grid, args = _tests_case(
+    module, kernel, grid, args = cutile_tests_case(
         "test_gather_scatter__array_copy_2d__f16x2_f16x2_64_64")
     entry = module.entries()[0]
     assert set(pointer_tiles(entry).values()) == {(64, 64)}  # no tensor views: pointer tiles
     assert args[0].shape == (128, 128) and list(args[1:5]) == [128, 128, 128, 1]
     assert grid == (2, 2, 1)
 
-    module, kernel, grid, args = _tests_case(
+    module, kernel, grid, args = cutile_tests_case(
         "test_insert__insert_dynamic_index__f16x1_i32x1_f16x1_128_32")
     entry = module.entries()[0]
     assert index_parameters(entry) == {entry.regions[0].block.arguments[3]}
@@ -134,7 +126,7 @@ def test_make_inputs_sizes_pointer_arrays_and_keeps_indices_in_range():
     assert all(np.array_equal(a, b) for a, b in zip(args, again))
     nanotile.run(module, kernel, grid, *args, out=io.StringIO())
 
-    module, kernel, grid, args = _tests_case(
+    module, kernel, grid, args = cutile_tests_case(
         "test_assert__kernel_ct_assert_with_msg__f32x1_b1x1_f32x1_128")
     assert args[3].all()  # the mask it asserts
 
@@ -148,23 +140,11 @@ ORDER = [
 ]
 
 
-def _tests_case(name):
-    from nanotile.passes.semantics import make_inputs
-
-    path = TESTS_CORPUS / f"{name}.tileirbc"
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    module = nanotile.load(str(path))
-    (entry,) = module.entries()
-    grid, args = make_inputs(entry, np.random.default_rng(0))
-    return module, entry.attributes["sym_name"], grid, args
-
-
 @pytest.mark.parametrize("name", ORDER)
 def test_reduction_order_is_the_only_difference(name):
     from nanotile.targets.compare import float_reduction_feeds_output, fold_order_run
 
-    module, kernel, grid, args = _tests_case(name)
+    module, kernel, grid, args = cutile_tests_case(name)
     assert float_reduction_feeds_output(module.entries()[0])
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     nanotile.run(module, kernel, grid, *want, out=io.StringIO())
@@ -198,7 +178,7 @@ def test_reduction_order_check_catches_a_wrong_rounding_direction():
     from nanotile.targets.compile import compile_to_ptx
 
     name = "test_reduction__make_sumprod_rounding_mode.kernel-sum-RP__f32x2_f32x2_16_128"
-    module, kernel, grid, args = _tests_case(name)
+    module, kernel, grid, args = cutile_tests_case(name)
     ptx = compile_to_ptx(copy.deepcopy(module), "sm_90")
     assert "add.rp.f32" in ptx
     exact = _exact_row_sums(args[0], 32, 128)
@@ -228,7 +208,7 @@ def test_reduction_order_check_catches_a_wrong_rounding_direction():
     "test_reduction__make_sumprod_rounding_mode.kernel-sum-RP__bf16x2_bf16x2_16_128",
 ])
 def test_directed_rounding_of_half_precision_sums(name):
-    module, kernel, grid, args = _tests_case(name)
+    module, kernel, grid, args = cutile_tests_case(name)
     got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_90")
     exact = _exact_row_sums(args[0], 32, 128)
@@ -238,7 +218,7 @@ def test_directed_rounding_of_half_precision_sums(name):
 def test_integer_reductions_are_not_order_dependent():
     from nanotile.targets.compare import float_reduction_feeds_output
 
-    module, *_ = _tests_case(
+    module, *_ = cutile_tests_case(
         "test_reduction__make_reduce_axis1_3d.kernel-argmin__i16x3_i32x2_16_4_4_F")
     assert not float_reduction_feeds_output(module.entries()[0])
 
@@ -261,7 +241,7 @@ PRINTS = [
 
 @pytest.mark.parametrize("name", PRINTS)
 def test_printed_text_matches(name):
-    module, kernel, grid, args = _tests_case(name)
+    module, kernel, grid, args = cutile_tests_case(name)
     printed = PrintLog()
     nanotile.run(module, kernel, grid, *copy.deepcopy(args), out=printed)
     assert printed.getvalue()

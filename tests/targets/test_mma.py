@@ -245,16 +245,12 @@ OVER_48K = [
 @pytest.mark.parametrize("name", OVER_48K)
 def test_cutile_tests_kernels_over_48k(name):
     import nanotile
-    from nanotile.passes.semantics import make_inputs
     from nanotile.targets.compare import first_difference
 
-    path = CORPUS / ".." / "cutile-tests" / f"{name}.tileirbc"
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    module = nanotile.load(str(path))
-    (entry,) = module.entries()
-    kernel = entry.attributes["sym_name"]
-    grid, args = make_inputs(entry, np.random.default_rng(0))
+    from .corpus_cases import TESTS_CORPUS, cutile_tests_case
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    path = TESTS_CORPUS / f"{name}.tileirbc"
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     nanotile.run(module, kernel, grid, *want)
     for gpu in TARGETS:

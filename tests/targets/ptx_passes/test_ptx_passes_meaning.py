@@ -28,7 +28,7 @@ from nanotile.passes.registry import PASSES, parse_pipeline
 from nanotile.targets.ptx_ir import load_ptx_module, parse_ptx_program
 from nanotile.targets.ptx_passes import PIPELINE
 
-from ..corpus_cases import CORPUS, KERNELS, corpus_case
+from ..corpus_cases import CORPUS, KERNELS, corpus_case, cutile_tests_case
 
 TARGETS = ["sm_90", "sm_100"]
 PTX_PASSES = sorted(n for n in PASSES if n.startswith("ptx-"))
@@ -127,7 +127,6 @@ def test_a_broken_pass_is_caught(monkeypatch):
 # cuTile test-suite kernels with the control flow the corpus kernels lack: while loops with
 # continue, an early return inside a loop, printf inside if, atomics, serialized loops,
 # scans; run with the pipeline, and with loop hoisting free of its register budget.
-TESTS_CORPUS = CORPUS.parent / "cutile-tests"
 CONTROL_FLOW_SAMPLE = [
     "test_control_flow__TestWhileLoop.continue_in_while__f32x1_si32_128",
     ("test_helper_function__early_return_inside_loop.early_return_inside_loop_kernel-"
@@ -141,20 +140,12 @@ CONTROL_FLOW_SAMPLE = [
 
 @pytest.mark.parametrize("name", CONTROL_FLOW_SAMPLE)
 def test_control_flow_sample_keeps_results(name):
-    from nanotile.loader import load_file
     from nanotile.passes.manager import PipelineRun, RunOptions
     from nanotile.passes.pipelines import default_pipeline
-    from nanotile.passes.semantics import make_inputs
     from nanotile.targets.emulator import run_ptx
     from nanotile.targets.ptx_passes import STEPS
 
-    path = TESTS_CORPUS / f"{name}.tileirbc"
-    if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
-    module = load_file(str(path))
-    (entry,) = module.entries()
-    kernel = entry.attributes["sym_name"]
-    grid, args = make_inputs(entry, np.random.default_rng(0))
+    module, kernel, grid, args = cutile_tests_case(name)
     dims = (grid,) if isinstance(grid, int) else tuple(grid)
     PipelineRun(RunOptions(verify=False, stop_after="lower-to-ptx"), io.StringIO()).run(
         module, parse_pipeline(default_pipeline("sm_90")))
