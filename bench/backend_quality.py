@@ -95,7 +95,7 @@ def main() -> int:
     from nanotile.diagnostics import CompileError
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx
-    from nanotile.targets.ptx import dynamic_shared_bytes
+    from nanotile.targets.ptx.builder import dynamic_shared_bytes
     from nanotile.targets.target import get_target
 
     head = (f"{'kernel':18s} {'target':7s} | {'regs':>4s} {'spill':>5s} {'smem':>6s} "

@@ -19,7 +19,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nanotile.targets.emulator import PtxError, run_ptx
+from nanotile.ptxemu import PtxError, run_ptx
 
 PTX = ROOT / ".." / "shared" / "corpus" / "cutile" / "ptx"
 

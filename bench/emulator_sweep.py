@@ -93,9 +93,9 @@ def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
         print_difference,
     )
     from nanotile.targets.compile import compile_to_ptx
-    from nanotile.targets.emulator import run_ptx
-    from nanotile.targets.emulator.errors import PtxError
-    from nanotile.targets.emulator.printf import printf_output
+    from nanotile.ptxemu import run_ptx
+    from nanotile.ptxemu.errors import PtxError
+    from nanotile.ptxemu.printf import printf_output
 
     results: dict[str, tuple[str, str]] = {}
     module = nanotile.load(path)
@@ -154,8 +154,8 @@ def _in_order_matches(ptx: str, kernel: str, dims: tuple, got: list, want: list,
     interpreter runs tile blocks, matches the interpreter: then the mismatch comes from
     tile blocks updating the same elements without atomics (a race), not from a bug."""
     from nanotile.targets.compare import first_difference
-    from nanotile.targets.emulator import run_ptx
-    from nanotile.targets.emulator.printf import printf_output
+    from nanotile.ptxemu import run_ptx
+    from nanotile.ptxemu.printf import printf_output
 
     with printf_output(io.StringIO()):  # the text was compared already
         run_ptx(ptx, kernel, grid=dims, args=got, filename=f"<{kernel}.{target}.ptx>",

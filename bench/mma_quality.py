@@ -65,8 +65,8 @@ def main() -> int:
     from nanotile.loader import load_file
     from nanotile.targets import lower_mma
     from nanotile.targets.compile import compile_to_ptx
-    from nanotile.targets.emulator import run_ptx
-    from nanotile.targets.ptx import dynamic_shared_bytes
+    from nanotile.ptxemu import run_ptx
+    from nanotile.targets.ptx.builder import dynamic_shared_bytes
     from nanotile.targets.target import get_target
 
     original = lower_mma.mma_sync

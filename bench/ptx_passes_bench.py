@@ -3,7 +3,7 @@
 1. each pass alone on the PTX lower-to-ptx writes: instructions removed (only the passes
    that delete instructions score here: the others rewrite operands so that dead code
    and CSE find more);
-2. each pass left out of the PTX pipeline (ptx_passes.PIPELINE): how many instructions
+2. each pass left out of the PTX pipeline (nanotile.targets.ptx.passes.PIPELINE): how many instructions
    more the rest leaves, i.e. what the pass contributes within the pipeline;
 3. before/after the whole pipeline, per kernel: PTX instructions, declared registers, and
    SASS instructions (ptxas' cubin .text bytes / 16), so that one sees how much of the
@@ -43,7 +43,7 @@ def unoptimised(name: str, target: str) -> str:
 
 
 def count(text: str) -> int:
-    from nanotile.targets.ptx_ir import parse_ptx_program
+    from nanotile.targets.ptx.ir import parse_ptx_program
 
     return parse_ptx_program(text).instruction_count()
 
@@ -55,7 +55,7 @@ def registers(text: str) -> int:
 def run(text: str, pipeline: str) -> str:
     from nanotile.passes.base import PassContext
     from nanotile.passes.registry import parse_pipeline
-    from nanotile.targets.ptx_ir import load_ptx_module
+    from nanotile.targets.ptx.ir import load_ptx_module
 
     module = load_ptx_module(text)
     for step in parse_pipeline(pipeline):
@@ -82,7 +82,7 @@ def emulated(name: str, text: str) -> int:
     from corpus_cases import corpus_case
 
     from nanotile.interp import cutile_args
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     grid, args, _, _, _ = corpus_case(name, np.random.default_rng(11))
     dims = tuple(grid) + (1,) * (3 - len(grid))
@@ -93,7 +93,7 @@ def emulated(name: str, text: str) -> int:
 def main(names: list[str]) -> None:
     from corpus_cases import KERNELS
 
-    from nanotile.targets.ptx_passes import PIPELINE, STEPS
+    from nanotile.targets.ptx.passes import PIPELINE, STEPS
 
     names = names or KERNELS
     steps = PIPELINE.split(",")

@@ -137,7 +137,7 @@ class Module:
     # globals), so the order cannot always be re-derived from the IR; the bytecode writer
     # numbers these types first (those still used) to re-encode the file byte for byte.
     bytecode_types: tuple[Type, ...] | None = field(default=None, compare=False)
-    # The PTX program (nanotile.targets.ptx_ir.PtxProgram) once the lower-to-ptx pass ran:
+    # The PTX program (nanotile.targets.ptx.ir.PtxProgram) once the lower-to-ptx pass ran:
     # from then on the module is in a ptx language and the ptx passes edit this program;
     # ``items`` keep the Tile IR it was lowered from, for reference only.
     ptx: Any = field(default=None, compare=False)

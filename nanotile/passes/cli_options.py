@@ -149,13 +149,13 @@ def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
     from ..loader import load_bytes
 
     if not resumes_in_ptx(args):
-        from ..targets.ptx_ir import load_ptx_module, looks_like_ptx
+        from ..targets.ptx.ir import load_ptx_module, looks_like_ptx
 
         text = data.decode("utf-8", "replace")
         if looks_like_ptx(text):  # a .ptx file: the ptx passes run on it
             return load_ptx_module(text, filename)
         return load_bytes(data, filename)
-    from ..targets.ptx_ir import parse_ptx_program
+    from ..targets.ptx.ir import parse_ptx_program
 
     return Module(ptx=parse_ptx_program(data.decode("utf-8", "replace"), filename))
 
@@ -209,7 +209,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
         time_passes=args.time_passes, verify=not args.no_verify,
         check_semantics=args.check_semantics)
     if module.ptx is not None and not args.start_after:  # PTX input (load_input)
-        from ..targets.ptx_ir import language_of
+        from ..targets.ptx.ir import language_of
 
         options.input_language = language_of(module.ptx)
     try:

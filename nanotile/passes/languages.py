@@ -83,7 +83,7 @@ def no_token_operands(module: Module) -> list[Diagnostic]:
 
 
 # --------------------------------------------------------------------------------------
-# Invariants of the ptx languages: they read module.ptx (a targets.ptx_ir.PtxProgram)
+# Invariants of the ptx languages: they read module.ptx (a targets.ptx.ir.PtxProgram)
 
 _NUMBERED_REGISTER = re.compile(r"%([A-Za-z_]+?)(\d+)")
 _DECLARED_NAME = re.compile(r"\.reg\s+(?:\.v\d+\s+)?\.\w+\s+([^;]+);")
@@ -96,7 +96,7 @@ def _ptx_error(module: Module, kernel: str, message: str) -> Diagnostic:
 
 def ptx_registers_declared(module: Module) -> list[Diagnostic]:
     """every register an instruction uses is declared in its kernel (a .reg class or name)"""
-    from ..targets.ptx_ir import Instr, instr_registers
+    from ..targets.ptx.ir import Instr, instr_registers
 
     diags: list[Diagnostic] = []
     for kernel in module.ptx.kernels:
@@ -120,7 +120,7 @@ def ptx_registers_declared(module: Module) -> list[Diagnostic]:
 
 def ptx_branch_targets(module: Module) -> list[Diagnostic]:
     """every branch (bra) goes to a label defined in its kernel"""
-    from ..targets.ptx_ir import Instr, Label
+    from ..targets.ptx.ir import Instr, Label
 
     diags: list[Diagnostic] = []
     for kernel in module.ptx.kernels:

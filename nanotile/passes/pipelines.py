@@ -45,7 +45,7 @@ LOWER_SHARED = [
 # memory, as layouts in the types: assign-layouts{gpu=...} (the CTA size, from the
 # num_warps hint, depends on the target), then allocate-shared (shared-memory offsets).
 
-# ptx-sm90 -> ptx-sm90: passes over the PTX program (nanotile/targets/ptx_passes), run by
+# ptx-sm90 -> ptx-sm90: passes over the PTX program (nanotile/targets/ptx/passes), run by
 # both targets (a ptx-sm90 pass reads ptx-sm100 too). Constants and copies first, so that
 # CSE sees identical instructions; CSE leaves copies for a second copy propagation; the
 # folds then see the final operands; dead code after them; branches and numbering last.

@@ -9,17 +9,17 @@ import re
 
 from ..diagnostics import CompileError, Diagnostic
 from ..targets.lower_to_ptx import LowerToPtx
-from ..targets.ptx_passes.compact_registers import PtxCompactRegisters
-from ..targets.ptx_passes.copy_propagation import PtxCopyPropagation
-from ..targets.ptx_passes.cse import PtxCse
-from ..targets.ptx_passes.dead_code import PtxDeadCode
-from ..targets.ptx_passes.fold_address_offsets import PtxFoldAddressOffsets
-from ..targets.ptx_passes.fold_immediates import PtxFoldImmediates
-from ..targets.ptx_passes.fold_wide_multiply import PtxFoldWideMultiply
-from ..targets.ptx_passes.hoist_loop_invariants import PtxHoistLoopInvariants
-from ..targets.ptx_passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
-from ..targets.ptx_passes.simplify_arith import PtxSimplifyArith
-from ..targets.ptx_passes.simplify_branches import PtxSimplifyBranches
+from ..targets.ptx.passes.compact_registers import PtxCompactRegisters
+from ..targets.ptx.passes.copy_propagation import PtxCopyPropagation
+from ..targets.ptx.passes.cse import PtxCse
+from ..targets.ptx.passes.dead_code import PtxDeadCode
+from ..targets.ptx.passes.fold_address_offsets import PtxFoldAddressOffsets
+from ..targets.ptx.passes.fold_immediates import PtxFoldImmediates
+from ..targets.ptx.passes.fold_wide_multiply import PtxFoldWideMultiply
+from ..targets.ptx.passes.hoist_loop_invariants import PtxHoistLoopInvariants
+from ..targets.ptx.passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
+from ..targets.ptx.passes.simplify_arith import PtxSimplifyArith
+from ..targets.ptx.passes.simplify_branches import PtxSimplifyBranches
 from .allocate_shared import AllocateShared
 from .assign_layouts import AssignLayouts
 from .assume_to_facts import AssumeToFacts

@@ -3,7 +3,7 @@
 Flow: the target's default pipeline (nanotile/passes/pipelines.py: canonicalisation,
 then ``lower-views`` -> tile-ptr, ``resolve-tokens`` -> program order, the layout passes,
 then the pass ``lower-to-ptx{gpu=...}`` (lower_to_ptx.py), which runs
-``lower.compile_module`` and keeps the result as ``module.ptx``, a ptx_ir.PtxProgram that
+``lower.compile_module`` and keeps the result as ``module.ptx``, a ptx.ir.PtxProgram that
 the PTX passes edit). ``compile_module`` lowers op families to per-thread PTX:
 
 - lower_math.py / lower_convert.py  elementwise arithmetic, math, casts, pointer offsets

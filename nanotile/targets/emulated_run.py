@@ -1,5 +1,5 @@
 """Run a Tile IR kernel the way a GPU would: compile it to PTX and execute the PTX in the
-PTX emulator (nanotile.targets.emulator).
+PTX emulator (nanotile.ptxemu).
 
     run_emulated(module_or_path, kernel, grid, *args, gpu_name="sm_90", out=None)
 
@@ -78,8 +78,8 @@ def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], 
     PtxError (the emulated run)."""
     from ..interp.errors import InterpError
     from .compile import compile_to_ptx
-    from .emulator import run_ptx
-    from .emulator.printf import printf_output
+    from ..ptxemu import run_ptx
+    from ..ptxemu.printf import printf_output
     from .target import get_target
 
     dims = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)

@@ -78,7 +78,7 @@ def line_in_one_thread(shape: tuple[int, ...], dim: int, threads: int) -> bool:
 
 def shared_element_bytes(t: Type) -> int:
     """Bytes per element in shared memory: the register's width (i1 as a byte)."""
-    from .ptx import reg_class
+    from .ptx.builder import reg_class
 
     return {"b64": 8, "f64": 8, "b16": 2, "pred": 1}.get(reg_class(t), 4)
 
@@ -170,7 +170,7 @@ def _shuffle_body(op: Any) -> bool:
     """The body is one combiner of SHUFFLE_COMBINERS on 32-bit registers, rounding to
     nearest (a directed rounding would make the order visible beyond a few ulps)."""
     from ..ir.enums import RoundingMode
-    from .ptx import reg_class
+    from .ptx.builder import reg_class
 
     ops = op.regions[0].block.ops
     if len(op.operands) != 1 or len(ops) != 2 or ops[0].name not in SHUFFLE_COMBINERS:

@@ -19,7 +19,7 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ir import types as T
 from ..ir.core import Block, Module, Operation, Value
 from .layout import DEFAULT_THREADS, Layout, TileRegs, choose_layout, cta_threads
-from .ptx import PtxFunction, reg_class
+from .ptx.builder import PtxFunction, reg_class
 from .target import Target
 
 __all__ = ["DEFAULT_THREADS", "Lowering", "Unsupported", "compile_module"]

@@ -14,7 +14,7 @@ from ..ir.core import Operation
 from ..ir.enums import Signedness  # noqa: F401  (documented dependency)
 from .layout import TileRegs, choose_layout
 from .lower import Lowering, Unsupported
-from .ptx import reg_class
+from .ptx.builder import reg_class
 
 _MOV = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64", "pred": "pred"}
 

@@ -13,7 +13,7 @@ from ..ir import types as T
 from ..ir.core import Operation
 from ..ir.enums import RoundingMode, Signedness
 from .lower import Lowering, Unsupported
-from .ptx import float_literal, reg_class
+from .ptx.builder import float_literal, reg_class
 
 _F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
 _NARROW = {"f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"}

@@ -16,7 +16,7 @@ from ..ir.core import Operation
 from ..ir.enums import ComparisonOrdering, ComparisonPredicate, RoundingMode, Signedness
 from .layout import TileRegs
 from .lower import Lowering, Unsupported
-from .ptx import float_literal, reg_class
+from .ptx.builder import float_literal, reg_class
 
 _RND = {RoundingMode.nearest_even: "rn", RoundingMode.zero: "rz",
         RoundingMode.negative_inf: "rm", RoundingMode.positive_inf: "rp"}

@@ -23,7 +23,7 @@ from ..ir.core import Operation
 from ..ir.enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
 from .layout import TileRegs, choose_layout
 from .lower import Lowering, Unsupported, ViewInfo
-from .ptx import reg_class
+from .ptx.builder import reg_class
 
 _SCOPE = {MemoryScope.tl_blk: "cta", MemoryScope.device: "gpu", MemoryScope.sys: "sys"}
 

@@ -12,7 +12,7 @@ from ..ir import types as T
 from ..ir.core import Operation
 from .layout import Layout, TileRegs
 from .lower import Lowering, Unsupported
-from .ptx import reg_class
+from .ptx.builder import reg_class
 
 _MOV = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64"}
 

@@ -145,7 +145,7 @@ def _stages(p: _Plan, threads: int, scratch: int) -> tuple[int, int] | None:
     layout, so each thread writes and reads a contiguous run of its slots). The first
     choice that keeps the buffer within a static array (48 KB), else within half of the
     227 KB an SM has (two CTAs per SM), else within 227 KB."""
-    from .ptx import MAX_SHARED, STATIC_SHARED_LIMIT
+    from .ptx.builder import MAX_SHARED, STATIC_SHARED_LIMIT
 
     total = p.batch * p.m
     for limit in (STATIC_SHARED_LIMIT, MAX_SHARED // 2, MAX_SHARED):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..ir.core import Operation
 from .layout import TileRegs
 from .lower import Lowering, Unsupported
-from .ptx import reg_class
+from .ptx.builder import reg_class
 
 
 def mmaf_scaled(lw: Lowering, op: Operation) -> None:

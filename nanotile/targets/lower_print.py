@@ -15,7 +15,7 @@ from ..ir import types as T
 from ..ir.core import Operation
 from .layout import TileRegs
 from .lower import Lowering, Unsupported
-from .ptx import reg_class
+from .ptx.builder import reg_class
 
 _SPEC = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXeEfFgGcspaA%])")
 MAX_ELEMENTS = 1024

@@ -33,7 +33,7 @@ from .layout import (
     warp_plan,
 )
 from .lower import Lowering, Unsupported
-from .ptx import reg_class
+from .ptx.builder import reg_class
 
 _ST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64", "pred": "b8"}
 

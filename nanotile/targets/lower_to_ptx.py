@@ -3,7 +3,7 @@
 The step from the tile stages to the ptx stages of the pipeline. It runs the PTX back end
 (``lower.compile_module``: per-thread code for each op, by the rules of rules.py) for the
 target named by its option, ``lower-to-ptx{gpu=sm_90}`` or ``{gpu=sm_100}`` (the default),
-parses the PTX text into a program the ptx passes can edit (``ptx_ir.parse_ptx_program``)
+parses the PTX text into a program the ptx passes can edit (``ptx.ir.parse_ptx_program``)
 and stores it in ``module.ptx``. The module is then in ptx-sm90 or ptx-sm100: dumps print
 the PTX, and ``module.items`` keep the Tile IR it was lowered from, for reference only.
 
@@ -45,7 +45,7 @@ class LowerToPtx(Pass):
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         from .lower import compile_module
-        from .ptx_ir import parse_ptx_program
+        from .ptx.ir import parse_ptx_program
         from .target import get_target
 
         target = get_target(self.gpu)

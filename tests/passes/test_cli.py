@@ -39,7 +39,7 @@ def reparse(text: str, language: str, where: str):
     from nanotile.ir.core import Module
     from nanotile.ir.parser import parse_text
     from nanotile.passes.languages import get_language
-    from nanotile.targets.ptx_ir import parse_ptx_program
+    from nanotile.targets.ptx.ir import parse_ptx_program
 
     if not get_language(language).ptx:
         return parse_text(text, where)

@@ -156,7 +156,7 @@ $L_end:
 
 
 def ptx_module(text: str = PTX_TEXT) -> Module:
-    from nanotile.targets.ptx_ir import parse_ptx_program
+    from nanotile.targets.ptx.ir import parse_ptx_program
 
     return Module(ptx=parse_ptx_program(text, "<k.ptx>"))
 

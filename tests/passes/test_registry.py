@@ -59,7 +59,7 @@ def test_pass_languages_exist(name):
 
 def test_every_pass_has_a_golden_test():
     golden = Path(__file__).parent / "golden"  # ptx passes: PTX goldens of their own
-    ptx_golden = Path(__file__).parents[1] / "targets" / "ptx_passes" / "golden"
+    ptx_golden = Path(__file__).parents[1] / "targets" / "ptx" / "passes" / "golden"
     for name in PASSES:
         stem = name.replace("-", "_")
         assert (golden / f"{stem}.mlir").exists() or (ptx_golden / f"{stem}.ptx").exists(), \

@@ -164,7 +164,7 @@ def _exact_row_sums(x: np.ndarray, rows: int, cols: int) -> list:
 
 
 def _run_ptx_text(ptx: str, kernel: str, grid, args: list) -> list:
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     run_ptx(ptx, kernel, grid=grid, args=got)

@@ -58,7 +58,7 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
     import re
 
     from nanotile.targets.compile import assemble
-    from nanotile.targets.ptx import dynamic_shared_bytes
+    from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
     gpu = "sm_100" if ".target sm_100" in ptx else "sm_90"
     cubin, _ = assemble(ptx, gpu)
@@ -132,7 +132,7 @@ def test_gpu_dynamic_shared_memory():
     from nanotile.interp import run
     from nanotile.ir.parser import parse_text
     from nanotile.targets.compile import compile_to_ptx
-    from nanotile.targets.ptx import dynamic_shared_bytes
+    from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
     from .test_mma import _inputs, mma_kernel
 

@@ -20,8 +20,8 @@ from nanotile.interp import cutile_args, run
 from nanotile.ir.parser import parse_text
 from nanotile.loader import load_file
 from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
-from nanotile.targets.emulator import run_ptx
-from nanotile.targets.ptx import dynamic_shared_bytes
+from nanotile.ptxemu import run_ptx
+from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
 from .corpus_cases import CORPUS
 
@@ -206,7 +206,7 @@ def test_dynamic_shared_memory_declared_and_sized():
     arrays = _inputs(0, 16, 1024, 16, "f16", "f32", np.random.default_rng(3))
     _check(text, arrays, "sm_90", 2 ** -20)
     # the window really is that size: one byte less and the kernel faults
-    from nanotile.targets.emulator import PtxError
+    from nanotile.ptxemu import PtxError
 
     with pytest.raises(PtxError):
         run_ptx(ptx, "k", grid=(1,), args=copy.deepcopy(arrays), shared_bytes=need - 16)

@@ -2,7 +2,7 @@
 
 1. Every kernel compiles for sm_90 and sm_100 and NVIDIA's ptxas accepts the PTX with
    -arch=sm_90a / -arch=sm_100a (one test per kernel and target).
-2. The PTX, run in the PTX emulator (nanotile.targets.emulator), computes what the
+2. The PTX, run in the PTX emulator (nanotile.ptxemu), computes what the
    interpreter (nanotile.interp) computes on the same random inputs. Tolerances: exact
    for data movement and integer kernels; approximate transcendentals (ex2/tanh.approx)
    and other summation orders are allowed a few ulps of the stored type.
@@ -46,7 +46,7 @@ def test_ptxas_accepts(name, target):
 
 @pytest.mark.parametrize("name", KERNELS)
 def test_emulator_matches_interpreter(name):
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     rng = np.random.default_rng(7)
     grid, args, outputs, rtol, atol = _case(name, rng)

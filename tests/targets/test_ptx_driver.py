@@ -74,7 +74,7 @@ def test_sm100_ptx_runs_like_the_interpreter():
     from nanotile.interp import cutile_args, run
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     path = str(SHARED / "cutile" / "row_softmax.tileirbc")
     x = np.random.default_rng(5).standard_normal((3, 500), dtype=np.float32)
@@ -222,7 +222,7 @@ class BranchToNowhere(Pass):
     output: ClassVar[str | None] = "ptx-sm90"
 
     def apply(self, module, ctx) -> bool:
-        from nanotile.targets.ptx_ir import Instr
+        from nanotile.targets.ptx.ir import Instr
 
         kernel = module.ptx.kernels[0]
         kernel.body.insert(len(kernel.body) - 1, Instr("bra.uni", ["$L_nowhere"]))

@@ -209,7 +209,7 @@ def _inputs(inputs, rng):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_op_family_matches_interpreter(name):
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     inputs, (oshape, otype), body, rtol = CASES[name]
     text = kernel(inputs, (oshape, otype), body)
@@ -244,7 +244,7 @@ def _emulate_both(text: str, arrays: list, out: np.ndarray) -> tuple[np.ndarray,
     """(emulated sm_90 result, interpreter result); both targets must assemble. The lowering
     is tested for types a target lacks too (f4E2M1FN, f8E8M0FNU, f8E5M3FNU: the default
     pipeline refuses them there, as tileiras does), so the target check is left out."""
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     want, got = out.copy(), out.copy()
     run(parse_text(text, "<k>"), "k", (1,), *[a.copy() for a in arrays], want)
@@ -353,7 +353,7 @@ _ATOMICS = {
 def test_atomics_16bit(name, et):
     """f16/bf16 atomics, one element per lane: the returned old values and the memory
     after the op equal the interpreter's bit for bit; .sem and .scope are the op's."""
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     n = 128
     dt = _dtype(et)
@@ -383,7 +383,7 @@ def test_atomics_16bit(name, et):
 def test_atomic_red_view_16bit_collisions(et):
     """atomic_red_view_tko addf on a 16-bit view: 4 tile blocks add into the same tile
     (small integers: exact in any order); .relaxed.gpu.global.add.noftz.<t>."""
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     n = 64
     text = f"""cuda_tile.module @m {{
@@ -480,7 +480,7 @@ def test_print_narrow_floats(nt):
     import contextlib
     import io
 
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     n = 16 if nt == "f4E2M1FN" else 64
     conv = _narrow_bits_text(nt, n).splitlines()[:-1]  # up to %v
@@ -525,7 +525,7 @@ def _mma_scaled_text(m, n, k, kb, at, st, acc):
 def test_mmaf_scaled_sm100(at, st):
     """Block-scaled MMA on sm_100: the FMA loop with the scales applied per K block
     equals the interpreter (products exact in f64; to an ulp of f32)."""
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     m, n, k, kb = 16, 8, 64, 2
     text = _mma_scaled_text(m, n, k, kb, at, st, "f32")
@@ -606,7 +606,7 @@ def test_masked_atomics_return_value(kind, et):
     arg = (rng.standard_normal(n) * 8 + 1).astype(dt)
     if kind == "cas":
         arg = np.where(np.arange(n) % 2 == 0, mem, arg).astype(dt)
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     want_mem, got_mem = mem.copy(), mem.copy()
     want, got = np.zeros(n, dt), np.zeros(n, dt)

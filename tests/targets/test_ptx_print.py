@@ -22,7 +22,7 @@ CASES = [("f16x1_8", np.float16), ("bf16x1_8", ml_dtypes.bfloat16), ("i64x1_8", 
 
 @pytest.mark.parametrize("suffix,dtype", CASES, ids=[c[0] for c in CASES])
 def test_print_matches_interpreter(suffix, dtype):
-    from nanotile.targets.emulator import run_ptx
+    from nanotile.ptxemu import run_ptx
 
     path = TESTS / f"test_print__kernel_builtin_print__{suffix}.tileirbc"
     if not path.exists():

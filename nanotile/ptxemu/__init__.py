@@ -1,0 +1,45 @@
+"""A PTX emulator: runs NVIDIA PTX kernels on the CPU with NumPy.
+
+    import numpy as np
+    from nanotile.ptxemu import run_ptx
+    ptx = open("vector_add.sm_90.ptx").read()            # tileiras' output
+    a, b = np.random.rand(2, 3000).astype(np.float32)
+    c = np.zeros_like(a)
+    # tileiras' ABI: per array a u64 pointer, then shape and strides as u32
+    run_ptx(ptx, "vector_add", grid=(3,), args=[a, 3000, 1, b, 3000, 1, c, 3000, 1])
+    assert (c == a + b).all()
+
+``run_ptx`` parses the PTX (``ptx_parser``), compiles the kernel to one closure per
+instruction (``ops``) and runs the grid CTA by CTA (``machine``): inside a CTA, warps of
+32 lanes run in lockstep on NumPy arrays, divergent branches reconverge at the immediate
+post-dominator, and warps take turns until each blocks on a barrier, a failed
+``mbarrier.try_wait`` or ``nanosleep``. Kernels made only of warp-agnostic instructions
+(no shared memory, barriers or warp collectives) run many CTAs at once as one wide warp
+(``batch=True``, the default), which gives the same results faster.
+
+Memory (``memory``): global memory holds the array arguments (copied back after the run)
+and module variables, with guard gaps so that every out-of-bounds or misaligned access is
+a ``PtxError`` naming the instruction, its line and the address. Shared, local, param
+and const spaces are separate, reachable through generic addresses (``cvta``).
+Tensor maps for ``cp.async.bulk.tensor`` use an emulator-defined 128-byte encoding
+(``TensorMap``), since the driver's CUtensorMap layout is not public.
+
+Covered: integer/float arithmetic with rounding modes, ftz, sat and PTX's NaN rules
+(``fpmath``), setp/selp, cvt among integers, f16, bf16, f32, f64 and f8 (e4m3/e5m2), the
+packed x2 types, ld/st (vectors, .nc, all spaces), atom/red, shfl/vote/redux/elect,
+bar/barrier, fences, special registers, approximate math, mma.sync (m16n8k8/k16 with
+f16/bf16, m16n8k32 with e4m3/e5m2/s8), ldmatrix/stmatrix, cp.async, cp.async.bulk(.tensor),
+mbarrier, wgmma (sm_90a), tcgen05 (sm_100a, M=128, kind::f16), vprintf and trap. ``python -m nanotile.ptxemu.coverage F.ptx``
+lists what a file uses that is not covered; such instructions fail with their line.
+
+Barriers count threads: the two sides of a divergent branch may each reach a barrier
+(the sibling path runs while the first side waits). Not emulated: barriers inside deeper
+nests of divergence, thread-block clusters larger than one CTA, ``.func`` calls other
+than vprintf, textures and surfaces, tf32, block-scaled and sparse MMAs.
+"""
+
+from nanotile.ptxemu.errors import PtxError
+from nanotile.ptxemu.run import RunStats, run_ptx
+from nanotile.ptxemu.tensormap import TensorMap
+
+__all__ = ["PtxError", "RunStats", "TensorMap", "run_ptx"]

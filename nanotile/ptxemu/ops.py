@@ -1,0 +1,2289 @@
+"""Instruction semantics: each PTX opcode compiles to a closure ``f(warp, mask)``.
+
+The closure reads its source registers as (32,) NumPy arrays, computes the result for all
+lanes and writes it back under the active mask; it returns None, or a tuple telling the
+scheduler about control flow (branch, exit, barrier, yield). Opcodes are looked up by
+their first dotted component in ``OPS``; an opcode without a handler, or with a modifier
+a handler does not know, is a compile-time ``PtxError`` naming the instruction and line.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from nanotile.ptxemu import fpmath as fp
+from nanotile.ptxemu.errors import MemoryFault, PtxError
+from nanotile.ptxemu.fpmath import DTYPES, FLOATS, SINT, UINT, type_size
+from nanotile.ptxemu.machine import (
+    ARRIVE,
+    BAR,
+    BRA,
+    EXIT,
+    LANES,
+    YIELD,
+    CompiledKernel,
+    TrapError,
+)
+from nanotile.ptxemu.memory import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
+from nanotile.ptxemu.ptx_parser import (
+    Addr,
+    FImm,
+    Imm,
+    Instruction,
+    NotPred,
+    Pair,
+    Paren,
+    Reg,
+    Vec,
+)
+
+TYPE_NAMES = set(DTYPES)
+SPACE_NAMES = {"global": "global", "shared": "shared", "shared::cta": "shared",
+               "shared::cluster": "shared", "local": "local", "param": "param",
+               "param::entry": "param", "param::func": "local", "const": "const"}
+WINDOWS = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW,
+           "const": CONST_WINDOW, "global": 0}
+ROUNDING = {"rn", "rz", "rm", "rp"}
+INT_ROUNDING = {"rni": "rn", "rzi": "rz", "rmi": "rm", "rpi": "rp"}
+F64 = np.float64
+
+
+class C:
+    """Compile-time view of one instruction: its modifiers, types and operand accessors."""
+
+    def __init__(self, k: CompiledKernel, ins: Instruction, pc: int) -> None:
+        self.k = k
+        self.ins = ins
+        self.pc = pc
+        self.parts = ins.opcode.split(".")
+        self.base = self.parts[0]
+        self.mods = self.parts[1:]
+        self.types = [p for p in self.mods if p in TYPE_NAMES]
+        self.ops = ins.operands
+
+    def error(self, msg: str) -> PtxError:
+        return self.k.error(self.ins, msg)
+
+    def unsupported(self, what: str | None = None) -> PtxError:
+        return self.error(f"unsupported instruction '{self.ins.opcode}'"
+                          + (f" ({what})" if what else ""))
+
+    def has(self, *mods: str) -> bool:
+        return any(m in self.mods for m in mods)
+
+    def space(self) -> str:
+        for m in self.mods:
+            if m in SPACE_NAMES:
+                return SPACE_NAMES[m]
+        return "generic"
+
+    def rounding(self, default: str = "rn") -> str:
+        for m in self.mods:
+            if m in ROUNDING:
+                return m
+        return default
+
+    def type(self, i: int = -1) -> str:
+        if not self.types:
+            raise self.error(f"instruction '{self.ins.opcode}' has no type")
+        return self.types[i]
+
+    def nops(self, n: int) -> None:
+        if len(self.ops) < n:
+            raise self.error(f"expected {n} operands, found {len(self.ops)}")
+
+    # -- operands
+    def reg(self, op) -> int:
+        if isinstance(op, Reg) and op.name in self.k.reg_index:
+            return self.k.reg_index[op.name]
+        name = op.name if isinstance(op, (Reg, NotPred)) else op
+        raise self.error(f"unknown register '{name}'")
+
+    def src(self, op, t: str):
+        """Getter ``w -> array`` of operand ``op`` read as PTX type ``t``."""
+        k = self.k
+        if isinstance(op, NotPred):
+            i = self.reg(Reg(op.name))
+            return lambda w: ~w.R[i]
+        if t == "pred":
+            if isinstance(op, Imm):
+                arr = np.full(k.width, bool(op.value))
+                return lambda w: arr
+            i = self.reg(op)
+            if k.reg_type[i] != "pred":
+                raise self.error(f"'{op.name}' is not a predicate")
+            return lambda w: w.R[i]
+        dt = DTYPES[t]
+        size = dt.itemsize
+        if isinstance(op, Reg):
+            name = op.name
+            if name in ("%clock", "%clock64", "%globaltimer"):
+                mask = (1 << (8 * size)) - 1
+
+                def clock(w):
+                    # a counter that moves forward on every read (timing loops terminate)
+                    L = w.cta.launch
+                    L.clock += 1000
+                    return np.full(k.width, L.clock & mask, dtype=UINT[size]).view(dt)
+                return clock
+            if name in k.reg_index:
+                i = k.reg_index[name]
+                rt = k.reg_type[i]
+                if rt == "pred":
+                    raise self.error(f"predicate '{name}' used as a {t} operand")
+                width = type_size(rt)
+                if width == size:
+                    if dt == UINT[size]:
+                        return lambda w: w.R[i]
+                    return lambda w: w.R[i].view(dt)
+                u = UINT[size]
+                return lambda w: w.R[i].astype(u).view(dt)
+            if name in k.symbols:
+                arr = np.full(k.width, k.symbols[name].address, dtype=UINT[size]).view(dt)
+                return lambda w: arr
+            raise self.error(f"unknown register or symbol '{name}'")
+        if isinstance(op, Imm):
+            if t in FLOATS:
+                arr = np.full(k.width, op.value, dtype=dt)
+            else:
+                arr = np.full(k.width, op.value & ((1 << (8 * size)) - 1),
+                              dtype=UINT[size]).view(dt)
+            return lambda w: arr
+        if isinstance(op, FImm):
+            if t == "f32" and op.bits32 is not None:
+                arr = np.full(k.width, op.bits32, np.uint32).view(np.float32)
+            elif t == "f64" and op.bits64 is not None:
+                arr = np.full(k.width, op.bits64, np.uint64).view(np.float64)
+            elif t in FLOATS:
+                arr = np.full(k.width, op.value, dtype=dt)
+            else:
+                bits = op.bits32 if op.bits32 is not None else op.bits64
+                if bits is None:
+                    bits = struct.unpack("<I", struct.pack("<f", op.value))[0]
+                arr = np.full(k.width, bits & ((1 << (8 * size)) - 1),
+                              dtype=UINT[size]).view(dt)
+            return lambda w: arr
+        raise self.error(f"unexpected operand {op!r}")
+
+    def dst(self, op, t: str):
+        """Setter ``(w, mask, values)`` writing ``values`` (PTX type ``t``) to ``op``."""
+        k = self.k
+        if isinstance(op, Reg) and op.name == "_":
+            return lambda w, m, v: None
+        i = self.reg(op)
+        rt = k.reg_type[i]
+        if rt == "pred" or t == "pred":
+            if rt != "pred" or t != "pred":
+                raise self.error(f"type mismatch writing '{op.name}'")
+
+            def set_pred(w, m, v):
+                w.R[i] = v if m is w.full else np.where(m, v, w.R[i])
+            return set_pred
+        dt = DTYPES[t]
+        size = dt.itemsize
+        width = type_size(rt)
+        u = UINT[size]
+        if width == size:
+            def set_same(w, m, v):
+                if v.dtype != u:
+                    v = (v if v.dtype == dt else v.astype(dt)).view(u)
+                w.R[i] = v if m is w.full else np.where(m, v, w.R[i])
+            return set_same
+        uw = UINT[width]
+        if width > size and t[0] == "s":
+            sw = SINT[width]
+
+            def set_sext(w, m, v):
+                w.R[i] = np.where(m, v.astype(dt, copy=False).astype(sw).view(uw), w.R[i])
+            return set_sext
+
+        def set_conv(w, m, v):
+            w.R[i] = np.where(m, v.astype(dt, copy=False).view(u).astype(uw), w.R[i])
+        return set_conv
+
+    def addr(self, op) -> tuple[str | None, object]:
+        """(space of the named symbol or None, getter ``w -> uint64 addresses``)."""
+        if not isinstance(op, Addr):
+            raise self.error("expected an address operand [..]")
+        off = np.uint64(op.offset & 0xFFFF_FFFF_FFFF_FFFF)
+        k = self.k
+        if op.base is None:
+            arr = np.full(k.width, off, dtype=np.uint64)
+            return None, lambda w: arr
+        if op.base in k.reg_index:
+            i = k.reg_index[op.base]
+            rt = k.reg_type[i]
+            if type_size(rt) == 8:
+                return None, lambda w: w.R[i] + off
+            return None, lambda w: w.R[i].astype(np.uint64) + off
+        if op.base in k.symbols:
+            sym = k.symbols[op.base]
+            arr = np.full(k.width, np.uint64(sym.address) + off, dtype=np.uint64)
+            return sym.space, lambda w: arr
+        raise self.error(f"unknown register or symbol '{op.base}' in address")
+
+    def mem_addr(self, op, space: str):
+        """(effective space, getter) for a load/store address in ``space``."""
+        symspace, af = self.addr(op)
+        if symspace is None:
+            return space, af
+        if space == "generic":
+            base = np.uint64(WINDOWS[symspace])
+            return "generic", lambda w: af(w) + base
+        if space == "param" and symspace == "local":
+            return "local", af
+        if symspace != space and not (space == "shared" and symspace == "shared"):
+            raise self.error(f"symbol '{op.base}' is in the {symspace} space, not {space}")
+        return space, af
+
+
+def _items(op) -> list:
+    return op.items if isinstance(op, Vec) else [op]
+
+
+def branch_target(k: CompiledKernel, ins: Instruction) -> int | None:
+    if ins.opcode.split(".")[0] != "bra":
+        return None
+    op = ins.operands[0] if ins.operands else None
+    if not isinstance(op, Reg) or op.name not in k.labels:
+        raise k.error(ins, f"unknown branch target '{getattr(op, 'name', op)}'")
+    return k.labels[op.name]
+
+
+def is_terminator(ins: Instruction) -> bool:
+    return ins.opcode.split(".")[0] in ("ret", "exit", "trap")
+
+
+# ---------------------------------------------------------------- entry point
+
+def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
+    c = C(k, ins, pc)
+    handler = OPS.get(c.base)
+    if handler is None:
+        raise c.unsupported()
+    try:
+        fn = handler(c)
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+        # a handler indexing past the operands or meeting an operand of the wrong kind
+        raise c.error(f"wrong operands for '{ins.opcode}' ({len(ins.operands)} given)") from None
+    if ins.guard is None or c.base == "bra":
+        return fn
+    gi = c.reg(Reg(ins.guard))
+    if k.reg_type[gi] != "pred":
+        raise c.error(f"guard '{ins.guard}' is not a predicate")
+    if ins.guard_neg:
+        def guarded_neg(w, m):
+            mm = m & ~w.R[gi]
+            return fn(w, mm) if mm.any() else None
+        return guarded_neg
+
+    def guarded(w, m):
+        mm = m & w.R[gi]
+        return fn(w, mm) if mm.any() else None
+    return guarded
+
+
+OPS: dict = {}
+
+# Opcodes whose semantics do not depend on 32-lane warps, CTAs or shared memory: a kernel
+# made only of these can run many CTAs side by side as one wide warp (Launch's batched mode).
+BATCHABLE = {
+    "mov", "cvta", "ld", "ldu", "st", "atom", "red", "add", "sub", "mul", "mad", "fma", "div",
+    "rem", "min", "max", "abs", "neg", "and", "or", "xor", "not", "cnot", "shl", "shr", "popc",
+    "clz", "brev", "bfe", "bfi", "prmt", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin",
+    "cos", "tanh", "sad", "setp", "selp", "slct", "cvt", "bra", "ret", "exit", "trap", "membar",
+    "fence", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "discard", "applypriority",
+    "createpolicy", "lop3", "shf", "bfind", "mul24", "mad24", "testp", "isspacep", "dp4a",
+    "dp2a",
+}
+
+
+def op(*names: str):
+    def reg(f):
+        for n in names:
+            OPS[n] = f
+        return f
+    return reg
+
+
+# ---------------------------------------------------------------- control flow
+
+@op("bra")
+def _bra(c: C):
+    target = branch_target(c.k, c.ins)
+    g = c.ins.guard
+    if g is None:
+        return lambda w, m: (BRA, target, m)
+    gi = c.reg(Reg(g))
+    if c.ins.guard_neg:
+        return lambda w, m: (BRA, target, m & ~w.R[gi])
+    return lambda w, m: (BRA, target, m & w.R[gi])
+
+
+@op("ret", "exit")
+def _ret(c: C):
+    if c.k.fn.kind != "entry" and c.base == "ret":
+        raise c.unsupported("ret from a .func")
+    return lambda w, m: (EXIT, m)
+
+
+@op("trap")
+def _trap(c: C):
+    ins, k = c.ins, c.k
+
+    def trap(w, m):
+        lanes = np.nonzero(m)[0].tolist()
+        where = w.cta.launch._where(w)
+        raise TrapError(f"trap executed by {where}, lanes {lanes[:32]}"
+                        + (" ..." if len(lanes) > 32 else ""), k.module.filename, ins.line, ins.col)
+    return trap
+
+
+@op("bar", "barrier")
+def _bar(c: C):
+    if c.has("warp"):
+        return lambda w, m: None
+    arrive = c.has("arrive")
+    if c.has("red"):
+        raise c.unsupported()
+    bid = c.src(c.ops[0], "u32") if c.ops else (lambda w: np.zeros(32, np.uint32))
+    cnt = c.src(c.ops[1], "u32") if len(c.ops) > 1 else None
+    kind = ARRIVE if arrive else BAR
+
+    def bar(w, m):
+        b = int(bid(w)[m][0])
+        n = int(cnt(w)[m][0]) if cnt is not None else None
+        return (kind, b, n)
+    return bar
+
+
+@op("nanosleep")
+def _nanosleep(c: C):
+    # a sleeping thread lets the other warps run: spin-waits with nanosleep make progress
+    return lambda w, m: (YIELD,)
+
+
+@op("membar", "fence", "prefetch", "prefetchu", "setmaxnreg", "pmevent",
+    "griddepcontrol", "discard", "applypriority", "createpolicy")
+def _noop(c: C):
+    if c.base == "createpolicy" and c.ops:
+        d = c.dst(c.ops[0], "b64")
+        zero = np.zeros(c.k.width, np.uint64)
+        return lambda w, m: d(w, m, zero)
+    return lambda w, m: None
+
+
+# ---------------------------------------------------------------- moves
+
+@op("mov")
+def _mov(c: C):
+    c.nops(2)
+    t = c.type()
+    d, a = c.ops[0], c.ops[1]
+    if isinstance(d, Vec):          # unpack: mov.b64 {lo, hi}, x
+        parts = d.items
+        size = type_size(t) // len(parts)
+        pt = f"b{8 * size}"
+        ga = c.src(a, t)
+        sets = [c.dst(p, pt) for p in parts]
+        shift = [np.uint64(8 * size * j) for j in range(len(parts))]
+
+        def unpack(w, m):
+            v = ga(w).astype(np.uint64)
+            for s, sh in zip(sets, shift):
+                s(w, m, (v >> sh).astype(UINT[size]))
+        return unpack
+    if isinstance(a, Vec):          # pack: mov.b64 x, {lo, hi}
+        parts = a.items
+        size = type_size(t) // len(parts)
+        pt = f"b{8 * size}"
+        gets = [c.src(p, pt) for p in parts]
+        sd = c.dst(d, t)
+        ut = UINT[type_size(t)]
+
+        def pack(w, m):
+            v = np.zeros(len(m), np.uint64)
+            for j, g in enumerate(gets):
+                v = v | (g(w).astype(np.uint64) << np.uint64(8 * size * j))
+            sd(w, m, v.astype(ut))
+        return pack
+    if isinstance(a, Reg) and a.name in c.k.labels:
+        raise c.unsupported("label address")
+    g = c.src(a, t)
+    s = c.dst(d, t)
+    return lambda w, m: s(w, m, g(w))
+
+
+@op("cvta")
+def _cvta(c: C):
+    to = c.has("to")
+    space = c.space()
+    t = c.type()
+    base = np.uint64(WINDOWS.get(space, 0))
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+    dt = DTYPES[t]
+    if to:
+        return lambda w, m: sd(w, m, (ga(w).astype(np.uint64) - base).astype(dt))
+    return lambda w, m: sd(w, m, (ga(w).astype(np.uint64) + base).astype(dt))
+
+
+# ---------------------------------------------------------------- memory
+
+def _load_fn(c: C, space: str, af, size: int):
+    def load(w, m, offset=0):
+        L = w.cta.launch
+        a = af(w)
+        if offset:
+            a = a + np.uint64(offset)
+        return L.load(w, space, a, size, m)
+    return load
+
+
+@op("ld", "ldu")
+def _ld(c: C):
+    c.nops(2)
+    t = c.type()
+    size = type_size(t)
+    dsts = _items(c.ops[0])
+    space, af = c.mem_addr(c.ops[1], c.space())
+    sets = [c.dst(d, t) for d in dsts]
+    dt = DTYPES[t]
+    u = UINT[size]
+    n = len(dsts)
+    if n > 1 and size * n > 32:
+        raise c.error("vector access wider than 32 bytes")
+
+    def ld(w, m):
+        L = w.cta.launch
+        a = af(w)
+        if n > 1:
+            bad = (a[m] % np.uint64(size * n)) != 0
+            if bad.any():
+                raise MemoryFault(f"misaligned v{n} access at 0x{int(a[m][bad][0]):x}")
+        for j, s in enumerate(sets):
+            bits = L.load(w, space, a + np.uint64(j * size) if j else a, size, m)
+            s(w, m, bits.view(u).view(dt) if dt != u else bits)
+    return ld
+
+
+@op("st")
+def _st(c: C):
+    c.nops(2)
+    t = c.type()
+    size = type_size(t)
+    srcs = _items(c.ops[1])
+    space, af = c.mem_addr(c.ops[0], c.space())
+    if space == "param" or space == "const":
+        raise c.error(f"st to the {space} space")
+    gets = [c.src(s, t) for s in srcs]
+    u = UINT[size]
+    n = len(gets)
+
+    def st(w, m):
+        L = w.cta.launch
+        a = af(w)
+        if n > 1:
+            bad = (a[m] % np.uint64(size * n)) != 0
+            if bad.any():
+                raise MemoryFault(f"misaligned v{n} access at 0x{int(a[m][bad][0]):x}")
+        for j, g in enumerate(gets):
+            L.store(w, space, a + np.uint64(j * size) if j else a, size, g(w).view(u), m)
+    return st
+
+
+_ATOM_INT = {
+    "add": lambda o, b: o + b, "and": lambda o, b: o & b, "or": lambda o, b: o | b,
+    "xor": lambda o, b: o ^ b, "exch": lambda o, b: b, "min": min, "max": max,
+}
+
+
+@op("atom", "red")
+def _atom(c: C):
+    t = c.type()
+    size = type_size(t)
+    opname = next((m for m in c.mods if m in ("add", "and", "or", "xor", "exch", "min", "max",
+                                              "inc", "dec", "cas")), None)
+    if opname is None or c.has("v2", "v4", "v8", "noftz") and t not in ("f16", "bf16"):
+        raise c.unsupported()
+    if t in ("f16x2", "bf16x2", "f32x2"):
+        raise c.unsupported("packed atomics")
+    is_red = c.base == "red"
+    ops = c.ops if is_red else c.ops[1:]
+    space, af = c.mem_addr(ops[0], c.space())
+    gb = c.src(ops[1], t)
+    gcas = c.src(ops[2], t) if opname == "cas" else None
+    sd = None if is_red else c.dst(c.ops[0], t)
+    dt = DTYPES[t]
+    u = UINT[size]
+    isfloat = t in FLOATS
+    bits = 8 * size
+
+    def apply(old, b, cmp):
+        if opname == "cas":        # atom.cas d, [a], b, c: if *a == b then *a = c
+            return cmp if old == b else old
+        if opname == "inc":
+            return 0 if old >= b else old + 1
+        if opname == "dec":
+            return b if (old == 0 or old > b) else old - 1
+        if isfloat:
+            if opname == "add":
+                return float(dt.type(np.float64(old) + np.float64(b))) if t != "f32" else \
+                    float(np.float32(np.float32(old) + np.float32(b)))
+            return _ATOM_INT[opname](old, b)
+        return _ATOM_INT[opname](old, b)
+
+    def atom(w, m):
+        L = w.cta.launch
+        a = af(w)
+        bv = gb(w)
+        cv = gcas(w) if gcas is not None else bv
+        result = np.zeros(len(m), dtype=u)
+        for lane in np.nonzero(m)[0]:
+            one = m.copy()
+            one[:] = False
+            one[lane] = True
+            old_bits = L.load(w, space, a, size, one)[lane]
+            old = old_bits.view(dt) if isfloat else old_bits.astype(u).view(dt)
+            if isfloat:
+                new = np.array([apply(float(old), float(bv[lane]), float(cv[lane]))], dtype=dt)
+            else:
+                iv = int(old)
+                new_int = apply(iv, int(bv[lane]), int(cv[lane]))
+                new = np.array([new_int % (1 << bits)], dtype=u)
+            newbits = np.zeros(len(m), dtype=u)
+            newbits[lane] = new.view(u)[0]
+            L.store(w, space, a, size, newbits, one)
+            result[lane] = old_bits
+        w.cta.events += 1
+        if sd is not None:
+            sd(w, m, result.view(dt))
+    return atom
+
+
+# ---------------------------------------------------------------- integer / logic
+
+def _int_binop(c: C, f):
+    t = c.type()
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    sd = c.dst(c.ops[0], t)
+    return lambda w, m: sd(w, m, f(ga(w), gb(w)))
+
+
+def _wide(t: str) -> str:
+    return t[0] + str(int(t[1:]) * 2)
+
+
+def _mulhi(a: np.ndarray, b: np.ndarray, t: str) -> np.ndarray:
+    bits = int(t[1:])
+    if bits <= 32:
+        wt = SINT[8] if t[0] == "s" else UINT[8]
+        p = a.astype(wt) * b.astype(wt)
+        return (p >> bits).astype(DTYPES[t])
+    out = [(int(x) * int(y)) >> 64 for x, y in zip(a, b)]
+    return np.array([v & (2 ** 64 - 1) for v in out], dtype=np.uint64).view(DTYPES[t])
+
+
+@op("add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "abs", "neg",
+    "and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfe", "bfi",
+    "prmt", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh", "sad",
+    "testp")
+def _arith(c: C):
+    t = c.type()
+    if t in FLOATS or t in ("f16x2", "bf16x2", "f32x2"):
+        return _float_op(c, t)
+    if t == "pred":
+        return _pred_op(c)
+    return _int_op(c, t)
+
+
+def _pred_op(c: C):
+    f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(c.base)
+    sd = c.dst(c.ops[0], "pred")
+    ga = c.src(c.ops[1], "pred")
+    if c.base == "not":
+        return lambda w, m: sd(w, m, ~ga(w))
+    if f is None:
+        raise c.unsupported()
+    gb = c.src(c.ops[2], "pred")
+    return lambda w, m: sd(w, m, f(ga(w), gb(w)))
+
+
+def _int_op(c: C, t: str):
+    b = c.base
+    dt = DTYPES[t]
+    bits = 8 * dt.itemsize
+    signed = t[0] == "s"
+    if b in ("add", "sub"):
+        if c.has("cc") or c.has("sat") and t != "s32":
+            raise c.unsupported()
+        if c.has("sat"):
+            f64 = np.add if b == "add" else np.subtract
+            return _int_binop(c, lambda x, y: np.clip(f64(x.astype(np.int64), y.astype(np.int64)),
+                                                      -2 ** 31, 2 ** 31 - 1).astype(np.int32))
+        return _int_binop(c, np.add if b == "add" else np.subtract)
+    if b == "mul":
+        if c.has("wide"):
+            wt = _wide(t)
+            wd = DTYPES[wt]
+            ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+            sd = c.dst(c.ops[0], wt)
+            return lambda w, m: sd(w, m, ga(w).astype(wd) * gb(w).astype(wd))
+        if c.has("hi"):
+            return _int_binop(c, lambda x, y: _mulhi(x, y, t))
+        return _int_binop(c, np.multiply)
+    if b == "mad":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        if c.has("wide"):
+            wt = _wide(t)
+            wd = DTYPES[wt]
+            gc = c.src(c.ops[3], wt)
+            sd = c.dst(c.ops[0], wt)
+            return lambda w, m: sd(w, m, ga(w).astype(wd) * gb(w).astype(wd) + gc(w))
+        gc = c.src(c.ops[3], t)
+        sd = c.dst(c.ops[0], t)
+        if c.has("hi"):
+            return lambda w, m: sd(w, m, _mulhi(ga(w), gb(w), t) + gc(w))
+        return lambda w, m: sd(w, m, ga(w) * gb(w) + gc(w))
+    if b in ("div", "rem"):
+        def divrem(x, y):
+            y0 = y == 0
+            ys = np.where(y0, 1, y).astype(dt)
+            if signed:
+                q = np.trunc(x.astype(np.float64) / ys.astype(np.float64)) if bits < 64 else None
+                xi, yi = x.astype(object), ys.astype(object)
+                q = np.array([int(abs(p) // abs(r)) * (1 if (p < 0) == (r < 0) else -1)
+                              for p, r in zip(xi, yi)], dtype=object)
+                r = xi - q * yi
+                res = q if b == "div" else r
+                out = np.array([int(v) & ((1 << bits) - 1) for v in res], dtype=UINT[dt.itemsize])
+                out = out.view(dt)
+            else:
+                out = x // ys if b == "div" else x % ys
+            # division by zero: unspecified in PTX; give all ones (like hardware) for div
+            return np.where(y0, dt.type(-1) if signed else np.iinfo(dt).max, out).astype(dt)
+        return _int_binop(c, divrem)
+    if b in ("min", "max"):
+        return _int_binop(c, np.minimum if b == "min" else np.maximum)
+    if b in ("and", "or", "xor"):
+        f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[b]
+        return _int_binop(c, f)
+    if b in ("abs", "neg", "not", "cnot", "popc", "clz", "brev"):
+        ga = c.src(c.ops[1], t)
+        out_t = "u32" if b in ("popc", "clz") else t
+        sd = c.dst(c.ops[0], out_t)
+        f = {"abs": np.abs, "neg": np.negative, "not": np.invert,
+             "cnot": lambda x: (x == 0).astype(dt),
+             "popc": lambda x: _popc(x, bits), "clz": lambda x: _clz(x, bits),
+             "brev": lambda x: _brev(x, bits)}[b]
+        return lambda w, m: sd(w, m, f(ga(w)))
+    if b in ("shl", "shr"):
+        ga = c.src(c.ops[1], t)
+        gb = c.src(c.ops[2], "u32")
+        sd = c.dst(c.ops[0], t)
+
+        amount = c.ops[2]
+        if isinstance(amount, Imm) and 0 <= amount.value < bits:
+            sh = dt.type(amount.value)
+            if b == "shl":
+                return lambda w, m: sd(w, m, ga(w) << sh)
+            return lambda w, m: sd(w, m, ga(w) >> sh)
+
+        def shift(w, m):
+            x = ga(w)
+            s = gb(w).astype(np.uint64)
+            big = s >= bits
+            sc = np.minimum(s, bits - 1).astype(dt)
+            if b == "shl":
+                r = np.where(big, 0, x << sc)
+            elif signed:
+                r = np.where(big, np.where(x < 0, -1, 0), x >> sc)
+            else:
+                r = np.where(big, 0, x >> sc)
+            return sd(w, m, r.astype(dt))
+        return shift
+    if b == "bfe":
+        ga = c.src(c.ops[1], t)
+        gb, gc = c.src(c.ops[2], "u32"), c.src(c.ops[3], "u32")
+        sd = c.dst(c.ops[0], t)
+
+        def bfe(w, m):
+            # PTX ISA pseudocode: bit i of d is a[pos+i] for i < len (inside the word),
+            # else the sign bit a[min(pos+len-1, msb)] for signed types, else 0
+            msb = bits - 1
+            out = []
+            for x, p, ln in zip(ga(w), gb(w), gc(w)):
+                pos, ln = int(p) & 0xFF, int(ln) & 0xFF
+                xv = int(x) & ((1 << bits) - 1)
+                sbit = 0 if (not signed or ln == 0) else (xv >> min(pos + ln - 1, msb)) & 1
+                v = 0
+                for i in range(bits):
+                    bit = (xv >> (pos + i)) & 1 if (i < ln and pos + i <= msb) else sbit
+                    v |= bit << i
+                out.append(v)
+            return sd(w, m, np.array(out, dtype=UINT[dt.itemsize]).view(dt))
+        return bfe
+    if b == "bfi":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        gc, gd = c.src(c.ops[3], "u32"), c.src(c.ops[4], "u32")
+        sd = c.dst(c.ops[0], t)
+
+        def bfi(w, m):
+            out = []
+            for a, bb, p, ln in zip(ga(w), gb(w), gc(w), gd(w)):
+                p, ln = int(p) & 0xFF, int(ln) & 0xFF
+                v = int(bb)
+                if ln and p < bits:
+                    mask = ((1 << ln) - 1) << p
+                    v = (v & ~mask) | ((int(a) << p) & mask)
+                out.append(v & ((1 << bits) - 1))
+            return sd(w, m, np.array(out, dtype=UINT[dt.itemsize]).view(dt))
+        return bfi
+    if b == "prmt":
+        if len(c.mods) > 1:
+            raise c.unsupported("prmt mode")
+        ga, gb, gc = c.src(c.ops[1], "b32"), c.src(c.ops[2], "b32"), c.src(c.ops[3], "b32")
+        sd = c.dst(c.ops[0], "b32")
+
+        def prmt(w, m):
+            a, bb, s = ga(w).astype(np.uint64), gb(w).astype(np.uint64), gc(w)
+            tmp = a | (bb << np.uint64(32))
+            out = np.zeros(len(m), np.uint32)
+            for i in range(4):
+                sel = (s >> np.uint32(4 * i)) & np.uint32(0xF)
+                byte = (tmp >> (8 * (sel & 7)).astype(np.uint64)) & np.uint64(0xFF)
+                sign = (byte >> np.uint64(7)) & np.uint64(1)
+                byte = np.where((sel & 8) != 0, sign * np.uint64(0xFF), byte)
+                out |= (byte.astype(np.uint32) << np.uint32(8 * i))
+            return sd(w, m, out)
+        return prmt
+    if b == "sad":
+        ga, gb, gc = c.src(c.ops[1], t), c.src(c.ops[2], t), c.src(c.ops[3], t)
+        sd = c.dst(c.ops[0], t)
+        return lambda w, m: sd(w, m, (np.where(ga(w) > gb(w), ga(w) - gb(w), gb(w) - ga(w))
+                                      + gc(w)).astype(dt))
+    raise c.unsupported()
+
+
+def _popc(x, bits):
+    u = x.view(UINT[bits // 8]).astype(np.uint64)
+    return np.array([int(v).bit_count() for v in u], dtype=np.uint32)
+
+
+def _clz(x, bits):
+    u = x.view(UINT[bits // 8]).astype(np.uint64)
+    return np.array([bits - int(v).bit_length() for v in u], dtype=np.uint32)
+
+
+def _brev(x, bits):
+    u = x.view(UINT[bits // 8])
+    return np.array([int(f"{int(v):0{bits}b}"[::-1], 2) for v in u], dtype=u.dtype).view(x.dtype)
+
+
+# ---------------------------------------------------------------- floating point
+
+def _two_prod(a, b):
+    p = a * b
+    split = 134217729.0
+    def halves(x):
+        t = split * x
+        hi = t - (t - x)
+        return hi, x - hi
+    ah, al = halves(a)
+    bh, bl = halves(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, np.where(np.isfinite(p), e, 0.0)
+
+
+def _exact(base: str, args: list[np.ndarray]):
+    """(s, e) with s + e the exact result of the operation on float64 inputs (as close as
+    float64 error-free transformations allow)."""
+    if base == "add":
+        return fp.two_sum(args[0], args[1])
+    if base == "sub":
+        return fp.two_sum(args[0], -args[1])
+    if base == "mul":
+        return _two_prod(args[0], args[1])
+    if base in ("fma", "mad"):
+        p, pe = _two_prod(args[0], args[1])
+        s, se = fp.two_sum(p, args[2])
+        return s, se + pe
+    if base in ("div", "rcp"):
+        a, b = (args[0], args[1]) if base == "div" else (np.ones_like(args[0]), args[0])
+        q = a / b
+        p, pe = _two_prod(q, b)
+        rem = (a - p) - pe
+        return q, np.where(np.isfinite(q) & (b != 0), rem / np.where(b == 0, 1, b), 0.0)
+    if base == "sqrt":
+        s = np.sqrt(args[0])
+        p, pe = _two_prod(s, s)
+        rem = (args[0] - p) - pe
+        return s, np.where(np.isfinite(s) & (s > 0), rem / (2 * np.where(s == 0, 1, s)), 0.0)
+    raise KeyError(base)
+
+
+_APPROX = {
+    "ex2": np.exp2, "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+}
+
+
+def _float_op(c: C, t: str):
+    b = c.base
+    if t in ("f16x2", "bf16x2", "f32x2"):
+        return _packed_op(c, t)
+    dt = DTYPES[t]
+    ftz = c.has("ftz")
+    sat = c.has("sat")
+    mode = c.rounding()
+    if c.has("relu") or c.has("xorsign") or c.has("oob"):
+        raise c.unsupported()
+    canon = t in fp.CANONICAL_NAN
+    if b == "testp":
+        kind = next((x for x in c.mods if x in _TESTP), None)
+        if kind is None or t not in ("f32", "f64"):
+            raise c.unsupported()
+        ga = c.src(c.ops[1], t)
+        sp = c.dst(c.ops[0], "pred")
+        return lambda w, m: sp(w, m, _TESTP[kind](ga(w)))
+    if b in ("abs", "neg"):
+        ga = c.src(c.ops[1], t)
+        sd = c.dst(c.ops[0], t)
+        u = UINT[dt.itemsize]
+        sign = u.type(1 << (8 * dt.itemsize - 1))
+
+        def absneg(w, m):
+            x = ga(w)
+            if ftz:
+                x = fp.flush(x, t)
+            bits = x.view(u)
+            r = bits & ~sign if b == "abs" else bits ^ sign
+            return sd(w, m, r.view(dt))
+        return absneg
+    if b == "copysign":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        sd = c.dst(c.ops[0], t)
+        u = UINT[dt.itemsize]
+        sign = u.type(1 << (8 * dt.itemsize - 1))
+        return lambda w, m: sd(w, m, ((gb(w).view(u) & ~sign) | (ga(w).view(u) & sign)).view(dt))
+    if b in ("min", "max"):
+        nanmode = c.has("NaN")
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        sd = c.dst(c.ops[0], t)
+
+        def minmax(w, m):
+            x, y = ga(w), gb(w)
+            if ftz:
+                x, y = fp.flush(x, t), fp.flush(y, t)
+            x64, y64 = x.astype(F64), y.astype(F64)
+            pick_x = (x64 < y64) if b == "min" else (x64 > y64)
+            # -0 is below +0
+            zeros = (x64 == 0) & (y64 == 0)
+            xneg = np.signbit(x64)
+            pick_x = np.where(zeros, xneg if b == "min" else ~xneg, pick_x)
+            r = np.where(pick_x, x, y)
+            xn, yn = np.isnan(x64), np.isnan(y64)
+            r = np.where(xn & ~yn, y, np.where(yn & ~xn, x, r))
+            nan = (xn | yn) if nanmode else (xn & yn)
+            if nan.any():
+                r = np.where(nan, np.array(fp.CANONICAL_NAN[t], UINT[dt.itemsize]).view(dt), r)
+            return sd(w, m, r.astype(dt))
+        return minmax
+    if b in _APPROX or (b in ("rcp", "sqrt", "div") and c.has("approx")):
+        return _approx_op(c, t, ftz)
+    nargs = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "mad": 3, "div": 2, "rcp": 1, "sqrt": 1}
+    if b not in nargs:
+        raise c.unsupported()
+    if b == "mad" and t == "f32" and not any(m in ROUNDING for m in c.mods):
+        mode = "rn"
+    gets = [c.src(o, t) for o in c.ops[1:1 + nargs[b]]]
+    sd = c.dst(c.ops[0], t)
+    fast = (t in ("f32", "f64") and mode == "rn" and not ftz and not sat
+            and b in ("add", "sub", "mul"))
+    if fast:
+        f = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[b]
+        ga, gb = gets
+
+        def fast_op(w, m):
+            r = f(ga(w), gb(w))
+            if canon:
+                r = fp.canon_nan(r, t)
+            return sd(w, m, r)
+        return fast_op
+
+    def fop(w, m):
+        xs = [g(w) for g in gets]
+        if ftz:
+            xs = [fp.flush(x, t) for x in xs]
+        xs = [x.astype(F64) for x in xs]
+        if t == "f64" and b in ("div", "sqrt", "rcp") and mode == "rn":
+            s, e = {"div": lambda: (xs[0] / xs[1], None), "sqrt": lambda: (np.sqrt(xs[0]), None),
+                    "rcp": lambda: (1.0 / xs[0], None)}[b]()
+            r = s
+        else:
+            s, e = _exact(b, xs)
+            r = fp.round_to(s, e, t, mode)
+        if ftz:
+            r = fp.flush(r, t)
+        if sat:
+            r = fp.saturate(r)
+        if canon:
+            r = fp.canon_nan(r, t)
+        return sd(w, m, r)
+    return fop
+
+
+def _approx_op(c: C, t: str, ftz: bool):
+    b = c.base
+    f = _APPROX.get(b) or {"rcp": lambda x: 1.0 / x, "sqrt": np.sqrt}.get(b)
+    dt = DTYPES[t]
+    if b == "div":
+        ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+        sd = c.dst(c.ops[0], t)
+
+        def div_approx(w, m):
+            x, y = ga(w), gb(w)
+            if ftz:
+                x, y = fp.flush(x, t), fp.flush(y, t)
+            r = (x.astype(F64) / y.astype(F64)).astype(dt)
+            if ftz:
+                r = fp.flush(r, t)
+            return sd(w, m, fp.canon_nan(r, t))
+        return div_approx
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+
+    def approx(w, m):
+        x = ga(w)
+        if ftz:
+            x = fp.flush(x, t)
+        r = f(x.astype(F64)).astype(dt)
+        if ftz:
+            r = fp.flush(r, t)
+        return sd(w, m, fp.canon_nan(r, t) if t in fp.CANONICAL_NAN else r)
+    return approx
+
+
+def _packed_op(c: C, t: str):
+    """f16x2/bf16x2/f32x2: the scalar operation on the low and the high halves."""
+    et = t[:-2]
+    esize = type_size(et)
+    cont = "b32" if esize == 2 else "b64"
+    cu = UINT[2 * esize]
+    eu = UINT[esize]
+    b = c.base
+    nargs = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "min": 2, "max": 2, "neg": 1, "abs": 1,
+             "ex2": 1, "tanh": 1}.get(b)
+    if nargs is None:
+        raise c.unsupported()
+    gets = [c.src(o, cont) for o in c.ops[1:1 + nargs]]
+    sd = c.dst(c.ops[0], cont)
+    # the scalar implementation, on scratch registers of the element type
+    k = c.k
+    names = [f"%__{et}_d"] + [f"%__{et}_a{i}" for i in range(nargs)]
+    for nm in names:
+        if nm not in k.reg_index:
+            k.reg_index[nm] = len(k.reg_type)
+            k.reg_type.append(f"b{8 * esize}")
+    fake = Instruction(c.ins.opcode.replace(t, et), [Reg(n) for n in names], c.ins.line,
+                       c.ins.col, c.ins.text)
+    scalar = _float_op(C(k, fake, c.pc), et)
+    di = k.reg_index[names[0]]
+    ai = [k.reg_index[n] for n in names[1:]]
+    sh = cu.type(8 * esize)
+    lo_mask = cu.type((1 << (8 * esize)) - 1)
+
+    def packed(w, m):
+        vals = [g(w) for g in gets]
+        out = np.zeros(len(m), cu)
+        for half in (0, 1):
+            for i, v in zip(ai, vals):
+                w.R[i] = ((v >> sh if half else v) & lo_mask).astype(eu)
+            scalar(w, w.full)
+            r = w.R[di].astype(cu)
+            out |= (r << sh) if half else r
+        return sd(w, m, out)
+    return packed
+
+
+# ---------------------------------------------------------------- compare / select
+
+_CMP_FN = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+           "gt": np.greater, "ge": np.greater_equal}
+
+
+def _comparator(cmp: str, t: str):
+    """f(x, y) -> bool array for setp's comparison ``cmp`` on type ``t``."""
+    if t in FLOATS:
+        if cmp == "num":
+            return lambda x, y: ~(np.isnan(x) | np.isnan(y))
+        if cmp == "nan":
+            return lambda x, y: np.isnan(x) | np.isnan(y)
+        if cmp.endswith("u"):
+            f = _CMP_FN[cmp[:-1]]
+            return lambda x, y: f(x, y) | np.isnan(x) | np.isnan(y)
+        f = _CMP_FN[cmp]
+        if cmp == "ne":      # ordered: false when either is NaN
+            return lambda x, y: f(x, y) & ~(np.isnan(x) | np.isnan(y))
+        return f              # NaN compares false already
+    if cmp in ("lo", "ls", "hi", "hs"):
+        f = _CMP_FN[{"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[cmp]]
+        u = UINT[DTYPES[t].itemsize]
+        return lambda x, y: f(x.view(u), y.view(u))
+    return _CMP_FN[cmp]
+
+
+_CMPS = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu",
+         "leu", "gtu", "geu", "num", "nan"}
+
+
+@op("setp")
+def _setp(c: C):
+    t = c.type()
+    cmp = next((m for m in c.mods if m in _CMPS), None)
+    if cmp is None:
+        raise c.unsupported("comparison")
+    boolop = next((m for m in c.mods if m in ("and", "or", "xor")), None)
+    ftz = c.has("ftz")
+    d = c.ops[0]
+    dp, dq = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    gc = c.src(c.ops[3], "pred") if boolop else None
+    sp = c.dst(dp, "pred")
+    sq = c.dst(dq, "pred") if dq is not None else None
+    f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(boolop)
+    compare = _comparator(cmp, t)
+    widen = t in ("f16", "bf16")
+
+    def setp(w, m):
+        x, y = ga(w), gb(w)
+        if ftz:
+            x, y = fp.flush(x, t), fp.flush(y, t)
+        if widen:
+            x, y = x.astype(np.float32), y.astype(np.float32)
+        r = compare(x, y)
+        if f is not None:
+            cc = gc(w)
+            sp(w, m, f(r, cc))
+            if sq is not None:
+                sq(w, m, f(~r, cc))
+        else:
+            sp(w, m, r)
+            if sq is not None:
+                sq(w, m, ~r)
+    return setp
+
+
+@op("selp")
+def _selp(c: C):
+    t = c.type()
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    gc = c.src(c.ops[3], "pred")
+    sd = c.dst(c.ops[0], t)
+    return lambda w, m: sd(w, m, np.where(gc(w), ga(w), gb(w)))
+
+
+@op("slct")
+def _slct(c: C):
+    t, ct = c.types[0], c.types[1]
+    ga, gb, gc = c.src(c.ops[1], t), c.src(c.ops[2], t), c.src(c.ops[3], ct)
+    sd = c.dst(c.ops[0], t)
+    return lambda w, m: sd(w, m, np.where(gc(w) >= 0, ga(w), gb(w)))
+
+
+# ---------------------------------------------------------------- conversions
+
+_F8_MAX = {"e4m3": 448.0, "e5m2": 57344.0}
+
+
+def _to_float(x64: np.ndarray, t: str, mode: str, satfinite: bool, relu: bool) -> np.ndarray:
+    if relu:
+        x64 = np.where(np.isnan(x64), x64, np.maximum(x64, 0.0))
+    if t in _F8_MAX:
+        if satfinite:
+            x64 = np.where(np.isnan(x64), x64, np.clip(x64, -_F8_MAX[t], _F8_MAX[t]))
+        if mode != "rn":
+            raise ValueError("f8 conversions only round to nearest")
+        return x64.astype(np.float32).astype(DTYPES[t])
+    r = fp.round_to(x64, None, t, mode)
+    if satfinite:
+        fmax = float(np.finfo(DTYPES[t]).max) if t != "bf16" else 3.3895313892515355e38
+        r = np.where(np.isinf(r.astype(F64)), np.sign(r.astype(F64)) * fmax, r).astype(DTYPES[t])
+    return r
+
+
+def _cvt_tf32(c: C):
+    """cvt.rna/.rn/.rz{.satfinite}.tf32.f32: round an f32 to 10 mantissa bits, the result
+    kept in f32 format with its 13 low bits zero. Infinities and NaNs pass through (with
+    .satfinite NaN stays NaN and infinities and overflows become the largest finite tf32)."""
+    mode = next((m for m in c.mods if m in ("rna", "rn", "rz")), None)
+    if mode is None:
+        raise c.unsupported("cvt to tf32 rounds with .rna, .rn or .rz")
+    satfinite = c.has("satfinite")
+    if c.has("relu"):
+        raise c.unsupported("cvt.relu to tf32")
+    ga, sd = c.src(c.ops[1], "b32"), c.dst(c.ops[0], "b32")
+    low = np.uint64(0x1FFF)
+
+    def tf32(w, m):
+        b = ga(w).astype(np.uint32).astype(np.uint64)
+        finite = (b & np.uint64(0x7F800000)) != np.uint64(0x7F800000)
+        if mode == "rna":
+            up = np.uint64(0x1000)
+        elif mode == "rn":
+            up = np.uint64(0xFFF) + ((b >> np.uint64(13)) & np.uint64(1))
+        else:
+            up = np.uint64(0)
+        sign, mag = b & np.uint64(0x80000000), b & np.uint64(0x7FFFFFFF)
+        r = np.minimum((mag + up) & ~low, np.uint64(0x7F800000))  # a carry may reach inf
+        r = np.where(finite, r | sign, b)
+        if satfinite:
+            inf = (r & np.uint64(0x7FFFFFFF)) == np.uint64(0x7F800000)
+            r = np.where(inf, (r & np.uint64(0x80000000)) | np.uint64(0x7F7FE000), r)
+        return sd(w, m, r.astype(np.uint32))
+    return tf32
+
+
+@op("cvt")
+def _cvt(c: C):
+    if len(c.types) != 2:
+        raise c.unsupported("expected destination and source types")
+    dtn, stn = c.types
+    if dtn == "tf32" and stn == "f32":
+        return _cvt_tf32(c)
+    if "tf32" in (dtn, stn):
+        raise c.unsupported("tf32 conversions other than cvt.{rna,rn,rz}.tf32.f32")
+    ftz, sat = c.has("ftz"), c.has("sat")
+    satfinite, relu = c.has("satfinite"), c.has("relu")
+    irnd = next((INT_ROUNDING[m] for m in c.mods if m in INT_ROUNDING), None)
+    frnd = next((m for m in c.mods if m in ROUNDING), None)
+    sd = c.dst(c.ops[0], dtn)
+    # packed destinations: two f32 inputs (a -> high half, b -> low half)
+    if dtn in ("f16x2", "bf16x2", "e4m3x2", "e5m2x2") and stn == "f32":
+        et = dtn[:-2]
+        half = 16 if et in ("f16", "bf16") else 8
+        ga, gb = c.src(c.ops[1], "f32"), c.src(c.ops[2], "f32")
+        mode = frnd or "rn"
+        u = UINT[half // 8]
+        out_t = np.uint32 if half == 16 else np.uint16
+
+        def pack2(w, m):
+            hi = _to_float(ga(w).astype(F64), et, mode, satfinite, relu).view(u).astype(out_t)
+            lo = _to_float(gb(w).astype(F64), et, mode, satfinite, relu).view(u).astype(out_t)
+            return sd(w, m, (hi << out_t(half)) | lo)
+        return pack2
+    if stn in ("e4m3x2", "e5m2x2") and dtn == "f16x2":
+        et = stn[:-2]
+        ga = c.src(c.ops[1], "b16")
+
+        def unpack2(w, m):
+            a = ga(w)
+            lo = (a & np.uint16(0xFF)).astype(np.uint8).view(DTYPES[et]).astype(np.float16)
+            hi = (a >> np.uint16(8)).astype(np.uint8).view(DTYPES[et]).astype(np.float16)
+            return sd(w, m, lo.view(np.uint16).astype(np.uint32)
+                      | (hi.view(np.uint16).astype(np.uint32) << np.uint32(16)))
+        return unpack2
+    if dtn not in DTYPES or stn not in DTYPES or "x2" in dtn or "x2" in stn:
+        raise c.unsupported()
+    ga = c.src(c.ops[1], stn)
+    dfl, sfl = dtn in FLOATS, stn in FLOATS
+    ddt = DTYPES[dtn]
+    if not dfl and not sfl:
+        return _cvt_int(c, ga, sd, dtn, stn, sat)
+    if sfl and not dfl:
+        mode = irnd or "rz"
+        lo, hi = np.iinfo(ddt).min, np.iinfo(ddt).max
+
+        def f2i(w, m):
+            x = ga(w)
+            if ftz:
+                x = fp.flush(x, stn)
+            x = x.astype(F64)
+            r = {"rn": np.rint, "rz": np.trunc, "rm": np.floor, "rp": np.ceil}[mode](x)
+            r = np.where(np.isnan(r), 0.0, r)
+            small = np.clip(r, float(lo), float(hi))
+            out = np.array([lo if v <= lo else hi if v >= hi else int(v) for v in small],
+                           dtype=ddt) if ddt.itemsize == 8 else small.astype(ddt)
+            return sd(w, m, out)
+        return f2i
+    if not sfl and dfl:
+        mode = frnd or "rn"
+
+        def i2f(w, m):
+            x = ga(w)
+            s = x.astype(F64)
+            if ddt.itemsize >= 4 and mode == "rn" and dtn != "bf16":
+                r = x.astype(ddt)
+            else:
+                e = np.array([float(int(v) - int(sv)) if np.isfinite(sv) else 0.0
+                              for v, sv in zip(x, s)], dtype=F64)
+                r = fp.round_to(s, e, dtn, mode)
+            if sat:
+                r = fp.saturate(r)
+            return sd(w, m, r)
+        return i2f
+    # float -> float
+    widen = DTYPES[dtn].itemsize >= DTYPES[stn].itemsize and not (
+        dtn == "f16" and stn == "bf16" or dtn == "bf16" and stn == "f16")
+    mode = frnd or "rn"
+    if not widen and frnd is None and irnd is None:
+        raise c.error(f"'{c.ins.opcode}': a narrowing float conversion needs a rounding modifier")
+
+    def f2f(w, m):
+        x = ga(w)
+        if ftz:
+            x = fp.flush(x, stn)
+        x64 = x.astype(F64)
+        if irnd is not None:
+            x64 = {"rn": np.rint, "rz": np.trunc, "rm": np.floor, "rp": np.ceil}[irnd](x64)
+        r = _to_float(x64, dtn, mode, satfinite, relu) if dtn not in ("f32", "f64") or \
+            not widen else x64.astype(ddt)
+        if ftz:
+            r = fp.flush(r, dtn)
+        if sat:
+            r = fp.saturate(r)
+        if dtn in fp.CANONICAL_NAN and dtn != "f64":
+            r = fp.canon_nan(r, dtn)
+        return sd(w, m, r)
+    return f2f
+
+
+def _cvt_int(c: C, ga, sd, dtn: str, stn: str, sat: bool):
+    ddt = DTYPES[dtn]
+    if not sat:
+        return lambda w, m: sd(w, m, ga(w).astype(ddt))
+    lo, hi = int(np.iinfo(ddt).min), int(np.iinfo(ddt).max)
+
+    def sat_cvt(w, m):
+        vals = [min(max(int(v), lo), hi) for v in ga(w)]
+        return sd(w, m, np.array(vals, dtype=ddt))
+    return sat_cvt
+
+
+# ---------------------------------------------------------------- warp-level
+
+def _first_active(m: np.ndarray) -> int:
+    return int(np.argmax(m))
+
+
+@op("shfl")
+def _shfl(c: C):
+    mode = next((x for x in c.mods if x in ("up", "down", "bfly", "idx")), None)
+    if mode is None or not c.has("sync"):
+        raise c.unsupported()
+    d = c.ops[0]
+    dd, dp = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    ga = c.src(c.ops[1], "b32")
+    gb, gc = c.src(c.ops[2], "u32"), c.src(c.ops[3], "u32")
+    sd = c.dst(dd, "b32")
+    sp = c.dst(dp, "pred") if dp is not None else None
+    lane = LANES.astype(np.int64)
+
+    def shfl(w, m):
+        a = ga(w)
+        b = gb(w).astype(np.int64)
+        cc = gc(w).astype(np.int64)
+        clamp = cc & 0x1F
+        segmask = (cc >> 8) & 0x1F
+        max_lane = (lane & segmask) | (clamp & ~segmask)
+        min_lane = lane & segmask
+        if mode == "up":
+            j = lane - b
+            ok = j >= max_lane
+        elif mode == "down":
+            j = lane + b
+            ok = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ b
+            ok = j <= max_lane
+        else:
+            j = min_lane | (b & ~segmask)
+            ok = j <= max_lane
+        j = np.where(ok, j, lane) & 31
+        sd(w, m, a[j])
+        if sp is not None:
+            sp(w, m, ok)
+    return shfl
+
+
+@op("vote")
+def _vote(c: C):
+    mode = next((x for x in c.mods if x in ("all", "any", "uni", "ballot")), None)
+    if mode is None:
+        raise c.unsupported()
+    ga = c.src(c.ops[1], "pred")
+    if mode == "ballot":
+        sd = c.dst(c.ops[0], "b32")
+
+        def ballot(w, m):
+            bits = (ga(w) & m).astype(np.uint64) << LANES.astype(np.uint64)
+            return sd(w, m, np.full(32, int(bits.sum()), np.uint32))
+        return ballot
+    sd = c.dst(c.ops[0], "pred")
+
+    def vote(w, m):
+        p = ga(w)[m]
+        r = {"all": p.all(), "any": p.any(), "uni": p.all() or not p.any()}[mode]
+        return sd(w, m, np.full(32, bool(r)))
+    return vote
+
+
+@op("activemask")
+def _activemask(c: C):
+    sd = c.dst(c.ops[0], "b32")
+    shifts = LANES.astype(np.uint64)
+    return lambda w, m: sd(w, m, np.full(32, int((m.astype(np.uint64) << shifts).sum()), np.uint32))
+
+
+@op("redux")
+def _redux(c: C):
+    t = c.type()
+    opn = next((x for x in c.mods if x in ("add", "min", "max", "and", "or", "xor")), None)
+    if opn is None:
+        raise c.unsupported()
+    if t == "f32":
+        return _redux_f32(c, opn)
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+    dt = DTYPES[t]
+    f = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+         "or": np.bitwise_or, "xor": np.bitwise_xor}[opn]
+
+    def redux(w, m):
+        v = f.reduce(ga(w)[m], dtype=dt) if opn == "add" else f.reduce(ga(w)[m])
+        return sd(w, m, np.full(32, v, dtype=dt))
+    return redux
+
+
+def _redux_f32(c: C, opn: str):
+    if opn not in ("min", "max"):
+        raise c.unsupported()
+    nanmode, absmode = c.has("NaN"), c.has("abs")
+    ga = c.src(c.ops[1], "f32")
+    sd = c.dst(c.ops[0], "f32")
+
+    def redux_f32(w, m):
+        v = ga(w)[m]
+        if absmode:
+            v = np.abs(v)
+        if np.isnan(v).all() or (nanmode and np.isnan(v).any()):
+            r = np.array(fp.CANONICAL_NAN["f32"], np.uint32).view(np.float32)
+        else:
+            r = (np.nanmin if opn == "min" else np.nanmax)(v)
+        return sd(w, m, np.full(32, r, np.float32))
+    return redux_f32
+
+
+@op("elect")
+def _elect(c: C):
+    d = c.ops[0]
+    dd, dp = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    gmask = c.src(c.ops[1], "b32")
+    sd = c.dst(dd, "b32")
+    sp = c.dst(dp, "pred") if dp is not None else None
+
+    def elect(w, m):
+        member = ((gmask(w) >> LANES) & np.uint32(1)).astype(bool) & m
+        leader = _first_active(member) if member.any() else _first_active(m)
+        sd(w, m, np.full(32, leader, np.uint32))
+        if sp is not None:
+            sp(w, m, LANES == leader)
+    return elect
+
+
+# ---------------------------------------------------------------- mbarrier / async copies
+
+def _mbar_addr(c: C, op):
+    space, af = c.mem_addr(op, c.space())
+    if space == "generic":
+        def shared_of(w):
+            a = af(w)
+            return a - np.uint64(SHARED_WINDOW)
+        return shared_of
+    if space != "shared":
+        raise c.error("mbarrier objects live in shared memory")
+    return af
+
+
+def _mbar(w, addr: int) -> list[int]:
+    st = w.cta.mbarriers.get(addr)
+    if st is None:
+        raise MemoryFault(f"mbarrier at shared address 0x{addr:x} used before mbarrier.init")
+    return st
+
+
+def _mbar_arrive(w, addr: int, count: int = 1, tx: int = 0) -> int:
+    st = _mbar(w, addr)
+    phase = st[0]
+    st[3] += tx
+    st[1] -= count
+    _mbar_check(w, st)
+    w.cta.events += 1
+    return phase
+
+
+def _mbar_check(w, st: list[int]) -> None:
+    if st[1] <= 0 and st[3] == 0:
+        st[0] += 1
+        st[1] = st[2]
+
+
+def complete_tx(w, addr: int, nbytes: int) -> None:
+    st = _mbar(w, addr)
+    st[3] -= nbytes
+    _mbar_check(w, st)
+    w.cta.events += 1
+
+
+@op("mbarrier")
+def _mbarrier(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if sub == "init":
+        af = _mbar_addr(c, c.ops[0])
+        gn = c.src(c.ops[1], "u32")
+
+        def init(w, m):
+            for a, n in zip(af(w)[m], gn(w)[m]):
+                w.cta.mbarriers[int(a)] = [0, int(n), int(n), 0]
+                w.cta.shared.store(np.array([a], np.uint64), 8, np.zeros(1, np.uint64))
+            w.cta.events += 1
+        return init
+    if sub in ("arrive", "arrive_drop"):
+        expect = c.has("expect_tx")
+        d = c.ops[0]
+        af = _mbar_addr(c, c.ops[1])
+        rest = c.ops[2:]
+        gtx = c.src(rest[0], "u32") if expect else None
+        first = 1 if expect else 0
+        gcount = c.src(rest[first], "u32") if len(rest) > first else None
+        sd = c.dst(d, "b64")
+
+        def arrive(w, m):
+            addrs = af(w)
+            tx = gtx(w) if gtx is not None else None
+            cnt = gcount(w) if gcount is not None else None
+            state = np.zeros(32, np.uint64)
+            for lane in np.nonzero(m)[0]:
+                a = int(addrs[lane])
+                if sub == "arrive_drop":
+                    _mbar(w, a)[2] -= 1
+                state[lane] = _mbar_arrive(w, a, int(cnt[lane]) if cnt is not None else 1,
+                                           int(tx[lane]) if tx is not None else 0)
+            sd(w, m, state)
+        return arrive
+    if sub == "expect_tx":
+        af = _mbar_addr(c, c.ops[0])
+        gtx = c.src(c.ops[1], "u32")
+
+        def expect_tx(w, m):
+            for a, tx in zip(af(w)[m], gtx(w)[m]):
+                _mbar(w, int(a))[3] += int(tx)
+            w.cta.events += 1
+        return expect_tx
+    if sub in ("try_wait", "test_wait"):
+        parity = c.has("parity")
+        sp = c.dst(c.ops[0], "pred")
+        af = _mbar_addr(c, c.ops[1])
+        gs = c.src(c.ops[2], "u32" if parity else "b64")
+
+        def try_wait(w, m):
+            addrs = af(w)
+            s = gs(w)
+            done = np.zeros(32, dtype=bool)
+            for lane in np.nonzero(m)[0]:
+                st = _mbar(w, int(addrs[lane]))
+                want = int(s[lane])
+                done[lane] = (st[0] % 2) != (want & 1) if parity else st[0] > want
+            sp(w, m, done)
+            if not done[m].all():
+                return (YIELD,)
+            return None
+        return try_wait
+    if sub == "inval":
+        return lambda w, m: None
+    raise c.unsupported()
+
+
+def read_generic_bytes(w, addr: int, n: int) -> bytes:
+    L = w.cta.launch
+    for name, base in (("shared", SHARED_WINDOW), ("local", LOCAL_WINDOW),
+                       ("param", PARAM_WINDOW), ("const", CONST_WINDOW)):
+        if base <= addr < base + 0x0100_0000_0000:
+            if name == "local":
+                raise MemoryFault("tensor map in local memory")
+            return L.space(w, name).read_bytes(addr - base, n)
+    return L.gmem.read_bytes(addr, n)
+
+
+@op("cp")
+def _cp(c: C):
+    from nanotile.ptxemu.tensormap import tma_load, tma_store
+
+    mods = c.mods
+    if mods[:1] != ["async"]:
+        raise c.unsupported()
+    if "commit_group" in mods or "wait_group" in mods or "wait_all" in mods or \
+            "wait_group.read" in mods:
+        return lambda w, m: None    # copies complete when issued
+    if "bulk" in mods and "tensor" in mods:
+        load = c.space() == "shared"  # destination space comes first
+        if load:
+            dst_af = _mbar_addr(c, c.ops[0]) if False else c.mem_addr(c.ops[0], "shared")[1]
+            tm = c.ops[1]
+            mbar = _mbar_addr(c, c.ops[2]) if "mbarrier::complete_tx::bytes" in mods else None
+        else:
+            tm = c.ops[0]
+            src_af = c.mem_addr(c.ops[1], "shared")[1]
+        if not isinstance(tm, Addr) or not tm.coords:
+            raise c.error("expected a tensor-map address [tmap, {coords}]")
+        tsym, tmap_af = c.addr(Addr(tm.base, tm.offset))
+        if tsym is not None:
+            base = WINDOWS[tsym]
+            tmap_af0 = tmap_af
+            tmap_af = lambda w: tmap_af0(w) + np.uint64(base)
+        coord_gets = [c.src(x, "s32") for x in tm.coords]
+        if "im2col" in mods or "multicast::cluster" in mods:
+            raise c.unsupported()
+
+        def bulk_tensor(w, m):
+            taddr = tmap_af(w)
+            coords = [g(w) for g in coord_gets]
+            for lane in np.nonzero(m)[0]:
+                desc = read_generic_bytes(w, int(taddr[lane]), 128)
+                cs = [int(x[lane]) for x in coords]
+                if load:
+                    nbytes = tma_load(w, desc, cs, int(dst_af(w)[lane]))
+                    if mbar is not None:
+                        complete_tx(w, int(mbar(w)[lane]), nbytes)
+                else:
+                    tma_store(w, desc, cs, int(src_af(w)[lane]))
+        return bulk_tensor
+    if "bulk" in mods:
+        return _cp_bulk(c)
+    # cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}
+    dst_af = c.mem_addr(c.ops[0], "shared")[1]
+    src_af = c.mem_addr(c.ops[1], "global")[1]
+    gsize = c.src(c.ops[2], "u32")
+    gsrc = c.src(c.ops[3], "u32") if len(c.ops) > 3 and not isinstance(c.ops[3], NotPred) else None
+
+    def cp_async(w, m):
+        L = w.cta.launch
+        d, s = dst_af(w), src_af(w)
+        size = gsize(w)
+        srcsize = gsrc(w) if gsrc is not None else size
+        for lane in np.nonzero(m)[0]:
+            n, ns = int(size[lane]), int(srcsize[lane])
+            data = L.gmem.read_bytes(int(s[lane]), ns) if ns else b""
+            w.cta.shared.write_bytes(int(d[lane]), data + bytes(n - ns))
+    return cp_async
+
+
+# ---------------------------------------------------------------- matrix ops
+
+@op("ldmatrix", "stmatrix")
+def _ldmatrix(c: C):
+    if not c.has("m8n8") or c.type() != "b16":
+        raise c.unsupported()
+    nmat = 4 if c.has("x4") else 2 if c.has("x2") else 1
+    trans = c.has("trans")
+    is_ld = c.base == "ldmatrix"
+    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    space, af = c.mem_addr(c.ops[1] if is_ld else c.ops[0], c.space())
+    if len(regs) != nmat:
+        raise c.error(f"expected {nmat} registers")
+    sets = [c.dst(r, "b32") for r in regs] if is_ld else None
+    gets = None if is_ld else [c.src(r, "b32") for r in regs]
+    g = LANES // 4
+    t2 = (LANES % 4) * 2
+
+    def matrices_addresses(w, m):
+        a = af(w)
+        if space == "generic":
+            a = a - np.uint64(SHARED_WINDOW)
+        return a
+
+    def ldm(w, m):
+        a = matrices_addresses(w, m)
+        sh = w.cta.shared
+        for i in range(nmat):
+            rows = a[8 * i:8 * i + 8]
+            # mat[r, col] for an 8x8 b16 matrix whose row r starts at rows[r]
+            mat = np.stack([sh.load(rows + np.uint64(2 * col), 2) for col in range(8)], axis=1)
+            if trans:
+                mat = mat.T
+            lo = mat[g, t2].astype(np.uint32)
+            hi = mat[g, t2 + 1].astype(np.uint32)
+            sets[i](w, m, lo | (hi << np.uint32(16)))
+
+    def stm(w, m):
+        a = matrices_addresses(w, m)
+        sh = w.cta.shared
+        for i in range(nmat):
+            v = gets[i](w)
+            mat = np.zeros((8, 8), np.uint16)
+            mat[g, t2] = (v & np.uint32(0xFFFF)).astype(np.uint16)
+            mat[g, t2 + 1] = (v >> np.uint32(16)).astype(np.uint16)
+            if trans:
+                mat = mat.T
+            rows = a[8 * i:8 * i + 8]
+            for col in range(8):
+                sh.store(rows + np.uint64(2 * col), 2, mat[:, col])
+    return ldm if is_ld else stm
+
+
+def _frag_a(k: int, esize: int, e: int):
+    """(row, col) of element e of a lane's A fragment (g = lane>>2, t = lane&3), PTX ISA
+    'Matrix Fragments for mma.m16n8k*'."""
+    g, t = LANES // 4, LANES % 4
+    if esize == 4:                                                    # tf32, k8
+        return g + 8 * (e % 2), t + 4 * (e // 2)
+    if esize == 2 and k == 16:
+        return g + 8 * ((e // 2) % 2), 2 * t + e % 2 + 8 * (e // 4)
+    if esize == 2 and k == 8:
+        return g + 8 * (e // 2), 2 * t + e % 2
+    return g + 8 * ((e // 4) % 2), 4 * t + e % 4 + 16 * (e // 8)      # 8-bit, k32
+
+
+def _frag_b(k: int, esize: int, e: int):
+    """(k, n) of element e of a lane's B fragment."""
+    g, t = LANES // 4, LANES % 4
+    if esize == 4:                                                    # tf32, k8
+        return t + 4 * e, g
+    if esize == 2 and k == 16:
+        return 2 * t + e % 2 + 8 * (e // 2), g
+    if esize == 2 and k == 8:
+        return 2 * t + e, g
+    return 4 * t + e % 4 + 16 * (e // 4), g                           # 8-bit, k32
+
+
+def _frag_c(e: int):
+    g, t = LANES // 4, LANES % 4
+    return g + 8 * (e // 2), 2 * t + e % 2
+
+
+_MMA_SHAPES = {"m16n8k16": 16, "m16n8k8": 8, "m16n8k32": 32}
+_MMA_INPUTS = {16: ("f16", "bf16"), 8: ("f16", "bf16", "tf32"), 32: ("e4m3", "e5m2", "s8", "u8")}
+
+
+def _unpack(v: np.ndarray, esize: int, et) -> list[np.ndarray]:
+    """The elements packed in b32 registers v, lowest bits first, as float64."""
+    per = 4 // esize
+    mask = (1 << (8 * esize)) - 1 if esize < 4 else 0xFFFFE000  # tf32: low 13 bits unused
+    out = []
+    for j in range(per):
+        bits = (v >> np.uint32(8 * esize * j)) & np.uint32(mask)
+        out.append(bits.astype(UINT[esize]).view(et).astype(F64))
+    return out
+
+
+@op("mma")
+def _mma(c: C):
+    shape = next((x for x in c.mods if x in _MMA_SHAPES), None)
+    if shape is None or not c.has("row") or not c.has("col") or len(c.types) != 4:
+        raise c.unsupported("only mma.sync m16n8k8/k16/k32 .row.col")
+    k = _MMA_SHAPES[shape]
+    dtn, atn, btn, ctn = c.types
+    if atn not in _MMA_INPUTS[k] or btn not in _MMA_INPUTS[k] or dtn != ctn:
+        raise c.unsupported(f"{atn}/{btn} inputs for {shape}")
+    integer = atn in ("s8", "u8")
+    if (integer and dtn != "s32") or (not integer and dtn not in ("f32", "f16")) or \
+            (dtn == "f16" and atn != "f16") or (integer != (btn in ("s8", "u8"))):
+        raise c.unsupported(f"{dtn} accumulators with {atn} inputs")
+    if c.has("satfinite"):
+        raise c.unsupported(".satfinite")
+    esize = type_size(atn)
+    na, nb = 16 * k // (32 * 4 // esize), 8 * k // (32 * 4 // esize)
+    packed_acc = dtn == "f16"
+    nc = 2 if packed_acc else 4
+    dregs, aregs, bregs, cregs = (_items(o) for o in c.ops[:4])
+    if (len(dregs), len(aregs), len(bregs), len(cregs)) != (nc, na, nb, nc):
+        raise c.error(f"mma.{shape} with {atn} takes {{{nc}}}, {{{na}}}, {{{nb}}}, {{{nc}}} "
+                      "registers")
+    acc_t = "b32" if packed_acc else dtn
+    sds = [c.dst(r, acc_t) for r in dregs]
+    ga = [c.src(r, "b32") for r in aregs]
+    gb = [c.src(r, "b32") for r in bregs]
+    gc = [c.src(r, acc_t) for r in cregs]
+    ea, eb = DTYPES[atn], DTYPES[btn]
+    a_pos = [_frag_a(k, esize, e) for e in range(na * 4 // esize)]
+    b_pos = [_frag_b(k, esize, e) for e in range(nb * 4 // esize)]
+    c_pos = [_frag_c(e) for e in range(4)]
+
+    def mma(w, m):
+        A = np.zeros((16, k))
+        B = np.zeros((k, 8))
+        C_ = np.zeros((16, 8))
+        a_el = [x for g in ga for x in _unpack(g(w), esize, ea)]
+        for (r, col), v in zip(a_pos, a_el):
+            A[r, col] = v
+        b_el = [x for g in gb for x in _unpack(g(w), esize, eb)]
+        for (kk, n), v in zip(b_pos, b_el):
+            B[kk, n] = v
+        if packed_acc:
+            c_el = [x for g in gc for x in _unpack(g(w), 2, DTYPES["f16"])]
+        else:
+            c_el = [g(w).astype(F64) for g in gc]
+        for (r, col), v in zip(c_pos, c_el):
+            C_[r, col] = v
+        D = A @ B + C_
+        outs = [D[r, col] for r, col in c_pos]
+        if integer:
+            res = [np.array(o, dtype=np.int64).astype(np.int32) for o in outs]
+            for s, o in zip(sds, res):
+                s(w, m, o)
+        elif packed_acc:
+            h = [o.astype(np.float16).view(np.uint16).astype(np.uint32) for o in outs]
+            for j, s in enumerate(sds):
+                s(w, m, h[2 * j] | (h[2 * j + 1] << np.uint32(16)))
+        else:
+            for s, o in zip(sds, outs):
+                s(w, m, o.astype(np.float32))
+    return mma
+
+
+# ---------------------------------------------------------------- calls (vprintf)
+
+@op("call")
+def _call(c: C):
+    ops = c.ops
+    rets = ops[0].items if isinstance(ops[0], Paren) else []
+    fn_op = ops[1] if rets else ops[0]
+    args = ops[2] if rets and len(ops) > 2 else (ops[1] if not rets and len(ops) > 1 else None)
+    name = fn_op.name if isinstance(fn_op, Reg) else None
+    if name != "vprintf":
+        raise c.unsupported(f"call to '{name}' (only vprintf is emulated)")
+    argnames = args.items if isinstance(args, Paren) else []
+    syms = [c.k.symbols.get(a.name) for a in argnames]
+    if len(syms) != 2 or any(s is None for s in syms):
+        raise c.error("vprintf expects two .param arguments")
+    ret_sym = c.k.symbols.get(rets[0].name) if rets else None
+
+    def vprintf(w, m):
+        from nanotile.ptxemu.printf import format_printf, output
+        lanes = np.nonzero(m)[0]
+        fmt_ptr = w.local.load(np.full(len(lanes), syms[0].address, np.uint64), 8, lanes)
+        buf_ptr = w.local.load(np.full(len(lanes), syms[1].address, np.uint64), 8, lanes)
+        for lane, fa, ba in zip(lanes, fmt_ptr, buf_ptr):
+            text = format_printf(w, int(fa), int(ba), int(lane))
+            output().write(text)
+            if ret_sym is not None:
+                w.local.store(np.array([ret_sym.address], np.uint64), 4,
+                              np.array([len(text)], np.uint32), np.array([lane]))
+        output().flush()
+    return vprintf
+
+
+# ---------------------------------------------------------------- wgmma (sm_90a)
+
+_SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}           # sm_90 descriptor bits 62-63
+_SWIZZLE_BYTES_SM100 = {0: 0, 2: 128, 4: 64, 6: 32}  # sm_100 descriptor bits 61-63
+
+
+def decode_desc(desc: int, sm100: bool = False) -> tuple[int, int, int, int]:
+    """(start, LBO, SBO, swizzle width in bytes or 0) of a shared-memory matrix descriptor."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    if sm100:
+        mode = (desc >> 61) & 7
+        if mode not in _SWIZZLE_BYTES_SM100:
+            raise MemoryFault(f"matrix descriptor layout type {mode} is not emulated")
+        return start, lbo, sbo, _SWIZZLE_BYTES_SM100[mode]
+    mode = (desc >> 62) & 3
+    return start, lbo, sbo, _SWIZZLE_BYTES.get(mode, 0)
+
+
+def _swizzled(addr: np.ndarray, width: int) -> np.ndarray:
+    mask = {128: 7, 64: 3, 32: 1}[width]
+    return addr ^ (((addr >> 7) & mask) << 4)
+
+
+def kmajor_addresses(d: tuple[int, int, int, int], rows: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Shared addresses of the 16-bit elements (rows[i], ks[j]) of a K-major operand."""
+    start, lbo, sbo, width = d
+    r = rows[:, None].astype(np.int64)
+    k = ks[None, :].astype(np.int64)
+    if width == 0:
+        # core matrices of 8 rows x 16 bytes: LBO steps along K, SBO along M/N
+        return start + (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
+    per_row = width // 2
+    addr = start + (r // 8) * sbo + (r % 8) * width + (k // per_row) * lbo + (k % per_row) * 2
+    return _swizzled(addr, width)
+
+
+def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Shared addresses of the 16-bit elements (mns[i], ks[j]) of an MN-major operand: the
+    MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows form an atom
+    (SBO steps over 8 K-rows, LBO over atoms along MN)."""
+    start, lbo, sbo, width = d
+    if width == 0:
+        raise MemoryFault("MN-major matrix operands without swizzle are not emulated")
+    per_row = width // 2
+    mn = mns[:, None].astype(np.int64)
+    k = ks[None, :].astype(np.int64)
+    addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % per_row) * 2
+    return _swizzled(addr, width)
+
+
+def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool) -> np.ndarray:
+    """The (len(mns), 16) 16-bit operand tile a descriptor points to, as float64."""
+    layout = mnmajor_addresses if mn_major else kmajor_addresses
+    addr = layout(decode_desc(desc, sm100), mns, np.arange(16))
+    vals = sh.load(addr.ravel().astype(np.uint64), 2).view(et).astype(F64)
+    return vals.reshape(len(mns), 16)
+
+
+@op("wgmma")
+def _wgmma(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if sub in ("fence", "commit_group", "wait_group"):
+        return lambda w, m: None        # the emulated mma completes when issued
+    if sub != "mma_async":
+        raise c.unsupported()
+    shape = next((x for x in c.mods if x.startswith("m64n")), None)
+    if shape is None or not shape.endswith("k16") or len(c.types) != 3:
+        raise c.unsupported("only m64nNk16 with f16/bf16 inputs")
+    dtn, atn, btn = c.types
+    if dtn != "f32" or atn != btn or atn not in ("f16", "bf16"):
+        raise c.unsupported("only f16/bf16 -> f32")
+    n = int(shape[4:-3])
+    dregs = _items(c.ops[0])
+    if len(dregs) != n // 2:
+        raise c.error(f"m64n{n} takes {n // 2} accumulator registers")
+    a_regs = isinstance(c.ops[1], Vec)          # RS form: A fragment in registers
+    if a_regs:
+        if len(c.ops[1].items) != 4:
+            raise c.error("wgmma with A in registers takes 4 registers for A")
+        ga_regs = [c.src(r, "b32") for r in c.ops[1].items]
+        ga = None
+        a_pos = [_frag_a(16, 2, e) for e in range(8)]
+    else:
+        ga = c.src(c.ops[1], "b64")
+    gb = c.src(c.ops[2], "b64")
+    gscale = c.src(c.ops[3], "pred")
+    imms = [o.value if isinstance(o, Imm) else None for o in c.ops[4:]]
+    if len(imms) != (3 if a_regs else 4) or None in imms:
+        raise c.unsupported("non-immediate scale/transpose operands")
+    if a_regs:
+        imms = imms[:2] + [0] + imms[2:]
+    sa, sb, trans_a, trans_b = imms
+    gets = [c.src(r, "f32") for r in dregs]
+    sets = [c.dst(r, "f32") for r in dregs]
+    et = DTYPES[atn]
+    g = LANES // 4
+    t = LANES % 4
+    ns = np.arange(n)
+    # register j of a lane holds D[row, col] of the warp's 16-row slice
+    rows_of = np.array([g + 8 * ((j // 2) % 2) for j in range(n // 2)])
+    cols_of = np.array([8 * (j // 4) + 2 * t + (j % 2) for j in range(n // 2)])
+
+    def mma_async(w, m):
+        lane0 = _first_active(m)
+        db = int(gb(w)[lane0])
+        sh = w.cta.shared
+        if a_regs:      # the warp's 16 rows, laid out like mma.m16n8k16's A fragment
+            A = np.zeros((16, 16))
+            elems = [x for g_ in ga_regs for x in _unpack(g_(w), 2, et)]
+            for (r, col), v in zip(a_pos, elems):
+                A[r, col] = v
+        else:
+            rows = 16 * (w.wid % 4) + np.arange(16)
+            A = load_operand(sh, int(ga(w)[lane0]), bool(trans_a), rows, et, sm100=False)
+        B = load_operand(sh, db, bool(trans_b), ns, et, sm100=False)
+        D = (sa * A) @ (sb * B).T                       # 16 x n
+        if bool(gscale(w)[lane0]):
+            acc = np.stack([gg(w) for gg in gets]).astype(F64)   # (n/2, 32)
+            D_lane = D[rows_of, cols_of] + acc
+        else:
+            D_lane = D[rows_of, cols_of]
+        out = D_lane.astype(np.float32)
+        for j, s in enumerate(sets):
+            s(w, m, out[j])
+    return mma_async
+
+
+# ---------------------------------------------------------------- tcgen05 (sm_100a)
+
+def _tmem(w) -> np.ndarray:
+    cta = w.cta
+    if cta.tmem is None:
+        cta.tmem = np.zeros((128, 512), np.uint32)
+    return cta.tmem
+
+
+@op("tcgen05")
+def _tcgen05(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if c.has("cta_group::2"):
+        raise c.unsupported("cta_group::2")
+    if sub.startswith(("fence", "wait")) or sub in ("relinquish_alloc_permit", "dealloc"):
+        return lambda w, m: None
+    if sub == "alloc":
+        dst = c.mem_addr(c.ops[0], c.space())[1]
+        gn = c.src(c.ops[1], "u32")
+
+        def alloc(w, m):
+            lane = _first_active(m)
+            ncols = int(gn(w)[lane])
+            _tmem(w)
+            col = w.cta.tmem_next
+            if col + ncols > 512:
+                raise MemoryFault(f"tcgen05.alloc of {ncols} columns: tensor memory is full")
+            w.cta.tmem_next = col + ncols
+            a = np.array([int(dst(w)[lane])], np.uint64)
+            w.cta.shared.store(a, 4, np.array([col], np.uint32))
+        return alloc
+    if sub in ("ld", "st"):
+        return _tcgen05_ldst(c, sub == "ld")
+    if sub == "mma":
+        return _tcgen05_mma(c)
+    if sub == "commit":
+        if not c.has("mbarrier::arrive::one") or c.has("multicast::cluster"):
+            raise c.unsupported()
+        af = _mbar_addr(c, c.ops[0])
+
+        def commit(w, m):       # the emulated mma already completed: arrive now
+            for a in af(w)[m]:
+                _mbar_arrive(w, int(a))
+        return commit
+    raise c.unsupported()
+
+
+def _tcgen05_ldst(c: C, is_ld: bool):
+    shape = next((x for x in c.mods if x in ("32x32b", "16x32bx2")), None)
+    rep = next((int(x[1:]) for x in c.mods if x[:1] == "x" and x[1:].isdigit()), 1)
+    if shape is None or c.has("pack::16b", "unpack::16b"):
+        raise c.unsupported("only the 32x32b and 16x32bx2 shapes")
+    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    taddr_op = c.ops[1] if is_ld else c.ops[0]
+    if not isinstance(taddr_op, Addr):
+        raise c.error("expected a tensor-memory address [taddr]")
+    gaddr = c.src(Reg(taddr_op.base), "b32")
+    off = taddr_op.offset
+    split = 0
+    if shape == "16x32bx2":
+        rest = c.ops[2:] if is_ld else c.ops[1:-1]
+        split_op = (c.ops[2] if is_ld else c.ops[1]) if rest else None
+        if not isinstance(split_op, Imm):
+            raise c.error("16x32bx2 needs an immediate half-split offset")
+        split = split_op.value
+    if len(regs) != rep:
+        raise c.error(f"expected {rep} registers")
+    lane_in = LANES % 16 if shape == "16x32bx2" else LANES
+    col_in = np.where(LANES >= 16, split, 0) if shape == "16x32bx2" else np.zeros(32, np.int64)
+    sets = [c.dst(r, "b32") for r in regs] if is_ld else None
+    gets = None if is_ld else [c.src(r, "b32") for r in regs]
+
+    def ldst(w, m):
+        tm = _tmem(w)
+        t = int(gaddr(w)[_first_active(m)]) + off
+        lanes = (t >> 16) + lane_in
+        cols = (t & 0xFFFF) + col_in
+        if lanes.max() >= 128 or cols.max() + rep > 512:
+            raise MemoryFault(f"tensor-memory access out of range at 0x{t:x}")
+        for j in range(rep):
+            if is_ld:
+                sets[j](w, m, tm[lanes, cols + j])
+            else:
+                v = gets[j](w)
+                tm[lanes[m], (cols + j)[m]] = v[m]
+    return ldst
+
+
+def _tcgen05_mma(c: C):
+    kind = next((x for x in c.mods if x.startswith("kind::")), None)
+    if kind != "kind::f16" or c.has("ws", "sp", "block_scale"):
+        raise c.unsupported("only kind::f16 dense")
+    d_op = c.ops[0]
+    if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
+        raise c.unsupported("A from tensor memory")
+    gd = c.src(Reg(d_op.base), "b32")
+    ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
+    gi = c.src(c.ops[3], "b32")
+    rest = c.ops[4:]
+    mask_gets = [c.src(x, "b32") for x in _items(rest[0])] if rest and isinstance(rest[0], Vec) \
+        else []
+    ge = c.src(rest[-1], "pred")
+
+    def mma(w, m):
+        lane = _first_active(m)
+        idesc = int(gi(w)[lane])
+        if any(int(g(w)[lane]) for g in mask_gets):
+            raise MemoryFault("tcgen05.mma with disabled output lanes is not emulated")
+        if (idesc >> 4) & 3 != 1 or idesc & 0b1111:
+            raise MemoryFault(f"tcgen05.mma instruction descriptor 0x{idesc:x}: only dense "
+                              "f32 accumulation is emulated")
+        M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
+        if M != 128:
+            raise MemoryFault(f"tcgen05.mma with M={M}: only M=128 is emulated")
+        fmt = {0: DTYPES["f16"], 1: DTYPES["bf16"]}
+        et_a, et_b = fmt[(idesc >> 7) & 7], fmt[(idesc >> 10) & 7]
+        sh = w.cta.shared
+        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M), et_a, True)
+        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N), et_b, True)
+        if (idesc >> 13) & 1:
+            A = -A
+        if (idesc >> 14) & 1:
+            B = -B
+        D = A @ B.T
+        tm = _tmem(w)
+        t = int(gd(w)[lane])
+        l0, c0 = t >> 16, t & 0xFFFF
+        if bool(ge(w)[lane]):
+            D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)
+        tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
+    return mma
+
+
+def _cp_bulk(c: C):
+    """cp.async.bulk (no tensor map): global->shared with an mbarrier's complete_tx, or
+    shared->global in a bulk group. The copy completes when issued."""
+    mods = c.mods
+    if "prefetch" in mods or "multicast::cluster" in mods:
+        raise c.unsupported()
+    to_shared = c.space() == "shared"
+    dst_space, dst_af = c.mem_addr(c.ops[0], "shared" if to_shared else "global")
+    src_space, src_af = c.mem_addr(c.ops[1], "global" if to_shared else "shared")
+    gsize = c.src(c.ops[2], "u32")
+    mbar = _mbar_addr(c, c.ops[3]) if to_shared and "mbarrier::complete_tx::bytes" in mods else None
+    if to_shared and mbar is None:
+        raise c.unsupported("bulk copy to shared memory without an mbarrier")
+
+    def cp_bulk(w, m):
+        L = w.cta.launch
+        d, s, n = dst_af(w), src_af(w), gsize(w)
+        for lane in np.nonzero(m)[0]:
+            size = int(n[lane])
+            if size % 16 or int(d[lane]) % 16 or int(s[lane]) % 16:
+                raise MemoryFault("cp.async.bulk needs 16-byte aligned addresses and sizes")
+            if to_shared:
+                data = L.gmem.read_bytes(int(s[lane]), size)
+                w.cta.shared.write_bytes(int(d[lane]), data)
+                complete_tx(w, int(mbar(w)[lane]), size)
+            else:
+                data = w.cta.shared.read_bytes(int(s[lane]), size)
+                L.gmem.write_bytes(int(d[lane]), data)
+    del dst_space, src_space
+    return cp_bulk
+
+
+# ---------------------------------------------------------------- more integer / bit ops
+
+@op("lop3")
+def _lop3(c: C):
+    """lop3.b32 d, a, b, c, immLut: bit i of d is immLut[(a_i << 2) | (b_i << 1) | c_i]."""
+    if c.type() != "b32" or not isinstance(c.ops[4], Imm):
+        raise c.unsupported()
+    lut = c.ops[4].value & 0xFF
+    ga, gb, gc = (c.src(o, "b32") for o in c.ops[1:4])
+    sd = c.dst(c.ops[0], "b32")
+    full = np.uint32(0xFFFFFFFF)
+
+    def lop3(w, m):
+        a, b, cc = ga(w), gb(w), gc(w)
+        out = np.zeros(len(m), np.uint32)
+        for idx in range(8):
+            if lut >> idx & 1:
+                ta = a if idx & 4 else ~a & full
+                tb = b if idx & 2 else ~b & full
+                tc = cc if idx & 1 else ~cc & full
+                out |= ta & tb & tc
+        return sd(w, m, out)
+    return lop3
+
+
+@op("shf")
+def _shf(c: C):
+    """Funnel shift of the 64-bit value {b:a} (b high) by c (wrap: c mod 32; clamp: min 32)."""
+    left = c.has("l")
+    wrap = c.has("wrap")
+    if c.type() != "b32" or not (left or c.has("r")) or not (wrap or c.has("clamp")):
+        raise c.unsupported()
+    ga, gb, gc = (c.src(o, "b32") for o in c.ops[1:4])
+    sd = c.dst(c.ops[0], "b32")
+
+    def shf(w, m):
+        v = ga(w).astype(np.uint64) | (gb(w).astype(np.uint64) << np.uint64(32))
+        n = gc(w).astype(np.uint64)
+        n = n & np.uint64(31) if wrap else np.minimum(n, np.uint64(32))
+        if left:
+            r = (v << n) >> np.uint64(32)
+        else:
+            r = v >> n
+        return sd(w, m, (r & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+    return shf
+
+
+@op("bfind")
+def _bfind(c: C):
+    """Position of the most significant non-sign bit (0xFFFFFFFF when none); .shiftamt
+    returns the left shift that would normalise instead."""
+    t = c.type()
+    bits = 8 * type_size(t)
+    shiftamt = c.has("shiftamt")
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], "u32")
+
+    def bfind(w, m):
+        out = []
+        for v in ga(w):
+            x = int(v)
+            if t[0] == "s" and x < 0:
+                x = ~x
+            x &= (1 << bits) - 1
+            if x == 0:
+                out.append(0xFFFFFFFF)
+            else:
+                pos = x.bit_length() - 1
+                out.append(bits - 1 - pos if shiftamt else pos)
+        return sd(w, m, np.array(out, np.uint32))
+    return bfind
+
+
+@op("mul24", "mad24")
+def _mul24(c: C):
+    """Products of the low 24 bits (sign-extended for .s32); .lo/.hi pick bits 0-31/16-47."""
+    t = c.type()
+    if t not in ("u32", "s32") or c.has("sat"):
+        raise c.unsupported()
+    hi = c.has("hi")
+    ga, gb = c.src(c.ops[1], t), c.src(c.ops[2], t)
+    gc = c.src(c.ops[3], t) if c.base == "mad24" else None
+    sd = c.dst(c.ops[0], t)
+
+    def low24(x):
+        v = x.astype(np.int64) & 0xFFFFFF
+        if t == "s32":
+            v = np.where(v & 0x800000, v - 0x1000000, v)
+        return v
+
+    def mul24(w, m):
+        p = low24(ga(w)) * low24(gb(w))
+        r = (p >> 16) if hi else p
+        r = r.astype(np.uint64).astype(np.uint32)
+        if gc is not None:
+            r = r + gc(w).view(np.uint32)
+        return sd(w, m, r.view(DTYPES[t]))
+    return mul24
+
+
+_TESTP = {
+    "finite": np.isfinite, "infinite": np.isinf, "notanumber": np.isnan,
+    "number": lambda x: ~np.isnan(x),
+    "normal": lambda x: np.isfinite(x) & (np.abs(x) >= np.finfo(x.dtype).tiny),
+    "subnormal": lambda x: (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny),
+}
+
+
+@op("isspacep")
+def _isspacep(c: C):
+    space = c.space()
+    if space == "generic":
+        raise c.unsupported()
+    ga = c.src(c.ops[1], "u64")
+    sd = c.dst(c.ops[0], "pred")
+    lo = np.uint64(WINDOWS[space])
+
+    def isspacep(w, m):
+        a = ga(w)
+        if space == "global":
+            windows = [np.uint64(x) for x in (SHARED_WINDOW, LOCAL_WINDOW, PARAM_WINDOW,
+                                              CONST_WINDOW)]
+            inside = np.zeros(len(m), bool)
+            for base in windows:
+                inside |= (a >= base) & (a < base + np.uint64(0x0100_0000_0000))
+            return sd(w, m, ~inside)
+        return sd(w, m, (a >= lo) & (a < lo + np.uint64(0x0100_0000_0000)))
+    return isspacep
+
+
+# ---------------------------------------------------------------- dot products, match, cluster
+
+def _bytes_of(v: np.ndarray, signed: bool, nbytes: int = 4, width: int = 8) -> list[np.ndarray]:
+    mask = (1 << width) - 1
+    out = []
+    for i in range(nbytes):
+        x = (v.astype(np.int64) >> (width * i)) & mask
+        if signed:
+            x = np.where(x >= 1 << (width - 1), x - (1 << width), x)
+        out.append(x)
+    return out
+
+
+@op("dp4a", "dp2a")
+def _dp(c: C):
+    """dp4a: c + the sum of the four byte products of a and b; dp2a.lo/.hi: c + the two
+    16-bit halves of a times bytes 0-1 (.lo) or 2-3 (.hi) of b."""
+    if len(c.types) != 2 or any(t not in ("u32", "s32") for t in c.types):
+        raise c.unsupported()
+    ta, tb = c.types
+    signed = "s32" in (ta, tb)
+    ga, gb = c.src(c.ops[1], "b32"), c.src(c.ops[2], "b32")
+    gc = c.src(c.ops[3], "s32" if signed else "u32")
+    out_t = "s32" if signed else "u32"
+    sd = c.dst(c.ops[0], out_t)
+    hi = c.has("hi")
+    if c.base == "dp2a" and not (hi or c.has("lo")):
+        raise c.unsupported("dp2a needs .lo or .hi")
+
+    def dp(w, m):
+        b = _bytes_of(gb(w), tb == "s32")
+        if c.base == "dp4a":
+            a = _bytes_of(ga(w), ta == "s32")
+            total = sum(x * y for x, y in zip(a, b))
+        else:
+            a = _bytes_of(ga(w), ta == "s32", 2, 16)
+            sel = b[2:] if hi else b[:2]
+            total = a[0] * sel[0] + a[1] * sel[1]
+        r = (gc(w).astype(np.int64) + total) & 0xFFFFFFFF
+        return sd(w, m, r.astype(np.uint32).view(DTYPES[out_t]))
+    return dp
+
+
+@op("match")
+def _match(c: C):
+    mode = "any" if c.has("any") else "all" if c.has("all") else None
+    t = c.type()
+    if mode is None or t not in ("b32", "b64"):
+        raise c.unsupported()
+    d = c.ops[0]
+    dd, dp = (d.first, d.second) if isinstance(d, Pair) else (d, None)
+    ga = c.src(c.ops[1], t)
+    gmask = c.src(c.ops[2], "b32")
+    sd = c.dst(dd, "b32")
+    sp = c.dst(dp, "pred") if dp is not None else None
+
+    def match(w, m):
+        a = ga(w)
+        member = ((gmask(w) >> LANES) & np.uint32(1)).astype(bool) & m
+        bits = member.astype(np.uint64) << LANES.astype(np.uint64)
+        same = a[:, None] == a[None, :]                         # [lane, other]
+        if mode == "any":
+            r = (same * bits[None, :]).sum(axis=1).astype(np.uint32)
+            return sd(w, m, r)
+        equal = bool(same[np.ix_(member, member)].all())
+        r = np.full(32, int(bits.sum()) if equal else 0, np.uint32)
+        sd(w, m, r)
+        if sp is not None:
+            sp(w, m, np.full(32, equal))
+    return match
+
+
+@op("mapa", "getctarank")
+def _cluster(c: C):
+    """Clusters of one CTA: the only rank is 0 and mapa maps an address to itself."""
+    t = c.type()
+    ga = c.src(c.ops[1], t)
+    sd = c.dst(c.ops[0], t)
+    if c.base == "getctarank":
+        return lambda w, m: sd(w, m, np.zeros(len(m), DTYPES[t]))
+    grank = c.src(c.ops[2], "u32")
+
+    def mapa(w, m):
+        if (grank(w)[m] != 0).any():
+            raise MemoryFault("mapa to a CTA rank other than 0: clusters of more than one CTA "
+                              "are not emulated")
+        return sd(w, m, ga(w))
+    return mapa

@@ -1,0 +1,111 @@
+"""Tensor maps for ``cp.async.bulk.tensor`` (TMA) in the emulator.
+
+A real ``CUtensorMap`` is an opaque 128-byte object the CUDA driver encodes. The emulator
+uses its own documented 128-byte layout instead (little-endian):
+
+    0   u32 magic 0x314D544E ("NTM1")     4   u32 rank (1..5)
+    8   u64 global address                16  u32 element size in bytes
+    20  u32 out-of-bounds fill (0 = zero, 1 = NaN)
+    24  u64 dims[5] (elements, dim 0 innermost)
+    64  u64 strides[4] (bytes, of dims 1..4)
+    96  u32 box[5] (elements)             116 u32 swizzle (0 none, 1 32B, 2 64B, 3 128B)
+
+``TensorMap`` builds one from a NumPy array argument of ``run_ptx``; the bytes go into the
+kernel's ``.param .align 64 .b8 [128]`` parameter.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from nanotile.ptxemu.errors import MemoryFault
+
+MAGIC = 0x314D544E
+
+
+@dataclass
+class TensorMap:
+    """A tensor map over ``array`` (C order) loading ``box`` tiles (given outermost first,
+    like the array's shape)."""
+    array: np.ndarray
+    box: tuple[int, ...]
+    oob_nan: bool = False
+    swizzle: int = 0
+
+    def encode(self, address: int) -> bytes:
+        a = self.array
+        rank = a.ndim
+        dims = list(reversed(a.shape))
+        strides = list(reversed(a.strides))[1:]
+        box = list(reversed(self.box))
+        out = struct.pack("<IIQII", MAGIC, rank, address, a.itemsize, int(self.oob_nan))
+        out += struct.pack("<5Q", *(dims + [1] * (5 - rank)))
+        out += struct.pack("<4Q", *(strides + [0] * (4 - len(strides))))
+        out += struct.pack("<5I", *(box + [1] * (5 - rank)))
+        out += struct.pack("<II", self.swizzle, 0)
+        return out.ljust(128, b"\0")
+
+
+def _decode(desc: bytes):
+    magic, rank, addr, esize, oob = struct.unpack_from("<IIQII", desc, 0)
+    if magic != MAGIC:
+        raise MemoryFault("cp.async.bulk.tensor: the tensor-map operand does not point to an "
+                          "emulator tensor map (build it with emulator.TensorMap)")
+    dims = struct.unpack_from("<5Q", desc, 24)[:rank]
+    strides = (esize,) + struct.unpack_from("<4Q", desc, 64)[:rank - 1]
+    box = struct.unpack_from("<5I", desc, 96)[:rank]
+    swizzle = struct.unpack_from("<I", desc, 116)[0]
+    return rank, addr, esize, oob, dims, strides, box, swizzle
+
+
+def _box_offsets(dims, strides, box, coords):
+    """Byte offsets into global memory of every box element (box order, dim 0 fastest)
+    and whether each is in bounds."""
+    grids = np.meshgrid(*[np.arange(b) + c for b, c in zip(reversed(box), reversed(coords))],
+                        indexing="ij")
+    idx = [g.ravel() for g in reversed(grids)]       # idx[d] for dim d
+    inb = np.ones(idx[0].shape, dtype=bool)
+    off = np.zeros(idx[0].shape, dtype=np.int64)
+    for d in range(len(dims)):
+        inb &= (idx[d] >= 0) & (idx[d] < dims[d])
+        off += idx[d].astype(np.int64) * strides[d]
+    return off, inb
+
+
+def _swizzle(offsets: np.ndarray, mode: int) -> np.ndarray:
+    if mode == 0:
+        return offsets
+    bits = {1: 1, 2: 2, 3: 3}[mode]
+    mask = (1 << bits) - 1
+    return offsets ^ (((offsets >> 7) & mask) << 4)
+
+
+def tma_load(w, desc: bytes, coords: list[int], dst: int) -> int:
+    """Copy one box from global to shared memory at ``dst``; returns the bytes written."""
+    rank, addr, esize, oob, dims, strides, box, swz = _decode(desc)
+    if len(coords) != rank:
+        raise MemoryFault(f"tensor map of rank {rank} used with {len(coords)} coordinates")
+    off, inb = _box_offsets(dims, strides, box, coords)
+    g = w.cta.launch.gmem
+    u = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[esize]
+    vals = np.zeros(off.shape, dtype=u)
+    if inb.any():
+        vals[inb] = g.load((addr + off[inb]).astype(np.uint64), esize)
+    if oob and (~inb).any():
+        nan = {2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFFFFFFFFFFFFFF}.get(esize, 0)
+        vals[~inb] = nan
+    soff = _swizzle(np.arange(len(vals), dtype=np.int64) * esize, swz)
+    w.cta.shared.store((dst + soff).astype(np.uint64), esize, vals)
+    return len(vals) * esize
+
+
+def tma_store(w, desc: bytes, coords: list[int], src: int) -> None:
+    _, addr, esize, _, dims, strides, box, swz = _decode(desc)
+    off, inb = _box_offsets(dims, strides, box, coords)
+    soff = _swizzle(np.arange(len(off), dtype=np.int64) * esize, swz)
+    vals = w.cta.shared.load((src + soff).astype(np.uint64), esize)
+    if inb.any():
+        w.cta.launch.gmem.store((addr + off[inb]).astype(np.uint64), esize, vals[inb])

@@ -1,0 +1,161 @@
+"""The shared PTX builder: virtual registers by class, instructions, labels, the kernel text.
+
+A ``PtxFunction`` collects the body of one ``.entry``: instructions are plain strings
+(already in PTX syntax) and registers are numbered per class (``%r7``, ``%f3``...).
+``render`` wraps them with the parameter list, the register declarations, the
+shared-memory buffer and the launch bounds. The header (``.version``/``.target``) comes
+from the target (nanotile/targets/sm90, sm100).
+
+Shared memory: every kernel addresses one byte buffer ``__nt_smem``. Up to 48 KB it is a
+static array declared in the kernel (``.shared .align 16 .b8 __nt_smem[N];``): the cubin
+says how much it needs and any launcher works with ``sharedMemBytes = 0``. A static array
+cannot be larger (ptxas refuses it: "too much shared data, 0xc000 max"), so a kernel that
+needs more takes the buffer from *dynamic* shared memory: a module-scope
+``.extern .shared .align 16 .b8 __nt_smem[];`` (PTX allows ``.extern`` only at module
+scope; repeating the declaration for several kernels is allowed), and the first line of
+its body is the comment ``// nanotile: dynamic shared memory N bytes``. A launcher must
+then raise the kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to N and pass N as
+cuLaunchKernel's sharedMemBytes; ``dynamic_shared_bytes(ptx, kernel)`` reads N back (the
+PTX emulator reads the same comment on its own). Static stays the default because it is
+self-describing: only the kernels that cannot do without dynamic memory ask the launcher
+for anything. More than 227 KB (Hopper's and Blackwell's per-CTA limit) is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ...ir.types import ElementType, PointerType, Type
+
+STATIC_SHARED_LIMIT = 48 * 1024   # bytes a static .shared array may have per CTA
+MAX_SHARED = 227 * 1024           # bytes of shared memory per CTA on sm_90 and sm_100
+DYNAMIC_SHARED_COMMENT = "// nanotile: dynamic shared memory {} bytes"
+EXTERN_SHARED = ".extern .shared .align 16 .b8 __nt_smem[];"
+
+# register class -> (declared type, prefix)
+REG_CLASSES = {
+    "pred": (".pred", "%p"),
+    "b16": (".b16", "%h"),
+    "b32": (".b32", "%r"),
+    "b64": (".b64", "%rd"),
+    "f32": (".f32", "%f"),
+    "f64": (".f64", "%fd"),
+}
+
+
+def reg_class(t: Type) -> str:
+    """The register class holding one element of type ``t``.
+
+    i8/i16 live sign-extended in 32-bit registers; f16/bf16/f8 as 16-bit bit patterns."""
+    if isinstance(t, PointerType):
+        return "b64"
+    assert isinstance(t, ElementType)
+    if t.name == "i1":
+        return "pred"
+    if t.is_float:
+        if t.bitwidth == 64:
+            return "f64"
+        if t.name in ("f32", "tf32"):
+            return "f32"
+        return "b16"
+    return "b64" if t.bitwidth == 64 else "b32"
+
+
+@dataclass
+class PtxFunction:
+    """One kernel under construction."""
+
+    name: str
+    params: list[tuple[str, str]]  # (ptx type, name)
+    threads: int
+    lines: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    labels: int = 0
+    shared_bytes: int = 0
+    uses_printf: bool = False
+    decls: list[str] = field(default_factory=list)  # module-level data this kernel needs
+    local_bytes: int = 0  # the per-thread local buffer (__nt_pbuf: printf arguments)
+
+    def reg(self, cls: str) -> str:
+        n = self.counts.get(cls, 0) + 1
+        self.counts[cls] = n
+        return f"{REG_CLASSES[cls][1]}{n}"
+
+    def emit(self, text: str, pred: str | None = None) -> None:
+        self.lines.append(f"\t{'@' + pred + ' ' if pred else ''}{text};")
+
+    def comment(self, text: str) -> None:
+        self.lines.append(f"\t// {text}")
+
+    def label(self, hint: str = "L") -> str:
+        self.labels += 1
+        return f"$L_{hint}_{self.labels}"
+
+    def loop_while_below(self, counter: str, limit: int | str, loop: str) -> None:
+        """The latch of a counted loop: ``counter += 1``, back to ``loop`` while
+        ``counter < limit`` (signed)."""
+        more = self.reg("pred")
+        self.emit(f"add.s32 {counter}, {counter}, 1")
+        self.emit(f"setp.lt.s32 {more}, {counter}, {limit}")
+        self.emit(f"bra {loop}", more)
+
+    def place(self, label: str) -> None:
+        self.lines.append(f"{label}:")
+
+    def need_shared(self, nbytes: int) -> None:
+        if nbytes > MAX_SHARED:
+            from ..lower import Unsupported
+
+            raise Unsupported(f"needs {nbytes} bytes of shared memory; a CTA has at most "
+                              f"{MAX_SHARED} ({MAX_SHARED // 1024} KB)")
+        self.shared_bytes = max(self.shared_bytes, nbytes)
+
+    @property
+    def dynamic_shared(self) -> bool:
+        """True when the shared buffer is too large for a static array (see above)."""
+        return self.shared_bytes > STATIC_SHARED_LIMIT
+
+    def render(self) -> str:
+        params = ",\n".join(f"\t.param {t} {n}" for t, n in self.params)
+        out = [f".visible .entry {self.name}(\n{params}\n)", f".reqntid {self.threads}, 1, 1",
+               "{"]
+        if self.dynamic_shared:
+            out.insert(0, EXTERN_SHARED)
+            out.append("\t" + DYNAMIC_SHARED_COMMENT.format(self.shared_bytes))
+        for cls, (ty, prefix) in REG_CLASSES.items():
+            if self.counts.get(cls):
+                out.append(f"\t.reg {ty} {prefix}<{self.counts[cls] + 1}>;")
+        if self.shared_bytes and not self.dynamic_shared:
+            out.append(f"\t.shared .align 16 .b8 __nt_smem[{self.shared_bytes}];")
+        if self.local_bytes:
+            out.append(f"\t.local .align 8 .b8 __nt_pbuf[{self.local_bytes}];")
+        out += self.lines
+        out.append("\tret;")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+def float_literal(value: float, cls: str) -> str:
+    """A PTX hexadecimal float literal (``0f3F800000``) for an f32/f64 register."""
+    import struct
+
+    if cls == "f64":
+        return "0d" + struct.pack(">d", value).hex().upper()
+    return "0f" + struct.pack(">f", value).hex().upper()
+
+
+_DYNAMIC = re.compile(r"//[ \t]*nanotile:[ \t]*dynamic shared memory[ \t]+(\d+)[ \t]+bytes")
+_ENTRY = re.compile(r"\.entry[ \t]+([A-Za-z_$][\w$]*)")
+
+
+def dynamic_shared_bytes(ptx: str, kernel: str) -> int:
+    """The dynamic shared memory (bytes) kernel ``kernel`` of PTX text ``ptx`` needs at
+    launch: N from its ``// nanotile: dynamic shared memory N bytes`` line, else 0."""
+    entries = list(_ENTRY.finditer(ptx))
+    for i, m in enumerate(entries):
+        if m.group(1) == kernel:
+            end = entries[i + 1].start() if i + 1 < len(entries) else len(ptx)
+            found = _DYNAMIC.search(ptx, m.end(), end)
+            return int(found.group(1)) if found else 0
+    return 0
