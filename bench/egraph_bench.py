@@ -23,8 +23,8 @@ from nanotile.egraph.engine import Limits, Program, Stats, builtin_rule_files
 from nanotile.egraph.optimize import _rebuild
 from nanotile.ir.core import Module
 from nanotile.ir.parser import parse_text
+from nanotile.ir.rewrite import blocks_of, collect_uses
 from nanotile.passes.eqsat import CONTRACTING
-from nanotile.passes.rewrite import blocks_of, collect_uses
 
 CORPUS = (REPO / ".." / "shared" / "corpus" / "cutile").resolve()
 T = "tile<16x16xf32>"

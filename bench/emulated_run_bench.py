@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from nanotile.interp import cutile_args, run
 from nanotile.loader import load_file
-from nanotile.targets.compile import compile_to_ptx
 from nanotile.ptxemu import run_ptx
+from nanotile.targets.compile import compile_to_ptx
 from tests.targets.corpus_cases import CORPUS, KERNELS, corpus_case
 
 

@@ -3,7 +3,7 @@ in the PTX emulator and matches the interpreter on the same random inputs
 (nanotile.passes.semantics.make_inputs). Each (kernel, target) is classified:
 
     match        the emulated run's outputs match the interpreter's
-                 (nanotile.targets.compare: ints exact, floats to a few ulps, printed
+                 (nanotile.compare: ints exact, floats to a few ulps, printed
                  text equal up to the order of tile blocks)
     order        they differ, but the kernel's outputs depend on a float reduce/scan and
                  the interpreter folding it in the spec's sequential order (the order the
@@ -83,19 +83,19 @@ def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
     import numpy as np
 
     import nanotile
-    from nanotile.diagnostics import CompileError
-    from nanotile.interp import InterpError
-    from nanotile.passes.semantics import make_inputs
-    from nanotile.targets.compare import (
+    from nanotile.compare import (
         PrintLog,
         first_difference,
         order_explains,
         print_difference,
     )
-    from nanotile.targets.compile import compile_to_ptx
+    from nanotile.diagnostics import CompileError
+    from nanotile.interp import InterpError
+    from nanotile.passes.semantics import make_inputs
     from nanotile.ptxemu import run_ptx
     from nanotile.ptxemu.errors import PtxError
     from nanotile.ptxemu.printf import printf_output
+    from nanotile.targets.compile import compile_to_ptx
 
     results: dict[str, tuple[str, str]] = {}
     module = nanotile.load(path)
@@ -153,7 +153,7 @@ def _in_order_matches(ptx: str, kernel: str, dims: tuple, got: list, want: list,
     """Whether the emulator, running one CTA at a time in order (batch=False) as the
     interpreter runs tile blocks, matches the interpreter: then the mismatch comes from
     tile blocks updating the same elements without atomics (a race), not from a bug."""
-    from nanotile.targets.compare import first_difference
+    from nanotile.compare import first_difference
     from nanotile.ptxemu import run_ptx
     from nanotile.ptxemu.printf import printf_output
 

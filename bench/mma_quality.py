@@ -63,9 +63,9 @@ def main() -> int:
 
     from nanotile.interp import cutile_args
     from nanotile.loader import load_file
+    from nanotile.ptxemu import run_ptx
     from nanotile.targets import lower_mma
     from nanotile.targets.compile import compile_to_ptx
-    from nanotile.ptxemu import run_ptx
     from nanotile.targets.ptx.builder import dynamic_shared_bytes
     from nanotile.targets.target import get_target
 

@@ -32,9 +32,24 @@ def print_module(module, **options) -> str:
     return _print(module, **options)
 
 
-def run(module_or_path, kernel: str, grid, *args, **options) -> None:
-    """Run a kernel in the reference interpreter, or with ``device="emulator"`` as PTX
-    for ``gpu_name`` in the PTX emulator (see nanotile.interp.run)."""
+def run(module_or_path, kernel: str, grid, *args, device: str = "interp",
+        gpu_name: str = "sm_90", **options) -> None:
+    """Run a kernel in the reference interpreter (``device="interp"``, the options of
+    nanotile.interp.run), or with ``device="emulator"`` compile it to PTX for ``gpu_name``
+    and run that in the PTX emulator (nanotile.emulated_run; ``out`` receives the printed
+    text; the interpreter-only options are refused)."""
+    if device == "emulator":
+        from .emulated_run import run_emulated
+
+        unknown = set(options) - {"out"}
+        if unknown:
+            raise TypeError(f"options {sorted(unknown)} apply to the interpreter only")
+        return run_emulated(module_or_path, kernel, grid, *args, gpu_name=gpu_name,
+                            out=options.get("out"))
+    if device != "interp":
+        from .interp.errors import InterpError
+
+        raise InterpError(f"unknown device '{device}' (known: interp, emulator)")
     from .interp import run as _run
 
     return _run(module_or_path, kernel, grid, *args, **options)

@@ -2,7 +2,7 @@
 
 Subcommands are imported only when used, so start-up stays fast.
   nanotile FILE [options]      compile / print (nanotile.driver)
-  nanotile run FILE ...        execute a kernel in the interpreter (nanotile.interp.cli)
+  nanotile run FILE ...        execute a kernel in the interpreter (nanotile.run_cli)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _silence_stdout() -> None:
 
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] == "run":
-        from .interp.cli import main as run_main
+        from .run_cli import main as run_main
 
         return run_main(argv[1:])
     from .driver import main as driver_main

@@ -7,7 +7,7 @@ detected by content (bytecode magic) by nanotile.loader. Output files are writte
 atomically (a temporary file renamed into place), so a failure never leaves a
 half-written file. Every user error is a diagnostic and exit code 1, never a traceback.
 
-The pass pipeline runs once, with the user's flags (nanotile.passes.cli_options): for
+The pass pipeline runs once, with the user's flags (nanotile.cli_options): for
 ``--emit=ptx``/``cubin`` always (the default pipeline of ``--gpu-name``, which ends in
 lower-to-ptx and the ptx passes, or ``-p``), with its dumps, timing, ``--stop-after`` ...;
 for text and bytecode only when a pipeline flag asks. The emitters then print what the
@@ -55,7 +55,7 @@ class Options:
 
 def _emit_text(module: object, opts: Options) -> bytes:
     """Tile IR text, or PTX text for a module the pipeline lowered."""
-    from .passes.cli_options import output_text
+    from .cli_options import output_text
 
     return output_text(module, generic=opts.generic,  # type: ignore[arg-type]
                        debuginfo=opts.debuginfo).encode()
@@ -199,7 +199,7 @@ def verify_or_raise(module: object) -> None:
 
 def _pipeline_flags(cli_options, argv: list[str]):
     """Take the pass-pipeline flags (-p, --dump-after, --rules, ...) out of ``argv``
-    (nanotile.passes.cli_options); ``--gpu-name`` stays for the driver as well."""
+    (nanotile.cli_options); ``--gpu-name`` stays for the driver as well."""
     if not any(a.startswith("-") and a not in ("-", "-o") for a in argv):
         return cli_options.parse_known([])[0], argv
     args, rest = cli_options.parse_known(argv)
@@ -245,7 +245,7 @@ def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from .passes import cli_options
+    from . import cli_options
 
     try:
         pipeline_args, argv = _pipeline_flags(cli_options, argv)

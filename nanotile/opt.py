@@ -118,8 +118,10 @@ def parse_args(argv: list[str]) -> OptOptions:
 
 def _is_pass(name: str) -> bool:
     """``-fuse-fma``, ``-cse``...: a registered pass name used as a flag, as in mlir-opt."""
+    from .cli_options import load_backend
     from .passes.registry import ALIASES, PASSES
 
+    load_backend()
     return name in PASSES or name in ALIASES
 
 
@@ -134,9 +136,11 @@ def _innermost(pipeline: str | None) -> str:
 
 def run_passes(modules: list[Any], pipelines: list[str]) -> None:
     """Run the passes asked for with -pass-pipeline / -PASS flags (raises CompileError)."""
+    from .cli_options import load_backend
     from .passes.manager import RunOptions, run_pipeline
     from .passes.registry import parse_pipeline
 
+    load_backend()
     steps = [step for text in pipelines for step in parse_pipeline(text)]
     for module in modules:
         run_pipeline(module, steps, RunOptions())

@@ -107,7 +107,7 @@ class Encoder:
         self._facts(result, name)
 
     def _constant(self, op: Operation, ty: str) -> str:
-        from ..passes.rewrite import splat_value
+        from ..ir.rewrite import splat_value
 
         value = splat_value(op.results[0])
         element = op.results[0].type.element
@@ -289,7 +289,7 @@ class Rebuilder:
 
     def _constant(self, name: str, raw: Any, ty: Type, ty_text: str, block: Block,
                   anchor: Operation, ops: list[Operation]) -> tuple[Value, Value | None]:
-        from ..passes.rewrite import make_splat
+        from ..ir.rewrite import make_splat
 
         if name == "ConstX":
             source = self.enc.constx[raw]

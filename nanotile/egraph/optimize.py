@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Block, Module, Operation
-from ..passes.rewrite import blocks_of, collect_uses, replace_uses
+from ..ir.rewrite import blocks_of, collect_uses, replace_uses
 from .bridge import Encoder, Fallback, Rebuilder
 from .cost import CostModel, cost_model_for
 from .engine import Limits, Program, Stats, builtin_rule_files

@@ -85,13 +85,8 @@ def _load_semantics() -> None:
 def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
         debug: bool = False, out: TextIO | None = None,
         max_iterations: int | None = 10_000_000, strict_memory: bool = True,
-        trace: TextIO | None = None, device: str = "interp", gpu_name: str = "sm_90") -> None:
+        trace: TextIO | None = None) -> None:
     """Run entry ``kernel`` of a module (or a Tile IR file) over ``grid``.
-
-    ``device="emulator"`` instead compiles the module to PTX for ``gpu_name`` (sm_90 or
-    sm_100) and runs the PTX in the PTX emulator with the same arguments
-    (nanotile.targets.emulated_run; ``out`` receives its printed text too; the
-    interpreter-only options are then ignored).
 
     ``out`` receives print_tko output (default: standard output). A loop that runs more
     than ``max_iterations`` times (None: no limit) raises InterpError instead of hanging.
@@ -99,12 +94,6 @@ def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: An
     nothing instead of raising InterpError (it is still undefined behaviour). ``trace``
     receives one line per executed op (its results' types and first values).
     """
-    if device == "emulator":
-        from ..targets.emulated_run import run_emulated
-
-        return run_emulated(module_or_path, kernel, grid, *args, gpu_name=gpu_name, out=out)
-    if device != "interp":
-        raise InterpError(f"unknown device '{device}' (known: interp, emulator)")
     import numpy as np
 
     from ..ir.core import Module

@@ -15,7 +15,7 @@ than a device tree of f16 additions; the spec leaves the order unspecified).
 ``fold_order()`` (a context manager) switches to the spec's sequential fold instead:
 ``acc = identity; acc = body(x[k], acc)`` for k in order (scan: every acc kept), each step
 rounded to the element type. The comparison of emulated runs uses it to tell a result
-that only combines in another legal order from a wrong one (nanotile.targets.compare).
+that only combines in another legal order from a wrong one (nanotile.compare).
 
 mmaf: products and sums in float64 (exact products for every type below f64), added to
 the accumulator and rounded once to the accumulator's type (a device accumulates in at

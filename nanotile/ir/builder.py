@@ -17,13 +17,13 @@ class OpBuilder:
         self.anchor = anchor
 
     def op(self, name: str, operands: list[Value], t: T.Type, **attrs) -> Value:
-        from ..passes.rewrite import insert_before
+        from ..ir.rewrite import insert_before
 
         return insert_before(self.anchor, make_op(name, operands, [t], attrs)).results[0]
 
     def const(self, value, t: T.TileType) -> Value:
         """A splat constant of ``t`` holding ``value``."""
-        from ..passes.rewrite import insert_before, make_splat
+        from ..ir.rewrite import insert_before, make_splat
 
         return insert_before(self.anchor, make_splat(value, t)).results[0]
 

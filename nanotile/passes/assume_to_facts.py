@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.core import Module, Value
+from ..ir.rewrite import all_ops, erase, replace_uses
 from .base import Pass, PassContext
-from .rewrite import all_ops, erase, replace_uses
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,7 @@ from ..ir.attrs import BoundedAttr
 from ..ir.core import Module, Operation, Value
 from ..ir.enums import ComparisonPredicate as P
 from ..ir.enums import Signedness
-from .base import Pass, PassContext
-from .rewrite import (
+from ..ir.rewrite import (
     all_ops,
     defining_op,
     erase,
@@ -29,6 +28,7 @@ from .rewrite import (
     replace_uses,
     splat_value,
 )
+from .base import Pass, PassContext
 
 _MIRROR = {P.less_than: P.greater_than, P.greater_than: P.less_than,
            P.less_than_or_equal: P.greater_than_or_equal,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir.core import Block, Module, Operation, Value
+from ..ir.rewrite import attr_key, blocks_of, bodies, erase, replace_uses, traits
 from .base import Pass, PassContext
-from .rewrite import attr_key, blocks_of, bodies, erase, replace_uses, traits
 
 # Bodies of these ops only use their own arguments: nothing is merged across their edge.
 _SELF_CONTAINED = {"reduce", "scan"}

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from ..ir.core import Module, Operation
 from ..ir.enums import MemoryOrderingSemantics
+from ..ir.rewrite import all_blocks, collect_uses, traits
 from .base import Pass, PassContext
-from .rewrite import all_blocks, collect_uses, traits
 
 _WEAK_LOADS = {"load_view_tko", "load_ptr_tko"}
 # The terminator that only ends a region of the op; any other (a ``continue`` inside an

@@ -16,9 +16,9 @@ from typing import Any
 
 from ..ir.core import Module, Operation, Value
 from ..ir.enums import ComparisonOrdering, ComparisonPredicate, RoundingMode, Signedness
+from ..ir.rewrite import all_ops, erase, insert_before, make_splat, replace_uses, splat_value
 from ..ir.types import TileType
 from .base import Pass, PassContext
-from .rewrite import all_ops, erase, insert_before, make_splat, replace_uses, splat_value
 
 _P = ComparisonPredicate
 _COMPARE = {_P.equal: lambda a, b: a == b, _P.not_equal: lambda a, b: a != b,

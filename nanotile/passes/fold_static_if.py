@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.core import Block, Module, Operation, Value
+from ..ir.rewrite import all_ops, blocks_of, erase, insert_before, replace_uses, splat_value
 from .base import Pass, PassContext
-from .rewrite import all_ops, blocks_of, erase, insert_before, replace_uses, splat_value
 
 
 def taken_block(op: Operation) -> Block | None:

@@ -26,8 +26,8 @@ from ..diagnostics import Diagnostic
 from ..ir.attrs import FileLineColLoc
 from ..ir.core import Module, Operation
 from ..ir.optable import lookup
+from ..ir.rewrite import all_ops, blocks_of
 from ..ir.types import FunctionType, PointerType, TileType, Type
-from .rewrite import all_ops, blocks_of
 
 Invariant = Callable[[Module], list[Diagnostic]]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.core import Module, Operation, Value
+from ..ir.rewrite import all_ops, blocks_of, erase, insert_before, is_pure, splat_value
 from .base import Pass, PassContext
-from .rewrite import all_ops, blocks_of, erase, insert_before, is_pure, splat_value
 
 _MAY_TRAP = {"divi", "remi"}
 

@@ -18,8 +18,8 @@ from ..ir import types as T
 from ..ir.builder import OpBuilder
 from ..ir.core import Module, Operation, Value, make_op
 from ..ir.enums import AtomicRMWMode, ComparisonPredicate, Signedness
+from ..ir.rewrite import all_ops, erase, insert_before, numpy_dtype, replace_uses
 from .base import Pass, PassContext
-from .rewrite import all_ops, erase, insert_before, numpy_dtype, replace_uses
 
 I32, I64, I1 = T.I32, T.I64, T.I1
 _PAD = {T.PaddingValue.zero: 0.0, T.PaddingValue.neg_zero: -0.0, T.PaddingValue.nan: float(

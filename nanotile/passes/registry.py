@@ -1,6 +1,13 @@
 """The pass registry: every pass by its kebab-case name, and pipeline-string parsing.
 
 A pipeline string is MLIR's ``-p`` syntax: ``cse,dce,fold-constants{identities=false}``.
+
+The tile-level passes of this package are listed here. Passes of other packages register
+themselves (``register``) when their package is imported, the way MLIR's tools call
+``registerAllPasses``: nanotile/targets/__init__.py adds the back end's passes, and the
+tools that run pipelines (the ``nanotile`` driver, ``nanotile-opt``,
+``python -m nanotile.passes``) import nanotile.targets first. This package never imports
+the back end.
 """
 
 from __future__ import annotations
@@ -8,24 +15,9 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import CompileError, Diagnostic
-from ..targets.lower_to_ptx import LowerToPtx
-from ..targets.ptx.passes.compact_registers import PtxCompactRegisters
-from ..targets.ptx.passes.copy_propagation import PtxCopyPropagation
-from ..targets.ptx.passes.cse import PtxCse
-from ..targets.ptx.passes.dead_code import PtxDeadCode
-from ..targets.ptx.passes.fold_address_offsets import PtxFoldAddressOffsets
-from ..targets.ptx.passes.fold_immediates import PtxFoldImmediates
-from ..targets.ptx.passes.fold_wide_multiply import PtxFoldWideMultiply
-from ..targets.ptx.passes.hoist_loop_invariants import PtxHoistLoopInvariants
-from ..targets.ptx.passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
-from ..targets.ptx.passes.simplify_arith import PtxSimplifyArith
-from ..targets.ptx.passes.simplify_branches import PtxSimplifyBranches
-from .allocate_shared import AllocateShared
-from .assign_layouts import AssignLayouts
 from .assume_to_facts import AssumeToFacts
 from .base import Pass
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
-from .check_target_support import CheckTargetSupport
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
 from .eqsat import Eqsat
@@ -40,30 +32,15 @@ from .simplify_tokens import SimplifyTokens
 
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls for cls in (
-        AllocateShared,
-        AssignLayouts,
         AssumeToFacts,
         CanonicalizeCmpSelect,
-        CheckTargetSupport,
         CommonSubexpressionElimination,
         DeadCodeElimination,
         Eqsat,
         FoldConstants,
         FoldStaticIf,
         LoopInvariantCodeMotion,
-        LowerToPtx,
         LowerViews,
-        PtxCompactRegisters,
-        PtxCopyPropagation,
-        PtxCse,
-        PtxDeadCode,
-        PtxFoldAddressOffsets,
-        PtxFoldImmediates,
-        PtxFoldWideMultiply,
-        PtxHoistLoopInvariants,
-        PtxRemoveRedundantBarriers,
-        PtxSimplifyArith,
-        PtxSimplifyBranches,
         ResolveTokens,
         SimplifyGridQueries,
         SimplifyShapes,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from ..ir import types as T
 from ..ir.core import Module, Operation, Value
 from ..ir.optable import lookup
+from ..ir.rewrite import all_blocks, all_ops, erase
 from .base import Pass, PassContext
-from .rewrite import all_blocks, all_ops, erase
 
 _CARRIERS = {"for": 3, "loop": 0}  # op -> index of its first iteration-value operand
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module, Operation, Value
+from ..ir.rewrite import defining_op, numpy_dtype
 from ..ir.types import ElementType, PartitionViewType, PointerType, TileType
-from .rewrite import defining_op, numpy_dtype
 
 DEFAULT_EXTENT = 64
 _NO_ARRAYS = {"i4", "f4E2M1FN"}  # packed two per byte in memory: not generated yet

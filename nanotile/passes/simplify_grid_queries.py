@@ -20,9 +20,9 @@ from ..ir.attrs import BoundedAttr
 from ..ir.core import Module, Operation, Value
 from ..ir.enums import ComparisonPredicate as P
 from ..ir.enums import Signedness
+from ..ir.rewrite import defining_op, erase, insert_before, make_splat, replace_uses, splat_value
 from ..ir.types import PartitionViewType
 from .base import Pass, PassContext
-from .rewrite import defining_op, erase, insert_before, make_splat, replace_uses, splat_value
 
 _QUERIES = ("get_tile_block_id", "get_num_tile_blocks")
 

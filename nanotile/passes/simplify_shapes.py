@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.core import Module, Operation, Value
+from ..ir.rewrite import all_ops, defining_op, erase, replace_uses
 from .base import Pass, PassContext
-from .rewrite import all_ops, defining_op, erase, replace_uses
 
 _SHAPE_OPS = ("reshape", "broadcast", "permute")
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from ..ir.core import Module, Operation, Value, make_op
 from ..ir.enums import MemoryOrderingSemantics
 from ..ir.optable import lookup
+from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, insert_before, replace_uses
 from ..ir.types import TOKEN
 from .base import Pass, PassContext
-from .rewrite import all_ops, collect_uses, defining_op, erase, insert_before, replace_uses
 
 
 def _is_fresh(token: Value) -> bool:

@@ -242,9 +242,9 @@ def compile_module(module: Module, target: Target) -> str:
 
 def ensure_layouts(module: Module, target: Target) -> None:
     """Run assign-layouts and allocate-shared over ``module`` unless it is laid out."""
-    from ..passes.allocate_shared import AllocateShared
-    from ..passes.assign_layouts import AssignLayouts
     from ..passes.base import PassContext
+    from .allocate_shared import AllocateShared
+    from .assign_layouts import AssignLayouts
 
     def bare(op: Operation) -> bool:
         return any(isinstance(v.type, T.TileType) and v.type.layout is None

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from nanotile.passes import cli_options
+from nanotile import cli_options
 from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import PASSES
 

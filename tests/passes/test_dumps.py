@@ -51,7 +51,6 @@ def test_pipeline_output_survives_bytecode(path):
     from nanotile.bytecode.writer import write_bytecode
     from nanotile.ir.printer import print_module
     from nanotile.loader import load_file
-
     from nanotile.passes.languages import LANGUAGES
     from nanotile.passes.manager import step_output
 

@@ -16,10 +16,10 @@ from nanotile.ir.enums import (
     RoundingMode,
     Signedness,
 )
+from nanotile.ir.rewrite import make_splat, numpy_dtype
 from nanotile.ir.types import ELEMENT_TYPES, I32, TOKEN, PointerType, TileType
 from nanotile.passes.base import PassContext
 from nanotile.passes.fold_constants import FoldConstants
-from nanotile.passes.rewrite import make_splat, numpy_dtype
 
 from .support import needs_interp
 

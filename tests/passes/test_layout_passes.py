@@ -14,11 +14,11 @@ import pytest
 from nanotile.ir.parser import parse_text
 from nanotile.ir.printer import print_module
 from nanotile.loader import load_file
-from nanotile.passes.allocate_shared import Buffer, is_shared, place
-from nanotile.passes.assign_layouts import reduce_strategy, shared_operands
 from nanotile.passes.languages import get_language
 from nanotile.passes.manager import PipelineRun, RunOptions
 from nanotile.passes.registry import parse_pipeline
+from nanotile.targets.allocate_shared import Buffer, is_shared, place
+from nanotile.targets.assign_layouts import reduce_strategy, shared_operands
 from nanotile.targets.layout import shared_element_bytes
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "cutile"

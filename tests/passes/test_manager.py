@@ -9,11 +9,11 @@ import pytest
 
 from nanotile.diagnostics import CompileError
 from nanotile.ir.core import Module
+from nanotile.ir.rewrite import all_ops
 from nanotile.loader import load_file
 from nanotile.passes.base import Pass, PassContext
 from nanotile.passes.manager import RunOptions, run_pipeline, select_steps, timing_report
 from nanotile.passes.registry import parse_pipeline
-from nanotile.passes.rewrite import all_ops
 
 from .support import CUTILE, needs_interp
 

@@ -16,7 +16,7 @@ import pytest
 from nanotile.diagnostics import CompileError
 from nanotile.loader import load_file
 from nanotile.passes.base import PassContext
-from nanotile.passes.check_target_support import CheckTargetSupport
+from nanotile.targets.check_target_support import CheckTargetSupport
 from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
 from nanotile.targets.target import ARCH_ELEMENT_TYPES, ARCH_OPS, all_targets, get_target
 

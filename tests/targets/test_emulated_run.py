@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import nanotile
+from nanotile.compare import PrintLog, first_difference, order_explains, print_difference
 from nanotile.interp import InterpError, cutile_args
-from nanotile.targets.compare import PrintLog, first_difference, order_explains, print_difference
 
 from .corpus_cases import CORPUS, KERNELS, TESTS_CORPUS, corpus_case, cutile_tests_case
 
@@ -142,7 +142,7 @@ ORDER = [
 
 @pytest.mark.parametrize("name", ORDER)
 def test_reduction_order_is_the_only_difference(name):
-    from nanotile.targets.compare import float_reduction_feeds_output, fold_order_run
+    from nanotile.compare import float_reduction_feeds_output, fold_order_run
 
     module, kernel, grid, args = cutile_tests_case(name)
     assert float_reduction_feeds_output(module.entries()[0])
@@ -216,7 +216,7 @@ def test_directed_rounding_of_half_precision_sums(name):
 
 
 def test_integer_reductions_are_not_order_dependent():
-    from nanotile.targets.compare import float_reduction_feeds_output
+    from nanotile.compare import float_reduction_feeds_output
 
     module, *_ = cutile_tests_case(
         "test_reduction__make_reduce_axis1_3d.kernel-argmin__i16x3_i32x2_16_4_4_F")

@@ -19,8 +19,8 @@ import pytest
 from nanotile.interp import cutile_args, run
 from nanotile.ir.parser import parse_text
 from nanotile.loader import load_file
-from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
 from nanotile.ptxemu import run_ptx
+from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
 from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
 from .corpus_cases import CORPUS
@@ -245,7 +245,7 @@ OVER_48K = [
 @pytest.mark.parametrize("name", OVER_48K)
 def test_cutile_tests_kernels_over_48k(name):
     import nanotile
-    from nanotile.targets.compare import first_difference
+    from nanotile.compare import first_difference
 
     from .corpus_cases import TESTS_CORPUS, cutile_tests_case
 

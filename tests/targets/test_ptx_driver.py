@@ -73,8 +73,8 @@ def test_unknown_gpu_name_is_a_usage_error():
 def test_sm100_ptx_runs_like_the_interpreter():
     from nanotile.interp import cutile_args, run
     from nanotile.loader import load_file
-    from nanotile.targets.compile import compile_to_ptx
     from nanotile.ptxemu import run_ptx
+    from nanotile.targets.compile import compile_to_ptx
 
     path = str(SHARED / "cutile" / "row_softmax.tileirbc")
     x = np.random.default_rng(5).standard_normal((3, 500), dtype=np.float32)

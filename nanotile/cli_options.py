@@ -28,9 +28,9 @@ import argparse
 import sys
 from typing import TextIO
 
-from ..diagnostics import CompileError, Diagnostic
-from ..ir.core import Module
-from .base import Pass
+from .diagnostics import CompileError, Diagnostic
+from .ir.core import Module
+from .passes.base import Pass
 
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
@@ -97,15 +97,21 @@ def parse_known(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return args, rest
 
 
+def load_backend() -> None:
+    """Register the back end's passes and languages (importing nanotile.targets does)."""
+    from . import targets  # noqa: F401
+
+
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     """Answer --list-passes, --print-pipeline, --print-language, --diff-languages.
     Returns True when one was given (the caller then exits with status 0)."""
     if not (args.list_passes or args.print_pipeline or args.print_language
             or args.diff_languages):
         return False  # nothing to import: start-up stays fast
-    from .language import diff
-    from .languages import get_language
-    from .registry import PASSES
+    load_backend()
+    from .passes.language import diff
+    from .passes.languages import get_language
+    from .passes.registry import PASSES
 
     if args.list_passes:
         width = max(len(name) for name in PASSES)
@@ -125,7 +131,7 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
 
 def final_language(args: argparse.Namespace) -> str:
     """The language the module will be in after the pipeline ``args`` select."""
-    from .manager import RunOptions, languages_after, select_steps
+    from .passes.manager import RunOptions, languages_after, select_steps
 
     options = RunOptions(start_after=args.start_after, stop_after=args.stop_after)
     todo, _, language = select_steps(_pipeline(args), options)
@@ -136,8 +142,8 @@ def resumes_in_ptx(args: argparse.Namespace) -> bool:
     """``--start-after`` names a step after which the module is a PTX program."""
     if not args.start_after:
         return False
-    from .languages import get_language
-    from .manager import RunOptions, select_steps
+    from .passes.languages import get_language
+    from .passes.manager import RunOptions, select_steps
 
     _, _, language = select_steps(_pipeline(args), RunOptions(start_after=args.start_after))
     return get_language(language).ptx
@@ -146,16 +152,17 @@ def resumes_in_ptx(args: argparse.Namespace) -> bool:
 def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
     """The input module: Tile IR text or bytecode, or PTX text when resuming after a ptx
     stage (``--start-after=lower-to-ptx`` on a PTX dump)."""
-    from ..loader import load_bytes
+    from .loader import load_bytes
 
+    load_backend()
     if not resumes_in_ptx(args):
-        from ..targets.ptx.ir import load_ptx_module, looks_like_ptx
+        from .targets.ptx.ir import load_ptx_module, looks_like_ptx
 
         text = data.decode("utf-8", "replace")
         if looks_like_ptx(text):  # a .ptx file: the ptx passes run on it
             return load_ptx_module(text, filename)
         return load_bytes(data, filename)
-    from ..targets.ptx.ir import parse_ptx_program
+    from .targets.ptx.ir import parse_ptx_program
 
     return Module(ptx=parse_ptx_program(data.decode("utf-8", "replace"), filename))
 
@@ -164,14 +171,15 @@ def output_text(module: Module, **print_options: bool) -> str:
     """The module as the pipeline left it: PTX once lowered, else Tile IR text."""
     if module.ptx is not None:
         return module.ptx.render()
-    from ..ir.printer import print_module
+    from .ir.printer import print_module
 
     return print_module(module, **print_options)
 
 
 def _pipeline(args: argparse.Namespace) -> list[Pass]:
-    from .pipelines import DEFAULT_TARGET, default_pipeline
-    from .registry import parse_pipeline
+    load_backend()
+    from .passes.pipelines import DEFAULT_TARGET, default_pipeline
+    from .passes.registry import parse_pipeline
 
     text = args.pipeline or default_pipeline(getattr(args, "target", None) or DEFAULT_TARGET)
     return parse_pipeline(text)
@@ -190,12 +198,12 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
                   err_stream: TextIO, run_default: bool = False) -> Module:
     """Do everything the pipeline flags in ``args`` ask for; returns the resulting module.
     Raises CompileError (naming the pass) when a pass or a check fails."""
-    from .manager import RunOptions, run_pipeline, timing_report
-    from .registry import PASSES
+    from .passes.manager import RunOptions, run_pipeline, timing_report
+    from .passes.registry import PASSES
 
     if not run_default and not wants_pipeline(args):
         return module
-    from .eqsat import apply_cli_flags
+    from .passes.eqsat import apply_cli_flags
 
     steps = apply_cli_flags(_pipeline(args), args)
     for flag in ("dump_before", "dump_after"):
@@ -209,7 +217,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
         time_passes=args.time_passes, verify=not args.no_verify,
         check_semantics=args.check_semantics)
     if module.ptx is not None and not args.start_after:  # PTX input (load_input)
-        from ..targets.ptx.ir import language_of
+        from .targets.ptx.ir import language_of
 
         options.input_language = language_of(module.ptx)
     try:
@@ -237,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.file is None:
             parser.error("an input file is needed")
-        from ..loader import read_input
+        from .loader import read_input
 
         data = read_input(args.file)
         source = data.decode("utf-8", "replace")

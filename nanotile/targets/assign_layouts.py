@@ -33,8 +33,8 @@ from ..ir import types as T
 from ..ir.core import Block, Module, Operation, Value, make_op
 from ..ir.layouts import Layout
 from ..ir.layouts import shared as shared_layout
-from .base import Pass, PassContext
-from .rewrite import insert_before
+from ..ir.rewrite import insert_before
+from ..passes.base import Pass, PassContext
 
 # op -> indices of the operands the back end reads from shared memory
 _SHARED_OPERANDS: dict[str, tuple[int, ...] | None] = {
@@ -74,7 +74,7 @@ def shared_operands(op: Operation) -> list[int]:
 def reduce_strategy(op: Operation) -> str:
     """targets.layout.reduce_strategy for a reduce/scan, the CTA size read from its
     operand's (or result's) #blocked layout; an operand already in #shared: 'shared'."""
-    from ..targets.layout import reduce_strategy as strategy
+    from .layout import reduce_strategy as strategy
 
     threads = None
     for t in (op.operands[0].type, op.results[0].type):
@@ -89,7 +89,7 @@ def reduce_strategy(op: Operation) -> str:
 
 def choose(t: T.Type, threads: int) -> T.Type:
     """``t`` with its layout (types other than tiles, and laid-out tiles, are kept)."""
-    from ..targets.layout import choose_layout
+    from .layout import choose_layout
 
     if not isinstance(t, T.TileType) or t.layout is not None:
         return t
@@ -113,7 +113,7 @@ class AssignLayouts(Pass):
         return f"{self.name}{{gpu={self.gpu}}}"  # the target is always named, in dumps too
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        from ..targets.layout import cta_threads
+        from .layout import cta_threads
 
         changed = False
         for entry in module.entries():

@@ -112,8 +112,8 @@ def fold_order_run(module, kernel: str, grid, args: list) -> list:
     spec's sequential order."""
     import io
 
-    from ..interp import run as interp_run
-    from ..interp.ops_tile import fold_order
+    from .interp import run as interp_run
+    from .interp.ops_tile import fold_order
 
     out = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     with fold_order():

@@ -23,7 +23,7 @@ from ..ir import attrs as A
 from ..ir import types as T
 from ..ir.core import Block, Module, Operation, Value
 from ..ir.layouts import shared as shared_layout
-from .base import Pass, PassContext
+from ..passes.base import Pass, PassContext
 
 SHARED_BYTES = "nanotile.shared_bytes"
 
@@ -70,7 +70,7 @@ class AllocateShared(Pass):
 def live_ranges(entry: Operation) -> list[Buffer]:
     """One Buffer per #shared value of ``entry``, with its live range in program points
     (ops numbered in text order; an op with regions spans the points of its body)."""
-    from ..targets.layout import shared_element_bytes
+    from .layout import shared_element_bytes
 
     number: dict[int, int] = {}   # id(op) -> its point
     last: dict[int, int] = {}     # id(op) -> last point inside it

@@ -13,7 +13,7 @@ status 1, never a traceback; ``out.npz`` is written whole or not at all.
 
 With ``--emulate`` the kernel is compiled to PTX for ``--gpu-name`` (sm_90, the default,
 or sm_100) and the PTX runs in the PTX emulator instead of the interpreter
-(nanotile.targets.emulated_run); ``--debug`` and ``--trace`` are interpreter-only.
+(nanotile.emulated_run); ``--debug`` and ``--trace`` are interpreter-only.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import os
 import sys
 import tempfile
 
-from ..diagnostics import CompileError
+from .diagnostics import CompileError
 
 
 class _Usage(Exception):
@@ -79,7 +79,7 @@ def _inputs(path: str | None):
 
 def _arguments(entry, names, arrays, abi: str) -> list:
     """Kernel arguments from the input arrays (0-d arrays become scalars)."""
-    from . import cutile_args
+    from .interp import cutile_args
 
     raw = [a if a.ndim else a[()] for a in arrays]
     n_params = len(entry.regions[0].block.arguments)
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.file}: error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - InterpError or a bug: report it, no traceback
-        from .errors import InterpError
+        from .interp.errors import InterpError
 
         known = isinstance(e, InterpError) or type(e).__name__ == "PtxError"  # emulator fault
         kind = "error" if known else f"internal error ({type(e).__name__})"
@@ -141,9 +141,9 @@ def _source_text(path: str) -> str | None:
 
 
 def _run(args) -> int:
-    from ..loader import load_file
     from . import run
-    from .errors import InterpError
+    from .interp.errors import InterpError
+    from .loader import load_file
 
     grid = _grid(args.grid)
     if args.emulate and (args.debug or args.trace):

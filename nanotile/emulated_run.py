@@ -26,10 +26,10 @@ DEVICES = ("interp", "emulator")
 
 def load_module(module_or_path: Any):
     """A private copy of the module (or the module read from a Tile IR file)."""
-    from ..ir.core import Module
+    from .ir.core import Module
 
     if isinstance(module_or_path, (str, os.PathLike)):
-        from ..loader import load_file
+        from .loader import load_file
 
         return load_file(os.fspath(module_or_path))
     if isinstance(module_or_path, Module):
@@ -38,7 +38,7 @@ def load_module(module_or_path: Any):
 
 
 def _entry(module, kernel: str):
-    from ..interp.errors import InterpError
+    from .interp.errors import InterpError
 
     entry = module.lookup(kernel)
     if entry is None or entry.name != "entry":
@@ -52,8 +52,8 @@ def _check_arguments(entry, kernel: str, args: tuple) -> None:
     parameter, a C-contiguous array for each pointer, a scalar for everything else."""
     import numpy as np
 
-    from ..interp.errors import InterpError
-    from ..ir.types import PointerType, TileType
+    from .interp.errors import InterpError
+    from .ir.types import PointerType, TileType
 
     params = entry.regions[0].block.arguments
     if len(args) != len(params):
@@ -76,11 +76,11 @@ def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], 
     Array arguments are updated in place; printed text goes to ``out`` (default: standard
     output); errors are InterpError (bad arguments), CompileError (compilation) or
     PtxError (the emulated run)."""
-    from ..interp.errors import InterpError
-    from .compile import compile_to_ptx
-    from ..ptxemu import run_ptx
-    from ..ptxemu.printf import printf_output
-    from .target import get_target
+    from .interp.errors import InterpError
+    from .ptxemu import run_ptx
+    from .ptxemu.printf import printf_output
+    from .targets.compile import compile_to_ptx
+    from .targets.target import get_target
 
     dims = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):

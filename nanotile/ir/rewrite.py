@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..ir.attrs import DenseElementsAttr
-from ..ir.core import Block, Module, Operation, Value, make_op
-from ..ir.optable import lookup
-from ..ir.types import ElementType, TileType
+from .attrs import DenseElementsAttr
+from .core import Block, Module, Operation, Value, make_op
+from .optable import lookup
+from .types import ElementType, TileType
 
 
 def all_ops(module: Module) -> Iterator[Operation]:

@@ -29,7 +29,7 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ir.attrs import CallSiteLoc, DILocAttr, FileLineColLoc, FusedLoc, Location, NameLoc
 from ..ir.core import Module, Operation
 from ..ir.types import ElementType, Type
-from .base import Pass, PassContext
+from ..passes.base import Pass, PassContext
 
 
 def element_types(t: object) -> Iterator[ElementType]:
@@ -82,7 +82,7 @@ class CheckTargetSupport(Pass):
     gpu: str = "sm_100"
 
     def __post_init__(self) -> None:
-        from ..targets.target import get_target
+        from .target import get_target
 
         get_target(self.gpu)  # an unknown gpu is a CompileError naming the known ones
 
@@ -90,7 +90,7 @@ class CheckTargetSupport(Pass):
         return f"{self.name}{{gpu={self.gpu}}}"  # the target is always named, in dumps too
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        from ..targets.target import all_targets, get_target
+        from .target import all_targets, get_target
 
         target = get_target(self.gpu)
         filename = module.source.filename if module.source is not None else "<input>"

@@ -1,0 +1,124 @@
+"""The back end's languages: simt (per-thread code) and the PTX programs ptx-sm90 and
+ptx-sm100, declared as diffs of tile-layout (nanotile/passes/languages.py) and registered
+there when nanotile.targets is imported.
+
+The ptx languages hold a PTX program (``module.ptx``) instead of Tile IR ops; their
+invariants read that program. ptx-sm100 extends ptx-sm90, and the ptx passes (written for
+ptx-sm90) run on ptx-sm100 modules too (``open_to_extensions``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...diagnostics import Diagnostic
+from ...ir import types as T
+from ...ir.core import Module
+from ...ir.optable import OPS
+from ...passes.languages import TILE_LAYOUT, register_language
+
+# --------------------------------------------------------------------------------------
+# Invariants of the ptx languages: they read module.ptx (a targets.ptx.ir.PtxProgram)
+
+_NUMBERED_REGISTER = re.compile(r"%([A-Za-z_]+?)(\d+)")
+_DECLARED_NAME = re.compile(r"\.reg\s+(?:\.v\d+\s+)?\.\w+\s+([^;]+);")
+
+
+def _ptx_error(module: Module, kernel: str, message: str) -> Diagnostic:
+    return Diagnostic("error", f"kernel '{kernel}': {message}",
+                      getattr(module.ptx, "filename", "<ptx>"))
+
+
+def ptx_registers_declared(module: Module) -> list[Diagnostic]:
+    """every register an instruction uses is declared in its kernel (a .reg class or name)"""
+    from .ir import Instr, instr_registers
+
+    diags: list[Diagnostic] = []
+    for kernel in module.ptx.kernels:
+        names = {n.strip() for d in kernel.decls for m in _DECLARED_NAME.finditer(d)
+                 for n in m.group(1).split(",")}
+        reported: set[str] = set()
+        for item in kernel.body:
+            if not isinstance(item, Instr):
+                continue
+            for reg in instr_registers(item):
+                numbered = _NUMBERED_REGISTER.fullmatch(reg)
+                if reg in names or reg in reported or \
+                        (numbered and numbered.group(1) in kernel.reg_types):
+                    continue
+                reported.add(reg)
+                diags.append(_ptx_error(module, kernel.name, f"register {reg} is used by "
+                                                             f"'{item.render().strip()}' but "
+                                                             "not declared"))
+    return diags
+
+
+def ptx_branch_targets(module: Module) -> list[Diagnostic]:
+    """every branch (bra) goes to a label defined in its kernel"""
+    from .ir import Instr, Label
+
+    diags: list[Diagnostic] = []
+    for kernel in module.ptx.kernels:
+        labels = {item.name for item in kernel.body if isinstance(item, Label)}
+        for item in kernel.body:
+            if isinstance(item, Instr) and item.root == "bra" and item.operands \
+                    and item.operands[0] not in labels:
+                diags.append(_ptx_error(module, kernel.name, f"'{item.render().strip()}' "
+                                                             f"branches to label "
+                                                             f"'{item.operands[0]}', which the "
+                                                             "kernel does not define"))
+    return diags
+
+
+def _ptx_target_is(gpu: str):
+    def ptx_target(module: Module) -> list[Diagnostic]:
+        target = getattr(module.ptx, "target", gpu)
+        if target != gpu:
+            return [Diagnostic("error", f"the PTX program is for {target}, not {gpu}",
+                               getattr(module.ptx, "filename", "<ptx>"))]
+        return []
+
+    ptx_target.__doc__ = f"the program's .target is {gpu}"
+    return ptx_target
+
+
+
+# --------------------------------------------------------------------------------------
+# The languages
+
+_SIMT_OPS = {n for n, d in OPS.items()
+             if d.traits & {"elementwise", "control", "terminator"}} \
+    | {"constant", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko"}
+
+SIMT = TILE_LAYOUT.extend(
+    "simt", "Per-thread code: scalars and small register vectors, thread ids, shuffles,\n"
+            "shared-memory buffers, barriers, structured control flow.",
+    remove_ops=TILE_LAYOUT.ops - _SIMT_OPS, remove_types={T.TokenType},
+    extra_ops={"thread_id": "thread index in the CTA", "shuffle": "warp shuffle",
+               "shared_alloc": "a shared-memory buffer", "barrier": "CTA barrier"},
+    tile_level=False)
+
+PTX_SM90 = SIMT.extend(
+    "ptx-sm90", "Hopper instructions (mma.sync, wgmma, TMA bulk copies, mbarriers) on\n"
+                "virtual registers in basic blocks; printed as PTX text. The module's\n"
+                "program is module.ptx (lower-to-ptx); the invariants read it.",
+    remove_ops=SIMT.ops, remove_types=SIMT.types, remove_attrs=SIMT.attrs,
+    remove_invariants={name for name, _ in SIMT.invariants},  # those read Tile IR ops
+    add_invariants=[("ptx-target", _ptx_target_is("sm_90")),
+                    ("ptx-registers-declared", ptx_registers_declared),
+                    ("ptx-branch-targets", ptx_branch_targets)],
+    extra_ops={"wgmma.mma_async": "warpgroup MMA", "cp.async.bulk.tensor": "TMA copy",
+               "mbarrier": "async barrier", "mma.sync": "warp MMA", "bra": "branch"},
+    ptx=True, open_to_extensions=True)
+
+PTX_SM100 = PTX_SM90.extend(
+    "ptx-sm100", "Blackwell: as ptx-sm90 plus tcgen05 MMAs and tensor memory. The ptx-sm90\n"
+                 "passes run here too (they copy the instructions they do not know).",
+    remove_invariants={"ptx-target"},
+    add_invariants=[("ptx-target", _ptx_target_is("sm_100"))],
+    extra_ops={"tcgen05.mma": "5th-gen tensor core MMA", "tcgen05.ld": "tensor memory load",
+               "tcgen05.alloc": "tensor memory allocation"})
+
+
+for _language in (SIMT, PTX_SM90, PTX_SM100):
+    register_language(_language)
