@@ -117,6 +117,29 @@ class Span:
         return all(self.contains(v) for v in other.pivots.values())
 
 
+def solve(bases: tuple[int, ...], target: int) -> int | None:
+    """The set of ``bases`` (a bit mask of their indices) whose XOR is ``target``, or
+    None when no subset gives it (Gaussian elimination over GF(2))."""
+    pivots: dict[int, tuple[int, int]] = {}  # pivot bit -> (vector, which bases)
+    for i, b in enumerate(bases):
+        v, combo = b, 1 << i
+        while v:
+            top = v.bit_length() - 1
+            if top not in pivots:
+                pivots[top] = (v, combo)
+                break
+            pv, pc = pivots[top]
+            v, combo = v ^ pv, combo ^ pc
+    combo = 0
+    while target:
+        top = target.bit_length() - 1
+        if top not in pivots:
+            return None
+        pv, pc = pivots[top]
+        target, combo = target ^ pv, combo ^ pc
+    return combo
+
+
 # ======================================================================================
 # Distributed layouts
 
@@ -196,6 +219,13 @@ class LinearLayout:
     def element(self, register: int, lane: int, warp: int) -> int:
         """Flat index of the element in ``register`` of ``lane`` of ``warp``."""
         return self.register_part(register) ^ self.thread_part(lane, warp)
+
+    def register_of(self, register_part: int) -> int:
+        """The register whose bases XOR to ``register_part`` (ValueError if none)."""
+        found = solve(self.register, register_part)
+        if found is None:
+            raise ValueError(f"no register of this layout holds element bits {register_part}")
+        return found
 
     def thread_elements(self, lane: int, warp: int) -> list[int]:
         """Flat indices of one thread's registers, in register order."""
@@ -493,7 +523,8 @@ def conversion(src: LinearLayout, dst: LinearLayout) -> str:
     """What moving a tile from ``src`` to ``dst`` takes (same shape):
 
     - ``"none"``: the same layout;
-    - ``"registers"``: every thread already holds the elements it needs (a renaming);
+    - ``"registers"``: every thread already holds the elements it needs, in registers
+      whose numbers do not depend on the thread (a renaming);
     - ``"warp"``: each warp holds them (lanes exchange values: warp shuffles);
     - ``"shared"``: elements cross warps (a round trip through shared memory).
     """
@@ -502,7 +533,9 @@ def conversion(src: LinearLayout, dst: LinearLayout) -> str:
     if src == dst:
         return "none"
     in_thread = Span(src.register)
-    if _moves_within(in_thread, src, dst, include_lanes=False):
+    same_threads = _pad(src.lane, LANE_BITS) == _pad(dst.lane, LANE_BITS) and \
+        _pad(src.warp, 8) == _pad(dst.warp, 8)
+    if same_threads and all(in_thread.contains(b) for b in dst.register):
         return "registers"
     in_warp = Span((*src.register, *src.lane))
     if _moves_within(in_warp, src, dst, include_lanes=True):

@@ -684,9 +684,13 @@ op("shuffle_xor", NO_OPCODE, operands="source", attrs=[attr("mask", "int")],
    asm="$source , @mask attr-dict : type($source,$result)")
 # A thread's registers of a distributed tile (`of`) written to / read from a shared
 # buffer (`buffer`, a #shared tile type), each element at its place in the buffer.
+# (``owners_only``: only the thread owning each element writes it: the others' copies
+# are not the same value, e.g. the result of an atomic applied by the owner.)
 op("shared_store", NO_OPCODE, operands="value", results="",
-   attrs=[attr("of", "type"), attr("buffer", "type")], traits="memory", internal=True,
-   asm="$value 'of @of 'to @buffer attr-dict : type($value)")
+   attrs=[attr("of", "type"), attr("buffer", "type"), unit("owners_only")],
+   traits="memory", internal=True,
+   asm="$value 'of @of 'to @buffer ?( 'owners_only @owners_only )? attr-dict : "
+       "type($value)")
 op("shared_load", NO_OPCODE, attrs=[attr("of", "type"), attr("buffer", "type")],
    traits="memory", internal=True,
    asm="'from @buffer 'as @of attr-dict : type($result)")
@@ -694,3 +698,17 @@ op("shared_load", NO_OPCODE, attrs=[attr("of", "type"), attr("buffer", "type")],
 op("shared_gather", NO_OPCODE, operands="indices", attrs=[attr("buffer", "type")],
    traits="memory", internal=True,
    asm="$indices 'from @buffer attr-dict : type($indices) -> type($result)")
+# The result tile of a matrix multiply-accumulate on the tensor cores: the accumulator's
+# registers in its fragment layout (`of`), A and B in shared memory (`lhs`, `rhs`), the
+# mma.sync instruction and its K (lower-mma expands it into ldmatrix + mma_sync).
+op("warp_mma", NO_OPCODE, operands="acc",
+   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type"),
+          attr("instruction", "string"), attr("k", "int")], traits="pure", internal=True,
+   asm=("$acc 'lhs @lhs 'rhs @rhs 'as @of 'using @instruction 'k @k attr-dict : "
+        "type($acc,$result)"))
+# print_tko from thread 0, its tiles read from shared memory (`arguments`: a function
+# type whose inputs are their types).
+op("vprintf", NO_OPCODE, results="", attrs=[attr("str", "string"),
+                                            attr("arguments", "type")],
+   traits="memory", internal=True,
+   asm="@str 'of @arguments attr-dict")

@@ -164,13 +164,22 @@ def test_conversion_kinds():
     # lanes exchanged inside each warp: shuffles
     lanes = LinearLayout(cyclic.shape, cyclic.register, cyclic.lane[::-1], cyclic.warp)
     assert conversion(cyclic, lanes) == "warp"
-    # a copy in every thread can become anything without moving data
+    # a copy in every thread has what any thread needs, but in a register that depends
+    # on the thread: lanes pick it with a shuffle (no renaming is enough)
     everywhere = LinearLayout((8,), (1, 2, 4))
-    assert conversion(everywhere, default_blocked((8,), 4)) == "registers"
+    assert conversion(everywhere, default_blocked((8,), 4)) == "warp"
     # (8 elements over 128 threads: each warp has all of them, lanes exchange)
     assert conversion(default_blocked((8,), 4), everywhere) == "warp"
     assert conversion(default_blocked((256,), 4), LinearLayout((256,), (1, 2, 4, 8, 16, 32, 64,
                                                                         128))) == "shared"
+
+
+def test_register_of_solves_for_the_register():
+    layout = default_blocked((64, 64), 4, vector=4)
+    for k in range(layout.registers):
+        assert layout.register_of(layout.register_part(k)) == k
+    with pytest.raises(ValueError):
+        layout.register_of(1 << 11 | 1 << 4)  # lane/warp bits: no register has them
 
 
 def test_span():

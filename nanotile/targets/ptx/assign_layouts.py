@@ -125,7 +125,11 @@ class Assignment:
                     self.contiguity, op, element_bytes(pointers.element.pointee))
                 layout = default_blocked(pointers.shape, self.warps, width)
             self.anchor[op] = layout
-            if op.name != "store_ptr_tko":
+            if op.name.startswith("atomic") and layout.owner_bits() != (0, 0) and \
+                    self.uses.get(op.results[0]):
+                # the owners apply it; the copies read the result back from shared memory
+                self.layout[op.results[0]] = R.shared_layout(op.results[0].type)
+            elif op.name != "store_ptr_tko":
                 self.layout[op.results[0]] = layout
             for v in op.operands:
                 self.wish(v, layout, MEMORY)
@@ -298,7 +302,8 @@ class Assignment:
                     R.reduction_strategy(op, first) != "shared":
                 return first
             return R.shared_layout(v.type)
-        if op.name in _SHARED_OPERANDS and i in _SHARED_OPERANDS[op.name]:
+        if op.name in _SHARED_OPERANDS and i in _SHARED_OPERANDS[op.name] or \
+                op.name == "print_tko":
             return R.shared_layout(v.type)
         if v.type.num_elements == 1:
             return replicated(v.type.shape)
