@@ -466,9 +466,9 @@ def mma_layout(role: str, shape: tuple[int, ...], warps: tuple[int, int],
     """The mma.sync fragment layout of a (batch x) M x N accumulator (``role="acc"``) or
     of an M x K (``"a"``) / K x N (``"b"``) operand, for ``k`` = the instruction's K
     (16: f16/bf16, 32: 8-bit, 8: tf32). Warps form a ``warps[0] x warps[1]`` grid over
-    the instruction tiles (warp w = i * warps[1] + j: j picks the 8-column tiles, i the
-    16-row tiles); A is copied across the j warps and B across the i warps. Each warp
-    holds every (warps-th) tile from its own: registers repeat over the column tiles (or
+    the instruction tiles (warp w = i * warps[1] + j: j picks a block of the 8-column
+    tiles, i a block of the 16-row tiles); A is copied across the j warps and B across
+    the i warps. Within its block a warp's registers repeat over the column tiles (or
     K steps of A) first, then the row tiles (K steps of B), then the batch."""
     if len(shape) < 2:
         raise ValueError(f"an mma {role} fragment needs a 2-D (or batched) tile, not "
@@ -486,18 +486,14 @@ def mma_layout(role: str, shape: tuple[int, ...], warps: tuple[int, int],
     def at(r: int, c: int) -> int:
         return 0 if r >= rows or c >= cols else flat_index((0,) * len(batch) + (r, c), full)
 
-    j_bits = [(0, tile[1] << b) for b in range(log2(wn))]   # column tiles of the j warps
-    i_bits = [(tile[0] << b, 0) for b in range(log2(wm))]   # row tiles of the i warps
-    if role == "a":
-        j_bits = [(0, 0)] * log2(wn)
-    if role == "b":
-        i_bits = [(0, 0)] * log2(wm)
+    row_regs, row_warps = _tile_bits(rows // tile[0], wm if role != "b" else 1)
+    col_regs, col_warps = _tile_bits(cols // tile[1], wn if role != "a" else 1)
+    j_bits = [(0, tile[1] * t) for t in col_warps] if role != "a" else [(0, 0)] * log2(wn)
+    i_bits = [(tile[0] * t, 0) for t in row_warps] if role != "b" else [(0, 0)] * log2(wm)
     warp = [at(*rc) for rc in j_bits + i_bits]
     register = [at(*rc) for rc in regs]
-    col_step = tile[1] * (wn if role != "a" else 1)  # what the warps leave of the columns
-    row_step = tile[0] * (wm if role != "b" else 1)
-    register += [at(0, c) for c in _powers(col_step, cols)]
-    register += [at(r, 0) for r in _powers(row_step, rows)]
+    register += [at(0, tile[1] * t) for t in col_regs]
+    register += [at(tile[0] * t, 0) for t in row_regs]
     for i, d in enumerate(batch):
         register += [flat_index(tuple(1 << bit if j == i else 0 for j in range(len(batch)))
                                 + (0, 0), full) for bit in range(log2(d))]
@@ -507,12 +503,15 @@ def mma_layout(role: str, shape: tuple[int, ...], warps: tuple[int, int],
     return layout.named(f"#mma<{name}, warps=[{wm}, {wn}]>")
 
 
-def _powers(start: int, limit: int) -> list[int]:
-    out, v = [], start
-    while v < limit:
-        out.append(v)
-        v <<= 1
-    return out
+def _tile_bits(tiles: int, warps: int) -> tuple[list[int], list[int]]:
+    """How ``tiles`` instruction tiles along a dimension split between a warp's
+    registers (the low tile bits: consecutive tiles) and ``warps`` warps (the high bits:
+    each warp a block), as tile steps; warps beyond the tiles hold copies (step 0)."""
+    bits, wbits = log2(tiles), log2(warps)
+    taken = min(bits, wbits)
+    registers = [1 << b for b in range(bits - taken)]
+    warp_steps = [1 << b for b in range(bits - taken, bits)] + [0] * (wbits - taken)
+    return registers, warp_steps
 
 
 # ======================================================================================
@@ -586,6 +585,7 @@ class SharedLayout:
     offset: int | None = None
     swizzle: tuple[int, int, int] | None = None
     padding: tuple[int, int] | None = None
+    order: tuple[int, ...] | None = None  # dimensions fastest first (None: row-major)
 
     kind = "shared"
     in_registers = False
@@ -601,10 +601,15 @@ class SharedLayout:
     def element_offset(self, flat: int) -> int:
         """Where element ``flat`` lies, in elements from the buffer's start."""
         at = flat
+        if self.order is not None:
+            c, at, stride = coordinates(flat, self.shape), 0, 1
+            for d in self.order:
+                at += c[d] * stride
+                stride *= self.shape[d]
         if self.swizzle is not None and len(self.shape) >= 2:
             vec, per_phase, max_phase = self.swizzle
-            cols = self.shape[-1]
-            row, col = flat // cols, flat % cols
+            cols = self.shape[self.order[0] if self.order is not None else -1]
+            row, col = at // cols, at % cols
             phase = (row // per_phase) % max_phase
             group = (col // vec) ^ phase
             at = row * cols + (group % (cols // vec)) * vec + col % vec
@@ -630,7 +635,7 @@ class SharedLayout:
         return last + 1
 
     def placed(self, offset: int) -> SharedLayout:
-        return SharedLayout(self.shape, offset, self.swizzle, self.padding)
+        return SharedLayout(self.shape, offset, self.swizzle, self.padding, self.order)
 
     def __str__(self) -> str:
         parts = [f"offset={'?' if self.offset is None else self.offset}"]
@@ -638,17 +643,22 @@ class SharedLayout:
             parts.append(f"swizzle=[{', '.join(map(str, self.swizzle))}]")
         if self.padding is not None:
             parts.append(f"pad=[{', '.join(map(str, self.padding))}]")
+        if self.order is not None:
+            parts.append(f"order=[{', '.join(map(str, self.order))}]")
         return f"#shared<{', '.join(parts)}>"
 
 
-def swizzle_for(shape: tuple[int, ...], element_bytes: int) -> tuple[int, int, int] | None:
-    """The XOR swizzle of 16-byte groups for a tile of ``shape`` (None when a row is
-    shorter than one group, or for a 1-D tile): rows of 128 bytes or more swizzle with
-    8 phases, shorter rows with fewer, so that 8 consecutive rows' groups hit 8 banks."""
+def swizzle_for(shape: tuple[int, ...], element_bytes: int,
+                order: tuple[int, ...] | None = None) -> tuple[int, int, int] | None:
+    """The XOR swizzle of 16-byte groups for a tile of ``shape`` stored in ``order``
+    (fastest dimension first; None: row-major), or None when a row (along the fastest
+    dimension) is shorter than one group, or for a 1-D tile: rows of 128 bytes or more
+    swizzle with 8 phases, shorter rows with fewer, so that 8 consecutive rows' groups
+    hit 8 banks."""
     if len(shape) < 2:
         return None
     vec = max(1, 16 // element_bytes)
-    groups = shape[-1] // vec
+    groups = shape[order[0] if order is not None else -1] // vec
     if groups < 2:
         return None
     per_phase = max(1, 8 // groups)           # rows sharing a phase in 128 bytes
@@ -772,16 +782,20 @@ def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
         offset = fields.get("offset", "?")
         swizzle = tuple(_int_list(fields["swizzle"])) if "swizzle" in fields else None
         padding = tuple(_int_list(fields["pad"])) if "pad" in fields else None
+        order = tuple(_int_list(fields["order"])) if "order" in fields else None
+        if order is not None and sorted(order) != list(range(len(shape))):
+            raise ValueError(f"order {list(order)} is not a permutation of the dimensions")
         if swizzle is not None and len(swizzle) != 3:
             raise ValueError("swizzle=[vec, per_phase, max_phase] needs three numbers")
         if padding is not None and len(padding) != 2:
             raise ValueError("pad=[interval, amount] needs two numbers")
-        if "threads" in fields or set(fields) - {"offset", "swizzle", "pad"}:
-            raise ValueError(f"unknown field of #shared: {sorted(set(fields) - {'offset'})}")
-        if swizzle is None and padding is None:  # the first back end's form
+        unknown = set(fields) - {"offset", "swizzle", "pad", "order"}
+        if unknown:
+            raise ValueError(f"unknown field of #shared: {sorted(unknown)}")
+        if swizzle is None and padding is None and order is None:  # the first back end's
             return shared(_product(shape), None if offset == "?" else int(offset))
         return SharedLayout(tuple(shape), None if offset == "?" else int(offset), swizzle,
-                            padding)
+                            padding, order)
     raise ValueError(f"unknown layout '#{name}'")
 
 

@@ -703,9 +703,23 @@ op("shared_gather", NO_OPCODE, operands="indices", attrs=[attr("buffer", "type")
 # mma.sync instruction and its K (lower-mma expands it into ldmatrix + mma_sync).
 op("warp_mma", NO_OPCODE, operands="acc",
    attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type"),
-          attr("instruction", "string"), attr("k", "int")], traits="pure", internal=True,
-   asm=("$acc 'lhs @lhs 'rhs @rhs 'as @of 'using @instruction 'k @k attr-dict : "
-        "type($acc,$result)"))
+          attr("instruction", "string"), attr("k", "int"), attr("warps", "i32_array")],
+   traits="pure", internal=True,
+   asm=("$acc 'lhs @lhs 'rhs @rhs 'as @of 'using @instruction 'k @k 'warps @warps "
+        "attr-dict : type($acc,$result)"))
+# mma.sync fragments from shared memory: one ldmatrix.x{count}[.trans] per register of
+# the address layout in `of` listed in `instructions` (that register's element, in this
+# lane, starts the 16-byte row the lane addresses); `count` b32 registers each.
+op("ldmatrix", NO_OPCODE,
+   attrs=[attr("buffer", "type"), attr("of", "type"), attr("count", "int"),
+          unit("trans"), attr("instructions", "i32_array")],
+   traits="memory", internal=True,
+   asm=("'from @buffer 'at @of 'x @count ?( 'trans @trans )? @instructions attr-dict : "
+        "type($result)"))
+# One mma.sync (`instruction`) on fragments a, b and accumulator c.
+op("mma_sync", NO_OPCODE, operands="a b c", attrs=[attr("instruction", "string")],
+   traits="pure", internal=True,
+   asm="$a , $b , $c 'using @instruction attr-dict : type($a) , type($b) , type($c,$result)")
 # print_tko from thread 0, its tiles read from shared memory (`arguments`: a function
 # type whose inputs are their types).
 op("vprintf", NO_OPCODE, results="", attrs=[attr("str", "string"),

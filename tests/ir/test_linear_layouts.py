@@ -115,9 +115,10 @@ def test_mma_tiles_are_spread_over_warps_and_repeated_in_registers():
     assert acc.covers() and acc.registers == 64 * 32 // 128
     owners = held(acc, 4)
     assert all(len(v) == 1 for v in owners.values())
-    # warp i * 2 + j holds the 8-column tiles j, j + 2 and the 16-row tiles i, i + 2
-    (_, (row, col)), = [(e, coordinates(e, (64, 32))) for e in [acc.element(0, 0, 3)]]
-    assert (row, col) == (16, 8)
+    # warp i * 2 + j holds a block of 8-column tiles (2j, 2j + 1) and of 16-row tiles
+    # (2i, 2i + 1): its registers repeat over neighbouring tiles
+    assert coordinates(acc.element(0, 0, 3), (64, 32)) == (32, 16)
+    assert coordinates(acc.element(4, 0, 3), (64, 32)) == (32, 24)  # next column tile
     # A is the same in the two warps of a row (j = 0, 1): copies
     assert a.thread_elements(5, 0) == a.thread_elements(5, 1)
     assert a.thread_elements(5, 0) != a.thread_elements(5, 2)
@@ -187,10 +188,11 @@ def test_span():
     assert s.contains(0b101) and not s.contains(0b001) and len(s) == 2
 
 
-@pytest.mark.parametrize("swizzle, padding", [(None, None), ((8, 1, 8), None),
-                                              ((4, 2, 4), None), (None, (64, 4))])
-def test_shared_layouts_place_every_element_once(swizzle, padding):
-    layout = SharedLayout((32, 64), 0, swizzle, padding)
+@pytest.mark.parametrize("swizzle, padding, order", [
+    (None, None, None), ((8, 1, 8), None, None), ((4, 2, 4), None, None),
+    (None, (64, 4), None), ((8, 1, 4), None, (0, 1))])
+def test_shared_layouts_place_every_element_once(swizzle, padding, order):
+    layout = SharedLayout((32, 64), 0, swizzle, padding, order)
     offsets = [layout.element_offset(e) for e in range(layout.elements)]
     assert len(set(offsets)) == layout.elements
     assert layout.size_elements() == max(offsets) + 1
@@ -202,6 +204,12 @@ def test_shared_layouts_place_every_element_once(swizzle, padding):
                 if e >> i & 1:
                     acc ^= b
             assert acc == offsets[e]
+
+
+def test_column_major_order():
+    layout = SharedLayout((4, 8), 0, None, None, (0, 1))
+    assert [layout.element_offset(flat_index((r, 1), (4, 8))) for r in range(4)] == \
+        [4, 5, 6, 7]
 
 
 def test_swizzle_puts_eight_rows_of_a_column_group_in_eight_bank_groups():
@@ -221,6 +229,7 @@ def test_swizzle_puts_eight_rows_of_a_column_group_in_eight_bank_groups():
     "tile<8xf32, #linear<register=[[1], [2]], lane=[[4]], warp=[]>>",
     "tile<64x64xf16, #shared<offset=?, swizzle=[8, 1, 8]>>",
     "tile<64x64xf16, #shared<offset=1024, pad=[64, 8]>>",
+    "tile<64x32xi8, #shared<offset=0, swizzle=[16, 2, 4], order=[0, 1]>>",
     "tile<8xf32, #regs>",
 ])
 def test_layout_text_round_trip(text):

@@ -295,7 +295,9 @@ class Assignment:
             p = self.mma.get(op)
             if i == 2:
                 return op.results[0].type.layout
-            return R.shared_layout(v.type, swizzled=p is not None)
+            order = R.column_major(v.type.rank) if p is not None and i == 1 and \
+                p.k != 16 else None
+            return R.shared_layout(v.type, swizzled=p is not None, order=order)
         if op.name in ("reduce", "scan"):
             first = op.operands[0].type.layout
             if isinstance(first, LinearLayout) and \
@@ -351,7 +353,8 @@ class Assignment:
             if want is None or have == want:
                 continue
             if isinstance(have, SharedLayout) and isinstance(want, SharedLayout) and \
-                    have.shape == want.shape and have.swizzle == want.swizzle:
+                    have.shape == want.shape and have.swizzle == want.swizzle and \
+                    have.order == want.order:
                 continue
             convert = make_op("convert_layout", [v],
                               [dataclasses.replace(v.type, layout=want)])

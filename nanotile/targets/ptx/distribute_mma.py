@@ -32,7 +32,7 @@ def mma(d: Distributor, op: Operation) -> None:
     if p is not None:
         d.replace(op, d.emit(op, "warp_mma", [acc], simt_type(op.results[0].type),
                              lhs=a.type, rhs=b.type, of=op.results[0].type,
-                             instruction=p.instruction, k=p.k))
+                             instruction=p.instruction, k=p.k, warps=tuple(p.warps)))
         return
     d.replace(op, _fma_loop(d, op, [a, b], [], _mma_compute(op)))
 

@@ -54,13 +54,21 @@ def default_layout(t: T.TileType, warps: int) -> LinearLayout:
     return default_blocked(t.shape, warps)
 
 
-def shared_layout(t: T.TileType, swizzled: bool = False) -> SharedLayout:
-    """A #shared layout for a tile staged in shared memory (row-major, or with the XOR
-    swizzle that keeps 8 rows of 16-byte groups in different banks)."""
+def shared_layout(t: T.TileType, swizzled: bool = False,
+                  order: tuple[int, ...] | None = None) -> SharedLayout:
+    """A #shared layout for a tile staged in shared memory (row-major or in ``order``,
+    optionally with the XOR swizzle that keeps 8 rows of 16-byte groups in different
+    banks)."""
     from .shared_memory import element_bytes
 
-    swizzle = swizzle_for(t.shape, element_bytes(t.element)) if swizzled else None
-    return SharedLayout(t.shape, None, swizzle)
+    swizzle = swizzle_for(t.shape, element_bytes(t.element), order) if swizzled else None
+    return SharedLayout(t.shape, None, swizzle, None, order)
+
+
+def column_major(rank: int) -> tuple[int, ...]:
+    """The order of a (batch x) K x N operand stored K fastest: what 8-bit and tf32
+    mma.sync B fragments read as rows (ldmatrix)."""
+    return (rank - 2, rank - 1, *range(rank - 2))
 
 
 # ---- reductions ------------------------------------------------------------------------

@@ -280,3 +280,50 @@ def atomic(s: Selection, op: Operation) -> None:
         fn.instr(f"atom{_atom_order(op)}.global.{what}", reg, f"[{_at(pointers, k)}]",
                  *(_at(a, k) for a in args), pred=guard)
     s.values[op.results[0]] = outs
+
+
+def ldmatrix(s: Selection, op: Operation) -> None:
+    """One ldmatrix per listed register of the address layout: the lane's row starts at
+    that register's element (in this lane)."""
+    fn = s.fn
+    buffer: T.TileType = op.attributes["buffer"]
+    addresses: LinearLayout = op.attributes["of"].layout
+    placed: SharedLayout = buffer.layout
+    if placed.offset is None:
+        raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
+    size = element_bytes(buffer.element)
+    offset_of = _shared_linear(placed)
+    thread, possible = thread_bits(s, _tid_contributions(addresses, s.threads // 32,
+                                                         offset_of),
+                                   ("ldmatrix", addresses, placed.shape, placed.swizzle,
+                                    placed.order))
+    count = op.attributes["count"]
+    trans = ".trans" if op.attributes.get("trans") else ""
+    outs = s.fresh(op.results[0].type)
+    for i, r in enumerate(op.attributes["instructions"]):
+        c = offset_of(addresses.register_part(r))
+        moved = fn.reg("b32")
+        fn.instr("xor.b32" if c & possible else "add.s32", moved, thread, str(c))
+        addr = fn.reg("b32")
+        fn.instr("mad.lo.s32", addr, moved, str(size), smem(s))
+        regs = outs[count * i:count * (i + 1)]
+        fn.instr(f"ldmatrix.sync.aligned.m8n8.x{count}{trans}.shared.b16",
+                 "{" + ", ".join(regs) + "}", f"[{addr}+{placed.offset}]")
+    s.values[op.results[0]] = outs
+
+
+def mma_sync(s: Selection, op: Operation) -> None:
+    """One mma.sync; tf32 operands are first rounded to nearest (the interpreter's)."""
+    fn = s.fn
+    instruction = op.attributes["instruction"]
+    a, b, c = (list(s.get(v)) for v in op.operands)
+    if ".tf32." in instruction:
+        for regs in (a, b):
+            for i, reg in enumerate(regs):
+                rounded = fn.reg("b32")
+                fn.instr("cvt.rn.tf32.f32", rounded, reg)
+                regs[i] = rounded
+    out = s.fresh(op.results[0].type)
+    fn.instr(instruction, "{" + ", ".join(out) + "}", "{" + ", ".join(a) + "}",
+             "{" + ", ".join(b) + "}", "{" + ", ".join(c) + "}")
+    s.values[op.results[0]] = out

@@ -20,4 +20,5 @@ RULES = {
     "shared_store": M.shared_store, "shared_load": M.shared_load,
     "shared_gather": M.shared_gather, "load_ptr_tko": M.load, "store_ptr_tko": M.store,
     "atomic_rmw_tko": M.atomic, "atomic_cas_tko": M.atomic, "vprintf": vprintf,
+    "ldmatrix": M.ldmatrix, "mma_sync": M.mma_sync,
 }
