@@ -180,6 +180,12 @@ class KernelBuilder:
         self.uses_printf = False
         self.decls: list[str] = []  # module-level data this kernel needs
         self.kernel_ir = PtxKernel(name)
+        # Instructions that depend only on %tid.x and the kernel (thread coordinates,
+        # shared addresses): computed once at the entry, so every later use, in any
+        # branch or loop, finds them computed (``at_entry``).
+        self.entry_part: list = []
+        self.entry_at = 0  # where the entry part goes in the body
+        self._into: list | None = None
 
     # ---- registers and labels ----------------------------------------------------------
     def reg(self, cls: str) -> str:
@@ -195,7 +201,23 @@ class KernelBuilder:
     def instr(self, opcode: str, *operands: str, pred: str | None = None) -> None:
         from .ir import Instr
 
-        self.kernel_ir.body.append(Instr(opcode, list(operands), pred))
+        self._body().append(Instr(opcode, list(operands), pred))
+
+    def _body(self) -> list:
+        return self._into if self._into is not None else self.kernel_ir.body
+
+    def at_entry(self):
+        """``with fn.at_entry():`` the instructions go to the kernel's entry part."""
+        builder = self
+
+        class _Entry:
+            def __enter__(self) -> None:
+                builder._into = builder.entry_part
+
+            def __exit__(self, *exc) -> None:
+                builder._into = None
+
+        return _Entry()
 
     def emit(self, text: str, pred: str | None = None) -> None:
         """One instruction written as PTX text without the ``;`` (``add.s32 %r1, %r2, 1``)."""
@@ -204,7 +226,7 @@ class KernelBuilder:
         instr = parse_instruction(text)
         if pred is not None:
             instr.pred = pred
-        self.kernel_ir.body.append(instr)
+        self._body().append(instr)
 
     def place(self, label: str) -> None:
         from .ir import Label
@@ -254,6 +276,7 @@ class KernelBuilder:
             k.decls.append(f".shared .align 16 .b8 __nt_smem[{self.shared_bytes}];")
         if self.local_bytes:
             k.decls.append(f".local .align 8 .b8 __nt_pbuf[{self.local_bytes}];")
+        k.body[self.entry_at:self.entry_at] = self.entry_part
         if self.dynamic_shared:
             k.body.insert(0, Comment(DYNAMIC_SHARED_COMMENT.format(self.shared_bytes)[3:]))
         k.body.append(Instr("ret"))

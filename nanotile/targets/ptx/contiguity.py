@@ -259,7 +259,7 @@ def vector_width(info: Contiguity, op: Operation, element_bytes: int,
     last = pointers.type.rank - 1
     p = info.of(pointers)
     width = min(p.contiguity[last], max(1, p.divisibility[last] // element_bytes),
-                max(1, max_bytes // element_bytes), pointers.type.shape[last])
+                max(1, max_bytes // element_bytes), pointers.type.shape[last], 4)
     for value in op.operands[1:]:
         if isinstance(value.type, T.TileType) and value.type.element == T.I1 and \
                 value.type.rank == pointers.type.rank:

@@ -117,8 +117,10 @@ def _pick(d: Distributor, anchor: Operation, source: Value, picks: list[int], t)
 def _butterfly(d: Distributor, op: Operation, lane_bits: list[int]) -> None:
     acc = op.operands[0]
     t = simt_type(op.results[0].type)
-    if simt_type(acc.type) != t:
+    if op.operands[0].type.layout.registers != op.results[0].type.layout.registers:
         raise Unsupported("a lane reduce whose registers do not match its result's")
+    if simt_type(acc.type) != t:  # one register, as an array or a scalar
+        acc = d.emit(op, "pick", [acc], t, registers=(0,))
     for b in lane_bits:
         other = d.emit(op, "shuffle_xor", [acc], t, mask=1 << b)
         acc, = apply_body(op, op.regions[0], [other], [acc])

@@ -146,8 +146,8 @@ def atomic(d: Distributor, op: Operation) -> None:
                            dict(op.attributes), operand_segments=op.operand_segments)
     insert_before(op, in_registers)
     owner_only(d, in_registers, pointers)
-    d.emit(op, "shared_store", [in_registers.results[0]], None, of=pointers.type,
-           buffer=result.type, owners_only=True)
+    d.emit(op, "shared_store", [in_registers.results[0]], None,
+           of=in_registers.results[0].type, buffer=result.type, owners_only=True)
     d.replace(op)
 
 

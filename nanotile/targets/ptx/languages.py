@@ -84,6 +84,35 @@ def _ptx_target_is(gpu: str):
 
 
 # --------------------------------------------------------------------------------------
+# Running a module for --check-semantics: the PTX emulator
+
+
+def run_ptx_module(module: Module, kernel: str, grid, args: list, printed) -> None:
+    """Run ``kernel`` of a module in a ptx language in the PTX emulator (arrays of
+    ``args`` updated in place, printed text to ``printed``)."""
+    from ...ptxemu import run_ptx
+    from ...ptxemu.printf import printf_output
+
+    with printf_output(printed):
+        run_ptx(module.ptx.render(), kernel, grid=grid, args=args)
+
+
+def run_simt_module(module: Module, kernel: str, grid, args: list, printed) -> None:
+    """Run a simt module: lower a copy the rest of the way (lower-mma,
+    select-instructions) and emulate its PTX."""
+    import copy
+
+    from ...passes.base import PassContext
+    from .lower_mma import LowerMma
+    from .select_instructions import SelectInstructions
+
+    lowered = copy.deepcopy(module)
+    for step in (LowerMma(), SelectInstructions(gpu="sm_100")):
+        step.apply(lowered, PassContext())
+    run_ptx_module(lowered, kernel, grid, args, printed)
+
+
+# --------------------------------------------------------------------------------------
 # The languages
 
 def registers_only(module: Module) -> list[Diagnostic]:
@@ -133,7 +162,7 @@ SIMT = TILE_LAYOUT.extend(
                "vprintf": "print from thread 0"},
     remove_invariants={"tiles-have-layouts"},
     add_invariants=[("registers-only", registers_only)],
-    tile_level=False)
+    tile_level=False, runner=run_simt_module)
 
 PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper instructions (mma.sync, wgmma, TMA bulk copies, mbarriers) on\n"
@@ -146,7 +175,7 @@ PTX_SM90 = SIMT.extend(
                     ("ptx-branch-targets", ptx_branch_targets)],
     extra_ops={"wgmma.mma_async": "warpgroup MMA", "cp.async.bulk.tensor": "TMA copy",
                "mbarrier": "async barrier", "mma.sync": "warp MMA", "bra": "branch"},
-    ptx=True, open_to_extensions=True)
+    ptx=True, open_to_extensions=True, runner=run_ptx_module)
 
 PTX_SM100 = PTX_SM90.extend(
     "ptx-sm100", "Blackwell: as ptx-sm90 plus tcgen05 MMAs and tensor memory. The ptx-sm90\n"

@@ -1,5 +1,5 @@
 """lower-constants: constant tiles whose elements differ become tables in global memory.
-tile-ordered -> tile-ordered.
+tile-ptr -> tile-ptr.
 
 A splat constant is one immediate that every register of every thread can hold. A dense
 constant (``constant <f32: [1.0, 2.0, ...]>``) holds a different value per element, and
@@ -36,7 +36,7 @@ class LowerConstants(Pass):
     """Dense (non-splat) constant tiles -> a global table and a load."""
 
     name = "lower-constants"
-    input = "tile-ordered"
+    input = "tile-ptr"  # (resolve-tokens keeps the name of the language it is given)
     output = None
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
@@ -82,7 +82,8 @@ def _lower(module: Module, op: Operation):
         "sym_name": name, "value": A.DenseElementsAttr(table, data, False),
         "alignment": 16, "constant": True}))
     b = OpBuilder(op)
-    base = b.op("get_global", [], T.TileType((), T.PointerType(element)), name=name)
+    base = insert_before(op, make_op("get_global", [], [T.TileType((), T.PointerType(element))],
+                                     {"name": name})).results[0]
     index = b.op("iota", [], T.TileType((n,), T.I32))
     index = b.op("reshape", [index], T.TileType(t.shape, T.I32))
     index = b.op("exti", [index], T.TileType(t.shape, T.I64), signedness=Signedness.signed)

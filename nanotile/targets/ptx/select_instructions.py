@@ -127,6 +127,7 @@ class Selection:
             self.fn.need_shared(int(getattr(shared, "value", shared)))
         self.tid = self.fn.reg("b32")
         self.fn.instr("mov.u32", self.tid, "%tid.x")
+        self.fn.entry_at = 1  # thread-only values go right after %tid.x
 
     # ---- driver -----------------------------------------------------------------------
     def run(self) -> KernelBuilder:

@@ -29,8 +29,9 @@ _SHARED_TYPE = {1: "b8", 2: "b16", 4: "b32", 8: "b64"}
 def smem(s: Selection) -> str:
     """A b32 register holding the shared address of ``__nt_smem``."""
     if "smem" not in s.cache:
-        r = s.fn.reg("b32")
-        s.fn.instr("mov.u32", r, "__nt_smem")
+        with s.fn.at_entry():
+            r = s.fn.reg("b32")
+            s.fn.instr("mov.u32", r, "__nt_smem")
         s.cache["smem"] = r
     return s.cache["smem"]
 
@@ -53,12 +54,16 @@ def _shared_linear(buffer: SharedLayout):
 
 
 def _shared_type(element: T.Type, load: bool) -> str:
+    """The ld/st.shared type of an element: narrow integers live sign-extended in 32-bit
+    registers, so their loads sign-extend (s8, s16)."""
     size = element_bytes(element)
     cls = reg_class(element)
     if cls in ("f32", "f64"):
         return cls
-    if size == 1 and load:
-        return "s8" if not getattr(element, "is_float", False) else "u8"
+    if load and size < 4 and cls == "b32":
+        return {1: "s8", 2: "s16"}[size]
+    if load and size == 1:
+        return "u8"
     return _SHARED_TYPE[size]
 
 
@@ -75,11 +80,14 @@ def shared_access(s: Selection, op: Operation, store: bool) -> None:
     size = element_bytes(element)
     offset_of = _shared_linear(placed)
     thread, possible = thread_bits(s, _tid_contributions(layout, s.threads // 32, offset_of),
-                                   ("shared", layout, placed.shape, placed.swizzle))
+                                   ("shared", layout, placed.shape, placed.swizzle,
+                                    placed.order))
     base = s.cache.get(("shared base", thread, size))
     if base is None:
-        base = fn.reg("b32")
-        fn.instr("mad.lo.s32", base, thread, str(size), smem(s))
+        start = smem(s)
+        with fn.at_entry():
+            base = fn.reg("b32")
+            fn.instr("mad.lo.s32", base, thread, str(size), start)
         s.cache[("shared base", thread, size)] = base
     constants = [offset_of(layout.register_part(k)) for k in range(layout.registers)]
     guard = owner(s, layout) if store and op.attributes.get("owners_only") else None

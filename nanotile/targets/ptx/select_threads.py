@@ -23,6 +23,12 @@ def thread_bits(s: Selection, contributions: list[int], key) -> tuple[str, int]:
     ``contributions[i]``, and the mask of the bits it can have. Cached by ``key``."""
     if key in s.cache:
         return s.cache[key]
+    with s.fn.at_entry():
+        s.cache[key] = _thread_bits(s, contributions)
+    return s.cache[key]
+
+
+def _thread_bits(s: Selection, contributions: list[int]) -> tuple[str, int]:
     fn = s.fn
     # (first tid bit, length, where the first lands; or -c for a bit adding c by xor)
     terms: list[tuple[int, int, int]] = []
@@ -45,8 +51,7 @@ def thread_bits(s: Selection, contributions: list[int], key) -> tuple[str, int]:
     if not terms:
         zero = fn.reg("b32")
         fn.instr("mov.u32", zero, "0")
-        s.cache[key] = (zero, 0)
-        return s.cache[key]
+        return zero, 0
     covered = [((1 << length) - 1) << target for _, length, target in terms if target >= 0]
     singles = len(covered) == len(terms) and \
         sum(m.bit_count() for m in covered) == _union(covered).bit_count()
@@ -64,8 +69,7 @@ def thread_bits(s: Selection, contributions: list[int], key) -> tuple[str, int]:
             combined = fn.reg("b32")
             fn.instr("or.b32" if singles else "xor.b32", combined, acc, part)
             acc = combined
-    s.cache[key] = (acc, possible)
-    return s.cache[key]
+    return acc, possible
 
 
 def _union(masks: list[int]) -> int:
@@ -135,10 +139,11 @@ def owner(s: Selection, layout: LinearLayout) -> str:
     lanes, warps = layout.owner_bits()
     cta_warps = s.threads // 32
     warps |= (cta_warps - 1) & ~((1 << len(layout.warp)) - 1)  # warps beyond: copies
-    p = s.fn.reg("pred")
-    t = s.fn.reg("b32")
-    s.fn.instr("and.b32", t, s.tid, str(lanes | warps << LANE_BITS))
-    s.fn.instr("setp.eq.u32", p, t, "0")
+    with s.fn.at_entry():
+        p = s.fn.reg("pred")
+        t = s.fn.reg("b32")
+        s.fn.instr("and.b32", t, s.tid, str(lanes | warps << LANE_BITS))
+        s.fn.instr("setp.eq.u32", p, t, "0")
     s.cache[key] = p
     return p
 
