@@ -1,7 +1,8 @@
 """mma.sync against the FMA loop on cuTile corpus kernels (default matmul_f16): registers,
 spill bytes and shared memory (ptxas -v), SASS instructions (the cubin's .text sections,
 16 bytes per instruction on sm_90/sm_100) and warp instructions executed in the PTX
-emulator on corpus_cases' inputs, per target, with lower_mma on and off.
+emulator on corpus_cases' inputs, per target, with mma.sync planned (mma_plan.plan) and
+refused (every mmaf then an FMA loop).
 
     .venv/bin/python bench/mma_quality.py [KERNEL ...]
 """
@@ -64,17 +65,18 @@ def main() -> int:
     from nanotile.interp import cutile_args
     from nanotile.loader import load_file
     from nanotile.ptxemu import run_ptx
-    from nanotile.targets import lower_mma
     from nanotile.targets.compile import compile_to_ptx
+    from nanotile.targets.ptx import assign_layouts, mma_plan
     from nanotile.targets.ptx.builder import dynamic_shared_bytes
     from nanotile.targets.target import get_target
 
-    original = lower_mma.mma_sync
+    original = mma_plan.plan
     for name in sys.argv[1:] or ["matmul_f16"]:
         path = str(CORPUS / f"{name}.tileirbc")
         for gpu in ("sm_90", "sm_100"):
             for mode in ("fma", "mma"):
-                lower_mma.mma_sync = original if mode == "mma" else (lambda *a, **k: False)
+                chosen = original if mode == "mma" else (lambda *a, **k: None)
+                mma_plan.plan = assign_layouts.plan = chosen
                 ptx = compile_to_ptx(load_file(path), gpu)
                 u = usage(ptx, get_target(gpu).ptxas_arch)
                 grid, args, _, _, _ = corpus_case(name, np.random.default_rng(1))
@@ -82,7 +84,7 @@ def main() -> int:
                 print(f"{name} {gpu} {mode}: {u} mma.sync={ptx.count('mma.sync')} "
                       f"dynamic_smem={dynamic_shared_bytes(ptx, name)} "
                       f"emulated_warp_instructions={stats.instructions}", flush=True)
-    lower_mma.mma_sync = original
+    mma_plan.plan = assign_layouts.plan = original
     return 0
 
 

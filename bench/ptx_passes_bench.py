@@ -1,6 +1,6 @@
 """What the ptx-* passes do to the PTX of the cuTile corpus kernels (both targets):
 
-1. each pass alone on the PTX lower-to-ptx writes: instructions removed (only the passes
+1. each pass alone on the PTX select-instructions writes: instructions removed (only the passes
    that delete instructions score here: the others rewrite operands so that dead code
    and CSE find more);
 2. each pass left out of the PTX pipeline (nanotile.targets.ptx.passes.PIPELINE): how many instructions
@@ -37,7 +37,7 @@ def unoptimised(name: str, target: str) -> str:
     from nanotile.passes.registry import parse_pipeline
 
     module = load_file(str(CORPUS / f"{name}.tileirbc"))
-    options = RunOptions(verify=False, stop_after="lower-to-ptx")
+    options = RunOptions(verify=False, stop_after="select-instructions")
     PipelineRun(options, io.StringIO()).run(module, parse_pipeline(default_pipeline(target)))
     return module.ptx.render()
 
@@ -126,7 +126,7 @@ def main(names: list[str]) -> None:
     print(f"PTX instructions over {len(names)} kernels x {len(TARGETS)} targets: "
           f"{total_before} -> {total_after} "
           f"({100 * (total_before - total_after) / total_before:.1f}% fewer)\n")
-    print("alone: the pass by itself on lower-to-ptx's PTX; without: how many more "
+    print("alone: the pass by itself on select-instructions's PTX; without: how many more "
           "instructions\nthe pipeline leaves when the pass is left out (what it enables)\n")
     print("| pass | removed alone | share | extra instructions without it | share |")
     print("|---|---:|---:|---:|---:|")

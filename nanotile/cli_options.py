@@ -15,7 +15,7 @@ A driver with its own option parser first takes the pipeline flags out of argv w
 ``--stop-after``...) or when the caller passes ``run_default=True``; otherwise the module
 comes back untouched. Dumps and the timing table go to ``err_stream``, as in MLIR.
 
-The default pipeline of a target ends in PTX (``lower-to-ptx`` and the ptx passes): the
+The default pipeline of a target ends in PTX (``select-instructions`` and the ptx passes): the
 result is then ``module.ptx`` and ``output_text`` prints PTX. ``final_language(args)``
 says, before running, which language the selected steps end in (the driver refuses
 ``--emit=bytecode`` of a PTX program, and ``--emit=ptx`` of a pipeline stopping short of
@@ -56,9 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    action="store_true", help="print the IR when a pass or its checks fail")
     g.add_argument("--dump-dir", "--mlir-print-ir-tree-dir", metavar="DIR",
                    help="write one numbered file per stage into DIR")
-    g.add_argument("--stop-after", metavar="PASS", help="stop after this pass")
+    g.add_argument("--stop-after", metavar="PASS",
+                   help="stop after this pass (PASS,N: its N-th run; or a step number)")
     g.add_argument("--start-after", metavar="PASS",
-                   help="the input is the IR after this pass of the pipeline: resume there")
+                   help="the input is the IR after this pass of the pipeline: resume there "
+                        "(PASS,N: after its N-th run; or the number of a --dump-dir file)")
     g.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     g.add_argument("--print-pipeline", action="store_true",
                    help="print the pipeline that would run and exit")
@@ -151,7 +153,7 @@ def resumes_in_ptx(args: argparse.Namespace) -> bool:
 
 def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
     """The input module: Tile IR text or bytecode, or PTX text when resuming after a ptx
-    stage (``--start-after=lower-to-ptx`` on a PTX dump)."""
+    stage (``--start-after=select-instructions`` on a PTX dump)."""
     from .loader import load_bytes
 
     load_backend()
@@ -160,11 +162,25 @@ def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
 
         text = data.decode("utf-8", "replace")
         if looks_like_ptx(text):  # a .ptx file: the ptx passes run on it
-            return load_ptx_module(text, filename)
+            return _without_dump_header(load_ptx_module(text, filename))
         return load_bytes(data, filename)
     from .targets.ptx.ir import parse_ptx_program
 
-    return Module(ptx=parse_ptx_program(data.decode("utf-8", "replace"), filename))
+    program = parse_ptx_program(data.decode("utf-8", "replace"), filename)
+    return _without_dump_header(Module(ptx=program))
+
+
+def _without_dump_header(module: Module) -> Module:
+    """A PTX dump of --dump-dir starts with the dump header, a comment the program would
+    keep and print again: it goes (after parsing, so that lines keep their numbers)."""
+    from .passes.manager import is_dump_header
+
+    items = module.ptx.items  # type: ignore[union-attr]
+    if items and isinstance(items[0], str):
+        first, _, rest = items[0].partition("\n")
+        if is_dump_header(first):
+            items[0] = rest
+    return module
 
 
 def output_text(module: Module, **print_options: bool) -> str:

@@ -9,7 +9,7 @@ half-written file. Every user error is a diagnostic and exit code 1, never a tra
 
 The pass pipeline runs once, with the user's flags (nanotile.cli_options): for
 ``--emit=ptx``/``cubin`` always (the default pipeline of ``--gpu-name``, which ends in
-lower-to-ptx and the ptx passes, or ``-p``), with its dumps, timing, ``--stop-after`` ...;
+select-instructions and the ptx passes, or ``-p``), with its dumps, timing, ``--stop-after`` ...;
 for text and bytecode only when a pipeline flag asks. The emitters then print what the
 pipeline left: ``module.ptx`` once lowered (``--emit=text`` of a PTX stage prints PTX),
 else the Tile IR. A pipeline ending in PTX cannot be written as bytecode, and
@@ -222,7 +222,7 @@ def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
             raise CompileError(Diagnostic(
                 "error", f"--emit={opts.emit} needs a pipeline that ends in PTX, but this one "
                          f"ends in language '{language}' (the default pipeline does; a -p "
-                         f"pipeline must reach lower-to-ptx{{gpu={args.target}}}; or drop "
+                         f"pipeline must reach select-instructions{{gpu={args.target}}}; or drop "
                          "--stop-after)",
                 "<command line>"))
         gpu = {"ptx-sm90": "sm_90", "ptx-sm100": "sm_100"}.get(language)
@@ -231,13 +231,13 @@ def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
                 raise CompileError(Diagnostic(
                     "error", f"--gpu-name={args.target}, but the pipeline lowers to PTX for "
                              f"{gpu} (language '{language}'): write "
-                             f"lower-to-ptx{{gpu={args.target}}}", "<command line>"))
+                             f"select-instructions{{gpu={args.target}}}", "<command line>"))
             opts.extra["gpu_name"] = gpu  # -p chose the target: ptxas assembles for it
         if opts.emit == "bytecode" and lowered:
             raise CompileError(Diagnostic(
                 "error", f"--emit=bytecode writes Tile IR, but the pipeline ends in PTX "
                          f"(language '{language}'): use --emit=text or --emit=ptx, or stop "
-                         "before lower-to-ptx (e.g. --stop-after=resolve-tokens)",
+                         "before select-instructions (e.g. --stop-after=resolve-tokens)",
                 "<command line>"))
     return cli_options.run_from_args(module, args, sys.stdout, sys.stderr,  # type: ignore[arg-type]
                                      run_default=to_ptx)
@@ -266,7 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         if not data.startswith(b"\x7fTileIR"):
             source = data.decode("utf-8", errors="replace")
         module = cli_options.load_input(data, opts.input, pipeline_args)
-        if opts.verify and module.ptx is None:
+        if opts.verify and module.ptx is None and not pipeline_args.start_after:
+            # (a resumed stage is checked against the language the pipeline resumes in,
+            # by the pass manager: below the tile level the dialect verifier does not apply)
             verify_or_raise(module)
         module = run_pipeline(module, opts, pipeline_args, cli_options)
         out = EMITTERS[opts.emit](module, opts)

@@ -57,6 +57,10 @@ class Operation:
     source: SourceRange | None = None  # where it was written (diagnostics)
     parent: Block | None = None
 
+    def __post_init__(self) -> None:
+        for region in self.regions:  # regions know their op (block arguments' owner)
+            region.parent = self
+
     @property
     def result_types(self) -> list[Type]:
         return [r.type for r in self.results]
@@ -111,6 +115,10 @@ class Region:
     blocks: list[Block] = field(default_factory=list)
     parent: Operation | None = None
 
+    def __post_init__(self) -> None:
+        for block in self.blocks:
+            block.parent = self
+
     @property
     def block(self) -> Block:
         """The single block of a Tile IR region."""
@@ -137,7 +145,7 @@ class Module:
     # globals), so the order cannot always be re-derived from the IR; the bytecode writer
     # numbers these types first (those still used) to re-encode the file byte for byte.
     bytecode_types: tuple[Type, ...] | None = field(default=None, compare=False)
-    # The PTX program (nanotile.targets.ptx.ir.PtxProgram) once the lower-to-ptx pass ran:
+    # The PTX program (nanotile.targets.ptx.ir.PtxProgram) once the select-instructions pass ran:
     # from then on the module is in a ptx language and the ptx passes edit this program;
     # ``items`` keep the Tile IR it was lowered from, for reference only.
     ptx: Any = field(default=None, compare=False)
@@ -160,10 +168,23 @@ def make_op(name: str, operands: list[Value], result_types: list[Type],
             attributes: dict[str, Any] | None = None, regions: list[Region] | None = None,
             operand_segments: list[int] | None = None,
             location: Location | None = None) -> Operation:
-    """Build an op, creating its result values and linking its regions."""
+    """Build an op, creating its result values and linking its regions. An op whose only
+    operand group is variadic (yield, pick, ...) gets its one segment here; ops with
+    several groups, one of them variadic, need ``operand_segments`` from the caller."""
+    if operand_segments is None:
+        operand_segments = _single_group_segments(name, len(operands))
     op = Operation(name, list(operands), [], dict(attributes or {}), list(regions or []),
                    operand_segments, location)
     op.results = [Value(t, op, i) for i, t in enumerate(result_types)]
     for region in op.regions:
         region.parent = op
     return op
+
+
+def _single_group_segments(name: str, count: int) -> list[int] | None:
+    from .optable import lookup  # the op table does not import this module; keep it so
+
+    opdef = lookup(name)
+    if opdef is not None and len(opdef.operands) == 1 and opdef.operands[0].kind != "single":
+        return [count]
+    return None

@@ -37,9 +37,6 @@ reads at once fall in different banks), optionally padded, from byte ``offset``
 
 ``RegisterArray`` (``#regs``) is the type marker of language simt: there a tile type is
 one thread's registers (``tile<8xf32, #regs>``: eight registers), not a tile.
-
-``Layout`` (``#blocked<threads=T, slots=S>``, the cyclic rule of the first back end) is
-kept until the new lowering replaces the old one.
 """
 
 from __future__ import annotations
@@ -191,11 +188,6 @@ class LinearLayout:
         return 1 << len(self.register)
 
     @property
-    def slots(self) -> int:
-        """Registers per thread (the first back end's word for them)."""
-        return self.registers
-
-    @property
     def warps(self) -> int:
         """Warps the layout names (more warps in the CTA hold copies)."""
         return 1 << len(self.warp)
@@ -236,10 +228,11 @@ class LinearLayout:
         """Every element is held by some thread (the bases span the flat index)."""
         return len(Span((*self.register, *self.lane, *self.warp))) == self.bits
 
-    def owner_bits(self) -> tuple[int, int]:
+    def owner_bits(self, cta_warps: int = 1) -> tuple[int, int]:
         """(lane mask, warp mask): the lane/warp bits whose basis only repeats elements
-        other bits reach (broadcast copies). The thread with those bits clear is the
-        owner of its elements: the one that stores them or applies an atomic."""
+        other bits reach (broadcast copies), in a CTA of ``cta_warps`` warps (the warps
+        past the layout's warp bases hold copies too). The thread with those bits clear
+        is the owner of its elements: the one that stores them or applies an atomic."""
         span = Span(self.register)
         lanes = warps = 0
         for i, b in enumerate(self.lane):
@@ -249,6 +242,7 @@ class LinearLayout:
             if not span.add(b):
                 warps |= 1 << i
         lanes |= ((1 << LANE_BITS) - 1) & ~((1 << len(self.lane)) - 1)
+        warps |= (max(cta_warps, 1) - 1) & ~((1 << len(self.warp)) - 1)
         return lanes, warps
 
     # ---- algebra ----------------------------------------------------------------------
@@ -594,10 +588,6 @@ class SharedLayout:
     def elements(self) -> int:
         return _product(self.shape)
 
-    @property
-    def slots(self) -> int:
-        return 0
-
     def element_offset(self, flat: int) -> int:
         """Where element ``flat`` lies, in elements from the buffer's start."""
         at = flat
@@ -683,51 +673,9 @@ class RegisterArray:
 REGS = RegisterArray()
 
 
-# ======================================================================================
-# The first back end's cyclic layout (replaced by the linear layouts above)
-
-
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """``#replicated``, ``#blocked<threads=T, slots=S>`` (thread t holds, in its slot k,
-    the element whose row-major linear index is ``t + T*k``) or ``#shared<offset=B>``."""
-
-    kind: str                # "replicated" | "blocked" | "shared"
-    elements: int            # N, the number of elements of the tile
-    threads: int = 0         # T, the CTA size (blocked only; 0 otherwise)
-    offset: int | None = None  # byte offset in the shared buffer (shared only)
-
-    @property
-    def slots(self) -> int:
-        """Registers per thread (a shared tile holds none)."""
-        if self.kind == "replicated":
-            return 1
-        if self.kind == "shared":
-            return 0
-        return -(-self.elements // self.threads)
-
-    @property
-    def ragged(self) -> bool:
-        """True if the last slot is empty in some threads."""
-        return self.kind == "blocked" and self.elements % self.threads != 0
-
-    @property
-    def in_registers(self) -> bool:
-        return self.kind in ("replicated", "blocked")
-
-    def __str__(self) -> str:
-        if self.kind == "replicated":
-            return "#replicated"
-        if self.kind == "shared":
-            return f"#shared<offset={'?' if self.offset is None else self.offset}>"
-        return f"#blocked<threads={self.threads}, slots={self.slots}>"
-
-
-def shared(elements: int, offset: int | None = None) -> Layout:
-    return Layout("shared", elements, 0, offset)
-
-
-AnyLayout = LinearLayout | SharedLayout | RegisterArray | Layout
+AnyLayout = LinearLayout | SharedLayout | RegisterArray
+# the type a TileType's layout has (any of them)
+Layout = AnyLayout
 
 
 # ======================================================================================
@@ -745,23 +693,10 @@ def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
         raise ValueError(f"cannot read the layout '{text}'")
     name, body = m.group(1), (m.group(2) or "").strip()
     if name == "replicated" and not body:
-        if _product(shape) != 1:
-            raise ValueError(f"#replicated is the layout of one-element tiles, not of "
-                             f"{_product(shape)} elements")
-        return Layout("replicated", 1)  # the first back end's (until the new one lands)
+        return replicated(shape)
     if name == "regs" and not body:
         return REGS
     fields = _fields(body)
-    if name == "blocked" and "threads" in fields:  # the first back end's form
-        n = _product(shape)
-        threads, slots = int(fields["threads"]), int(fields["slots"])
-        if threads <= 0:
-            raise ValueError("#blocked needs threads > 0")
-        legacy = Layout("blocked", n, threads)
-        if legacy.slots != slots:
-            raise ValueError(f"#blocked<threads={threads}, slots={slots}> does not fit a "
-                             f"tile of {n} elements (slots={legacy.slots})")
-        return legacy
     if name == "blocked":
         return blocked(shape, *(tuple(_int_list(fields[k])) for k in
                                 ("per_thread", "lanes", "warps", "order")))
@@ -792,8 +727,6 @@ def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
         unknown = set(fields) - {"offset", "swizzle", "pad", "order"}
         if unknown:
             raise ValueError(f"unknown field of #shared: {sorted(unknown)}")
-        if swizzle is None and padding is None and order is None:  # the first back end's
-            return shared(_product(shape), None if offset == "?" else int(offset))
         return SharedLayout(tuple(shape), None if offset == "?" else int(offset), swizzle,
                             padding, order)
     raise ValueError(f"unknown layout '#{name}'")

@@ -437,6 +437,10 @@ def _attr_generic_text(v: Any, pr: OpPrinter) -> str:
         return f"dense<{dense_values_text(v)}> : {pr.type(v.type)}"
     if isinstance(v, A.FloatAttr):
         return format_float(v.bits, v.type)
+    if isinstance(v, (A.DivByAttr, A.BoundedAttr, A.SameElementsAttr)):
+        return "#cuda_tile." + predicate_text(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_attr_generic_text(x, pr) for x in v) + "]"
     return str(v)
 
 

@@ -1,13 +1,15 @@
 """What a pass is: a small frozen dataclass with a kebab-case ``name``, the language it
 reads (``input``) and writes (``output``; None = the language it was given), its options
 (the dataclass fields) and an ``apply`` that edits a module in place. A pass whose output
-depends on its options (``lower-to-ptx{gpu=sm_90}`` writes ptx-sm90) overrides
+depends on its options (``select-instructions{gpu=sm_90}`` writes ptx-sm90) overrides
 ``output_language()``; the pass manager asks that, never the class variable.
 
 ``PassContext`` carries what passes share during one pipeline run: the facts that
-``assume-to-facts`` recorded. Facts are keyed by SSA value; they only ever enable
-optimisations, so a pipeline resumed from a printed dump (which has no facts) is still
-correct, only less informed.
+``assume-to-facts`` recorded, keyed by SSA value. Each fact is also written into the IR
+(nanotile.passes.facts: attributes of the value's owner), so a printed stage shows it and
+a pipeline resumed from that dump starts with the same facts (``from_module``). Facts only
+ever enable optimisations: a value that loses its owner's attribute is still correct,
+only less informed.
 """
 
 from __future__ import annotations
@@ -26,10 +28,20 @@ class PassContext:
 
     facts: dict[Value, list[Any]] = field(default_factory=dict)  # value -> predicates
 
+    @classmethod
+    def from_module(cls, module: Module) -> PassContext:
+        """A context knowing the facts ``module``'s attributes record."""
+        from .facts import read
+
+        return cls(read(module))
+
     def add_fact(self, value: Value, predicate: Any) -> None:
+        from .facts import write
+
         known = self.facts.setdefault(value, [])
         if predicate not in known:
             known.append(predicate)
+            write(value, known)
 
     def facts_of(self, value: Value, kind: type | None = None) -> list[Any]:
         return [f for f in self.facts.get(value, []) if kind is None or isinstance(f, kind)]

@@ -80,6 +80,10 @@ class CommonSubexpressionElimination(Pass):
         replace_uses(module, mapping)
         return changed or bool(mapping)
 
+    def key(self, op: Operation) -> tuple[Any, ...] | None:
+        """What makes two ops interchangeable here (None: never merged)."""
+        return cse_key(op)
+
     def _visit(self, block: Block, known: dict[Any, Operation],
                mapping: dict[Value, Value]) -> None:
         """Merge within ``block``; ``known`` holds the ops of the enclosing scopes."""
@@ -87,7 +91,7 @@ class CommonSubexpressionElimination(Pass):
         for op in list(block.ops):
             # operands may name values merged earlier: compare against their survivors
             op.operands = [_resolve(v, mapping) for v in op.operands]
-            key = cse_key(op)
+            key = self.key(op)
             if key is not None and key in scope:
                 mapping.update(zip(op.results, scope[key].results))
                 erase(op)

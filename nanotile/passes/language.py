@@ -7,7 +7,7 @@ adds, ``-`` the ones it removes, invariants it adds or drops. ``check(module)`` 
 every violation as a Diagnostic naming the op and its location; ``diff(a, b)`` and
 ``describe()`` print what ``--diff-languages`` and ``--print-language`` show.
 
-The ptx languages (``ptx=True``) describe ``module.ptx``, the PTX program lower-to-ptx
+The ptx languages (``ptx=True``) describe ``module.ptx``, the PTX program select-instructions
 made, not Tile IR ops: their check runs only their invariants, on that program, and a
 tile language rejects a module that has one. A pass reading a language marked
 ``open_to_extensions`` also takes modules in the languages that extend it (a ptx-sm90
@@ -83,7 +83,7 @@ class Language:
         if self.ptx:
             if module.ptx is None:
                 return [Diagnostic("error", f"the module has no PTX program (language "
-                                            f"'{self.name}' is what lower-to-ptx writes)")]
+                                            f"'{self.name}' is what select-instructions writes)")]
             return [d for _, invariant in self.invariants for d in invariant(module)]
         if module.ptx is not None:
             return [Diagnostic("error", f"the module is lowered to PTX already: it is not in "

@@ -5,7 +5,7 @@ After every pass the module is checked against the pass's output language (unles
 tile-level pass and compares with the results from before the pipeline. Any failure
 raises a CompileError naming the pass. Dumps carry MLIR's headers
 (``// -----// IR Dump After <pass> //----- //``) and are valid input again: Tile IR text
-for the tile stages, PTX text (``module.ptx.render()``) once lower-to-ptx has run.
+for the tile stages, PTX text (``module.ptx.render()``) once select-instructions has run.
 
 The language a step leaves the module in is its ``output_language()``; a pass whose output
 is its input language (or None) keeps the module's language, so a ptx-sm90 pass run on a
@@ -43,12 +43,18 @@ class RunOptions:
     time_passes: bool = False
     verify: bool = True
     check_semantics: bool = False
-    input_language: str = "tile"
+    # the language the module starts in; None: the language the first pass reads (the
+    # module is verified against it, so a pipeline started mid-way checks its input)
+    input_language: str | None = None
     timings: list[tuple[str, float]] = field(default_factory=list)
 
 
 def dump_header(kind: str, name: str) -> str:
     return f"// -----// IR Dump {kind} {name} //----- //"
+
+
+def is_dump_header(line: str) -> bool:
+    return line.startswith("// -----// IR Dump ") and line.endswith(" //----- //")
 
 
 def print_ir(module: Module) -> str:
@@ -64,23 +70,55 @@ def print_ir(module: Module) -> str:
 
 
 def select_steps(steps: list[Pass], options: RunOptions) -> tuple[list[Pass], int, str]:
-    """The steps to run, the index of the first, and the language they start from."""
-    names = [s.name for s in steps]
-    for flag, name in (("--start-after", options.start_after),
-                       ("--stop-after", options.stop_after)):
-        if name is not None and name not in names:
-            raise CompileError(Diagnostic("error", f"{flag}={name}: no pass of that name in "
-                                                   f"the pipeline ({','.join(names)})",
-                                          "<command line>"))
-    first = names.index(options.start_after) + 1 if options.start_after else 0
+    """The steps to run, the index of the first, and the language they start from.
+
+    ``--start-after`` and ``--stop-after`` name a pass, a pass and its occurrence
+    (``ptx-cse,2``: its second run, as LLVM's llc spells it), or give the number of steps
+    done (the number of a --dump-dir file: ``07-cse.mlir`` is after step 7). A pass the
+    pipeline runs more than once must be given with its occurrence or by number to start
+    after it (resuming after the wrong one would run steps twice); stopping after it
+    stops at its first run after the start."""
+    first = _step_count(steps, "--start-after", options.start_after, 0, unique=True) \
+        if options.start_after else 0
     last = len(steps)
     if options.stop_after:
-        if options.stop_after not in names[first:]:
-            raise CompileError(Diagnostic("error", f"--stop-after={options.stop_after} "
-                                                   "comes before the --start-after pass",
-                                          "<command line>"))
-        last = names.index(options.stop_after, first) + 1
-    return steps[first:last], first, languages_after(steps[:first], options.input_language)
+        last = _step_count(steps, "--stop-after", options.stop_after, first, unique=False)
+    start = options.input_language or (steps[0].input if steps else "tile")
+    return steps[first:last], first, languages_after(steps[:first], start)
+
+
+def _step_count(steps: list[Pass], flag: str, value: str, first: int, unique: bool) -> int:
+    """How many steps are done after the step ``value`` names (see select_steps)."""
+    names = [s.name for s in steps]
+
+    def error(message: str) -> CompileError:
+        separator = " " if message.startswith("comes") else ": "
+        return CompileError(Diagnostic("error", f"{flag}={value}{separator}{message}",
+                                       "<command line>"))
+
+    if value.isdigit():
+        count = int(value)
+        if not first <= count <= len(steps):
+            raise error(f"the pipeline has {len(steps)} steps" if count > len(steps) else
+                        "comes before the --start-after step")
+        return count
+    name, _, occurrence = value.partition(",")
+    if name not in names:
+        raise error(f"no pass of that name in the pipeline ({','.join(names)})")
+    places = [i + 1 for i, step in enumerate(names) if step == name]
+    if occurrence:
+        if not occurrence.isdigit() or not 1 <= int(occurrence) <= len(places):
+            raise error(f"the pipeline runs {name} {len(places)} time"
+                        f"{'s' if len(places) > 1 else ''} (occurrences 1 to {len(places)})")
+        places = [places[int(occurrence) - 1]]
+    elif unique and len(places) > 1:
+        raise error(f"the pipeline runs {name} {len(places)} times (steps "
+                    f"{', '.join(map(str, places))}): name the run to resume after, "
+                    f"e.g. {flag}={name},{len(places)} or {flag}={places[-1]}")
+    after = [p for p in places if p > first]
+    if not after:
+        raise error("comes before the --start-after pass")
+    return after[0]
 
 
 def step_output(step: Pass, language: str) -> str:
@@ -108,12 +146,14 @@ class PipelineRun:
 
     def run(self, module: Module, steps: list[Pass]) -> Module:
         todo, first, language = select_steps(steps, self.options)
+        self.ctx.facts.update(PassContext.from_module(module).facts)  # a resumed dump's
         if self.options.verify:
             self._timed("(verify)", lambda: self._verify(module, None, language))
         if self.options.check_semantics:
             from .semantics import Oracle
 
-            self.oracle = self._timed("(check-semantics)", lambda: Oracle(module))
+            runner = get_language(language).runner
+            self.oracle = self._timed("(check-semantics)", lambda: Oracle(module, runner=runner))
         self._to_dir(module, first, "input")
         for number, step in enumerate(todo, start=first + 1):
             language = self._run_step(module, step, language, number)

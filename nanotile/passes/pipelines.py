@@ -1,13 +1,14 @@
 """The default pipelines, one per target, read top to bottom.
 
-Both targets share the tile-level passes; the lists part at ``lower-to-ptx``, which
-lowers the tile program to PTX for the target named in its option (the module's program
-is then ``module.ptx``, language ptx-sm90 or ptx-sm100), and meet again in the PTX passes,
-written for ptx-sm90 and run by both targets. ``compile_to_ptx`` (targets/compile.py)
-and ``nanotile FILE --emit=ptx`` run exactly these lists, once, and print module.ptx;
-``--dump-after=all`` shows every stage (Tile IR text, then PTX text).
-
-Stages not written yet are named in comments at the place they will go.
+Both targets share the tile-level passes and the back end's (nanotile/targets); they
+differ where a pass takes the target as its option: check-target-support, eqsat's cost
+model, assign-layouts (the CTA size of the num_warps hint, the mma.sync forms the
+target's PTX has) and select-instructions (the PTX header: .target sm_90a, PTX 8.0 /
+.target sm_100a, PTX 8.6). The module's program is then ``module.ptx`` (language ptx-sm90
+or ptx-sm100), and the PTX passes, written for ptx-sm90, run on both.
+``compile_to_ptx`` (targets/compile.py) and ``nanotile FILE --emit=ptx`` run exactly
+these lists, once, and print module.ptx; ``--dump-after=all`` shows every stage (Tile IR
+text, then simt, then PTX text).
 """
 
 from __future__ import annotations
@@ -41,9 +42,28 @@ LOWER_SHARED = [
     "resolve-tokens",              # tokens gone, program order (-> tile-ordered)
 ]
 
-# tile-ordered -> tile-layout: how each tile is spread over threads, registers and shared
-# memory, as layouts in the types: assign-layouts{gpu=...} (the CTA size, from the
-# num_warps hint, depends on the target), then allocate-shared (shared-memory offsets).
+# tile-ordered -> tile-layout -> simt: how each tile is spread over threads, registers
+# and shared memory (layouts in the types), then per-thread code. assign-layouts and
+# select-instructions take the target; the others are the same for both.
+def lower(gpu: str) -> list[str]:
+    return [
+        "lower-constants",             # dense constants -> global tables + loads
+        f"assign-layouts{{gpu={gpu}}}",  # every tile value gets a layout (-> tile-layout)
+        "vectorize-memory",            # contiguous aligned accesses: ld/st vectors
+        "lower-reductions",            # a reduce across threads: register/lane/warp steps
+        "remove-layout-conversions",   # cheap values recomputed where a layout is wanted
+        "lower-convert-layout",        # conversions: none, a renaming, via shared memory
+        "allocate-shared",             # #shared values get their bytes
+        "insert-barriers",             # barriers around shared and global writes
+        "distribute",                  # tile ops -> per-thread ops (-> simt)
+        "lower-mma",                   # warp_mma -> ldmatrix + mma.sync
+        "simplify-picks",              # renamings of renamings read the original registers
+        "widen-narrow-floats",         # f16/bf16 arithmetic in f32, rounded once
+        "simt-cse",                    # identical per-thread values computed once
+        "simt-dce",                    # per-thread values nobody reads
+        f"select-instructions{{gpu={gpu}}}",  # simt -> PTX (-> ptx-sm90 | ptx-sm100)
+    ]
+
 
 # ptx-sm90 -> ptx-sm90: passes over the PTX program (nanotile/targets/ptx/passes), run by
 # both targets (a ptx-sm90 pass reads ptx-sm100 too). Constants and copies first, so that
@@ -74,9 +94,7 @@ SM90 = [
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
-    "assign-layouts{gpu=sm_90}",   # every tile value gets a layout (-> tile-layout)
-    "allocate-shared",             # shared-memory buffers get their offsets
-    "lower-to-ptx{gpu=sm_90}",     # -> ptx-sm90: .target sm_90a, PTX 8.0 (mma.sync, wgmma)
+    *lower("sm_90"),               # -> ptx-sm90: .target sm_90a, PTX 8.0 (mma.sync)
     *PTX_PASSES,
 ]
 
@@ -85,9 +103,7 @@ SM100 = [
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
     *LOWER_SHARED,
-    "assign-layouts{gpu=sm_100}",  # every tile value gets a layout (-> tile-layout)
-    "allocate-shared",             # shared-memory buffers get their offsets
-    "lower-to-ptx{gpu=sm_100}",    # -> ptx-sm100: .target sm_100a, PTX 8.6 (tcgen05)
+    *lower("sm_100"),              # -> ptx-sm100: .target sm_100a, PTX 8.6 (f8 mma.sync)
     *PTX_PASSES,
 ]
 

@@ -2,7 +2,7 @@
 
 In tile-ordered a kernel's memory operations happen in program order, and the back end
 makes every write visible to the whole tile block before the next memory operation
-(nanotile.targets.lower_memory: ``bar.sync`` after a write). That order is at least as
+(nanotile.targets.ptx.insert_barriers: a barrier after a write). That order is at least as
 strong as any order tokens can express, so the token operands are dropped: memory ops
 lose their input token, ``make_token``/``join_tokens`` go, and tokens carried through
 ``for``/``loop`` iteration values, ``if`` results and their terminators are removed.

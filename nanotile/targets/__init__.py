@@ -1,35 +1,35 @@
-"""The PTX back end (sm_90a, sm_100a): the passes from tile-layout down to PTX.
+"""The PTX back end (sm_90a, sm_100a): the passes from the tile stages down to PTX.
 
 Importing this package registers the back end with the pass registry and the language
 table of nanotile.passes (as MLIR's tools call ``registerAllPasses``): its languages
 (simt, ptx-sm90, ptx-sm100, in ptx/languages.py) and its passes, listed in
-``BACKEND_PASSES`` below. nanotile.passes never imports the back end; the tools that run
-pipelines import this package first.
+``BACKEND_PASSES`` below in pipeline order. nanotile.passes never imports the back end;
+the tools that run pipelines import this package first.
 
-Flow: the target's default pipeline (nanotile/passes/pipelines.py: canonicalisation,
-then ``lower-views`` -> tile-ptr, ``resolve-tokens`` -> program order, the layout passes,
-then the pass ``lower-to-ptx{gpu=...}`` (lower_to_ptx.py), which runs
-``lower.compile_module`` and keeps the result as ``module.ptx``, a ptx.ir.PtxProgram that
-the PTX passes edit). ``compile_module`` lowers op families to per-thread PTX:
+The passes (nanotile/passes/pipelines.py runs them in this order; each one file in
+ptx/, with its input and output language in its docstring):
 
-- lower_math.py / lower_convert.py  elementwise arithmetic, math, casts, pointer offsets
-- lower_memory.py                   views (if any are left), ld/st/atom/red, memory order
-- lower_shared.py                   shared-memory movement: broadcast, permute, cat,
-                                    extract, insert, pack/unpack, reduce, scan, mma
-- lower_mma.py                      mmaf/mmai on mma.sync (f16, bf16, f8, i8) when the
-                                    shape fits; lower_shared's FMA loop otherwise
-- lower_control.py                  if / for / loop / break / continue / assert
-- lower_print.py                    print_tko -> vprintf
-- lower_misc.py, lower_globals.py   constants, iota, grid queries, globals
-- rules.py                          op name -> lowering rule (refusals name the op)
-- ptx/builder.py                    the PTX builder (registers, labels, kernel text;
-                                    shared memory over 48 KB is dynamic: see its docstring)
-- ptx/ir.py, ptx/passes/            the PTX program and the passes that edit it
-- target.py, sm90/, sm100/          per-architecture headers and flags
-- check_target_support.py           types and ops a target lacks: refused first
-- assign_layouts.py, allocate_shared.py  tile-ordered -> tile-layout
-- lower_to_ptx.py                   the pass from the tile stages to the ptx stages
-- compile.py                        compile_to_ptx (runs the pipeline), ptxas_path, assemble
+- check-target-support{gpu}  types and ops the target lacks: refused, as tileiras does
+- lower-constants            dense constants -> global tables and loads (tile-ptr)
+- assign-layouts{gpu}        every tile value gets a layout (-> tile-layout)
+- vectorize-memory           loads/stores of contiguous aligned elements: vectors
+- lower-reductions           a reduce across threads -> register, lane, warp steps
+- remove-layout-conversions  cheap values recomputed in the wanted layout, not converted
+- lower-convert-layout       conversions: none, a renaming, or through shared memory
+- allocate-shared            #shared values get their bytes of the CTA's buffer
+- insert-barriers            barriers around shared writes and global writes
+- distribute                 tile ops -> per-thread ops (-> simt)
+- lower-mma                  warp_mma -> ldmatrix + mma.sync
+- simplify-picks             register renamings read the registers where they were made
+- widen-narrow-floats        f16/bf16 arithmetic computed in f32, rounded once
+- simt-cse                   identical per-thread ops (owner masks, coordinates) once
+- simt-dce                   per-thread values nobody reads removed
+- select-instructions{gpu}   simt -> PTX (-> ptx-sm90 | ptx-sm100)
+- ptx-* (ptx/passes/)        passes over the PTX program
+
+ptx/layout_rules.py, contiguity.py, mma_plan.py and shared_memory.py hold the rules those
+passes share; the layout algebra itself is nanotile/ir/layouts.py. target.py, sm90/ and
+sm100/ describe the targets; compile.py runs a target's pipeline and ptxas.
 
 Public API: ``nanotile.targets.compile.compile_to_ptx(module, "sm_90" | "sm_100")`` and
 ``assemble(ptx, gpu_name)``; the driver exposes them as ``--emit=ptx|cubin``.
@@ -38,11 +38,16 @@ Public API: ``nanotile.targets.compile.compile_to_ptx(module, "sm_90" | "sm_100"
 from __future__ import annotations
 
 from ..passes.registry import register
-from .allocate_shared import AllocateShared
-from .assign_layouts import AssignLayouts
 from .check_target_support import CheckTargetSupport
-from .lower_to_ptx import LowerToPtx
 from .ptx import languages as _languages  # noqa: F401  (registers simt, ptx-sm90, ptx-sm100)
+from .ptx.allocate_shared import AllocateShared
+from .ptx.assign_layouts import AssignLayouts
+from .ptx.distribute import Distribute
+from .ptx.insert_barriers import InsertBarriers
+from .ptx.lower_constants import LowerConstants
+from .ptx.lower_convert_layout import LowerConvertLayout
+from .ptx.lower_mma import LowerMma
+from .ptx.lower_reductions import LowerReductions
 from .ptx.passes.compact_registers import PtxCompactRegisters
 from .ptx.passes.copy_propagation import PtxCopyPropagation
 from .ptx.passes.cse import PtxCse
@@ -54,12 +59,31 @@ from .ptx.passes.hoist_loop_invariants import PtxHoistLoopInvariants
 from .ptx.passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
 from .ptx.passes.simplify_arith import PtxSimplifyArith
 from .ptx.passes.simplify_branches import PtxSimplifyBranches
+from .ptx.remove_layout_conversions import RemoveLayoutConversions
+from .ptx.select_instructions import SelectInstructions
+from .ptx.simplify_picks import SimplifyPicks
+from .ptx.simt_cse import SimtCommonSubexpressionElimination
+from .ptx.simt_dce import SimtDeadCodeElimination
+from .ptx.vectorize_memory import VectorizeMemory
+from .ptx.widen_narrow_floats import WidenNarrowFloats
 
 BACKEND_PASSES = (
     CheckTargetSupport,
+    LowerConstants,
     AssignLayouts,
+    VectorizeMemory,
+    LowerReductions,
+    RemoveLayoutConversions,
+    LowerConvertLayout,
     AllocateShared,
-    LowerToPtx,
+    InsertBarriers,
+    Distribute,
+    LowerMma,
+    SimplifyPicks,
+    WidenNarrowFloats,
+    SimtCommonSubexpressionElimination,
+    SimtDeadCodeElimination,
+    SelectInstructions,
     PtxFoldImmediates,
     PtxSimplifyArith,
     PtxCopyPropagation,

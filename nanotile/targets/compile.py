@@ -1,11 +1,11 @@
 """Public entry of the PTX back end: a verified module -> PTX text (and a cubin via ptxas).
 
 ``compile_to_ptx(module, gpu_name)`` runs the target's default pipeline
-(nanotile/passes/pipelines.py: the tile passes, ``lower-to-ptx{gpu=...}``, the PTX passes)
+(nanotile/passes/pipelines.py: the tile passes, the back end's lowering, the PTX passes)
 once, over ``module`` IN PLACE, and returns ``module.ptx.render()``. Callers that still
 need the Tile IR afterwards compile a copy (``copy.deepcopy(module)``). With
-``run_pipeline=False`` only ``lower-to-ptx`` and the PTX passes run: for a module that has
-been through the tile passes already. With ``check_target=False`` the pipeline leaves out
+``run_pipeline=False`` only the back end runs (from ``lower-constants`` on): for a module
+that has been through the tile passes already (tile-ptr, tokens resolved). With ``check_target=False`` the pipeline leaves out
 ``check-target-support`` (for tests of the lowering of element types a target lacks).
 ``ptxas_path()`` finds NVIDIA's assembler in the
 installed ``nvidia`` wheel; ``assemble`` runs it.
@@ -23,12 +23,12 @@ from .target import get_target
 
 
 def backend_steps(gpu_name: str) -> list:
-    """The steps of the target's pipeline from ``lower-to-ptx`` on."""
+    """The steps of the target's pipeline from the back end's first (lower-constants)."""
     from ..passes.pipelines import default_pipeline
     from ..passes.registry import parse_pipeline
 
     steps = parse_pipeline(default_pipeline(gpu_name))
-    first = next(i for i, step in enumerate(steps) if step.name == "lower-to-ptx")
+    first = next(i for i, step in enumerate(steps) if step.name == "lower-constants")
     return steps[first:]
 
 
@@ -46,7 +46,7 @@ def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool 
             steps = [s for s in steps if s.name != "check-target-support"]
     else:
         steps = backend_steps(gpu_name)
-        options = RunOptions(verify=False, input_language=steps[0].input)
+        options = RunOptions(verify=False)
     try:
         PipelineRun(options, sys.stderr).run(module, steps)
     except CompileError:

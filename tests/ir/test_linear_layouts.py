@@ -221,8 +221,8 @@ def test_swizzle_puts_eight_rows_of_a_column_group_in_eight_bank_groups():
 
 @pytest.mark.parametrize("text", [
     "tile<64x64xf32, #blocked<per_thread=[1, 4], lanes=[2, 16], warps=[4, 1], order=[1, 0]>>",
-    "tile<64xf32, #slice<dim=1, size=64, parent=#blocked<per_thread=[1, 4], lanes=[2, 16], "
-    "warps=[4, 1], order=[1, 0]>>>",
+    ("tile<64xf32, #slice<dim=1, size=64, parent=#blocked<per_thread=[1, 4], lanes=[2, 16], "
+     "warps=[4, 1], order=[1, 0]>>>"),
     "tile<64x32xf32, #mma<acc, m16n8, warps=[2, 2]>>",
     "tile<64x32xf16, #mma<a, m16n8k16, warps=[2, 2]>>",
     "tile<32x32xi8, #mma<b, m16n8k32, warps=[2, 2]>>",

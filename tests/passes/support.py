@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / ".." / "shared"
 CUTILE = SHARED / "corpus" / "cutile"
 GOLDEN = Path(__file__).resolve().parent / "golden"
+BACKEND_GOLDEN = ROOT / "tests" / "targets" / "ptx" / "golden"
 
 
 def have(module: str) -> bool:

@@ -58,7 +58,7 @@ def test_list_passes(capsys):
         assert re.search(rf"^\s+{name}\s+{cls.input} -> ", out, re.MULTILINE), name
     assert re.search(r"^  assume-to-facts +tile -> tile-canon +Turn assume ops", out,
                      re.MULTILINE)
-    assert re.search(r"^  lower-to-ptx +tile-layout -> ptx-sm100 ", out, re.MULTILINE)
+    assert re.search(r"^  select-instructions +simt -> ptx-sm100 ", out, re.MULTILINE)
 
 
 def test_print_language_and_diff(capsys):

@@ -25,7 +25,7 @@ def check(path, pipeline: str) -> None:
 
 
 def after_its_inputs(steps: list) -> list:
-    """A pass alone that reads a language below tile (assign-layouts, lower-to-ptx...)
+    """A pass alone that reads a language below tile (assign-layouts, select-instructions...)
     runs after the default pipeline's steps that lead to it."""
     from nanotile.passes.language import is_sublanguage
     from nanotile.passes.languages import get_language

@@ -133,7 +133,7 @@ def test_every_corpus_kernel_is_in_tile_but_not_tile_canon(path):
     assert any("'assume'" in d.message for d in TILE_CANON.check(module))
 
 
-# -- the ptx languages: they check module.ptx, the program lower-to-ptx made ---------------
+# -- the ptx languages: they check module.ptx, the program select-instructions made ---------------
 
 PTX_TEXT = """.version 8.0
 .target sm_90a
@@ -173,8 +173,8 @@ def test_ptx_languages_check_the_ptx_program():
 
 @pytest.mark.parametrize("broken, message", [
     (PTX_TEXT.replace("$L_end:", "$L_other:"),
-     "kernel 'k': '@%p1 bra $L_end;' branches to label '$L_end', which the kernel does not "
-     "define"),
+     ("kernel 'k': '@%p1 bra $L_end;' branches to label '$L_end', which the kernel does not "
+      "define")),
     (PTX_TEXT.replace("add.s32 %r2, %r1, 1", "add.s32 %r2, %q1, 1"),
      "kernel 'k': register %q1 is used by 'add.s32 %r2, %q1, 1;' but not declared"),
 ])

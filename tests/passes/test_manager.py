@@ -92,6 +92,9 @@ def test_no_verify_lets_it_through():
 def test_input_language_is_checked():
     with pytest.raises(CompileError, match="pass 'needs-canon' reads language 'tile-canon', "
                                            "but the module is in 'tile'"):
+        run_pipeline(vector_add(), [NeedsCanon()], RunOptions(input_language="tile"))
+    with pytest.raises(CompileError, match="the input is not in language tile-canon: "
+                                           "op 'assume'"):
         run_pipeline(vector_add(), [NeedsCanon()])
     run_pipeline(vector_add(), parse_pipeline("assume-to-facts,cse") + [NeedsCanon()])
 

@@ -133,8 +133,9 @@ def test_make_inputs_sizes_pointer_arrays_and_keeps_indices_in_range():
 
 # Float reductions whose emulated result differs from the interpreter's pairwise tree only
 # by the order of combination: the spec's sequential fold reproduces them bit for bit.
+# (Long reductions, such as the 512x128 f16 sum, are reduced by the back end in a tree of
+# its own: per thread, across lanes, across warps, which neither order reproduces.)
 ORDER = [
-    "test_reduction__make_reduce_axisNone.kernel-sum__f16x2_f16x2_512_128_T",
     "test_reduction__make_sumprod_rounding_mode.kernel-sum-RP__f32x2_f32x2_16_128",
     "test_reduction__test_custom_reduction_welford.kernel__f32x1_f32x1_f32x1.13_3",
 ]

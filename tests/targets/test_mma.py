@@ -1,5 +1,6 @@
-"""mmaf/mmai on the tensor cores (nanotile/targets/lower_mma.py): mma.sync m16n8k16
-(f16, bf16) and m16n8k32 (i8) over shared-memory operands, and dynamic shared memory.
+"""mmaf/mmai on the tensor cores (nanotile/targets/ptx/distribute_mma.py, lower_mma.py):
+mma.sync m16n8k16 (f16, bf16) and m16n8k32 (i8) over shared-memory operands, and dynamic
+shared memory.
 
 Each kernel is run by the interpreter and, compiled for sm_90 and sm_100, by the PTX
 emulator (which implements mma.sync and ldmatrix from the PTX ISA's fragment tables,

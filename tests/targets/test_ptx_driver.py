@@ -92,11 +92,11 @@ HEADER = re.compile(r"^// -----// IR Dump After (\S+) //----- //$", re.MULTILINE
 
 
 def to_ptx(gpu: str) -> str:
-    """The default pipeline of ``gpu`` up to and including lower-to-ptx."""
+    """The default pipeline of ``gpu`` up to and including select-instructions."""
     from nanotile.passes.pipelines import default_pipeline
 
     steps = default_pipeline(gpu).split(",")
-    return ",".join(steps[:steps.index(f"lower-to-ptx{{gpu={gpu}}}") + 1])
+    return ",".join(steps[:steps.index(f"select-instructions{{gpu={gpu}}}") + 1])
 
 
 def dumps_of(err: str) -> list[tuple[str, str]]:
@@ -128,7 +128,7 @@ def test_emit_ptx_dump_after_all_shows_every_stage_in_order(capsys, gpu):
     steps = parse_pipeline(default_pipeline(gpu))
     names = [name for name, _ in dumps]
     assert names == [s.spelling() for s in steps]  # every stage once, in order
-    assert f"lower-to-ptx{{gpu={gpu}}}" in names
+    assert f"select-instructions{{gpu={gpu}}}" in names
     text = {name.split("{")[0]: dump for name, dump in dumps}  # by pass name
     # tile-ptr: views are gone, pointer tiles instead; still Tile IR
     assert "make_tensor_view" in text["eqsat"]
@@ -137,9 +137,9 @@ def test_emit_ptx_dump_after_all_shows_every_stage_in_order(capsys, gpu):
     if "assign-layouts" in text:
         assert "#blocked<" in text["assign-layouts"] and "#replicated" in text["assign-layouts"]
         assert "entry @vector_add" in text["assign-layouts"]
-    # ptx: the dump after lower-to-ptx is PTX text for the target, and the last dump is
+    # ptx: the dump after select-instructions is PTX text for the target, and the last dump is
     # what --emit=ptx writes, which is what compile_to_ptx returns
-    lowered = text["lower-to-ptx"]
+    lowered = text["select-instructions"]
     assert f".target {gpu}a" in lowered and ".visible .entry vector_add(" in lowered
     assert "cuda_tile" not in lowered and "entry @" not in lowered
     assert dumps[-1][1].strip() == out.strip()
@@ -162,7 +162,7 @@ def test_emit_ptx_runs_the_pipeline_once(capsys, monkeypatch):
                                      "--time-passes")
     assert status == 0, err
     assert ".target sm_90a" in out
-    assert "lower-views" in runs and "lower-to-ptx" in runs
+    assert "lower-views" in runs and "select-instructions" in runs
     steps = [s.name for s in registry.parse_pipeline(default_pipeline("sm_90"))]
     assert runs == steps  # each step once (a pass the pipeline names twice runs twice)
     table = err[err.index("Execution time report"):]
@@ -175,12 +175,12 @@ def test_dump_dir_writes_ptx_files_for_ptx_stages(capsys, tmp_path):
                                      f"--dump-dir={tmp_path}")
     assert status == 0, err
     files = sorted(p.name for p in tmp_path.iterdir())
-    number = len(to_ptx("sm_100").split(","))  # lower-to-ptx's place in the pipeline
+    number = len(to_ptx("sm_100").split(","))  # select-instructions's place in the pipeline
     assert files[0] == "00-input.mlir"
     assert all(f.endswith(".mlir") for f in files[:number])  # the tile stages
     assert files[number - 1] == f"{number - 1:02d}-{files[number - 1][3:-5]}.mlir"
     ptx_files = [f for f in files if f.endswith(".ptx")]
-    assert ptx_files and ptx_files[0] == f"{number:02d}-lower-to-ptx.ptx"
+    assert ptx_files and ptx_files[0] == f"{number:02d}-select-instructions.ptx"
     assert len(files) == number + len(ptx_files)
     last = (tmp_path / files[-1]).read_text().split("\n", 1)[1]
     assert files[-1].endswith(".ptx") and last.strip() == out.strip()
@@ -246,19 +246,19 @@ def test_ptx_language_check_names_the_pass_that_broke_the_program(capsys, monkey
     assert status == 0, err
 
 
-def test_tile_pass_after_lower_to_ptx_is_refused(capsys):
+def test_tile_pass_after_select_instructions_is_refused(capsys):
     status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", f"{to_ptx('sm_100')},cse")
     assert status == 1
     assert "pass 'cse' reads language 'tile', but the module is in 'ptx-sm100'" in err
 
 
-def test_start_after_lower_to_ptx_resumes_from_a_ptx_dump(capsys, tmp_path):
+def test_start_after_select_instructions_resumes_from_a_ptx_dump(capsys, tmp_path):
     status, ptx, err = nanotile_main(capsys, VECTOR_ADD, "--gpu-name=sm_90", "--emit=ptx")
     assert status == 0, err
     dump = tmp_path / "k.ptx"
     dump.write_text(ptx)
     status, out, err = nanotile_main(capsys, str(dump), "--gpu-name=sm_90", "--emit=ptx",
-                                     "--start-after=lower-to-ptx", "--dump-after=all")
+                                     "--start-after=select-instructions", "--dump-after=all")
     assert status == 0, err
     assert out == ptx
 
@@ -285,7 +285,7 @@ def test_compile_to_ptx_without_the_tile_pipeline_runs_only_the_backend_steps():
 
     steps = parse_pipeline(default_pipeline("sm_90"))
     backend = backend_steps("sm_90")
-    assert backend[0].spelling() == "lower-to-ptx{gpu=sm_90}"
+    assert backend[0].spelling() == "lower-constants"
     assert [s.spelling() for s in steps[-len(backend):]] == [s.spelling() for s in backend]
     module = load_file(VECTOR_ADD)
     run_pipeline(module, steps[:-len(backend)])

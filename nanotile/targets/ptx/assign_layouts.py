@@ -38,6 +38,7 @@ from ...ir.layouts import LinearLayout, SharedLayout, default_blocked, replicate
 from ...ir.optable import lookup
 from ...ir.rewrite import insert_before
 from ...passes.base import Pass, PassContext
+from ..target import WARPS
 from . import layout_rules as R
 from .contiguity import Contiguity, vector_width
 from .mma_plan import MmaPlan, plan
@@ -52,7 +53,7 @@ _SHARED_OPERANDS = {"extract": (0,), "cat": (0, 1), "insert": (0, 1), "pack": (0
 
 def cta_warps(entry: Operation, gpu: str) -> int:
     """Warps of the entry's CTA (its ``num_warps`` hint for ``gpu``, default 4)."""
-    from ..layout import cta_threads
+    from ..target import cta_threads
 
     return max(1, cta_threads(entry, gpu) // 32)
 
@@ -74,7 +75,9 @@ class AssignLayouts(Pass):
 
         target = get_target(self.gpu)
         for entry in module.entries():
-            Assignment(entry, cta_warps(entry, self.gpu), target.ptx_version, ctx).run()
+            warps = cta_warps(entry, self.gpu)
+            Assignment(entry, warps, target.ptx_version, ctx).run()
+            entry.attributes[WARPS] = warps  # what every later stage lays tiles over
         return True
 
 
@@ -91,6 +94,7 @@ class Assignment:
         self.anchor: dict[Operation, object] = {}   # memory ops' layout
         self.mma: dict[Operation, MmaPlan | None] = {}
         self.uses: dict[Value, list[Operation]] = {}
+        self.owners: dict[int, Operation] = {}  # id(block) -> the op whose region holds it
         self.wishes: list[tuple[int, int, Value, object]] = []
         self.order = 0
 
@@ -101,6 +105,9 @@ class Assignment:
         for op in ops:
             for v in op.operands:
                 self.uses.setdefault(v, []).append(op)
+            for region in op.regions:
+                for inner in region.blocks:
+                    self.owners[id(inner)] = op
         for arg in body.arguments:
             if isinstance(arg.type, T.TileType):
                 self.layout[arg] = replicated(arg.type.shape) \
@@ -125,7 +132,7 @@ class Assignment:
                     self.contiguity, op, element_bytes(pointers.element.pointee))
                 layout = default_blocked(pointers.shape, self.warps, width)
             self.anchor[op] = layout
-            if op.name.startswith("atomic") and layout.owner_bits() != (0, 0) and \
+            if op.name.startswith("atomic") and layout.owner_bits(self.warps) != (0, 0) and \
                     self.uses.get(op.results[0]):
                 # the owners apply it; the copies read the result back from shared memory
                 self.layout[op.results[0]] = R.shared_layout(op.results[0].type)
@@ -205,9 +212,8 @@ class Assignment:
             self.wish(term.operands[index], layout, priority)
 
     def carry_argument(self, block: Block, v: Value, layout: object, priority: int) -> None:
-        region = block.parent
-        op = region.parent if region is not None else None
-        if not isinstance(op, Operation) or op.name not in ("for", "loop"):
+        op = self.owners.get(id(block))
+        if op is None or op.name not in ("for", "loop"):
             return
         args = block.arguments[1:] if op.name == "for" else block.arguments
         if v in args:

@@ -1,10 +1,8 @@
-"""The shared PTX builder: virtual registers by class, instructions, labels, the kernel text.
-
-A ``PtxFunction`` collects the body of one ``.entry``: instructions are plain strings
-(already in PTX syntax) and registers are numbered per class (``%r7``, ``%f3``...).
-``render`` wraps them with the parameter list, the register declarations, the
-shared-memory buffer and the launch bounds. The header (``.version``/``.target``) comes
-from the target (nanotile/targets/sm90, sm100).
+"""The PTX builder select-instructions writes into: virtual registers numbered per class
+(``%r7``, ``%f3``...), instructions, labels, comments and directives as the objects of a
+PTX program (nanotile/targets/ptx/ir.py), and the kernel's parameters, launch bounds,
+register classes and shared-memory buffer (``KernelBuilder``). The header
+(``.version``/``.target``) comes from the target (nanotile/targets/sm90, sm100).
 
 Shared memory: every kernel addresses one byte buffer ``__nt_smem``. Up to 48 KB it is a
 static array declared in the kernel (``.shared .align 16 .b8 __nt_smem[N];``): the cubin
@@ -24,7 +22,6 @@ for anything. More than 227 KB (Hopper's and Blackwell's per-CTA limit) is an er
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ...ir.types import ElementType, PointerType, Type
 
@@ -60,80 +57,6 @@ def reg_class(t: Type) -> str:
             return "f32"
         return "b16"
     return "b64" if t.bitwidth == 64 else "b32"
-
-
-@dataclass
-class PtxFunction:
-    """One kernel under construction."""
-
-    name: str
-    params: list[tuple[str, str]]  # (ptx type, name)
-    threads: int
-    lines: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
-    labels: int = 0
-    shared_bytes: int = 0
-    uses_printf: bool = False
-    decls: list[str] = field(default_factory=list)  # module-level data this kernel needs
-    local_bytes: int = 0  # the per-thread local buffer (__nt_pbuf: printf arguments)
-
-    def reg(self, cls: str) -> str:
-        n = self.counts.get(cls, 0) + 1
-        self.counts[cls] = n
-        return f"{REG_CLASSES[cls][1]}{n}"
-
-    def emit(self, text: str, pred: str | None = None) -> None:
-        self.lines.append(f"\t{'@' + pred + ' ' if pred else ''}{text};")
-
-    def comment(self, text: str) -> None:
-        self.lines.append(f"\t// {text}")
-
-    def label(self, hint: str = "L") -> str:
-        self.labels += 1
-        return f"$L_{hint}_{self.labels}"
-
-    def loop_while_below(self, counter: str, limit: int | str, loop: str) -> None:
-        """The latch of a counted loop: ``counter += 1``, back to ``loop`` while
-        ``counter < limit`` (signed)."""
-        more = self.reg("pred")
-        self.emit(f"add.s32 {counter}, {counter}, 1")
-        self.emit(f"setp.lt.s32 {more}, {counter}, {limit}")
-        self.emit(f"bra {loop}", more)
-
-    def place(self, label: str) -> None:
-        self.lines.append(f"{label}:")
-
-    def need_shared(self, nbytes: int) -> None:
-        if nbytes > MAX_SHARED:
-            from ..lower import Unsupported
-
-            raise Unsupported(f"needs {nbytes} bytes of shared memory; a CTA has at most "
-                              f"{MAX_SHARED} ({MAX_SHARED // 1024} KB)")
-        self.shared_bytes = max(self.shared_bytes, nbytes)
-
-    @property
-    def dynamic_shared(self) -> bool:
-        """True when the shared buffer is too large for a static array (see above)."""
-        return self.shared_bytes > STATIC_SHARED_LIMIT
-
-    def render(self) -> str:
-        params = ",\n".join(f"\t.param {t} {n}" for t, n in self.params)
-        out = [f".visible .entry {self.name}(\n{params}\n)", f".reqntid {self.threads}, 1, 1",
-               "{"]
-        if self.dynamic_shared:
-            out.insert(0, EXTERN_SHARED)
-            out.append("\t" + DYNAMIC_SHARED_COMMENT.format(self.shared_bytes))
-        for cls, (ty, prefix) in REG_CLASSES.items():
-            if self.counts.get(cls):
-                out.append(f"\t.reg {ty} {prefix}<{self.counts[cls] + 1}>;")
-        if self.shared_bytes and not self.dynamic_shared:
-            out.append(f"\t.shared .align 16 .b8 __nt_smem[{self.shared_bytes}];")
-        if self.local_bytes:
-            out.append(f"\t.local .align 8 .b8 __nt_pbuf[{self.local_bytes}];")
-        out += self.lines
-        out.append("\tret;")
-        out.append("}")
-        return "\n".join(out) + "\n"
 
 
 def float_literal(value: float, cls: str) -> str:
@@ -253,7 +176,7 @@ class KernelBuilder:
 
     def need_shared(self, nbytes: int) -> None:
         if nbytes > MAX_SHARED:
-            from ..lower import Unsupported
+            from .select_instructions import Unsupported
 
             raise Unsupported(f"needs {nbytes} bytes of shared memory; a CTA has at most "
                               f"{MAX_SHARED} ({MAX_SHARED // 1024} KB)")

@@ -80,7 +80,10 @@ class Distributor:
     """The lowering of one entry: rules replace ops, then every value is retyped."""
 
     def __init__(self, entry: Operation) -> None:
+        from ..target import entry_warps
+
         self.entry = entry
+        self.warps = entry_warps(entry)
         self.mapping: dict[Value, Value] = {}
 
     def run(self) -> None:

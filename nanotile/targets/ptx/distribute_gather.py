@@ -116,12 +116,33 @@ def insert(d: Distributor, op: Operation) -> None:
 
 def pack(d: Distributor, op: Operation) -> None:
     """pack / unpack: the same bytes as other elements. The source lies row-major in
-    shared memory; result element j is read at byte j * (its own width)."""
+    shared memory; result element j is read at byte j * (its own width), or, for a 4-bit
+    float unpacked from i8, as nibble j (two per byte, low first: shared_gather). Packing
+    4-bit floats (stored a byte each) puts elements 2i and 2i+1 into byte i."""
     source = op.operands[0]
     t = op.results[0].type
     for e in (source.type.element, t.element):
-        if e.name != "i8" and e.bitwidth not in (16, 32, 64):
+        if e.bitwidth not in (4, 8, 16, 32, 64) or e.name == "i1":
             raise Unsupported(f"{op.name} of {e}")
+    if 4 in (source.type.element.bitwidth, t.element.bitwidth) and \
+            T.I8 not in (source.type.element, t.element):
+        raise Unsupported(f"{op.name} between {source.type.element} and {t.element}")
     ix = Index(d, op, t)
-    coords = [ix.coordinate(i) for i in range(len(t.shape))]
-    d.replace(op, ix.gather(ix.flat(coords, t.shape), source.type, t.element))
+    index = ix.flat([ix.coordinate(i) for i in range(len(t.shape))], t.shape)
+    if source.type.element.bitwidth == 4:
+        d.replace(op, _pack_nibbles(ix, index, source.type))
+        return
+    d.replace(op, ix.gather(index, source.type, t.element))
+
+
+def _pack_nibbles(ix: Index, index: Value, buffer: T.TileType) -> Value:
+    """Byte i of 4-bit elements 2i (low nibble) and 2i+1 (high nibble)."""
+    bytes_t = registers(ix.result, T.I8)
+    even = ix.mul(index, 2)
+    low, high = (ix.gather(i, buffer, T.I8) for i in (even, ix.add(even, ix.const(1))))
+    fifteen = ix.d.constant(ix.anchor, 15, bytes_t)
+    four = ix.d.constant(ix.anchor, 4, bytes_t)
+    low = ix.d.emit(ix.anchor, "andi", [low, fifteen], bytes_t)
+    high = ix.d.emit(ix.anchor, "andi", [high, fifteen], bytes_t)
+    high = ix.d.emit(ix.anchor, "shli", [high, four], bytes_t)
+    return ix.d.emit(ix.anchor, "ori", [low, high], bytes_t)

@@ -2,8 +2,9 @@
 the forms below; scans are never split):
 
 - the dimension lies in each thread's registers: the combiner is applied to whole
-  register arrays, one element of every line at a time, in index order from the
-  identity (a reverse scan from the end, as the spec folds it);
+  register arrays, one element of every line at a time: a reduce pairs neighbouring
+  elements in a tree, as the interpreter does, and then the identity; a scan folds them
+  in index order from the identity (a reverse scan from the end, as the spec folds it);
 - the dimension lies in the lanes of a warp: a butterfly of ``shuffle_xor`` over its
   lane bits, every lane ending with the line's value;
 - the operands are in shared memory: each thread loops over the lines of the elements
@@ -99,13 +100,27 @@ def _in_registers(d: Distributor, op: Operation) -> None:
     accs = [_identity(d, op, attr, simt_type(t))
             for attr, t in zip(_identities(op), results)]
     result_layout = results[0].layout
+    lines = []
     for i in range(n):
         xs = []
         for v, t in zip(op.operands, results):
             picks = _line_registers(v.type.layout, result_layout, dim, i, t.shape)
             xs.append(_pick(d, op, v, picks, simt_type(t)))
-        accs = apply_body(op, op.regions[0], xs, accs)
-    d.replace(op, *accs)
+        lines.append(xs)
+    reduced = _pairwise(op, lines)
+    d.replace(op, *apply_body(op, op.regions[0], reduced, accs))  # identity on the left
+
+
+def _pairwise(op: Operation, lines: list[list[Value]]) -> list[Value]:
+    """The lines combined by a pairwise tree, earlier lines on the left: the interpreter's
+    order, whose rounding error grows with log(n) where a sequential fold's grows with n."""
+    if len(lines) == 1:
+        return lines[0]
+    if len(lines) % 2:
+        return apply_body(op, op.regions[0], lines[-1], _pairwise(op, lines[:-1]))
+    pairs = [apply_body(op, op.regions[0], right, left)
+             for left, right in zip(lines[0::2], lines[1::2])]
+    return _pairwise(op, pairs)
 
 
 def _pick(d: Distributor, anchor: Operation, source: Value, picks: list[int], t) -> Value:

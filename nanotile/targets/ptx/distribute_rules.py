@@ -102,7 +102,7 @@ def owner_only(d: Distributor, op: Operation, layout_value) -> None:
     """Mask a store or atomic to the thread that owns each element: the others hold
     copies and must not write them again (an atomic would apply twice)."""
     layout = layout_of(layout_value)
-    if not isinstance(layout, LinearLayout) or layout.owner_bits() == (0, 0):
+    if not isinstance(layout, LinearLayout) or layout.owner_bits(d.warps) == (0, 0):
         return
     own = d.emit(op, "is_owner", [], T.TileType((), T.I1, registers(layout_value.type).layout),
                  of=layout_value.type)

@@ -98,16 +98,17 @@ def run_ptx_module(module: Module, kernel: str, grid, args: list, printed) -> No
 
 
 def run_simt_module(module: Module, kernel: str, grid, args: list, printed) -> None:
-    """Run a simt module: lower a copy the rest of the way (lower-mma,
-    select-instructions) and emulate its PTX."""
+    """Run a simt module: lower a copy the rest of the way (the default pipeline's steps
+    after distribute, down to select-instructions) and emulate its PTX."""
     import copy
 
     from ...passes.base import PassContext
-    from .lower_mma import LowerMma
-    from .select_instructions import SelectInstructions
+    from ...passes.pipelines import lower
+    from ...passes.registry import parse_pipeline
 
+    steps = lower("sm_100")
     lowered = copy.deepcopy(module)
-    for step in (LowerMma(), SelectInstructions(gpu="sm_100")):
+    for step in parse_pipeline(",".join(steps[steps.index("distribute") + 1:])):
         step.apply(lowered, PassContext())
     run_ptx_module(lowered, kernel, grid, args, printed)
 
@@ -167,7 +168,7 @@ SIMT = TILE_LAYOUT.extend(
 PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper instructions (mma.sync, wgmma, TMA bulk copies, mbarriers) on\n"
                 "virtual registers in basic blocks; printed as PTX text. The module's\n"
-                "program is module.ptx (lower-to-ptx); the invariants read it.",
+                "program is module.ptx (select-instructions); the invariants read it.",
     remove_ops=SIMT.ops, remove_types=SIMT.types, remove_attrs=SIMT.attrs,
     remove_invariants={name for name, _ in SIMT.invariants},  # those read Tile IR ops
     add_invariants=[("ptx-target", _ptx_target_is("sm_90")),

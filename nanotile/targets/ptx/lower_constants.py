@@ -10,8 +10,9 @@ an ordinary load, laid out and vectorised like the others.
 
 Element types whose memory form differs from the constant's bytes are widened: ``i1``
 (bit-packed in a constant) is stored as one byte per element and compared with zero,
-``tf32`` (three bytes in a constant) as its ``f32`` bits. 4-bit floats are left as they
-are (the back end refuses them with the op's location).
+``tf32`` (three bytes in a constant) as its ``f32`` bits, and a 4-bit float (one element
+per byte in a constant, two per byte in memory) as the ``f16`` it equals, converted back
+with ``ftof`` (exact: every ``f4E2M1FN`` value is an ``f16``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from ...ir.rewrite import all_ops, erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 
 PREFIX = "__nt_const"
+
+# f4E2M1FN's 16 codes: sign (bit 3), exponent (bits 2-1, bias 1), mantissa (bit 0).
+E2M1_VALUES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
+                        -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0], np.float16)
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ def _is_table(op: Operation) -> bool:
     attr, t = op.attributes.get("value"), op.results[0].type
     return isinstance(attr, A.DenseElementsAttr) and not attr.splat and \
         isinstance(t, T.TileType) and t.num_elements > 1 and \
-        (t.element.name in ("i1", "tf32") or t.element.bitwidth >= 8)
+        (t.element.name in ("i1", "tf32") or t.element.is_float or t.element.bitwidth >= 8)
 
 
 def _table(attr: A.DenseElementsAttr, t: T.TileType) -> tuple[T.ElementType, bytes]:
@@ -69,6 +74,9 @@ def _table(attr: A.DenseElementsAttr, t: T.TileType) -> tuple[T.ElementType, byt
         words = raw[:, 0].astype(np.uint32) | raw[:, 1].astype(np.uint32) << 8 | \
             raw[:, 2].astype(np.uint32) << 16
         return T.F32, (words << 13).astype("<u4").tobytes()
+    if t.element.is_float and t.element.bitwidth == 4:
+        codes = np.frombuffer(attr.data, np.uint8)[:n] & 0xF
+        return T.F16, E2M1_VALUES[codes].astype("<f2").tobytes()
     return t.element, attr.data
 
 
@@ -85,7 +93,8 @@ def _lower(module: Module, op: Operation):
     base = insert_before(op, make_op("get_global", [], [T.TileType((), T.PointerType(element))],
                                      {"name": name})).results[0]
     index = b.op("iota", [], T.TileType((n,), T.I32))
-    index = b.op("reshape", [index], T.TileType(t.shape, T.I32))
+    if t.shape != (n,):
+        index = b.op("reshape", [index], T.TileType(t.shape, T.I32))
     index = b.op("exti", [index], T.TileType(t.shape, T.I64), signedness=Signedness.signed)
     pointers = b.op("offset", [b.splat(base, t.shape), index],
                     T.TileType(t.shape, T.PointerType(element)))
@@ -99,6 +108,6 @@ def _lower(module: Module, op: Operation):
         value = b.op("cmpi", [value, zero], t,
                      comparison_predicate=ComparisonPredicate.not_equal,
                      signedness=Signedness.signed)
-    elif t.element.name == "tf32":
+    elif element != t.element:  # tf32 from f32, a 4-bit float from f16: exact
         value = b.op("ftof", [value], t)
     return value

@@ -3,8 +3,9 @@
 Each simt value (a thread's registers) gets one PTX virtual register per register (a
 splat, or any value whose registers are all the same, one register named R times), and
 each op becomes the instructions of its registers: the elementwise ops by the rules of
-select_arith (f16/bf16 computed in f32 and rounded once, i8/i16 kept sign-extended in
-32 bits, transcendental functions on the .approx instructions...), memory and thread
+select_arith (float arithmetic on f32/f64 registers: widen-narrow-floats has put f16/bf16
+arithmetic in f32; i8/i16 kept sign-extended in 32 bits, transcendental functions on the
+.approx instructions...), memory and thread
 ops by select_memory and select_threads, control flow by branches here (every branch
 is uniform: conditions and loop bounds are one-register values every thread holds).
 The PTX program is built as objects (nanotile/targets/ptx/ir.py) and stored in
@@ -32,13 +33,7 @@ class Unsupported(Exception):
     """An op (or a form of it) instruction selection cannot take."""
 
 
-def _unsupported() -> tuple[type[Exception], ...]:
-    from ..lower import Unsupported as ScalarUnsupported  # the per-register rules'
-
-    return (Unsupported, ScalarUnsupported)
-
-
-_UNSUPPORTED = _unsupported()
+_UNSUPPORTED = (Unsupported,)
 
 
 @dataclass(frozen=True)
@@ -72,10 +67,10 @@ class SelectInstructions(Pass):
 
 def select_program(module: Module, target: Target):
     """The PTX program of every entry of ``module`` (a PtxProgram)."""
-    from ..lower_globals import globals_text
-    from ..lower_print import VPRINTF
     from .builder import EXTERN_SHARED
+    from .globals import globals_text
     from .ir import PtxProgram
+    from .select_print import VPRINTF
 
     kernels = [Selection(entry, target).run() for entry in module.entries()]
     head = target.header() + globals_text(module)
@@ -114,13 +109,13 @@ class Selection:
     cache: dict[Any, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from ..layout import cta_threads
+        from ..target import entry_warps
 
         name = self.entry.attributes["sym_name"]
         block = self.entry.regions[0].block
         params = [(_param_type(a.type), f"{name}_param_{i}")
                   for i, a in enumerate(block.arguments)]
-        self.threads = cta_threads(self.entry, self.target.gpu_name)
+        self.threads = 32 * entry_warps(self.entry)
         self.fn = KernelBuilder(name, params, self.threads)
         shared = self.entry.attributes.get("nanotile.shared_bytes")
         if shared is not None:
@@ -191,7 +186,7 @@ class Selection:
 
     def elementwise(self, op: Operation) -> None:
         """One instruction sequence per register; once for registers all alike."""
-        from ..lower_math import emit_scalar
+        from .select_arith import emit_scalar
 
         ins = [self.get(v) for v in op.operands]
         n = self.count(op.results[0].type)

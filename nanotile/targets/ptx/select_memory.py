@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ...ir import types as T
 from ...ir.core import Operation
+from ...ir.enums import AtomicRMWMode, MemoryOrderingSemantics, MemoryScope
 from ...ir.layouts import LinearLayout, SharedLayout
 from ...ir.optable import lookup
 from .builder import reg_class
@@ -157,7 +158,8 @@ def shared_load(s: Selection, op: Operation) -> None:
 
 
 def shared_gather(s: Selection, op: Operation) -> None:
-    """Register k reads element indices[k] of a row-major buffer (as the result's type)."""
+    """Register k reads element indices[k] of a row-major buffer seen as a dense array of
+    the result's type (a 4-bit type: two elements per byte, low nibble first)."""
     buffer: T.TileType = op.attributes["buffer"]
     placed: SharedLayout = buffer.layout
     if placed.swizzle is not None or placed.padding is not None or placed.offset is None:
@@ -173,11 +175,28 @@ def shared_gather(s: Selection, op: Operation) -> None:
         if index in done:  # the same element again: one load
             s.fn.instr(f"mov.{_mov(element)}", out, done[index])
             continue
-        addr = s.fn.reg("b32")
-        s.fn.instr("mad.lo.s32", addr, index, str(size), smem(s))
-        _shared_move(s, False, ty, f"[{addr}+{placed.offset}]", [out], element, None)
+        if element.bitwidth == 4:
+            _gather_nibble(s, index, placed.offset, out)
+        else:
+            addr = s.fn.reg("b32")
+            s.fn.instr("mad.lo.s32", addr, index, str(size), smem(s))
+            _shared_move(s, False, ty, f"[{addr}+{placed.offset}]", [out], element, None)
         done[index] = out
     s.values[op.results[0]] = outs
+
+
+def _gather_nibble(s: Selection, index: str, offset: int, out: str) -> None:
+    """A 4-bit element of a dense buffer: nibble ``index`` (two per byte, low first)."""
+    fn = s.fn
+    addr, byte, shift = fn.reg("b32"), fn.reg("b32"), fn.reg("b32")
+    fn.instr("shr.u32", addr, index, "1")
+    fn.instr("add.s32", addr, addr, smem(s))
+    fn.instr("ld.shared.u8", byte, f"[{addr}+{offset}]")
+    fn.instr("and.b32", shift, index, "1")
+    fn.instr("shl.b32", shift, shift, "2")
+    fn.instr("shr.u32", byte, byte, shift)
+    fn.instr("and.b32", byte, byte, "15")
+    fn.instr("cvt.u16.u32", out, byte)
 
 
 def _mov(element) -> str:
@@ -189,7 +208,6 @@ def _mov(element) -> str:
 
 
 def load(s: Selection, op: Operation) -> None:
-    from ..lower_memory import _order, mem_type, zero_imm
     from .vectorize_memory import vector_of
 
     fn = s.fn
@@ -206,23 +224,26 @@ def load(s: Selection, op: Operation) -> None:
     for k in range(0, len(outs), width):
         regs = outs[k:k + width]
         guard = _at(mask, k)
-        if cls == "pred":
-            tmp = fn.reg("b32")
-            fn.instr("mov.u32", tmp, "0")
-            fn.instr(f"ld{order}.global.u8", tmp, f"[{_at(pointers, k)}]", pred=guard)
-            fn.instr("setp.ne.s32", regs[0], tmp, "0")
-            continue
-        for i, reg in enumerate(regs):
-            fn.instr(f"mov.{_mov(element)}", reg, _at(pad, k + i) or zero_imm(element))
-        group = regs[0] if width == 1 else "{" + ", ".join(regs) + "}"
+        # i1 is one byte per element in memory: load the bytes, then compare with zero
+        loaded = [fn.reg("b32") for _ in regs] if cls == "pred" else regs
+        for i, reg in enumerate(loaded):
+            if cls == "pred" and _at(pad, k + i):
+                fn.instr("selp.b32", reg, "1", "0", _at(pad, k + i))
+            elif cls == "pred":
+                fn.instr("mov.u32", reg, "0")
+            else:
+                fn.instr(f"mov.{_mov(element)}", reg, _at(pad, k + i) or zero_imm(element))
+        group = loaded[0] if width == 1 else "{" + ", ".join(loaded) + "}"
         vec = f".v{width}" if width > 1 else ""
-        fn.instr(f"ld{order}.global{vec}.{mem_type(element)}", group,
-                 f"[{_at(pointers, k)}]", pred=guard)
+        ty = "u8" if cls == "pred" else mem_type(element)
+        fn.instr(f"ld{order}.global{vec}.{ty}", group, f"[{_at(pointers, k)}]", pred=guard)
+        if cls == "pred":
+            for reg, byte in zip(regs, loaded):
+                fn.instr("setp.ne.s32", reg, byte, "0")
     s.values[op.results[0]] = outs
 
 
 def store(s: Selection, op: Operation) -> None:
-    from ..lower_memory import _order, mem_type
     from .vectorize_memory import vector_of
 
     fn = s.fn
@@ -237,10 +258,11 @@ def store(s: Selection, op: Operation) -> None:
     for k in range(0, n, width):
         guard = _at(mask, k)
         regs = [_at(values, k + i) for i in range(width)]
-        if reg_class(element) == "pred":
-            tmp = fn.reg("b32")
-            fn.instr("selp.b32", tmp, "1", "0", regs[0])
-            regs, ty = [tmp], "b8"
+        if reg_class(element) == "pred":  # one byte per element in memory
+            bytes_ = [fn.reg("b32") for _ in regs]
+            for byte, reg in zip(bytes_, regs):
+                fn.instr("selp.b32", byte, "1", "0", reg)
+            regs, ty = bytes_, "b8"
         group = regs[0] if width == 1 else "{" + ", ".join(regs) + "}"
         vec = f".v{width}" if width > 1 else ""
         fn.instr(f"st{order}.global{vec}.{ty}", f"[{_at(pointers, k)}]", group, pred=guard)
@@ -255,7 +277,6 @@ def _at(regs: list[str] | None, k: int) -> str | None:
 def atomic(s: Selection, op: Operation) -> None:
     """atom per register; a masked-off lane returns cmp (cas, as the spec says) or 0."""
     from ...ir.enums import AtomicRMWMode
-    from ..lower_memory import _atom_kind, _atom_order, _exchange16, zero_imm
 
     fn = s.fn
     groups = op.operand_groups()
@@ -335,3 +356,84 @@ def mma_sync(s: Selection, op: Operation) -> None:
     fn.instr(instruction, "{" + ", ".join(out) + "}", "{" + ", ".join(a) + "}",
              "{" + ", ".join(b) + "}", "{" + ", ".join(c) + "}")
     s.values[op.results[0]] = out
+
+
+# ---- PTX forms of memory ops ----------------------------------------------------------
+
+_SCOPE = {MemoryScope.tl_blk: "cta", MemoryScope.device: "gpu", MemoryScope.sys: "sys"}
+
+
+def mem_type(t: T.Type) -> str:
+    """The ld/st type suffix for one element of ``t`` in its register class."""
+    if isinstance(t, T.PointerType):
+        return "b64"
+    name = t.name
+    if name == "i1" or t.bitwidth == 8 or (t.is_float and t.bitwidth == 4):
+        return "u8" if t.is_float else "s8"  # f4E2M1FN: one element per byte
+    if name in ("f16", "bf16"):
+        return "b16"
+    if name == "i16":
+        return "s16"
+    return {"f32": "f32", "tf32": "f32", "f64": "f64", "i32": "b32", "i64": "b64"}[name]
+
+
+def _order(op: Operation, store: bool) -> str:
+    sem = op.attributes.get("memory_ordering_semantics", MemoryOrderingSemantics.weak)
+    if sem == MemoryOrderingSemantics.weak:
+        return ""
+    scope = _SCOPE[op.attributes.get("memory_scope", MemoryScope.device)]
+    name = sem.name
+    if name == "acq_rel":
+        name = "release" if store else "acquire"
+    return f".{name}.{scope}"
+
+
+def zero_imm(t: T.Type) -> str:
+    """A zero immediate for a register of ``t``'s class (float moves need 0f/0d forms)."""
+    return {"f32": "0f00000000", "f64": "0d0000000000000000"}.get(reg_class(t), "0")
+
+
+_RMW = {AtomicRMWMode.and_: ("and", "b"), AtomicRMWMode.or_: ("or", "b"),
+        AtomicRMWMode.xor: ("xor", "b"), AtomicRMWMode.add: ("add", "u"),
+        AtomicRMWMode.addf: ("add", "f"), AtomicRMWMode.max: ("max", "s"),
+        AtomicRMWMode.min: ("min", "s"), AtomicRMWMode.umax: ("max", "u"),
+        AtomicRMWMode.umin: ("min", "u"), AtomicRMWMode.xchg: ("exch", "b")}
+
+
+def _atom_order(op: Operation) -> str:
+    sem = op.attributes.get("memory_ordering_semantics", MemoryOrderingSemantics.relaxed)
+    scope = _SCOPE[op.attributes.get("memory_scope", MemoryScope.device)]
+    name = "relaxed" if sem == MemoryOrderingSemantics.weak else sem.name
+    return f".{name}.{scope}"
+
+
+def _atom_kind(op: Operation, t: T.ElementType) -> str:
+    """The ``{op}.{type}`` part of atom/red for an rmw mode on ``t``; f16/bf16 add is
+    ``add.noftz.f16`` / ``add.noftz.bf16`` (the only 16-bit rmw PTX has; ``xchg`` on
+    16 bits is a compare-and-swap loop, see ``_exchange16``)."""
+    kind, ty = _RMW[op.attributes["mode"]]
+    if t.bitwidth == 16:
+        if t.name in ("f16", "bf16") and kind == "add" and ty == "f":
+            return f"add.noftz.{t.name}"
+        raise Unsupported(f"atomic {op.attributes['mode'].name} on {t.name}")
+    ty = "f" if t.is_float and ty != "b" else ty
+    return f"{kind}.{ty}{t.bitwidth}"
+
+
+def _exchange16(lw, op: Operation, out: str, addr: str, val: str,
+                pred: str | None) -> None:
+    """16-bit atomic exchange (PTX has none): atom.cas.b16 until the value compared
+    against is the one memory held; the first guess is 0, each failure returns the
+    current value to try next. Every attempt has the op's .sem and .scope."""
+    fn = lw.fn
+    skip, top = fn.label("xchg_skip"), fn.label("xchg_loop")
+    guess, p = fn.reg("b16"), fn.reg("pred")
+    if pred is not None:
+        fn.emit(f"bra {skip}", "!" + pred if not pred.startswith("!") else pred[1:])
+    fn.emit(f"mov.b16 {guess}, 0")
+    fn.place(top)
+    fn.emit(f"atom{_atom_order(op)}.global.cas.b16 {out}, [{addr}], {guess}, {val}")
+    fn.emit(f"setp.ne.b16 {p}, {out}, {guess}")
+    fn.emit(f"mov.b16 {guess}, {out}")
+    fn.emit(f"bra {top}", p)
+    fn.place(skip)

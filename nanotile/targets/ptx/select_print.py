@@ -10,6 +10,8 @@ vprintf.
 
 from __future__ import annotations
 
+import re
+
 from ...ir import types as T
 from ...ir.core import Operation
 from .builder import reg_class
@@ -18,11 +20,69 @@ from .select_memory import _shared_move, _shared_type, smem
 from .shared_memory import element_bytes
 
 MAX_ELEMENTS = 1024
+_SPEC = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t)?([diouxXeEfFgGcspaA%])")
+VPRINTF = (".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, "
+           ".param .b64 vprintf_param_1);")
+
+
+def _element_spec(m: re.Match, t: T.Type) -> tuple[str, str]:
+    """(C conversion text, kind) for one element: kind f64, s32 or s64."""
+    flags, width, prec, _, conv = m.groups()
+    head = "%" + flags + (width or "") + (f".{prec}" if prec is not None else "")
+    if isinstance(t, T.PointerType) or conv == "p":
+        return head + "llx", "s64"
+    if t.is_float:
+        if conv in "eEfFgGaA":
+            return head + conv, "f64"
+        return head + "lld", "s64"
+    if conv in "eEfFgG":
+        raise Unsupported("printing an integer with a float conversion")
+    conv = "d" if conv in "i" else conv
+    return head + ("ll" if t.bitwidth == 64 else "") + conv, "s64" if t.bitwidth == 64 else "s32"
+
+
+def _nested(shape: tuple[int, ...], spec: str) -> str:
+    if not shape:
+        return spec
+    inner = _nested(shape[1:], spec)
+    return "[" + ", ".join([inner] * shape[0]) + "]"
+
+
+def _convert(lw, x: str, t: T.Type, kind: str) -> str:
+    fn = lw.fn
+    cls = reg_class(t)
+    if kind == "f64":
+        if cls == "f64":
+            return x
+        d = fn.reg("f64")
+        fn.emit(f"cvt.f64.f32 {d}, {x if cls == 'f32' else _f32(lw, x, t)}")
+        return d
+    wide = kind == "s64"
+    if cls == "pred":
+        r = fn.reg("b64" if wide else "b32")
+        fn.emit(f"selp.b{64 if wide else 32} {r}, 1, 0, {x}")
+        return r
+    if cls in ("f32", "f64", "b16") and t.is_float:
+        r = fn.reg("b64")
+        src = x if cls != "b16" else _f32(lw, x, t)
+        fn.emit(f"cvt.rzi.s64.{'f64' if cls == 'f64' else 'f32'} {r}, {src}")
+        return r
+    if wide and cls == "b32":
+        r = fn.reg("b64")
+        fn.emit(f"cvt.s64.s32 {r}, {x}")
+        return r
+    return x
+
+
+def _f32(lw, x: str, t: T.Type) -> str:
+    """The f32 value of a 16-bit or narrower float (f16, bf16, f8*, f4E2M1FN)."""
+    from .select_convert import to_f32_any
+
+    return to_f32_any(lw, x, t)
+
 
 
 def vprintf(s: Selection, op: Operation) -> None:
-    from ..lower_print import _SPEC, _convert, _element_spec, _nested
-
     fn = s.fn
     tiles: list[T.TileType] = list(op.attributes["arguments"].inputs)
     kinds: list[list[str]] = []

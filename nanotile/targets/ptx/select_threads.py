@@ -136,9 +136,7 @@ def owner(s: Selection, layout: LinearLayout) -> str:
     key = ("owner", layout)
     if key in s.cache:
         return s.cache[key]
-    lanes, warps = layout.owner_bits()
-    cta_warps = s.threads // 32
-    warps |= (cta_warps - 1) & ~((1 << len(layout.warp)) - 1)  # warps beyond: copies
+    lanes, warps = layout.owner_bits(s.threads // 32)
     with s.fn.at_entry():
         p = s.fn.reg("pred")
         t = s.fn.reg("b32")
@@ -198,7 +196,7 @@ def _expanded(s: Selection, v) -> list[str]:
 
 
 def constant(s: Selection, op: Operation) -> None:
-    from ..lower_misc import _immediate, _mov_imm
+    from .immediates import _immediate, _mov_imm
 
     attr = op.attributes["value"]
     t = op.results[0].type

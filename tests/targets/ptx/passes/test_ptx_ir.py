@@ -1,6 +1,7 @@
 """nanotile/targets/ptx/ir.py: the PTX program the ptx-stage passes edit.
 
-1. Round trip on the PTX lower.py emits for every corpus/cutile kernel, both targets:
+1. Round trip on the PTX select-instructions writes for every corpus/cutile kernel, both
+   targets:
    rendering the parsed program gives the same text except the ``.reg`` counts (recomputed
    from use: never above the emitted ones), and rendering is a fixed point.
 2. ptxas accepts the rendered text (a sample).
@@ -38,22 +39,20 @@ TARGETS = ["sm_90", "sm_100"]
 
 @cache
 def corpus_ptx(name: str, target: str) -> str:
-    """The text lower.py writes for a corpus kernel (the default pipeline up to
-    lower-to-ptx, then the back end itself: before any parsing or PTX pass)."""
+    """The PTX select-instructions writes for a corpus kernel (the default pipeline up to
+    it: before any PTX pass), rendered."""
     import io
 
     from nanotile.loader import load_file
     from nanotile.passes.manager import PipelineRun, RunOptions
     from nanotile.passes.pipelines import default_pipeline
     from nanotile.passes.registry import parse_pipeline
-    from nanotile.targets.lower import compile_module
-    from nanotile.targets.target import get_target
 
     module = load_file(str(CORPUS / f"{name}.mlir"))
     steps = parse_pipeline(default_pipeline(target))
-    lower_at = [s.name for s in steps].index("lower-to-ptx")
-    PipelineRun(RunOptions(verify=False), io.StringIO()).run(module, steps[:lower_at])
-    return compile_module(module, get_target(target))
+    options = RunOptions(verify=False, stop_after="select-instructions")
+    PipelineRun(options, io.StringIO()).run(module, steps)
+    return module.ptx.render()
 
 
 _REG_LINE = re.compile(r"^\t\.reg \.\w+ %(\w+?)<(\d+)>;$")

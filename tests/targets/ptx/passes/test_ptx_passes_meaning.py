@@ -1,5 +1,5 @@
 """The ptx-* passes keep the meaning of real kernels: every corpus/cutile kernel, compiled
-for sm_90 and sm_100 up to lower-to-ptx (no PTX pass yet), runs in the PTX emulator
+for sm_90 and sm_100 up to select-instructions (no PTX pass yet), runs in the PTX emulator
 before and after each pass alone and after the whole PTX pipeline, on the inputs of
 corpus_cases.py. The outputs must be bit-identical (the passes never change arithmetic,
 only which registers and instructions compute it) and ptxas must accept the optimised PTX.
@@ -36,7 +36,7 @@ PTX_PASSES = sorted(n for n in PASSES if n.startswith("ptx-"))
 
 @cache
 def unoptimised_ptx(name: str, target: str) -> str:
-    """The kernel's PTX as lower-to-ptx writes it, before any ptx-* pass."""
+    """The kernel's PTX as select-instructions writes it, before any ptx-* pass."""
     from nanotile.loader import load_file
     from nanotile.passes.manager import PipelineRun, RunOptions
     from nanotile.passes.pipelines import default_pipeline
@@ -46,12 +46,12 @@ def unoptimised_ptx(name: str, target: str) -> str:
         pytest.skip(f"corpus file missing: {path}")
     module = load_file(str(path))
     steps = parse_pipeline(default_pipeline(target))
-    assert "lower-to-ptx" in [s.name for s in steps]
-    options = RunOptions(verify=False, stop_after="lower-to-ptx")
+    assert "select-instructions" in [s.name for s in steps]
+    options = RunOptions(verify=False, stop_after="select-instructions")
     PipelineRun(options, io.StringIO()).run(module, steps)
     text = module.ptx.render()
     assert not any(s.name.startswith("ptx-") for s in steps[:[s.name for s in steps]
-                                                         .index("lower-to-ptx")])
+                                                         .index("select-instructions")])
     return text
 
 
@@ -147,7 +147,7 @@ def test_control_flow_sample_keeps_results(name):
 
     module, kernel, grid, args = cutile_tests_case(name)
     dims = (grid,) if isinstance(grid, int) else tuple(grid)
-    PipelineRun(RunOptions(verify=False, stop_after="lower-to-ptx"), io.StringIO()).run(
+    PipelineRun(RunOptions(verify=False, stop_after="select-instructions"), io.StringIO()).run(
         module, parse_pipeline(default_pipeline("sm_90")))
     before = module.ptx.render()
 

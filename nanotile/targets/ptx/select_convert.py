@@ -9,11 +9,15 @@ first narrowed to f32 with round-to-odd, which keeps the later single rounding e
 
 from __future__ import annotations
 
-from ..ir import types as T
-from ..ir.core import Operation
-from ..ir.enums import RoundingMode, Signedness
-from .lower import Lowering, Unsupported
-from .ptx.builder import float_literal, reg_class
+from typing import Any
+
+from ...ir import types as T
+from ...ir.core import Operation
+from ...ir.enums import RoundingMode, Signedness
+from .builder import float_literal, reg_class
+from .select_instructions import Unsupported
+
+Lowering = Any  # the selection state (select_instructions.Selection): its ``fn`` builds
 
 _F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
 _NARROW = {"f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"}
@@ -422,71 +426,3 @@ def _bitcast(lw: Lowering, t, rt, x: str, out: str) -> None:
             fn.emit(f"and.b16 {out}, {out}, {(1 << rt.bitwidth) - 1}")
     else:
         raise Unsupported(f"bitcast {t} -> {rt}")
-
-
-def pack_unpack(lw: Lowering, op: Operation) -> None:
-    """pack / unpack with 8- or 4-bit floats (f8*, f4E2M1FN) on one side and i8 on the
-    other; other element types go to lower_shared's dense byte image. The source is
-    published to shared memory; each result element then reads what it needs: a byte
-    for an 8-bit float, the byte j/2 and its low (even j) or high (odd j) nibble for
-    f4 element j; packing f4 puts elements 2i and 2i+1 into byte i (low nibble first),
-    as the interpreter."""
-    from .lower_shared import from_shared, publish
-    from .lower_shared import pack_unpack as dense
-
-    src_t, dst_t = op.operands[0].type.element, op.results[0].type.element
-
-    def narrow(t) -> bool:
-        return getattr(t, "is_float", False) and t.bitwidth in (4, 8)
-
-    if not (narrow(src_t) or narrow(dst_t)):
-        dense(lw, op)
-        return
-    other = dst_t if narrow(src_t) else src_t
-    if other.name != "i8":
-        raise Unsupported(f"{op.name} between {src_t.name} and {dst_t.name}")
-    fn = lw.fn
-    src = lw.get(op.operands[0])
-    base, (off,) = publish(lw, [src])
-    out = lw.new_tile(op.results[0].type)
-    for k, reg in enumerate(out.regs):
-        valid = lw.valid(out.layout, k)
-        if out.layout.kind == "blocked":
-            linear = lw.linear(k)
-        else:
-            linear = fn.reg("b32")
-            fn.emit(f"mov.u32 {linear}, 0")
-        b, idx = fn.reg("b32"), fn.reg("b32")
-        if op.name == "unpack" and dst_t.bitwidth == 8:
-            from_shared(lw, src_t, linear, off, base, b, valid)
-            fn.emit(f"and.b32 {b}, {b}, 255")
-            fn.emit(f"cvt.u16.u32 {reg}, {b}")
-        elif op.name == "unpack":
-            sh = fn.reg("b32")
-            fn.emit(f"shr.u32 {idx}, {linear}, 1")
-            from_shared(lw, src_t, idx, off, base, b, valid)
-            fn.emit(f"and.b32 {sh}, {linear}, 1")
-            fn.emit(f"shl.b32 {sh}, {sh}, 2")
-            fn.emit(f"shr.u32 {b}, {b}, {sh}")
-            fn.emit(f"and.b32 {b}, {b}, 15")
-            fn.emit(f"cvt.u16.u32 {reg}, {b}")
-        elif src_t.bitwidth == 8:
-            h = fn.reg("b16")
-            from_shared(lw, src_t, linear, off, base, h, valid)
-            fn.emit(f"cvt.u32.u16 {b}, {h}")
-            fn.emit(f"bfe.s32 {reg}, {b}, 0, 8")
-        else:
-            lo, hi, c = fn.reg("b16"), fn.reg("b16"), fn.reg("b32")
-            fn.emit(f"shl.b32 {idx}, {linear}, 1")
-            from_shared(lw, src_t, idx, off, base, lo, valid)
-            fn.emit(f"add.s32 {idx}, {idx}, 1")
-            from_shared(lw, src_t, idx, off, base, hi, valid)
-            fn.emit(f"cvt.u32.u16 {b}, {lo}")
-            fn.emit(f"and.b32 {b}, {b}, 15")
-            fn.emit(f"cvt.u32.u16 {c}, {hi}")
-            fn.emit(f"and.b32 {c}, {c}, 15")
-            fn.emit(f"shl.b32 {c}, {c}, 4")
-            fn.emit(f"or.b32 {b}, {b}, {c}")
-            fn.emit(f"bfe.s32 {reg}, {b}, 0, 8")
-    fn.emit("bar.sync 0")
-    lw.values[op.results[0]] = out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ir.core import Module
+from ...ir.core import Module
 
 
 def globals_text(module: Module) -> str:

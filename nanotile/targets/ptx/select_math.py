@@ -1,0 +1,300 @@
+"""select-instructions' math sequences: the functions PTX has no exact instruction for.
+
+``approx`` builds exp, log, tan, sinh, cosh and pow from the ``.approx`` instructions
+(ex2, lg2, sin, cos), scaled where needed. ``exact_op`` computes remf, atan2 and fpowi,
+which no instruction computes: remf as an exact integer fmod, atan2 and fpowi as f64
+sequences (f32 ones through f64, as the interpreter does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...ir import types as T
+from ...ir.core import Operation
+from .builder import float_literal
+from .select_instructions import Unsupported
+
+Lowering = Any  # the selection state (select_instructions.Selection): its ``fn`` builds
+
+_LOG2E = 1.4426950408889634
+_LN2 = 0.6931471805599453
+
+
+def approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
+    fn = lw.fn
+    if name == "rsqrt":
+        fn.emit(f"rsqrt.approx.f32 {res}, {xs[0]}")
+    elif name == "exp2":
+        fn.emit(f"ex2.approx.f32 {res}, {xs[0]}")
+    elif name == "exp":
+        t = fn.reg("f32")
+        fn.emit(f"mul.f32 {t}, {xs[0]}, 0f{_hex(_LOG2E)}")
+        fn.emit(f"ex2.approx.f32 {res}, {t}")
+    elif name in ("log", "log2"):
+        if name == "log2":
+            fn.emit(f"lg2.approx.f32 {res}, {xs[0]}")
+        else:
+            t = fn.reg("f32")
+            fn.emit(f"lg2.approx.f32 {t}, {xs[0]}")
+            fn.emit(f"mul.f32 {res}, {t}, 0f{_hex(_LN2)}")
+    elif name in ("sin", "cos", "tanh"):
+        fn.emit(f"{name}.approx.f32 {res}, {xs[0]}")
+    elif name == "tan":
+        s, c = fn.reg("f32"), fn.reg("f32")
+        fn.emit(f"sin.approx.f32 {s}, {xs[0]}")
+        fn.emit(f"cos.approx.f32 {c}, {xs[0]}")
+        fn.emit(f"div.approx.f32 {res}, {s}, {c}")
+    elif name in ("sinh", "cosh"):
+        # e^x/2 -/+ e^-x/2 with e^x/2 = 2^(x log2 e - 1): the halving is folded into the
+        # exponent so that cosh(89) = 2.24e38 does not overflow through e^89 = inf.
+        t, u, p, q = fn.reg("f32"), fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
+        fn.emit(f"mul.f32 {t}, {xs[0]}, 0f{_hex(_LOG2E)}")
+        fn.emit(f"sub.f32 {u}, {t}, 0f3F800000")
+        fn.emit(f"ex2.approx.f32 {p}, {u}")
+        fn.emit(f"neg.f32 {u}, {t}")
+        fn.emit(f"sub.f32 {u}, {u}, 0f3F800000")
+        fn.emit(f"ex2.approx.f32 {q}, {u}")
+        fn.emit(f"{'sub' if name == 'sinh' else 'add'}.f32 {res}, {p}, {q}")
+    elif name in ("powf", "fpowf"):
+        _pow(lw, xs[0], xs[1], res)
+    else:
+        raise Unsupported(f"'{name}' is not lowered to PTX yet")
+
+
+def _pow(lw: Lowering, x: str, y: str, res: str) -> None:
+    """x**y = 2**(y * log2|x|), negated for a negative x and an odd integer y, NaN for a
+    negative x and a non-integer y; x**0 = 1 (as C's pow)."""
+    fn = lw.fn
+    a, t, r = fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
+    neg, whole, odd, zero = fn.reg("pred"), fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
+    fn.emit(f"abs.f32 {a}, {x}")
+    fn.emit(f"lg2.approx.f32 {t}, {a}")
+    fn.emit(f"mul.f32 {t}, {t}, {y}")
+    fn.emit(f"ex2.approx.f32 {res}, {t}")
+    fn.emit(f"setp.lt.f32 {neg}, {x}, 0f00000000")
+    fn.emit(f"cvt.rzi.f32.f32 {r}, {y}")
+    fn.emit(f"setp.eq.f32 {whole}, {r}, {y}")
+    fn.emit(f"mul.f32 {r}, {y}, 0f3F000000")
+    fn.emit(f"cvt.rzi.f32.f32 {r}, {r}")
+    fn.emit(f"add.f32 {r}, {r}, {r}")
+    fn.emit(f"setp.neu.f32 {odd}, {r}, {y}")
+    fn.emit(f"and.pred {odd}, {odd}, {whole}")
+    fn.emit(f"and.pred {odd}, {odd}, {neg}")
+    fn.emit(f"neg.f32 {res}, {res}", odd)
+    fn.emit(f"not.pred {whole}, {whole}")
+    fn.emit(f"and.pred {neg}, {neg}, {whole}")
+    fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", neg)
+    fn.emit(f"setp.eq.f32 {zero}, {y}, 0f00000000")
+    fn.emit(f"mov.f32 {res}, 0f3F800000", zero)
+
+
+def exact_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out: str) -> None:
+    """remf, atan2 and fpowi: no PTX instruction computes them, so each is a sequence
+    (f32 ones through f64 where the interpreter does: see _fmod, _atan2, _powi)."""
+    wide = t.name == "f64"
+    if op.name == "fpowi":
+        _powi(lw, ins[0], ins[1], op.operands[1].type.element, out, wide)
+    elif op.name == "remf":
+        _fmod(lw, ins[0], ins[1], out, wide)
+    else:
+        _atan2(lw, ins[0], ins[1], out, wide)
+
+
+# (bits, mantissa bits, exponent mask, exponent bias + mantissa bits, smallest normal
+#  exponent, chunk of exponent difference reduced per 64-bit remainder)
+_FMOD = {False: (32, 23, 0xFF, 150, -126, 39), True: (64, 52, 0x7FF, 1075, -1022, 11)}
+
+
+def _fmod(lw: Lowering, x: str, y: str, res: str, wide: bool) -> None:
+    """C fmod, exact: x = mx * 2^(ex-B), y = my * 2^(ey-B) with integer significands;
+    the remainder is (mx * 2^(ex-ey)) mod my, scaled by 2^(ey-B), with x's sign. The
+    power of two is applied a chunk at a time (rem.u64 of r << s with r < my, so r << s
+    stays below 2^64). NaN for y = 0, x infinite or either NaN; x itself if |x| < |y|."""
+    fn = lw.fn
+    bits, mant, emask, bias, emin, chunk = _FMOD[wide]
+    b, ft, cls = f"b{bits}", f"f{bits}", f"b{bits}"
+    u = f"u{bits}"
+    sign = 1 << (bits - 1)
+    inf = emask << mant
+    ux, uy, ax, ay, sx, r = (fn.reg(cls) for _ in range(6))
+    pn, ps, pt = fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
+    done = fn.label("fmod_done")
+    fn.emit(f"mov.{b} {ux}, {x}")
+    fn.emit(f"mov.{b} {uy}, {y}")
+    fn.emit(f"and.{b} {ax}, {ux}, {sign - 1}")
+    fn.emit(f"and.{b} {ay}, {uy}, {sign - 1}")
+    fn.emit(f"and.{b} {sx}, {ux}, {sign}")
+    fn.emit(f"setp.eq.{u} {pn}, {ay}, 0")
+    fn.emit(f"setp.gt.{u} {pt}, {ay}, {inf}")
+    fn.emit(f"or.pred {pn}, {pn}, {pt}")
+    fn.emit(f"setp.ge.{u} {pt}, {ax}, {inf}")
+    fn.emit(f"or.pred {pn}, {pn}, {pt}")
+    fn.emit(f"setp.lt.{u} {ps}, {ax}, {ay}")
+    fn.emit(f"mov.{b} {r}, {ux}")
+    fn.emit(f"mov.{b} {r}, {(1 << (bits - 1)) - 1}", pn)
+    fn.emit(f"or.pred {ps}, {ps}, {pn}")
+    fn.emit(f"@{ps} bra {done}")
+    exps, mants = [], []
+    for a in (ax, ay):
+        e, m, e32 = fn.reg(cls), fn.reg(cls), fn.reg("b32")
+        fn.emit(f"shr.{u} {e}, {a}, {mant}")
+        fn.emit(f"and.{b} {m}, {a}, {(1 << mant) - 1}")
+        if wide:
+            fn.emit(f"cvt.u32.u64 {e32}, {e}")
+        else:
+            fn.emit(f"mov.b32 {e32}, {e}")
+        fn.emit(f"setp.eq.u32 {pt}, {e32}, 0")
+        fn.emit(f"mov.u32 {e32}, 1", pt)
+        fn.emit(f"or.{b} {m}, {m}, {1 << mant}", "!" + pt)
+        m64 = m
+        if not wide:
+            m64 = fn.reg("b64")
+            fn.emit(f"cvt.u64.u32 {m64}, {m}")
+        exps.append(e32)
+        mants.append(m64)
+    (ex, ey), (mx, my) = exps, mants
+    d, s, rem = fn.reg("b32"), fn.reg("b32"), fn.reg("b64")
+    top, end = fn.label("fmod_loop"), fn.label("fmod_end")
+    fn.emit(f"sub.s32 {d}, {ex}, {ey}")
+    fn.emit(f"rem.u64 {rem}, {mx}, {my}")
+    fn.place(top)
+    fn.emit(f"setp.le.s32 {pt}, {d}, 0")
+    fn.emit(f"@{pt} bra {end}")
+    fn.emit(f"min.s32 {s}, {d}, {chunk}")
+    fn.emit(f"shl.b64 {rem}, {rem}, {s}")
+    fn.emit(f"rem.u64 {rem}, {rem}, {my}")
+    fn.emit(f"sub.s32 {d}, {d}, {s}")
+    fn.emit(f"bra {top}")
+    fn.place(end)
+    # result = rem * 2^(ey - bias): rem < 2^(mant+1) converts exactly, and the product is
+    # representable (the remainder of two floats is), so the multiply is exact
+    e, hi, lo, one = fn.reg("b32"), fn.reg(cls), fn.reg(cls), fn.reg(cls)
+    rf, sc = fn.reg(ft), fn.reg(ft)
+    fn.emit(f"sub.s32 {e}, {ey}, {bias}")
+    t32 = fn.reg("b32")
+    fn.emit(f"cvt.rn.{ft}.u64 {rf}, {rem}")
+    # normal scale: (e + bias') << mant with bias' = -emin + 1; subnormal: 1 << (e - emin + mant)
+    fn.emit(f"add.s32 {t32}, {e}, {1 - emin}")
+    if wide:
+        fn.emit(f"cvt.u64.u32 {hi}, {t32}")
+        fn.emit(f"shl.b64 {hi}, {hi}, {mant}")
+    else:
+        fn.emit(f"shl.b32 {hi}, {t32}, {mant}")
+    fn.emit(f"add.s32 {t32}, {e}, {mant - emin}")
+    fn.emit(f"mov.{b} {one}, 1")
+    fn.emit(f"shl.{b} {lo}, {one}, {t32}")
+    fn.emit(f"setp.ge.s32 {pt}, {e}, {emin}")
+    fn.emit(f"selp.{b} {hi}, {hi}, {lo}, {pt}")
+    fn.emit(f"mov.{b} {sc}, {hi}")
+    fn.emit(f"mul.rn.{ft} {rf}, {rf}, {sc}")
+    fn.emit(f"mov.{b} {r}, {rf}")
+    fn.emit(f"or.{b} {r}, {r}, {sx}")
+    fn.place(done)
+    fn.emit(f"mov.{b} {res}, {r}")
+
+
+def _powi(lw: Lowering, x: str, n: str, nt: T.ElementType, res: str, wide: bool) -> None:
+    """x ** n for an integer n, as the interpreter: n is first converted to x's compute
+    type (f32, or f64 for f64), then x^|n| by binary powering in f64, 1/that for n < 0,
+    rounded once to the compute type. n = 0 gives 1 (also for NaN x)."""
+    fn = lw.fn
+    ft = "f64" if wide else "f32"
+    it = f"s{64 if nt.bitwidth == 64 else 32}"
+    nf, m, bit = fn.reg(ft), fn.reg("b64"), fn.reg("b64")
+    b, r = fn.reg("f64"), fn.reg("f64")
+    pneg, pt = fn.reg("pred"), fn.reg("pred")
+    fn.emit(f"cvt.rn.{ft}.{it} {nf}, {n}")
+    fn.emit(f"setp.lt.{ft} {pneg}, {nf}, 0{'d' if wide else 'f'}{'0' * (16 if wide else 8)}")
+    fn.emit(f"abs.{ft} {nf}, {nf}")
+    fn.emit(f"cvt.rzi.u64.{ft} {m}, {nf}")
+    if wide:
+        fn.emit(f"mov.f64 {b}, {x}")
+    else:
+        fn.emit(f"cvt.f64.f32 {b}, {x}")
+    fn.emit(f"mov.f64 {r}, 0d3FF0000000000000")
+    top, end = fn.label("powi_loop"), fn.label("powi_end")
+    fn.place(top)
+    fn.emit(f"setp.eq.u64 {pt}, {m}, 0")
+    fn.emit(f"@{pt} bra {end}")
+    fn.emit(f"and.b64 {bit}, {m}, 1")
+    fn.emit(f"setp.ne.u64 {pt}, {bit}, 0")
+    fn.emit(f"mul.rn.f64 {r}, {r}, {b}", pt)
+    fn.emit(f"mul.rn.f64 {b}, {b}, {b}")
+    fn.emit(f"shr.u64 {m}, {m}, 1")
+    fn.emit(f"bra {top}")
+    fn.place(end)
+    fn.emit(f"rcp.rn.f64 {r}, {r}", pneg)
+    if wide:
+        fn.emit(f"mov.f64 {res}, {r}")
+    else:
+        fn.emit(f"cvt.rn.f32.f64 {res}, {r}")
+
+
+_PI = 3.141592653589793
+_SQRT3 = 1.7320508075688772
+
+
+def _atan2(lw: Lowering, a: str, b: str, res: str, wide: bool) -> None:
+    """atan2(a, b) (a the numerator) in f64: t = min(|a|,|b|) / max(|a|,|b|) in [0, 1],
+    reduced to |u| <= tan(pi/12) by atan(t) = pi/6 + atan((t*sqrt3 - 1) / (t + sqrt3)),
+    atan(u) by its Taylor series to u^33 (error below 2^-60); then pi/2 - r when |a| > |b|,
+    pi - r when b is negative (-0 included), and a's sign. 0/0 counts as 0 and inf/inf
+    as 1 (atan2(+-0, +-0) and atan2(+-inf, +-inf)); NaN in, NaN out."""
+    fn = lw.fn
+    if not wide:
+        a64, b64 = fn.reg("f64"), fn.reg("f64")
+        fn.emit(f"cvt.f64.f32 {a64}, {a}")
+        fn.emit(f"cvt.f64.f32 {b64}, {b}")
+        a, b = a64, b64
+    aa, ab, mn, mx, t, u, w, z, p, off = (fn.reg("f64") for _ in range(10))
+    pt, big, steep, neg, nan = (fn.reg("pred") for _ in range(5))
+
+    def d(v: float) -> str:
+        return float_literal(v, "f64")
+
+    fn.emit(f"abs.f64 {aa}, {a}")
+    fn.emit(f"abs.f64 {ab}, {b}")
+    fn.emit(f"min.f64 {mn}, {aa}, {ab}")
+    fn.emit(f"max.f64 {mx}, {aa}, {ab}")
+    fn.emit(f"div.rn.f64 {t}, {mn}, {mx}")
+    fn.emit(f"setp.eq.f64 {pt}, {mx}, {d(0.0)}")
+    fn.emit(f"mov.f64 {t}, {d(0.0)}", pt)
+    fn.emit(f"setp.eq.f64 {pt}, {mn}, {d(float('inf'))}")
+    fn.emit(f"mov.f64 {t}, {d(1.0)}", pt)
+    fn.emit(f"setp.gt.f64 {big}, {t}, {d(0.2679491924311227)}")
+    fn.emit(f"fma.rn.f64 {w}, {t}, {d(_SQRT3)}, {d(-1.0)}")
+    fn.emit(f"add.rn.f64 {z}, {t}, {d(_SQRT3)}")
+    fn.emit(f"div.rn.f64 {w}, {w}, {z}")
+    fn.emit(f"selp.f64 {u}, {w}, {t}, {big}")
+    fn.emit(f"selp.f64 {off}, {d(_PI / 6)}, {d(0.0)}, {big}")
+    fn.emit(f"mul.rn.f64 {z}, {u}, {u}")
+    terms = 17
+    fn.emit(f"mov.f64 {p}, {d((-1) ** terms / (2 * terms + 1))}")
+    for k in range(terms - 1, -1, -1):
+        fn.emit(f"fma.rn.f64 {p}, {p}, {z}, {d((-1) ** k / (2 * k + 1))}")
+    fn.emit(f"fma.rn.f64 {p}, {p}, {u}, {off}")
+    fn.emit(f"setp.gt.f64 {steep}, {aa}, {ab}")
+    fn.emit(f"sub.rn.f64 {p}, {d(_PI / 2)}, {p}", steep)
+    sb = fn.reg("b64")
+    fn.emit(f"mov.b64 {sb}, {b}")
+    fn.emit(f"setp.lt.s64 {neg}, {sb}, 0")
+    fn.emit(f"sub.rn.f64 {p}, {d(_PI)}, {p}", neg)
+    sa, bits = fn.reg("b64"), fn.reg("b64")
+    fn.emit(f"mov.b64 {sa}, {a}")
+    fn.emit(f"and.b64 {sa}, {sa}, {1 << 63}")
+    fn.emit(f"mov.b64 {bits}, {p}")
+    fn.emit(f"or.b64 {bits}, {bits}, {sa}")
+    fn.emit(f"mov.b64 {p}, {bits}")
+    fn.emit(f"setp.nan.f64 {nan}, {a}, {b}")
+    fn.emit(f"add.rn.f64 {p}, {a}, {b}", nan)
+    if wide:
+        fn.emit(f"mov.f64 {res}, {p}")
+    else:
+        fn.emit(f"cvt.rn.f32.f64 {res}, {p}")
+
+
+def _hex(x: float) -> str:
+    import struct
+
+    return struct.pack(">f", x).hex().upper()

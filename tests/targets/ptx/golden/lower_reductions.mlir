@@ -1,0 +1,51 @@
+// RUN: nanotile-passes %s -p lower-views,resolve-tokens,assign-layouts{gpu=sm_90},lower-reductions | filecheck %s
+// lower-reductions splits a reduce whose combiner may be reordered (one addf rounding to
+// nearest) along a row held by registers, lanes and warps: reshape/permute group the
+// row's index bits by what holds them (free: a linear layout relabels bits), then a
+// reduce in registers, one across lanes, a conversion that puts the warps' partials in
+// registers, and a last reduce. A combiner whose order matters (rounding towards
+// +inf) is left to read its operand from shared memory in order.
+
+cuda_tile.module @tests {
+  // CHECK-LABEL: entry @row_sum(
+  // CHECK: reshape {{.+}} -> tile<2x2x2x2x2x2x2x2x2x2xf32,
+  // CHECK: permute
+  // CHECK: reshape {{.+}} -> tile<8x32x4xf32,
+  // CHECK: reduce {{.+}} dim=0
+  // CHECK: reduce {{.+}} dim=0
+  // CHECK: convert_layout {{.+}} : tile<4xf32, {{.+}}> -> tile<4xf32, #linear<register=[[1], [2]], lane=[], warp=[]>>
+  // CHECK: reduce {{.+}} dim=0 {{.+}} -> tile<f32, #replicated>
+  entry @row_sum(%p: tile<ptr<f32>>, %q: tile<ptr<f32>>) {
+    %i = iota : tile<1024xi32>
+    %b0 = reshape %p : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %b = broadcast %b0 : tile<1xptr<f32>> -> tile<1024xptr<f32>>
+    %a = offset %b, %i : tile<1024xptr<f32>>, tile<1024xi32> -> tile<1024xptr<f32>>
+    %x, %t = load_ptr_tko weak %a : tile<1024xptr<f32>> -> tile<1024xf32>, token
+    %s = reduce %x dim=0 identities=[0.000000e+00 : f32] : tile<1024xf32> -> tile<f32>
+    (%e: tile<f32>, %acc: tile<f32>) {
+      %n = addf %e, %acc : tile<f32>
+      yield %n : tile<f32>
+    }
+    %w = store_ptr_tko weak %q, %s : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
+
+  // CHECK-LABEL: entry @ordered_sum(
+  // CHECK-NOT: permute
+  // CHECK: convert_layout {{.+}} -> tile<1024xf32, #shared<offset=?>>
+  // CHECK: reduce
+  entry @ordered_sum(%p: tile<ptr<f32>>, %q: tile<ptr<f32>>) {
+    %i = iota : tile<1024xi32>
+    %b0 = reshape %p : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %b = broadcast %b0 : tile<1xptr<f32>> -> tile<1024xptr<f32>>
+    %a = offset %b, %i : tile<1024xptr<f32>>, tile<1024xi32> -> tile<1024xptr<f32>>
+    %x, %t = load_ptr_tko weak %a : tile<1024xptr<f32>> -> tile<1024xf32>, token
+    %s = reduce %x dim=0 identities=[0.000000e+00 : f32] : tile<1024xf32> -> tile<f32>
+    (%e: tile<f32>, %acc: tile<f32>) {
+      %n = addf %e, %acc rounding<positive_inf> : tile<f32>
+      yield %n : tile<f32>
+    }
+    %w = store_ptr_tko weak %q, %s : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
+}

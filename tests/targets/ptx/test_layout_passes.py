@@ -1,0 +1,134 @@
+"""The tile-layout passes (assign-layouts ... insert-barriers) on every cuTile corpus kernel:
+the result is in tile-layout, every op's operands are in the layouts it requires (no
+conversion is missing), the conversions left are renamings or go through shared memory,
+the #shared operands of one op never overlap, a K loop's mma accumulator stays in its
+fragment layout, and the dump parses back to the same text. Plus the placement rules of
+allocate-shared."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import random
+from pathlib import Path
+
+import pytest
+
+from nanotile.ir.layouts import LinearLayout, SharedLayout, conversion
+from nanotile.ir.parser import parse_text
+from nanotile.ir.printer import print_module
+from nanotile.loader import load_file
+from nanotile.passes.languages import get_language
+from nanotile.passes.manager import PipelineRun, RunOptions
+from nanotile.passes.pipelines import default_pipeline
+from nanotile.passes.registry import parse_pipeline
+from nanotile.targets.ptx.allocate_shared import Buffer, is_shared, place
+from nanotile.targets.ptx.shared_memory import tile_bytes
+
+CORPUS = Path(__file__).resolve().parents[3] / ".." / "shared" / "corpus" / "cutile"
+FILES = sorted(p for p in CORPUS.glob("*.tileirbc") if "13_" not in p.name) \
+    if CORPUS.exists() else []
+
+
+def laid_out(path: Path, gpu: str = "sm_90"):
+    """The kernel after the pipeline's tile-layout passes (through insert-barriers)."""
+    module = load_file(str(path))
+    steps = parse_pipeline(default_pipeline(gpu))
+    upto = [s.name for s in steps].index("insert-barriers") + 1
+    PipelineRun(RunOptions(verify=True), io.StringIO()).run(module, steps[:upto])
+    return module
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_corpus_kernel_laid_out(path):
+    module = laid_out(path)
+    assert get_language("tile-layout").check(module) == []
+    for op in module.walk():
+        if op.name == "convert_layout":
+            src, dst = op.operands[0].type.layout, op.results[0].type.layout
+            if isinstance(src, LinearLayout) and isinstance(dst, LinearLayout):
+                assert conversion(src, dst) == "registers"  # others go through shared
+            else:
+                assert isinstance(src, SharedLayout) or isinstance(dst, SharedLayout)
+        if is_shared(getattr(op.results[0], "type", None)) if op.results else False:
+            layout = op.results[0].type.layout
+            assert layout.offset is not None and layout.offset % 16 == 0
+        shared = [v for v in op.operands if is_shared(v.type)]
+        spans = sorted((v.type.layout.offset, v.type.layout.offset
+                        + tile_bytes(v.type, v.type.layout.size_elements())) for v in shared)
+        for (_, end), (start, _) in itertools.pairwise(spans):
+            assert end <= start, f"overlapping #shared operands of {op.name}"
+        if op.name in ("addf", "mulf", "subf", "addi", "select", "offset"):
+            layouts = {v.type.layout for v in op.operands if v.type.num_elements > 1}
+            assert len(layouts) <= 1 and (not layouts or
+                                          layouts == {op.results[0].type.layout})
+    text = print_module(module)
+    assert print_module(parse_text(text, path.name)) == text
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
+def test_the_mma_accumulator_stays_in_fragments_across_the_k_loop():
+    module = laid_out(CORPUS / "matmul_f16.tileirbc")
+    (loop,) = [op for op in module.walk() if op.name == "for"]
+    carried = loop.regions[0].blocks[0].arguments[1]
+    assert str(carried.type.layout).startswith("#mma<acc, m16n8")
+    inside = [op for op in loop.walk() if op.name == "convert_layout"]
+    # A and B go to shared memory each iteration; the accumulator never converts
+    assert all(isinstance(op.results[0].type.layout, SharedLayout) for op in inside)
+    assert all(op.operands[0].type.element.name == "f16" for op in inside)
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
+def test_row_reductions_split_into_registers_lanes_and_warps():
+    module = laid_out(CORPUS / "row_softmax.tileirbc")
+    reduces = [op for op in module.walk() if op.name == "reduce"]
+    kinds = []
+    for op in reduces:
+        bases = op.operands[0].type.layout.dim_bases(op.attributes["dim"])
+        kinds.append(tuple(k for k in ("register", "lane", "warp") if bases[k]))
+    # each step stays within one kind of hardware index; the warps' step reads registers
+    assert all(len(k) <= 1 for k in kinds)
+    assert ("lane",) in kinds and ("register",) in kinds
+
+
+def test_first_fit_never_overlaps_live_buffers():
+    rng = random.Random(3)
+    for _ in range(200):
+        buffers = []
+        for _ in range(rng.randint(1, 12)):
+            start = rng.randint(0, 40)
+            buffers.append(Buffer(None, start, start + rng.randint(0, 10),  # type: ignore[arg-type]
+                                  rng.choice([4, 64, 100, 2048])))
+        buffers.sort(key=lambda b: b.start)
+        total = place(buffers)
+        for a in buffers:
+            assert a.offset % 16 == 0 and a.offset + a.size <= total
+            for b in buffers:
+                if a is not b and a.start <= b.end and b.start <= a.end:
+                    assert a.offset + a.size <= b.offset or b.offset + b.size <= a.offset
+
+
+def test_reuse_after_death():
+    a, b, c = Buffer(None, 0, 1, 512), Buffer(None, 0, 1, 512), Buffer(None, 2, 3, 1024)  # type: ignore[arg-type]
+    assert place([a, b, c]) == 1024
+    assert (a.offset, b.offset, c.offset) == (0, 512, 0)
+
+
+def test_more_shared_memory_than_a_cta_has_is_an_error():
+    from nanotile.diagnostics import CompileError
+    from nanotile.passes.base import PassContext
+    from nanotile.targets.ptx.allocate_shared import AllocateShared
+
+    big = "tile<128x1024xf32, #shared<offset=?>>"
+    blocked = "#blocked<per_thread=[1, 1], lanes=[1, 32], warps=[4, 1], order=[1, 0]>"
+    text = f"""cuda_tile.module @m {{
+  entry @k(%x: tile<128x1024xf32, {blocked}>) {{
+    %s = convert_layout %x : tile<128x1024xf32, {blocked}> -> {big}
+    %t = convert_layout %s : {big} -> tile<128x1024xf32, {blocked}>
+    return
+  }}
+}}
+"""
+    with pytest.raises(CompileError, match="524288 bytes of shared memory"):
+        AllocateShared().apply(parse_text(text, "k.mlir"), PassContext())
