@@ -18,6 +18,8 @@ from typing import Any
 from ..diagnostics import CompileError, Diagnostic
 from ..ir import types as T
 from ..ir.core import Block, Module, Operation, Value
+from ..knobs import raise_internal_errors
+from ..passes.internal_error import op_in_traceback
 from .layout import DEFAULT_THREADS, Layout, TileRegs, choose_layout, cta_threads
 from .ptx.builder import PtxFunction, reg_class
 from .target import Target
@@ -267,8 +269,11 @@ def _lower_with_location(entry: Operation, target: Target) -> str:
         raise CompileError(_diag(op, f"{target.gpu_name}: {e}")) from None
     except (AssertionError, KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
         # A bug of the back end: still a clean diagnostic for the user, never a traceback.
-        raise CompileError(_diag(entry, f"internal error in the PTX back end "
-                                        f"({type(e).__name__}: {e})")) from None
+        if raise_internal_errors():
+            raise
+        at = op_in_traceback(e) or entry
+        raise CompileError(_diag(at, f"internal error in the PTX back end at "
+                                     f"'cuda_tile.{at.name}' ({type(e).__name__}: {e})")) from e
 
 
 def _diag(op: Operation, message: str) -> Diagnostic:

@@ -17,7 +17,9 @@ from typing import ClassVar
 
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module
+from ..knobs import raise_internal_errors
 from ..passes.base import Pass, PassContext
+from ..passes.internal_error import internal_error
 
 LANGUAGE_OF_GPU = {"sm_90": "ptx-sm90", "sm_100": "ptx-sm100"}
 
@@ -53,13 +55,9 @@ class LowerToPtx(Pass):
             text = compile_module(module, target)
         except CompileError:
             raise
-        except Exception as e:  # noqa: BLE001 - a bug: still a diagnostic, never a traceback
-            raise CompileError(Diagnostic("error", f"internal error while compiling for "
-                                                   f"{self.gpu} ({type(e).__name__}: {e})",
-                                          _filename(module))) from None
+        except Exception as e:  # a bug: still a diagnostic, never a traceback
+            if raise_internal_errors():
+                raise
+            raise internal_error(e, f"while compiling for {self.gpu}", module) from e
         module.ptx = parse_ptx_program(text, f"<{self.gpu}.ptx>")
         return True
-
-
-def _filename(module: Module) -> str:
-    return module.source.filename if module.source is not None else "<input>"
