@@ -96,22 +96,38 @@ def fold_float(op: Operation, values: list[Any]) -> Any | None:
     return None
 
 
+# The ops fold() evaluates. Only these: any other op with constant operands (a ``for``
+# whose bounds and initial values are constants, a ``select``...) is left alone, and its
+# operands are never read as numbers (a float -inf read as an integer would not convert).
+_INT_OPS = frozenset({"addi", "subi", "muli", "divi", "remi", "andi", "ori", "xori", "shli",
+                      "shri", "maxi", "mini", "negi", "absi", "cmpi"})
+_FLOAT_OPS = frozenset({"addf", "subf", "mulf", "divf", "negf", "absf", "cmpf"})
+_SHAPE_OPS = frozenset({"broadcast", "reshape"})
+_CAST_OPS = frozenset({"exti", "trunci"})
+
+
 def fold(op: Operation) -> Any | None:
     """The constant result element of ``op``, or None if it cannot be folded."""
+    if op.name not in _INT_OPS | _FLOAT_OPS | _SHAPE_OPS | _CAST_OPS:
+        return None
     if len(op.results) != 1 or not isinstance(op.results[0].type, TileType) or not op.operands:
+        return None
+    if not all(isinstance(v.type, TileType) for v in op.operands):
         return None
     values = [splat_value(v) for v in op.operands]
     if any(v is None for v in values):
         return None
-    element = op.operands[0].type.element
-    if op.name in ("broadcast", "reshape"):
+    if op.name in _SHAPE_OPS:
         return values[0]
-    width = op.results[0].type.element.bitwidth if op.name in ("exti", "trunci") else 0
+    is_float = [getattr(v.type.element, "is_float", False) for v in op.operands]
+    if any(is_float) != (op.name in _FLOAT_OPS) or any(is_float) != all(is_float):
+        return None  # not the operand kinds the op's rule reads (unverified input)
+    width = op.results[0].type.element.bitwidth
     if op.name == "exti":
         return _wrap(_ints(op, values)[0][0], width)
     if op.name == "trunci":
         return _wrap(int(values[0]), width)
-    if not getattr(element, "is_float", True):
+    if op.name in _INT_OPS:
         return fold_int(op, values)
     return fold_float(op, values)
 

@@ -3,7 +3,9 @@
 After every pass the module is checked against the pass's output language (unless
 ``verify`` is off); with ``check_semantics`` the interpreter runs every kernel after every
 tile-level pass and compares with the results from before the pipeline. Any failure
-raises a CompileError naming the pass. Dumps carry MLIR's headers
+raises a CompileError naming the pass; an exception other than CompileError out of a pass
+(a bug) becomes a located "internal error" (passes/internal_error.py) unless the knob
+NANOTILE_RAISE_INTERNAL_ERRORS is set. Dumps carry MLIR's headers
 (``// -----// IR Dump After <pass> //----- //``) and are valid input again: Tile IR text
 for the tile stages, PTX text (``module.ptx.render()``) once select-instructions has run.
 
@@ -22,7 +24,9 @@ from typing import TextIO, TypeVar
 
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module
+from ..knobs import raise_internal_errors
 from .base import Pass, PassContext
+from .internal_error import internal_error
 from .language import accepts
 from .languages import LANGUAGES, get_language
 
@@ -169,6 +173,11 @@ class PipelineRun:
         except CompileError:
             self._dump_failure(module, step)
             raise
+        except Exception as e:  # a bug of the pass: a located diagnostic, not a traceback
+            if raise_internal_errors():
+                raise
+            self._dump_failure(module, step)
+            raise internal_error(e, f"in pass '{step.name}'", module) from e
         output = step_output(step, language)
         if self.options.verify:
             self._timed("(verify)", lambda: self._verify(module, step, output))

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module
+from ..knobs import raise_internal_errors
+from ..passes.internal_error import internal_error
 from .target import get_target
 
 
@@ -51,10 +53,10 @@ def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool 
         PipelineRun(options, sys.stderr).run(module, steps)
     except CompileError:
         raise
-    except Exception as e:  # noqa: BLE001 - a bug: still a diagnostic, never a traceback
-        raise CompileError(Diagnostic("error", f"internal error while compiling for "
-                                               f"{gpu_name} ({type(e).__name__}: {e})",
-                                      "<input>")) from None
+    except Exception as e:  # a bug: still a diagnostic, never a traceback
+        if raise_internal_errors():
+            raise
+        raise internal_error(e, f"while compiling for {gpu_name}", module) from e
     return module.ptx.render()
 
 

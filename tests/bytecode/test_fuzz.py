@@ -2,13 +2,12 @@
 
 Each input is a corpus file with a few random mutations (byte flips and overwrites,
 insertions, deletions, truncation, a varint replaced by a huge one). The only exception
-allowed is CompileError, every input must finish quickly, and what decodes must
-re-encode (bench/bytecode_fuzz.py runs the same idea on >= 100,000 inputs).
+allowed is CompileError (with a byte offset), and what decodes must re-encode. No time is
+asserted here (a loaded machine would fail it); bench/fuzz.py measures hangs and time on
+>= 1,000,000 inputs.
 """
 
 from __future__ import annotations
-
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +21,6 @@ from .corpus import corpus_files
 
 # A fixed, varied sample: every 50th corpus file (all versions, debug info, regions).
 SEEDS = [p.read_bytes() for p in corpus_files()[::50]]
-MAX_SECONDS = 1.0
 # Mostly in-place edits (kinds 0, 1): a change of length breaks the section framing at
 # once, while in-place edits reach the tables, types, attributes and op streams.
 KINDS = (0, 0, 0, 0, 1, 1, 1, 2, 3, 4, 5)
@@ -50,7 +48,6 @@ def mutate(data: bytes, edits: list[tuple[int, int, int]]) -> bytes:
 
 
 def check_input(data: bytes) -> None:
-    start = time.perf_counter()
     try:
         module = read_bytecode(data, "fuzz.tileirbc")
     except CompileError as e:
@@ -61,7 +58,6 @@ def check_input(data: bytes) -> None:
             write_bytecode(module, (data[8], data[9]))
         except CompileError:
             pass
-    assert time.perf_counter() - start < MAX_SECONDS
 
 
 @pytest.mark.skipif(not SEEDS, reason="corpus not found under ../shared/corpus")

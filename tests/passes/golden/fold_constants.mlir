@@ -70,4 +70,24 @@ cuda_tile.module @tests {
     %t = store_ptr_tko weak %p, %d : tile<ptr<i32>>, tile<i32> -> token
     return
   }
+
+  // CHECK-LABEL: @running_max
+  entry @running_max(%p: tile<ptr<f32>>) {
+    // a for whose operands are all constants (bounds, and -inf as the running max) is
+    // not folded, nor are its operands read as integers; the body still takes the max
+    // CHECK: for
+    // CHECK: maxf
+    // CHECK: store_ptr_tko
+    %ninf = constant <f32: 0xFF800000> : tile<f32>
+    %lo = constant <i32: 0> : tile<i32>
+    %hi = constant <i32: 4> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %r = for %i in (%lo to %hi, step %one) : tile<i32> iter_values(%acc = %ninf) -> (tile<f32>) {
+      %f = itof %i signed : tile<i32> -> tile<f32>
+      %m = maxf %acc, %f : tile<f32>
+      continue %m : tile<f32>
+    }
+    %t = store_ptr_tko weak %p, %r : tile<ptr<f32>>, tile<f32> -> token
+    return
+  }
 }
