@@ -14,6 +14,7 @@ than with def-use chains:
   dict; ``step(facts, instr)`` updates them in place for one instruction.
 * ``liveness(cfg, body)``: registers live after each instruction (backward, meet =
   union). A guarded instruction only *may* write its destination, so it does not kill it.
+  ``live_ranges`` gives the same facts per register, as runs of instructions.
 * ``Facts``: the facts of a forward analysis; ``kill(regs)`` drops the ones that mention a
   register that was just written.
 
@@ -292,6 +293,33 @@ def live_out(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
                 live_in[b] = new
                 changed = True
     return outs
+
+
+def live_ranges(cfg: Cfg, body: list[BodyItem]) -> dict[str, list[tuple[int, int]]]:
+    """For each register: the runs ``(first, last)`` of body indices (inclusive, in order)
+    just after which it is live; the same facts as ``liveness``, in space proportional to
+    the number of runs rather than to instructions times live registers."""
+    runs: dict[str, list[tuple[int, int]]] = {}
+    outs = live_out(cfg, body)
+    for b in range(len(cfg.blocks) - 1, -1, -1):
+        block = cfg.blocks[b]
+        top = dict.fromkeys(outs[b], block.end - 1)  # live register -> end of its open run
+        for i in range(block.end - 1, block.start - 1, -1):
+            item = body[i]
+            if not isinstance(item, Instr):
+                continue
+            for r in must_defs(item):
+                if r in top:  # live after i, not before it
+                    runs.setdefault(r, []).append((i, top.pop(r)))
+            for r in uses(item):
+                if r not in top:
+                    top[r] = i - 1
+        for r, last in top.items():
+            if last >= block.start:
+                runs.setdefault(r, []).append((block.start, last))
+    for spans in runs.values():
+        spans.reverse()
+    return runs
 
 
 def liveness(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
