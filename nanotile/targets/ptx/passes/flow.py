@@ -25,7 +25,9 @@ may be removed when the destination is dead and merged when identical.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..ir import BodyItem, Instr, Label, PtxKernel, defs, is_register, operand_registers, uses
 
@@ -53,11 +55,18 @@ def is_pure(instr: Instr) -> bool:
     they are dead. Loads count as pure unless they carry ordering or volatility (a load
     may fault, but removing a load whose value nobody uses is what every compiler does);
     ``ld.param`` reads kernel parameters, which never change."""
-    if not defs(instr) or ".cc" in instr.opcode:
+    if not instr.written:
+        return False
+    return _pure_opcode(instr.opcode)
+
+
+@lru_cache(maxsize=1 << 12)
+def _pure_opcode(opcode: str) -> bool:
+    if ".cc" in opcode:
         return False  # add.cc & co also write the carry flag a later addc reads
-    root = instr.root
+    root = opcode.split(".", 1)[0]
     if root == "ld":
-        mods = set(instr.opcode.split(".")[1:])
+        mods = set(opcode.split(".")[1:])
         return not mods & {"volatile", "acquire", "relaxed", "mmio", "sys"}
     return root in PURE_ROOTS
 
@@ -69,20 +78,30 @@ def is_repeatable(instr: Instr) -> bool:
         return False
     if instr.root == "ld" and not instr.opcode.startswith("ld.param"):
         return False
-    for op in instr.operands[1:]:
-        for m in _SPECIAL.finditer(op):
-            if not is_register(f"%{m.group(1)}") and m.group(1) not in STABLE_SPECIALS:
-                return False
-    return True
+    return not any(_reads_changing_special(op) for op in instr.operands[1:])
 
 
+@lru_cache(maxsize=1 << 16)
+def _reads_changing_special(operand: str) -> bool:
+    """The operand names a special register whose value may change (``%clock``)."""
+    for m in _SPECIAL.finditer(operand):
+        if not is_register(f"%{m.group(1)}") and m.group(1) not in STABLE_SPECIALS:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1 << 16)
 def is_register_operand(text: str) -> bool:
     """The operand is exactly one register (no address, vector or literal)."""
     return bool(_WHOLE_REG.fullmatch(text)) and bool(operand_registers(text))
 
 
+_PREFIX = re.compile(r"%([A-Za-z_]+?)\d+")
+
+
+@lru_cache(maxsize=1 << 16)
 def reg_prefix(reg: str) -> str:
-    m = re.fullmatch(r"%([A-Za-z_]+?)\d+", reg)
+    m = _PREFIX.fullmatch(reg)
     return m.group(1) if m else reg
 
 
@@ -225,15 +244,17 @@ def _meet(states: list[Facts | None]) -> Facts | None:
 _MISSING = object()
 
 
-def forward(cfg: Cfg, body: list[BodyItem], step) -> list[Facts]:
-    """Facts holding at the start of each block (the greatest fixed point)."""
+def forward(cfg: Cfg, body: list[BodyItem], step, run_block=None) -> list[Facts]:
+    """Facts holding at the start of each block (the greatest fixed point).
+    ``run_block(b, facts)``, if given, takes the place of running ``step`` over the
+    block's instructions (updating ``facts`` in place)."""
     n = len(cfg.blocks)
     outs: list[Facts | None] = [None] * n
     ins: list[Facts | None] = [None] * n
-    work = list(range(n))
+    work = deque(range(n))
     pending = set(work)
     while work:
-        b = work.pop(0)
+        b = work.popleft()
         pending.discard(b)
         block = cfg.blocks[b]
         if b == 0 or not block.preds:
@@ -243,9 +264,12 @@ def forward(cfg: Cfg, body: list[BodyItem], step) -> list[Facts]:
         if state is None:
             continue
         ins[b] = state.copy()
-        for i in range(block.start, block.end):
-            if isinstance(body[i], Instr):
-                step(state, body[i])
+        if run_block is not None:
+            run_block(b, state)
+        else:
+            for i in range(block.start, block.end):
+                if isinstance(body[i], Instr):
+                    step(state, body[i])
         if state != outs[b]:
             outs[b] = state
             for s in block.succs:
@@ -338,34 +362,45 @@ def liveness(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
     return after
 
 
-def as_rewritten(rewrite, step):
-    """An analysis step that sees each instruction as the pass's ``rewrite(facts, instr)``
-    will leave it (on a copy: the program is not changed here), so that the facts the
-    rewrite creates (a constant reaching a ``mov``, an ``add`` a fold produced) reach the
-    blocks after it too. Facts about the original program hold for the rewritten one
-    as well (rewrites keep every register's value), so this only finds more."""
-    def analysis_step(facts, instr: Instr) -> None:
-        probe = Instr(instr.opcode, list(instr.operands), instr.pred)
-        rewrite(facts, probe)
-        step(facts, probe)
-    return analysis_step
-
-
 def rewrite_kernel(kernel: PtxKernel, rewrite, step) -> bool:
     """Run a forward analysis and apply ``rewrite(facts, instr) -> bool`` to every
-    instruction with the facts holding just before it; True if anything changed."""
+    instruction with the facts holding just before it; True if anything changed.
+
+    The analysis sees each instruction as the rewrite leaves it, so that the facts the
+    rewrite creates (a constant reaching a ``mov``, an ``add`` a fold produced) reach the
+    blocks after it too (facts about the original program hold for the rewritten one as
+    well: rewrites keep every register's value). It rewrites copies of the instructions,
+    since a block may be visited again with fewer facts (a loop); the copies made in a
+    block's last visit, which saw the facts that finally hold at its start, replace the
+    instructions."""
     cfg = kernel_cfg(kernel)
     if cfg is None:
         return False
-    ins = forward(cfg, kernel.body, as_rewritten(rewrite, step))
+    body = kernel.body
+    rewritten: dict[int, tuple[bool, list[tuple[int, Instr]]]] = {}
+
+    def run_block(b: int, facts: Facts) -> None:
+        block = cfg.blocks[b]
+        changed, new = False, []
+        for i in range(block.start, block.end):
+            item = body[i]
+            if isinstance(item, Instr):
+                probe = item.copy()
+                changed |= bool(rewrite(facts, probe))
+                step(facts, probe)
+                if probe != item:
+                    new.append((i, probe))
+        rewritten[b] = (changed, new)
+
+    forward(cfg, body, step, run_block)
     changed = False
-
-    def visit(facts, _i: int, instr: Instr) -> None:
-        nonlocal changed
-        changed |= bool(rewrite(facts, instr))
-        step(facts, instr)
-
-    walk(cfg, kernel.body, ins, visit)
+    for b in range(len(cfg.blocks)):
+        if b not in rewritten:  # never reached by the analysis: nothing is known there
+            run_block(b, Facts())
+        block_changed, new = rewritten[b]
+        changed |= block_changed
+        for i, instr in new:
+            body[i] = instr
     return changed
 
 
