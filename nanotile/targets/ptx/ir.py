@@ -283,7 +283,7 @@ def operand_registers(operand: str) -> list[str]:
     return list(_operand_registers(operand))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _operand_registers(operand: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in _REG.finditer(operand) if is_register(m.group(0)))
 
@@ -338,7 +338,7 @@ def rename_registers(operand: str, mapping: dict[str, str]) -> str:
     return _REG.sub(lambda m: mapping.get(m.group(0), m.group(0)), operand)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _register_tokens(operand: str) -> tuple[str, ...]:
     """Every register-like token of an operand (special registers included)."""
     return tuple(m.group(0) for m in _REG.finditer(operand))

@@ -26,7 +26,7 @@ from .kernel_pass import KernelPass
 _NUMBERED = re.compile(r"%([A-Za-z_]+?)(\d+)")
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _class_of(register: str) -> str | None:
     """``r`` for ``%r12``; None for a register without a number."""
     m = _NUMBERED.fullmatch(register)

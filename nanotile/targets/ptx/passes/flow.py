@@ -81,7 +81,7 @@ def is_repeatable(instr: Instr) -> bool:
     return not any(_reads_changing_special(op) for op in instr.operands[1:])
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _reads_changing_special(operand: str) -> bool:
     """The operand names a special register whose value may change (``%clock``)."""
     for m in _SPECIAL.finditer(operand):
@@ -90,7 +90,7 @@ def _reads_changing_special(operand: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def is_register_operand(text: str) -> bool:
     """The operand is exactly one register (no address, vector or literal)."""
     return bool(_WHOLE_REG.fullmatch(text)) and bool(operand_registers(text))
@@ -99,7 +99,7 @@ def is_register_operand(text: str) -> bool:
 _PREFIX = re.compile(r"%([A-Za-z_]+?)\d+")
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def reg_prefix(reg: str) -> str:
     m = _PREFIX.fullmatch(reg)
     return m.group(1) if m else reg

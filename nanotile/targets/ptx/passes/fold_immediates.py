@@ -44,7 +44,7 @@ _F64 = re.compile(r"0[dD][0-9a-fA-F]{16}")
 _INT_TYPES = re.compile(r"[bsu](16|32|64)")
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def literal_kind(text: str) -> str | None:
     if _INT.fullmatch(text):
         return "int"

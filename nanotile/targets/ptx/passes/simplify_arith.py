@@ -38,7 +38,7 @@ from .kernel_pass import KernelPass
 _INT_TYPE = re.compile(r"([bsu])(16|32|64)")
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def parse_int(text: str) -> int | None:
     """The value of a PTX integer literal (decimal, 0x hex, 0b binary, 0 octal), or None."""
     t = text.strip()
