@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -157,6 +156,8 @@ def write_output(path: str, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
+    import tempfile
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".nanotile-", dir=directory)
     try:
@@ -210,12 +211,12 @@ def _pipeline_flags(cli_options, argv: list[str]):
 
 def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
     """Run the pass pipeline the flags ask for, once (see the module docstring)."""
-    from .passes.languages import get_language
-
     if getattr(args, "target", None) is None:
         args.target = opts.extra.get("gpu_name", "sm_100")  # whose default pipeline runs
     to_ptx = opts.emit in ("ptx", "cubin")
     if to_ptx or cli_options.wants_pipeline(args):
+        from .passes.languages import get_language
+
         language = cli_options.final_language(args)
         lowered = get_language(language).ptx
         if to_ptx and not lowered:

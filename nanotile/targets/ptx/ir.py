@@ -589,8 +589,9 @@ def language_of(program: PtxProgram) -> str:
 
 def looks_like_ptx(text: str) -> bool:
     """Whether ``text`` is PTX: its first token outside comments is ``.version``."""
-    body = _strip_comments(text[:4096]).lstrip()
-    return body.startswith(".version")
+    from ...loader import looks_like_ptx as sniff
+
+    return sniff(text)
 
 
 def load_ptx_module(text: str, filename: str = "<ptx>"):
