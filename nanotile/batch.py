@@ -95,15 +95,34 @@ def _results(jobs: list[Any], pipeline_args: Any, workers: int):
         for job in jobs:
             yield compile_captured(job, pipeline_args)
         return
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork" if "fork" in
-                                          multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
         futures = [pool.submit(compile_captured, job, pipeline_args) for job in jobs]
         for future in futures:
             yield future.result()
+
+
+def _context() -> Any:
+    """How to start workers: fork (cheap, nothing to import again) from a process with
+    one thread; forking one with several threads (a test runner) may deadlock, so then
+    a fork server."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and _threads() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _threads() -> int:
+    """Threads of this process, those of libraries included (Linux's /proc)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
 
 
 def compile_captured(job: Any, pipeline_args: Any) -> tuple[int, bytes, str]:
