@@ -54,7 +54,8 @@ class Language:
                remove_attrs: Iterable[type] = (),
                add_invariants: Iterable[tuple[str, Invariant]] = (),
                remove_invariants: Iterable[str] = (), tile_level: bool | None = None,
-               extra_ops: dict[str, str] | None = None, ptx: bool | None = None,
+               extra_ops: dict[str, str] | None = None, remove_extra_ops: Iterable[str] = (),
+               ptx: bool | None = None,
                open_to_extensions: bool | None = None) -> Language:
         """A new language = this one, plus and minus the given parts (nanopass ``extends``)."""
         dropped = set(remove_invariants)
@@ -66,7 +67,8 @@ class Language:
             (self.attrs - set(remove_attrs)) | set(add_attrs),
             invariants + tuple(add_invariants), self.name,
             self.tile_level if tile_level is None else tile_level,
-            {**self.extra_ops, **(extra_ops or {})},
+            {name: doc for name, doc in {**self.extra_ops, **(extra_ops or {})}.items()
+             if name not in set(remove_extra_ops)},
             self.ptx if ptx is None else ptx,
             self.open_to_extensions if open_to_extensions is None else open_to_extensions)
 

@@ -86,16 +86,53 @@ def _ptx_target_is(gpu: str):
 # --------------------------------------------------------------------------------------
 # The languages
 
+def registers_only(module: Module) -> list[Diagnostic]:
+    """every tile value is one thread's registers (layout #regs)"""
+    from ...ir.layouts import RegisterArray
+    from ...ir.rewrite import blocks_of
+    from ...passes.language import op_error
+
+    diags = []
+    for item in module.items:
+        for op in item.walk():
+            values = [*op.results, *(a for b in blocks_of(op) for a in b.arguments)]
+            for v in values:
+                if isinstance(v.type, T.TileType) and \
+                        not isinstance(v.type.layout, RegisterArray):
+                    diags.append(op_error(op, f"value %{v.name_hint or '?'} of '{op.name}' "
+                                              f"is not per-thread registers ({v.type})"))
+    return diags
+
+
+# The cuda_tile ops that mean the same per register: elementwise math, control flow,
+# memory through pointers, grid queries; plus simt's own (the op table's internal rows).
 _SIMT_OPS = {n for n, d in OPS.items()
              if d.traits & {"elementwise", "control", "terminator"}} \
-    | {"constant", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko"}
+    | {"constant", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko",
+       "get_tile_block_id", "get_num_tile_blocks", "get_global", "assert", "reduce",
+       "scan", "gdc_wait_tko", "gdc_launch_dependents_tko", "memory_fence_alias_tko"}
 
 SIMT = TILE_LAYOUT.extend(
-    "simt", "Per-thread code: scalars and small register vectors, thread ids, shuffles,\n"
-            "shared-memory buffers, barriers, structured control flow.",
-    remove_ops=TILE_LAYOUT.ops - _SIMT_OPS, remove_types={T.TokenType},
-    extra_ops={"thread_id": "thread index in the CTA", "shuffle": "warp shuffle",
-               "shared_alloc": "a shared-memory buffer", "barrier": "CTA barrier"},
+    "simt", "Per-thread code: each value is one thread's registers (tile<8xf32, #regs>);\n"
+            "elementwise ops apply per register, reduce/scan fold a thread's registers;\n"
+            "thread coordinates, shuffles, shared-memory stores and loads, barriers and\n"
+            "structured control flow are explicit.",
+    remove_ops=TILE_LAYOUT.ops - _SIMT_OPS,
+    remove_extra_ops={"convert_layout"},
+    extra_ops={"splat": "every register the same value",
+               "pick": "registers chosen from others (a renaming)",
+               "coordinates": "the coordinate of the element each register holds",
+               "is_owner": "this thread owns its elements (others hold copies)",
+               "shuffle_xor": "exchange registers with another lane (shfl.sync.bfly)",
+               "shared_store": "write registers to a shared buffer",
+               "shared_load": "read registers from a shared buffer",
+               "shared_gather": "read shared elements by row-major index",
+               "warp_mma": "matrix multiply-accumulate on the tensor cores (lower-mma)",
+               "ldmatrix": "load mma fragments from shared memory",
+               "mma_sync": "one warp-level mma.sync",
+               "vprintf": "print from thread 0"},
+    remove_invariants={"tiles-have-layouts"},
+    add_invariants=[("registers-only", registers_only)],
     tile_level=False)
 
 PTX_SM90 = SIMT.extend(
