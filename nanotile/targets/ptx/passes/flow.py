@@ -171,14 +171,19 @@ def kernel_cfg(kernel: PtxKernel) -> Cfg | None:
 
 class Facts:
     """Facts ``key -> value`` of a forward analysis, each mentioning some registers; writing
-    a register drops the facts that mention it (``kill``) in time proportional to them."""
+    a register drops the facts that mention it (``kill``) in time proportional to them.
 
-    __slots__ = ("index", "map", "regs")
+    Copies are cheap (the analyses copy at every block): a copy shares the per-register
+    key sets with its original, and either copies a set before changing it (``owned``
+    lists the sets this object may change)."""
+
+    __slots__ = ("index", "map", "owned", "regs")
 
     def __init__(self) -> None:
         self.map: dict = {}
         self.regs: dict = {}    # key -> registers the fact mentions
         self.index: dict = {}   # register -> keys of the facts mentioning it
+        self.owned: set = set()  # registers whose key set is this object's own
 
     def get(self, key, default=None):
         return self.map.get(key, default)
@@ -192,20 +197,30 @@ class Facts:
     def __eq__(self, other) -> bool:
         return isinstance(other, Facts) and self.map == other.map
 
+    def _keys(self, register) -> set:
+        """The key set of ``register``, this object's own (copied if shared)."""
+        keys = self.index.get(register)
+        if keys is None:
+            keys = self.index[register] = set()
+            self.owned.add(register)
+        elif register not in self.owned:
+            keys = self.index[register] = set(keys)
+            self.owned.add(register)
+        return keys
+
     def set(self, key, value, regs) -> None:
         if key in self.map:
             self._drop(key)
         self.map[key] = value
-        self.regs[key] = tuple(regs)
-        for r in self.regs[key]:
-            self.index.setdefault(r, set()).add(key)
+        self.regs[key] = regs = tuple(regs)
+        for r in regs:
+            self._keys(r).add(key)
 
     def _drop(self, key) -> None:
         del self.map[key]
         for r in self.regs.pop(key):
-            keys = self.index.get(r)
-            if keys is not None:
-                keys.discard(key)
+            if r in self.index:
+                self._keys(r).discard(key)
 
     def discard(self, key) -> None:
         if key in self.map:
@@ -214,15 +229,18 @@ class Facts:
     def kill(self, regs) -> None:
         """Forget every fact mentioning one of ``regs`` (registers just written)."""
         for r in regs:
-            for key in list(self.index.get(r, ())):
-                if key in self.map:
-                    self._drop(key)
+            keys = self.index.get(r)
+            if keys:
+                for key in list(keys):
+                    if key in self.map:
+                        self._drop(key)
 
     def copy(self) -> Facts:
         out = Facts()
         out.map = dict(self.map)
         out.regs = dict(self.regs)
-        out.index = {r: set(k) for r, k in self.index.items() if k}
+        out.index = dict(self.index)  # the sets are shared now: neither owns them
+        self.owned = set()
         return out
 
     def mapping(self) -> dict:
@@ -230,14 +248,16 @@ class Facts:
 
 
 def _meet(states: list[Facts | None]) -> Facts | None:
+    """The facts of the first state that hold, with the same value, in all of them."""
     known = [s for s in states if s is not None]
     if not known:
         return None
-    out = Facts()
     first = known[0]
-    for key, value in first.map.items():
-        if all(s.map.get(key, _MISSING) == value for s in known[1:]):
-            out.set(key, value, first.regs[key])
+    out = first.copy()
+    for other in known[1:]:
+        for key, value in first.map.items():
+            if key in out.map and other.map.get(key, _MISSING) != value:
+                out._drop(key)
     return out
 
 
