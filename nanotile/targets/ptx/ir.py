@@ -54,7 +54,7 @@ class Instr:
     tuple and every change is an assignment (``instr.operands = ...``,
     ``instr.with_operand(i, x)``), which forgets them."""
 
-    __slots__ = ("_opcode", "_operands", "_pred", "_registers", "root")
+    __slots__ = ("_all", "_opcode", "_operands", "_pred", "_registers", "root")
 
     def __init__(self, opcode: str, operands: Iterable[str] = (), pred: str | None = None):
         self._opcode = opcode
@@ -63,6 +63,7 @@ class Instr:
         self._pred = pred
         # (has a destination, registers written, registers read), computed when first asked
         self._registers: tuple[bool, tuple[str, ...], tuple[str, ...]] | None = None
+        self._all: tuple[str, ...] | None = None  # every register named, in order
 
     @property
     def opcode(self) -> str:
@@ -72,7 +73,7 @@ class Instr:
     def opcode(self, value: str) -> None:
         self._opcode = value
         self.root = value.split(".", 1)[0]
-        self._registers = None
+        self._registers = self._all = None
 
     @property
     def operands(self) -> tuple[str, ...]:
@@ -81,7 +82,7 @@ class Instr:
     @operands.setter
     def operands(self, value: Iterable[str]) -> None:
         self._operands = tuple(value)
-        self._registers = None
+        self._registers = self._all = None
 
     @property
     def pred(self) -> str | None:
@@ -90,7 +91,7 @@ class Instr:
     @pred.setter
     def pred(self, value: str | None) -> None:
         self._pred = value
-        self._registers = None
+        self._registers = self._all = None
 
     def with_operand(self, index: int, value: str) -> None:
         """Replace one operand."""
@@ -99,8 +100,10 @@ class Instr:
         self.operands = ops
 
     def copy(self) -> Instr:
-        out = Instr(self._opcode, self._operands, self._pred)
-        out._registers = self._registers
+        out = Instr.__new__(Instr)
+        out._opcode, out._operands, out._pred, out.root = \
+            self._opcode, self._operands, self._pred, self.root
+        out._registers, out._all = self._registers, self._all
         return out
 
     def registers(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
@@ -116,6 +119,15 @@ class Instr:
                 read += _operand_registers(op)
             self._registers = (dest, written, read)
         return self._registers
+
+    def all_registers(self) -> tuple[str, ...]:
+        """Every register named: the guard's, then each operand's, in order."""
+        if self._all is None:
+            out = _operand_registers(self._pred) if self._pred else ()
+            for op in self._operands:
+                out += _operand_registers(op)
+            self._all = out
+        return self._all
 
     @property
     def written(self) -> tuple[str, ...]:
@@ -289,10 +301,8 @@ def _operand_registers(operand: str) -> tuple[str, ...]:
 
 
 def instr_registers(instr: Instr) -> list[str]:
-    out = list(_operand_registers(instr.pred)) if instr.pred else []
-    for op in instr.operands:
-        out += _operand_registers(op)
-    return out
+    """Every register the instruction names (guard first, then operand by operand)."""
+    return list(instr.all_registers())
 
 
 def has_dest(instr: Instr) -> bool:

@@ -78,7 +78,10 @@ def is_repeatable(instr: Instr) -> bool:
         return False
     if instr.root == "ld" and not instr.opcode.startswith("ld.param"):
         return False
-    return not any(_reads_changing_special(op) for op in instr.operands[1:])
+    for op in instr.operands[1:]:
+        if _reads_changing_special(op):
+            return False
+    return True
 
 
 @lru_cache(maxsize=1 << 18)
@@ -384,7 +387,8 @@ def liveness(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
 
 def rewrite_kernel(kernel: PtxKernel, rewrite, step) -> bool:
     """Run a forward analysis and apply ``rewrite(facts, instr) -> bool`` to every
-    instruction with the facts holding just before it; True if anything changed.
+    instruction with the facts holding just before it (``rewrite`` returns True exactly
+    when it changed the instruction); True if anything changed.
 
     The analysis sees each instruction as the rewrite leaves it, so that the facts the
     rewrite creates (a constant reaching a ``mov``, an ``add`` a fold produced) reach the
@@ -406,10 +410,10 @@ def rewrite_kernel(kernel: PtxKernel, rewrite, step) -> bool:
             item = body[i]
             if isinstance(item, Instr):
                 probe = item.copy()
-                changed |= bool(rewrite(facts, probe))
-                step(facts, probe)
-                if probe != item:
+                if rewrite(facts, probe):  # (a rewrite says whether it changed anything)
+                    changed = True
                     new.append((i, probe))
+                step(facts, probe)
         rewritten[b] = (changed, new)
 
     forward(cfg, body, step, run_block)
