@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .diagnostics import CompileError, Diagnostic
-from .ir.core import Module
-from .passes.base import Pass
+
+if TYPE_CHECKING:  # imported when needed: `nanotile FILE` and --help start fast
+    from .ir.core import Module
+    from .passes.base import Pass
 
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
@@ -153,17 +155,21 @@ def resumes_in_ptx(args: argparse.Namespace) -> bool:
 
 def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
     """The input module: Tile IR text or bytecode, or PTX text when resuming after a ptx
-    stage (``--start-after=select-instructions`` on a PTX dump)."""
-    from .loader import load_bytes
+    stage (``--start-after=select-instructions`` on a PTX dump). The back end is imported
+    only for PTX (printing a Tile IR file does not need it)."""
+    from .loader import BYTECODE_MAGIC, load_bytes, looks_like_ptx
 
-    load_backend()
     if not resumes_in_ptx(args):
-        from .targets.ptx.ir import load_ptx_module, looks_like_ptx
-
+        if data.startswith(BYTECODE_MAGIC):
+            return load_bytes(data, filename)
         text = data.decode("utf-8", "replace")
         if looks_like_ptx(text):  # a .ptx file: the ptx passes run on it
+            load_backend()
+            from .targets.ptx.ir import load_ptx_module
+
             return _without_dump_header(load_ptx_module(text, filename))
         return load_bytes(data, filename)
+    from .ir.core import Module
     from .targets.ptx.ir import parse_ptx_program
 
     program = parse_ptx_program(data.decode("utf-8", "replace"), filename)
@@ -214,12 +220,11 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
                   err_stream: TextIO, run_default: bool = False) -> Module:
     """Do everything the pipeline flags in ``args`` ask for; returns the resulting module.
     Raises CompileError (naming the pass) when a pass or a check fails."""
-    from .passes.manager import RunOptions, run_pipeline, timing_report
-    from .passes.registry import PASSES
-
     if not run_default and not wants_pipeline(args):
         return module
     from .passes.eqsat import apply_cli_flags
+    from .passes.manager import RunOptions, run_pipeline, timing_report
+    from .passes.registry import PASSES
 
     steps = apply_cli_flags(_pipeline(args), args)
     for flag in ("dump_before", "dump_after"):

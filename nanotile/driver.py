@@ -1,6 +1,10 @@
 """The ``nanotile FILE`` compiler driver: read text or bytecode, check, emit.
 
     nanotile FILE [-o OUT] [--emit=text] [--generic] [--debuginfo] [--no-verify]
+    nanotile FILE FILE... [-o DIR] [-j N] [options]
+
+Several inputs are compiled in parallel worker processes (nanotile.batch), each as if
+given alone, with a progress bar on a terminal.
 
 It emits text (the canonical form), bytecode, PTX or a cubin (EMITTERS). Input is
 detected by content (bytecode magic) by nanotile.loader. Output files are written
@@ -20,16 +24,18 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .diagnostics import CompileError, Diagnostic
 
-USAGE = ("usage: nanotile FILE [-o OUT] [--emit=KIND] [--generic] [--debuginfo] "
-         "[--no-verify]\n"
+USAGE = ("usage: nanotile FILE... [-o OUT] [--emit=KIND] [--generic] [--debuginfo] "
+         "[--no-verify] [-j N]\n"
          "  FILE           Tile IR text or bytecode ('-' = standard input)\n"
-         "  -o OUT         write the output to OUT ('-' = standard output, the default)\n"
+         "  -o OUT         write the output to OUT ('-' = standard output, the default);\n"
+         "                 with several inputs, a directory for OUT/NAME.<kind's suffix>\n"
+         "  -j N           compile several inputs in N worker processes (default: one per "
+         "CPU)\n"
          "  --emit=KIND    what to produce: {kinds}\n"
          "  --generic      print ops in MLIR's generic form\n"
          "  --debuginfo    print locations (loc(...))\n"
@@ -44,7 +50,9 @@ USAGE = ("usage: nanotile FILE [-o OUT] [--emit=KIND] [--generic] [--debuginfo] 
 
 @dataclass
 class Options:
-    input: str | None = None
+    input: str | None = None  # the first input
+    inputs: list[str] = field(default_factory=list)
+    jobs: int | None = None   # worker processes for several inputs (None: one per CPU)
     output: str = "-"
     emit: str = "text"
     generic: bool = False
@@ -130,21 +138,32 @@ def parse_args(argv: list[str]) -> Options:
             opts.extra["bytecode_version"] = arg.split("=", 1)[1]
         elif arg == "--no-verify":
             opts.verify = False
+        elif arg in ("-j", "--jobs"):
+            opts.jobs = _jobs(next(it, None) or _missing(arg))
+        elif arg.startswith("--jobs="):
+            opts.jobs = _jobs(arg.split("=", 1)[1])
+        elif arg.startswith("-j") and arg[2:].isdigit():
+            opts.jobs = _jobs(arg[2:])
         elif arg.startswith("-") and arg != "-":
             raise UsageError(f"unknown option '{arg}'")
-        elif opts.input is None:
-            opts.input = arg
         else:
-            raise UsageError(f"more than one input file given ('{opts.input}', '{arg}')")
-    if opts.input is None:
+            opts.inputs.append(arg)
+    if not opts.inputs:
         raise UsageError("no input file")
+    opts.input = opts.inputs[0]
     given = any(a.startswith("--emit") for a in argv)
-    if not given and opts.output.endswith((".ptx", ".cubin")):
+    if not given and len(opts.inputs) == 1 and opts.output.endswith((".ptx", ".cubin")):
         opts.emit = opts.output.rsplit(".", 1)[1]  # `-o K.ptx` means --emit=ptx
     if opts.emit not in EMITTERS:
         raise UsageError(f"unknown --emit kind '{opts.emit}' (expected one of: "
                          f"{', '.join(sorted(EMITTERS))})")
     return opts
+
+
+def _jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"-j needs a positive number of worker processes, not '{text}'")
+    return int(text)
 
 
 def _missing(arg: str) -> str:
@@ -157,6 +176,8 @@ def write_output(path: str, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
+    import tempfile
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".nanotile-", dir=directory)
     try:
@@ -210,12 +231,12 @@ def _pipeline_flags(cli_options, argv: list[str]):
 
 def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
     """Run the pass pipeline the flags ask for, once (see the module docstring)."""
-    from .passes.languages import get_language
-
     if getattr(args, "target", None) is None:
         args.target = opts.extra.get("gpu_name", "sm_100")  # whose default pipeline runs
     to_ptx = opts.emit in ("ptx", "cubin")
     if to_ptx or cli_options.wants_pipeline(args):
+        from .passes.languages import get_language
+
         language = cli_options.final_language(args)
         lowered = get_language(language).ptx
         if to_ptx and not lowered:
@@ -257,6 +278,17 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"nanotile: error: {e}\n")
         sys.stderr.write(USAGE.format(kinds=", ".join(sorted(EMITTERS))))
         return 0 if not str(e) else 2
+    if len(opts.inputs) > 1:
+        from .batch import compile_many
+
+        return compile_many(opts, pipeline_args)
+    return compile_file(opts, pipeline_args)
+
+
+def compile_file(opts: Options, pipeline_args) -> int:
+    """Compile ``opts.input`` as the command line asks; 1 (diagnostics on stderr) if the
+    input is refused."""
+    from . import cli_options
     from .loader import read_input
 
     source: str | None = None

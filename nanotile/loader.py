@@ -1,11 +1,28 @@
-"""Read a Tile IR file, text or bytecode, deciding by its content (the bytecode magic)."""
+"""Read a Tile IR file, text or bytecode, deciding by its content (the bytecode magic);
+``looks_like_ptx`` tells PTX text (a PTX dump the ptx passes may read) from Tile IR text.
+
+Importing this module is cheap (the IR, the parser and the bytecode reader are imported
+when a file is read), so that a command can decide what it needs first."""
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from .diagnostics import CompileError, Diagnostic
-from .ir.core import Module
+
+if TYPE_CHECKING:
+    from .ir.core import Module
 
 BYTECODE_MAGIC = b"\x7fTileIR\x00"
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+
+
+def looks_like_ptx(text: str) -> bool:
+    """Whether ``text`` is PTX: its first token outside comments is ``.version``."""
+    head = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub(" ", text[:4096]))
+    return head.lstrip().startswith(".version")
 
 
 def read_input(path: str) -> bytes:

@@ -28,6 +28,11 @@ from .schema import egg_string, ops_by_ctor, term_ops
 _PLAIN_FLOAT = re.compile(r"^-?\d+\.\d+$")
 
 
+def is_term(op: Operation) -> bool:
+    """Whether ``op`` becomes a term of the e-graph (the others are anchors)."""
+    return (op.name == "constant" and len(op.results) == 1) or op.name in term_ops()
+
+
 class Fallback(Exception):
     """The item cannot be rebuilt from the extracted terms; keep it as it was."""
 
@@ -51,6 +56,8 @@ class Encoder:
     before: dict[int, list[Value]] = field(default_factory=dict)  # id(anchor) -> roots
     op_block: dict[int, Block] = field(default_factory=dict)   # id(op) -> its block
     holder: dict[int, Operation] = field(default_factory=dict)  # id(block) -> its op
+    # id() of the ops (constants aside) that may be terms; None: every pure op
+    window: set[int] | None = None
 
     # -- encoding ----------------------------------------------------------------------
 
@@ -82,7 +89,9 @@ class Encoder:
         return owner is block
 
     def _is_term(self, op: Operation) -> bool:
-        return (op.name == "constant" and len(op.results) == 1) or op.name in term_ops()
+        if op.name == "constant":
+            return len(op.results) == 1
+        return op.name in term_ops() and (self.window is None or id(op) in self.window)
 
     def _encode_term(self, op: Operation, block: Block) -> None:
         result = op.results[0]

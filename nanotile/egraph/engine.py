@@ -6,12 +6,25 @@ appear in them (no ``run``, ``include``, ``push``...), which is checked before a
 runs. Rulesets named ``*-facts`` are analyses: each round saturates them before running
 the rewriting rulesets once each. Rounds stop when nothing changes or a limit (rounds,
 e-nodes, seconds) is reached; node limits are checked between rulesets.
+
+Loading the schema and the rules takes longer than optimising a typical kernel, so a
+loaded program is kept per process (``Program.shared``) and each e-graph run happens in
+a ``session``: egglog's ``(push)`` before the terms go in, ``(pop)`` after, which leaves
+the program as loaded for the next kernel.
+
+Only egglog's compiled core (the ``egglog.bindings`` extension) is used: nanotile sends
+egglog text programs. ``egglog_bindings`` loads it without running the ``egglog``
+package's ``__init__``, whose high-level Python API (and its pretty-printer's import of
+``black``) costs half a second of start-up.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +45,11 @@ class Limits:
     iterations: int = 8
     nodes: int = 200_000
     seconds: float = 10.0
-    terms: int = 50_000  # an item with more pure ops is left alone (extraction time)
+    terms: int = 50_000  # an e-graph with more terms is left alone (extraction time)
+    # an item with more pure ops is optimised in windows of this many ops, one e-graph
+    # each: extracting a DAG keeps, per e-class, the set of e-classes below it, so one
+    # e-graph for a chain of N ops needs memory ~N^2
+    window: int = 1000
 
 
 @dataclass
@@ -66,18 +83,70 @@ def egglog_error(error: Exception, default_file: str, text: str | None = None
                                    own_text=text if filename == default_file else None))
 
 
+def egglog_bindings():
+    """The ``egglog.bindings`` extension module, loaded on its own when the ``egglog``
+    package is not imported yet (see the module docstring). If the package is imported
+    later, ``egglog.bindings`` is this same module, reached by import statements (the
+    package's attribute ``bindings`` stays unset)."""
+    module = sys.modules.get("egglog.bindings")
+    if module is not None:
+        return module
+    if "egglog" not in sys.modules:
+        import importlib.machinery
+        import importlib.util
+
+        package = importlib.util.find_spec("egglog")
+        for folder in (package.submodule_search_locations or []) if package else []:
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                path = Path(folder) / f"bindings{suffix}"
+                if path.exists():
+                    spec = importlib.util.spec_from_file_location("egglog.bindings", path)
+                    module = importlib.util.module_from_spec(spec)
+                    sys.modules["egglog.bindings"] = module
+                    spec.loader.exec_module(module)
+                    return module
+    import egglog.bindings
+
+    return egglog.bindings
+
+
+_SHARED: dict[tuple, Program] = {}  # loaded programs, by schema and rule texts
+
+
 class Program:
     """One e-graph with the schema and the rule files loaded; records every text run."""
 
-    def __init__(self, cost: CostModel, rule_files: list[Path]) -> None:
-        import egglog.bindings as egg
+    @staticmethod
+    def shared(cost: CostModel, rule_files: list[Path]) -> Program:
+        """The program for ``cost`` and ``rule_files``, loaded once per process (run
+        e-graphs in its ``session``). A rule file that changed is loaded again."""
+        key = (schema_text(cost), tuple((str(p), _read(p)) for p in rule_files))
+        program = _SHARED.get(key)
+        if program is None:
+            program = Program(cost, rule_files)
+            _SHARED[key] = program
+        return program
 
+    def __init__(self, cost: CostModel, rule_files: list[Path]) -> None:
+        egg = egglog_bindings()
         self.egraph = egg.EGraph()
         self.texts: list[str] = []
         self.rulesets: list[str] = ["type-facts"]  # declared by the schema
         self.run_text(schema_text(cost) + _powers_of_two(), "schema.egg")
         for path in rule_files:
             self.load_rules(path)
+
+    @contextmanager
+    def session(self) -> Iterator[Program]:
+        """Add terms and run rules between ``(push)`` and ``(pop)``: the program is left
+        as loaded, and ``program_text`` shows the loading and this session only."""
+        loaded = len(self.texts)
+        self.egraph.parse_and_run_program("(push)", filename="<session>")
+        try:
+            yield self
+        finally:
+            self.egraph.parse_and_run_program("(pop)", filename="<session>")
+            del self.texts[loaded:]
 
     def run_text(self, text: str, filename: str) -> list[Any]:
         self.texts.append(f"; ---- {filename}\n{text.rstrip()}\n")
@@ -156,6 +225,13 @@ class Program:
 
     def program_text(self) -> str:
         return "\n".join(self.texts)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None  # load_rules reports it
 
 
 def _powers_of_two() -> str:

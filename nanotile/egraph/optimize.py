@@ -1,8 +1,16 @@
 """Equality saturation over a module, one e-graph per item (kernel).
 
-For each item: encode its pure dataflow (bridge.Encoder), load schema and rules, insert
-the terms, run the schedule (engine.Program.saturate), extract every root at once and
-rebuild the blocks (bridge.Rebuilder). An item that cannot be rebuilt is left alone.
+For each item: encode its pure dataflow (bridge.Encoder), insert the terms into the
+loaded schema and rules (engine.Program.shared, one session per e-graph), run the
+schedule (engine.Program.saturate), extract every root at once and rebuild the blocks
+(bridge.Rebuilder). An item that cannot be rebuilt is left alone.
+
+An item with more pure ops than ``Limits.window`` is optimised in windows: consecutive
+runs of that many ops (in program order), one e-graph each, in order; the ops outside
+the window are anchors like loads and stores (their values enter as leaves, and the
+window's values they use are roots), so memory and time grow linearly with the item.
+Rules then cannot combine ops of two windows; the default window is larger than any
+kernel of the corpora.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from typing import Any, TextIO
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Block, Module, Operation
 from ..ir.rewrite import blocks_of, collect_uses, replace_uses
-from .bridge import Encoder, Fallback, Rebuilder
+from .bridge import Encoder, Fallback, Rebuilder, is_term
 from .cost import CostModel, cost_model_for
 from .engine import Limits, Program, Stats, builtin_rule_files
 
@@ -52,7 +60,8 @@ def run_pass(step: Any, module: Module, facts: dict, rulesets: list[str] | None,
     """Run an e-graph pass (eqsat, fuse-fma): its options are fields of ``step``."""
     files = rule_files([f.strip() for f in step.rules.split(",") if f.strip()],
                        step.builtin)
-    limits = Limits(step.iterations, step.node_limit, float(step.time_limit))
+    limits = Limits(step.iterations, step.node_limit, float(step.time_limit),
+                    window=getattr(step, "window", Limits.window))
     settings = Settings(files, rulesets, exclude, limits, cost_model_for(step.target),
                         fast_math=step.fast_math,
                         dump_egglog=step.dump_egglog, dump_egraph=step.dump_egraph or None,
@@ -70,7 +79,39 @@ def optimize_module(module: Module, facts: dict, settings: Settings) -> bool:
 
 
 def optimize_item(module: Module, item: Operation, facts: dict, settings: Settings) -> bool:
-    enc = Encoder(facts, collect_uses(module))
+    windows = _windows(item, settings.limits.window)
+    changed = False
+    for number, window in enumerate(windows, 1):
+        place = (number, len(windows)) if len(windows) > 1 else None
+        changed |= _optimize(module, item, facts, settings, window, place)
+    return changed
+
+
+def _windows(item: Operation, size: int) -> list[set[int] | None]:
+    """The windows of ``item``: sets of id() of its term ops (constants aside, which every
+    window sees), or [None] (one e-graph for everything) when they fit in one."""
+    ops = [id(op) for block in blocks_of(item) for op in _ops_in_order(block)
+           if is_term(op) and op.name != "constant"]
+    if len(ops) <= size:
+        return [None]
+    return [set(ops[k:k + size]) for k in range(0, len(ops), size)]
+
+
+def _ops_in_order(block: Block):
+    """The ops of ``block`` and of the blocks nested in it, in the Encoder's order."""
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from _ops_in_order(inner)
+
+
+def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
+              window: set[int] | None, place: tuple[int, int] | None) -> bool:
+    """One e-graph: the item's terms, or those of one window (``place``: its number and
+    the number of windows)."""
+    label = f" (window {place[0]}/{place[1]})" if place else ""
+    enc = Encoder(facts, collect_uses(module), window=window)
     try:
         for block in blocks_of(item):
             enc.encode_block(block)
@@ -78,23 +119,25 @@ def optimize_item(module: Module, item: Operation, facts: dict, settings: Settin
         return _left_alone(settings, item, str(reason))
     if len(enc.names) > settings.limits.terms:
         if settings.stats:
-            settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}: "
-                               f"{len(enc.names)} terms, over the limit; left alone\n")
+            settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}"
+                               f"{label}: {len(enc.names)} terms, over the limit; left "
+                               "alone\n")
         return False
-    stats = Stats()
-    program = Program(settings.cost, settings.rule_files)
+    program = Program.shared(settings.cost, settings.rule_files)
     _check_rulesets(program, settings)
-    start = time.perf_counter()
-    program.run_text(_fast_math(settings) + "\n".join(enc.lines), "<terms>")
-    stats.insert_seconds = time.perf_counter() - start
-    rulesets = _schedule(program, settings)
-    if enc.roots:
-        program.saturate(rulesets, settings.limits, stats)
-    start = time.perf_counter()
-    termdag, terms = program.extract([enc.names[r] for r in enc.roots])
-    stats.extract_seconds = time.perf_counter() - start
-    name = str(item.attributes.get("sym_name", item.name))
-    _report(program, stats, settings, name)
+    with program.session():
+        stats = Stats()
+        start = time.perf_counter()
+        program.run_text(_fast_math(settings) + "\n".join(enc.lines), "<terms>")
+        stats.insert_seconds = time.perf_counter() - start
+        rulesets = _schedule(program, settings)
+        if enc.roots:
+            program.saturate(rulesets, settings.limits, stats)
+        start = time.perf_counter()
+        termdag, terms = program.extract([enc.names[r] for r in enc.roots])
+        stats.extract_seconds = time.perf_counter() - start
+        name = str(item.attributes.get("sym_name", item.name))
+        _report(program, stats, settings, name, place)
     if not enc.roots:
         return False
     try:
@@ -156,13 +199,16 @@ def _fast_math(settings: Settings) -> str:
     return "(FastMath 1)\n" if settings.fast_math else ""
 
 
-def _report(program: Program, stats: Stats, settings: Settings, item: str) -> None:
-    tag = f"{settings.pass_name} @{item}"
+def _report(program: Program, stats: Stats, settings: Settings, item: str,
+            place: tuple[int, int] | None = None) -> None:
+    tag = f"{settings.pass_name} @{item}" + (f" (window {place[0]}/{place[1]})" if place
+                                              else "")
     if settings.dump_egglog:
         settings.out.write(f"; -----// egglog program of {tag} //----- //\n"
                            f"{program.program_text()}\n")
     if settings.dump_egraph:
-        _dump_egraph(program, settings.dump_egraph, f"{settings.pass_name}-{item}")
+        stem = f"{settings.pass_name}-{item}" + (f"-window{place[0]}" if place else "")
+        _dump_egraph(program, settings.dump_egraph, stem)
     if settings.stats:
         serialized = json.loads(program.egraph.serialize([]).to_json())
         stats.nodes = len(serialized["nodes"])

@@ -10,7 +10,9 @@ they run only with ``contract=true`` or when named (``rulesets=fuse-fma``, which
 ``-p fuse-fma`` and ``nanotile-opt -fuse-fma`` stand for). Effects, tokens and
 control flow are anchors and keep their order. Options: ``rulesets`` (comma list;
 default all), ``fast-math`` (allows float reassociation), ``dump-egglog``,
-``dump-egraph=DIR``, ``stats``, ``target`` (the cost model).
+``dump-egraph=DIR``, ``stats``, ``target`` (the cost model), ``window`` (a kernel with
+more pure ops is optimised in windows of that many, one e-graph each, so that memory
+grows linearly: nanotile.egraph.optimize).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class Eqsat(Pass):
     iterations: int = 8
     node_limit: int = 200_000
     time_limit: int = 10     # seconds
+    window: int = 1000       # an item with more pure ops goes in windows of this many
     fast_math: bool = False
     contract: bool = False   # also run the contracting rulesets (fma, mma accumulate)
     dump_egglog: bool = False

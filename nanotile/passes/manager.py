@@ -1,7 +1,8 @@
 """Run a pipeline: passes in order, each followed by the checks and dumps asked for.
 
-After every pass the module is checked against the pass's output language (unless
-``verify`` is off); with ``check_semantics`` the interpreter runs every kernel after every
+After every pass that changed the module (or put it in another language) the module is
+checked against the pass's output language (unless ``verify`` is off; as in MLIR, a pass
+that reports no change leaves a module that was checked already); with ``check_semantics`` the interpreter runs every kernel after every
 tile-level pass and compares with the results from before the pipeline. Any failure
 raises a CompileError naming the pass; an exception other than CompileError out of a pass
 (a bug) becomes a located "internal error" (passes/internal_error.py) unless the knob
@@ -179,7 +180,9 @@ class PipelineRun:
             self._dump_failure(module, step)
             raise internal_error(e, f"in pass '{step.name}'", module) from e
         output = step_output(step, language)
-        if self.options.verify:
+        if self.options.verify and (changed or output != language):
+            # as in MLIR, a pass that changed nothing leaves a module that was checked
+            # already (unless the module must now meet another language's rules)
             self._timed("(verify)", lambda: self._verify(module, step, output))
         lang = get_language(output)
         if self.oracle is not None and (lang.tile_level or lang.runner is not None):

@@ -193,6 +193,49 @@ def test_values_from_outer_blocks():
     assert "shli %i" in body and "addi %acc, %a" in body
 
 
+def test_the_loaded_program_is_shared_and_left_as_loaded():
+    """Schema and rules are loaded once per process; each e-graph runs in a session
+    ((push) ... (pop)), so a second kernel sees none of the first's terms."""
+    from nanotile.egraph.cost import CostModel
+    from nanotile.egraph.engine import Program, builtin_rule_files
+
+    program = Program.shared(CostModel(), builtin_rule_files())
+    assert Program.shared(CostModel(), builtin_rule_files()) is program
+    loaded = program.program_text()
+    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
+    first = run(text, "eqsat")
+    assert program.program_text() == loaded
+    assert run(KERNEL, "eqsat") and run(text, "eqsat") == first
+    with program.session():
+        program.run_text("(let $probe (Leaf 0 \"tile<i32>\"))", "<terms>")
+        assert "$probe" in program.program_text()
+    with program.session(), pytest.raises(Exception, match="probe"):
+        program.run_text("(check (= $probe $probe))", "<terms>")
+
+
+def test_windows_of_a_large_kernel():
+    """A kernel with more pure ops than the window goes in windows, one e-graph each:
+    values of earlier windows enter as leaves; each window's rewrites still happen, and
+    the results stay the same."""
+    import io
+
+    from nanotile.egraph.engine import Limits
+    from nanotile.egraph.optimize import Settings, optimize_module, rule_files
+
+    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
+    whole = run(text, "eqsat")
+    windowed = run(text, "eqsat{window=2}", check_semantics=True)
+    assert "shli" in windowed and "muli" not in windowed.split("@identities")[0]
+    assert run(LOOP, "eqsat{window=1}", check_semantics=True).count("muli") == 0
+    assert windowed != whole  # rules could not combine ops of two windows
+    report = io.StringIO()
+    module = parse_text(text, "t.mlir")
+    optimize_module(module, {}, Settings(rule_files([]), limits=Limits(window=2), stats=True,
+                                         out=report))
+    assert "eqsat @strength (window 1/2):" in report.getvalue()
+    assert "eqsat @strength (window 2/2):" in report.getvalue()
+
+
 def test_iteration_and_node_limits():
     text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
     assert "shli" in run(text, "eqsat{iterations=1}")

@@ -68,6 +68,10 @@ def test_pipeline_shrinks_the_corpus():
 
 CUTILE_TESTS = [p for p in sorted((CUTILE.parent / "cutile-tests").glob("*.tileirbc"))
                 if "13_" not in p.name][::20]
+# Kernels of the sample whose interpreter run takes seconds (a run follows every pass):
+# two nested loops bounded by a value read from the input array (up to 600 x 600). Named
+# here, not found by timing the run, so that the suite does the same on any machine.
+SLOW_IN_THE_INTERPRETER = {"test_helper_function__loops_kernel__i32x1_i32x1"}
 
 
 @needs_interp
@@ -77,18 +81,13 @@ def test_default_pipeline_on_a_sample_of_cutile_tests(path):
     every pass. Kernels the interpreter cannot run on generated inputs are skipped."""
     import contextlib
     import io
-    import time
 
     from nanotile.diagnostics import CompileError
-    from nanotile.passes.semantics import Oracle
 
+    if path.stem in SLOW_IN_THE_INTERPRETER:
+        pytest.skip("seconds per interpreter run (data-bound nested loops)")
     module = load_file(str(path))
     try:
-        start = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()):
-            Oracle(module)
-        if time.perf_counter() - start > 0.25:  # a run after every pass follows
-            pytest.skip("too slow in the interpreter for the test suite")
         with contextlib.redirect_stdout(io.StringIO()):
             run_pipeline(module, parse_pipeline(default_pipeline()),
                          RunOptions(check_semantics=True))

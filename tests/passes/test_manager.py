@@ -89,6 +89,26 @@ def test_no_verify_lets_it_through():
     run_pipeline(vector_add(), [ClaimsCanonKeepsAssume()], RunOptions(verify=False))
 
 
+@dataclass(frozen=True)
+class ChangesNothing(Pass):
+    """Leaves the module as it is and says so."""
+
+    name = "changes-nothing"
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        return False
+
+
+def test_a_pass_that_changed_nothing_is_not_checked_again():
+    """As in MLIR: a module the pass left unchanged was checked already (as the input,
+    or after the pass that last changed it); a pass that changes it is checked."""
+    options = RunOptions(time_passes=True)
+    run_pipeline(vector_add(), [ChangesNothing(), ChangesNothing(), AddBecomesSub(),
+                                ChangesNothing()], options)
+    checks = [name for name, _ in options.timings if name == "(verify)"]
+    assert len(checks) == 2  # the input, and after broken-add
+
+
 def test_input_language_is_checked():
     with pytest.raises(CompileError, match="pass 'needs-canon' reads language 'tile-canon', "
                                            "but the module is in 'tile'"):

@@ -36,6 +36,7 @@ a separate check of the back end.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -43,25 +44,114 @@ from ...diagnostics import CompileError, Diagnostic
 
 # ---- the program -------------------------------------------------------------------
 
-@dataclass
 class Instr:
     """One instruction: ``opcode`` with its modifiers (``ld.global.nc.f32``), operands as
     written (``%r1``, ``[%rd2+8]``, ``{%f1, %f2}``, ``0f3F800000``, ``$L_for_1``) and an
-    optional guard predicate (``%p1`` or ``!%p1``)."""
+    optional guard predicate (``%p1`` or ``!%p1``).
 
-    opcode: str
-    operands: list[str] = field(default_factory=list)
-    pred: str | None = None
+    The passes ask each instruction for its root and for the registers it writes and
+    reads many times, so those are computed once and kept; that is why ``operands`` is a
+    tuple and every change is an assignment (``instr.operands = ...``,
+    ``instr.with_operand(i, x)``), which forgets them."""
+
+    __slots__ = ("_all", "_opcode", "_operands", "_pred", "_registers", "root")
+
+    def __init__(self, opcode: str, operands: Iterable[str] = (), pred: str | None = None):
+        self._opcode = opcode
+        self.root = opcode.split(".", 1)[0]  # without modifiers: ``ld`` for ``ld.global.f32``
+        self._operands = tuple(operands)
+        self._pred = pred
+        # (has a destination, registers written, registers read), computed when first asked
+        self._registers: tuple[bool, tuple[str, ...], tuple[str, ...]] | None = None
+        self._all: tuple[str, ...] | None = None  # every register named, in order
 
     @property
-    def root(self) -> str:
-        """The opcode without modifiers: ``ld`` for ``ld.global.nc.f32``."""
-        return self.opcode.split(".", 1)[0]
+    def opcode(self) -> str:
+        return self._opcode
+
+    @opcode.setter
+    def opcode(self, value: str) -> None:
+        self._opcode = value
+        self.root = value.split(".", 1)[0]
+        self._registers = self._all = None
+
+    @property
+    def operands(self) -> tuple[str, ...]:
+        return self._operands
+
+    @operands.setter
+    def operands(self, value: Iterable[str]) -> None:
+        self._operands = tuple(value)
+        self._registers = self._all = None
+
+    @property
+    def pred(self) -> str | None:
+        return self._pred
+
+    @pred.setter
+    def pred(self, value: str | None) -> None:
+        self._pred = value
+        self._registers = self._all = None
+
+    def with_operand(self, index: int, value: str) -> None:
+        """Replace one operand."""
+        ops = list(self._operands)
+        ops[index] = value
+        self.operands = ops
+
+    def copy(self) -> Instr:
+        out = Instr.__new__(Instr)
+        out._opcode, out._operands, out._pred, out.root = \
+            self._opcode, self._operands, self._pred, self.root
+        out._registers, out._all = self._registers, self._all
+        return out
+
+    def registers(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+        """(whether the first operand is a destination, the registers written, the
+        registers read): what ``has_dest``, ``defs`` and ``uses`` answer."""
+        if self._registers is None:
+            dest = _has_dest(self)
+            written = _operand_registers(self._operands[0]) if dest else ()
+            read = _operand_registers(self._pred) if self._pred else ()
+            ops = self._operands[1:] if dest and self.root not in READS_DEST \
+                else self._operands
+            for op in ops:
+                read += _operand_registers(op)
+            self._registers = (dest, written, read)
+        return self._registers
+
+    def all_registers(self) -> tuple[str, ...]:
+        """Every register named: the guard's, then each operand's, in order."""
+        if self._all is None:
+            out = _operand_registers(self._pred) if self._pred else ()
+            for op in self._operands:
+                out += _operand_registers(op)
+            self._all = out
+        return self._all
+
+    @property
+    def written(self) -> tuple[str, ...]:
+        """Registers the instruction writes (``defs``)."""
+        return self.registers()[1]
+
+    @property
+    def read(self) -> tuple[str, ...]:
+        """Registers the instruction reads, the guard included (``uses``)."""
+        return self.registers()[2]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Instr) and (self._opcode, self._operands, self._pred) == \
+            (other._opcode, other._operands, other._pred)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
+
+    def __repr__(self) -> str:
+        return f"Instr({self._opcode!r}, {list(self._operands)!r}, {self._pred!r})"
 
     def render(self) -> str:
-        guard = f"@{self.pred} " if self.pred else ""
-        ops = (" " + ", ".join(self.operands)) if self.operands else ""
-        return f"\t{guard}{self.opcode}{ops};"
+        guard = f"@{self._pred} " if self._pred else ""
+        ops = (" " + ", ".join(self._operands)) if self._operands else ""
+        return f"\t{guard}{self._opcode}{ops};"
 
 
 @dataclass
@@ -205,20 +295,22 @@ def operand_registers(operand: str) -> list[str]:
     return list(_operand_registers(operand))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _operand_registers(operand: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in _REG.finditer(operand) if is_register(m.group(0)))
 
 
 def instr_registers(instr: Instr) -> list[str]:
-    out = list(_operand_registers(instr.pred)) if instr.pred else []
-    for op in instr.operands:
-        out += _operand_registers(op)
-    return out
+    """Every register the instruction names (guard first, then operand by operand)."""
+    return list(instr.all_registers())
 
 
 def has_dest(instr: Instr) -> bool:
     """Whether the first operand is a destination written by the instruction."""
+    return instr.registers()[0]
+
+
+def _has_dest(instr: Instr) -> bool:
     if not instr.operands:
         return False
     first = instr.operands[0]
@@ -241,26 +333,31 @@ def _may_write(opcode: str) -> bool:
 def defs(instr: Instr) -> list[str]:
     """Registers the instruction writes (``%p|%q`` and ``{%r1, %r2}`` write all of them).
     A guarded instruction writes them only when its guard holds."""
-    return list(_operand_registers(instr.operands[0])) if has_dest(instr) else []
+    return list(instr.registers()[1])
 
 
 def uses(instr: Instr) -> list[str]:
     """Registers the instruction reads, the guard included."""
-    out = list(_operand_registers(instr.pred)) if instr.pred else []
-    dest = has_dest(instr)
-    ops = instr.operands[1:] if dest and instr.root not in READS_DEST else instr.operands
-    for op in ops:
-        out += _operand_registers(op)
-    return out
+    return list(instr.registers()[2])
 
 
 def rename_registers(operand: str, mapping: dict[str, str]) -> str:
     """``operand`` with every register in ``mapping`` replaced."""
+    if not any(token in mapping for token in _register_tokens(operand)):
+        return operand
     return _REG.sub(lambda m: mapping.get(m.group(0), m.group(0)), operand)
+
+
+@lru_cache(maxsize=1 << 18)
+def _register_tokens(operand: str) -> tuple[str, ...]:
+    """Every register-like token of an operand (special registers included)."""
+    return tuple(m.group(0) for m in _REG.finditer(operand))
 
 
 def replace_uses(instr: Instr, mapping: dict[str, str]) -> bool:
     """Rename the registers ``instr`` reads (not the ones it writes); True if changed."""
+    if not any(r in mapping for r in instr.read):
+        return False
     changed = False
     if instr.pred:
         neg = instr.pred.startswith("!")
@@ -269,11 +366,11 @@ def replace_uses(instr: Instr, mapping: dict[str, str]) -> bool:
             instr.pred = ("!" if neg else "") + mapping[reg]
             changed = True
     start = 1 if has_dest(instr) else 0  # a destination read in place is still written
-    for i in range(start, len(instr.operands)):
-        new = rename_registers(instr.operands[i], mapping)
-        if new != instr.operands[i]:
-            instr.operands[i] = new
-            changed = True
+    operands = instr.operands
+    renamed = tuple(rename_registers(op, mapping) for op in operands[start:])
+    if renamed != operands[start:]:
+        instr.operands = operands[:start] + renamed
+        changed = True
     return changed
 
 
@@ -305,27 +402,33 @@ class _Scanner:
         """Index of the bracket closing the one at ``pos`` (comments skipped)."""
         depth = 0
         i = pos
-        n = len(self.text)
-        while i < n:
-            c = self.text[i]
-            if self.text.startswith("//", i):
+        pattern = _BRACKETS[open_ + close]
+        while True:
+            m = pattern.search(self.text, i)
+            if m is None:
+                break
+            token = m.group(0)
+            i = m.end()
+            if token == "//":
                 j = self.text.find("\n", i)
-                i = n if j < 0 else j
-                continue
-            if self.text.startswith("/*", i):
-                j = self.text.find("*/", i + 2)
+                i = len(self.text) if j < 0 else j
+            elif token == "/*":
+                j = self.text.find("*/", i)
                 if j < 0:
-                    raise self.error(i, "unterminated comment")
+                    raise self.error(m.start(), "unterminated comment")
                 i = j + 2
-                continue
-            if c == open_:
+            elif token == open_:
                 depth += 1
-            elif c == close:
+            else:
                 depth -= 1
                 if depth == 0:
-                    return i
-            i += 1
+                    return m.start()
         raise self.error(pos, f"'{open_}' is never closed")
+
+
+# what Scanner.matching looks for: comments and the two brackets
+_BRACKETS = {pair: re.compile(r"//|/\*|" + re.escape(pair[0]) + "|" + re.escape(pair[1]))
+             for pair in ("()", "{}")}
 
 
 def split_operands(text: str) -> list[str]:
@@ -468,6 +571,9 @@ def _parse_body(sc: _Scanner, kernel: PtxKernel, start: int, end: int) -> None:
 
 def _statement_end(text: str, i: int, end: int) -> int:
     """Index of the ``;`` ending the statement at ``i`` (outside brackets), or -1."""
+    j = text.find(";", i, end)
+    if j < 0 or not _BRACKET.search(text, i, j):
+        return j  # no bracket before the first ';'
     depth = 0
     while i < end:
         c = text[i]
@@ -481,6 +587,9 @@ def _statement_end(text: str, i: int, end: int) -> int:
     return -1
 
 
+_BRACKET = re.compile(r"[][{}()]")
+
+
 # ---- the Module hook -----------------------------------------------------------------
 
 def language_of(program: PtxProgram) -> str:
@@ -490,8 +599,9 @@ def language_of(program: PtxProgram) -> str:
 
 def looks_like_ptx(text: str) -> bool:
     """Whether ``text`` is PTX: its first token outside comments is ``.version``."""
-    body = _strip_comments(text[:4096]).lstrip()
-    return body.startswith(".version")
+    from ...loader import looks_like_ptx as sniff
+
+    return sniff(text)
 
 
 def load_ptx_module(text: str, filename: str = "<ptx>"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from ..ir import Instr, PtxKernel, instr_registers, rename_registers
@@ -25,17 +26,26 @@ from .kernel_pass import KernelPass
 _NUMBERED = re.compile(r"%([A-Za-z_]+?)(\d+)")
 
 
+@lru_cache(maxsize=1 << 18)
+def _class_of(register: str) -> str | None:
+    """``r`` for ``%r12``; None for a register without a number."""
+    m = _NUMBERED.fullmatch(register)
+    return m.group(1) if m else None
+
+
 def compact(kernel: PtxKernel) -> bool:
     mapping: dict[str, str] = {}
     counts: dict[str, int] = {}
     for item in kernel.body:
         if isinstance(item, Instr):
             for r in instr_registers(item):
-                m = _NUMBERED.fullmatch(r)
-                if r in mapping or not m or m.group(1) not in kernel.reg_types:
+                if r in mapping:
                     continue
-                counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-                mapping[r] = f"%{m.group(1)}{counts[m.group(1)]}"
+                prefix = _class_of(r)
+                if prefix is None or prefix not in kernel.reg_types:
+                    continue
+                counts[prefix] = counts.get(prefix, 0) + 1
+                mapping[r] = f"%{prefix}{counts[prefix]}"
     if all(k == v for k, v in mapping.items()):
         return False
     for item in kernel.body:

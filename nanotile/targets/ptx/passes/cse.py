@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..ir import Instr, PtxKernel, defs, operand_registers, replace_uses, uses
+from ..ir import Instr, PtxKernel, replace_uses
 from .flow import forward, is_register_operand, is_repeatable, kernel_cfg, reg_prefix, walk
 from .fold_immediates import literal_kind
 from .kernel_pass import KernelPass
@@ -40,9 +40,9 @@ def expression(instr: Instr) -> tuple | None:
     if not is_repeatable(instr) or not is_register_operand(instr.operands[0]):
         return None
     dest = instr.operands[0]
-    sources = tuple(instr.operands[1:])
-    if any(dest in operand_registers(s) for s in sources):
+    if dest in instr.read:
         return None
+    sources = instr.operands[1:]
     if instr.root == "mov" and len(sources) == 1 and (is_register_operand(sources[0])
                                                       or literal_kind(sources[0])):
         return None  # a copy or a constant: cheaper as it is (ptx-copy-propagation and
@@ -50,17 +50,18 @@ def expression(instr: Instr) -> tuple | None:
     return (instr.opcode, sources)
 
 
-def step(facts, instr: Instr) -> None:
-    facts.kill(defs(instr))
+def step(facts, instr: Instr, key: tuple | None | bool = False) -> None:
+    """Update the facts after ``instr`` (``key``: its expression, if already known)."""
+    facts.kill(instr.written)
     if instr.root == "call" or instr.opcode.startswith("st.param"):
         # a call's scope writes parameters (st.param, the return value): forget loads
         # of parameters (kernel parameters never change, but scoped ones may share names)
-        for key in [k for k in facts.map if k[0].startswith("ld.param")]:
-            facts.discard(key)
-    key = expression(instr)
+        for old in [k for k in facts.map if k[0].startswith("ld.param")]:
+            facts.discard(old)
+    if key is False:
+        key = expression(instr)
     if key is not None and key not in facts:
-        regs = [instr.operands[0], *(r for src in key[1] for r in operand_registers(src))]
-        facts.set(key, instr.operands[0], regs)
+        facts.set(key, instr.operands[0], (instr.operands[0], *instr.read))
     copy = _copy_of(instr)
     if copy is not None:
         facts.set(("copy", copy[0]), copy[1], copy)
@@ -94,7 +95,8 @@ def eliminate_common_subexpressions(kernel: PtxKernel) -> bool:
                 probe = Instr(f"mov{ty}", [dest, holder])
                 kernel.body[i] = probe
                 changed = True
-        step(facts, probe)
+                key = False  # the copy's own
+        step(facts, probe, key)
 
     walk(cfg, kernel.body, ins, visit)
     return changed
@@ -106,13 +108,13 @@ def _forwarded(facts, instr: Instr) -> Instr:
     the program is not changed (that is ptx-copy-propagation's job)."""
     mapping = {}
     if facts:
-        for r in uses(instr):
+        for r in instr.read:
             source = facts.get(("copy", r))
             if source is not None:
                 mapping[r] = source
     if not mapping:
         return instr
-    probe = Instr(instr.opcode, list(instr.operands), instr.pred)
+    probe = instr.copy()
     replace_uses(probe, mapping)
     return probe
 

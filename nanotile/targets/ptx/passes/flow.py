@@ -14,6 +14,7 @@ than with def-use chains:
   dict; ``step(facts, instr)`` updates them in place for one instruction.
 * ``liveness(cfg, body)``: registers live after each instruction (backward, meet =
   union). A guarded instruction only *may* write its destination, so it does not kill it.
+  ``live_ranges`` gives the same facts per register, as runs of instructions.
 * ``Facts``: the facts of a forward analysis; ``kill(regs)`` drops the ones that mention a
   register that was just written.
 
@@ -24,7 +25,9 @@ may be removed when the destination is dead and merged when identical.
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..ir import BodyItem, Instr, Label, PtxKernel, defs, is_register, operand_registers, uses
 
@@ -52,11 +55,18 @@ def is_pure(instr: Instr) -> bool:
     they are dead. Loads count as pure unless they carry ordering or volatility (a load
     may fault, but removing a load whose value nobody uses is what every compiler does);
     ``ld.param`` reads kernel parameters, which never change."""
-    if not defs(instr) or ".cc" in instr.opcode:
+    if not instr.written:
+        return False
+    return _pure_opcode(instr.opcode)
+
+
+@lru_cache(maxsize=1 << 12)
+def _pure_opcode(opcode: str) -> bool:
+    if ".cc" in opcode:
         return False  # add.cc & co also write the carry flag a later addc reads
-    root = instr.root
+    root = opcode.split(".", 1)[0]
     if root == "ld":
-        mods = set(instr.opcode.split(".")[1:])
+        mods = set(opcode.split(".")[1:])
         return not mods & {"volatile", "acquire", "relaxed", "mmio", "sys"}
     return root in PURE_ROOTS
 
@@ -69,19 +79,32 @@ def is_repeatable(instr: Instr) -> bool:
     if instr.root == "ld" and not instr.opcode.startswith("ld.param"):
         return False
     for op in instr.operands[1:]:
-        for m in _SPECIAL.finditer(op):
-            if not is_register(f"%{m.group(1)}") and m.group(1) not in STABLE_SPECIALS:
-                return False
+        if _reads_changing_special(op):
+            return False
     return True
 
 
+@lru_cache(maxsize=1 << 18)
+def _reads_changing_special(operand: str) -> bool:
+    """The operand names a special register whose value may change (``%clock``)."""
+    for m in _SPECIAL.finditer(operand):
+        if not is_register(f"%{m.group(1)}") and m.group(1) not in STABLE_SPECIALS:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1 << 18)
 def is_register_operand(text: str) -> bool:
     """The operand is exactly one register (no address, vector or literal)."""
     return bool(_WHOLE_REG.fullmatch(text)) and bool(operand_registers(text))
 
 
+_PREFIX = re.compile(r"%([A-Za-z_]+?)\d+")
+
+
+@lru_cache(maxsize=1 << 18)
 def reg_prefix(reg: str) -> str:
-    m = re.fullmatch(r"%([A-Za-z_]+?)\d+", reg)
+    m = _PREFIX.fullmatch(reg)
     return m.group(1) if m else reg
 
 
@@ -151,14 +174,19 @@ def kernel_cfg(kernel: PtxKernel) -> Cfg | None:
 
 class Facts:
     """Facts ``key -> value`` of a forward analysis, each mentioning some registers; writing
-    a register drops the facts that mention it (``kill``) in time proportional to them."""
+    a register drops the facts that mention it (``kill``) in time proportional to them.
 
-    __slots__ = ("index", "map", "regs")
+    Copies are cheap (the analyses copy at every block): a copy shares the per-register
+    key sets with its original, and either copies a set before changing it (``owned``
+    lists the sets this object may change)."""
+
+    __slots__ = ("index", "map", "owned", "regs")
 
     def __init__(self) -> None:
         self.map: dict = {}
         self.regs: dict = {}    # key -> registers the fact mentions
         self.index: dict = {}   # register -> keys of the facts mentioning it
+        self.owned: set = set()  # registers whose key set is this object's own
 
     def get(self, key, default=None):
         return self.map.get(key, default)
@@ -172,20 +200,30 @@ class Facts:
     def __eq__(self, other) -> bool:
         return isinstance(other, Facts) and self.map == other.map
 
+    def _keys(self, register) -> set:
+        """The key set of ``register``, this object's own (copied if shared)."""
+        keys = self.index.get(register)
+        if keys is None:
+            keys = self.index[register] = set()
+            self.owned.add(register)
+        elif register not in self.owned:
+            keys = self.index[register] = set(keys)
+            self.owned.add(register)
+        return keys
+
     def set(self, key, value, regs) -> None:
         if key in self.map:
             self._drop(key)
         self.map[key] = value
-        self.regs[key] = tuple(regs)
-        for r in self.regs[key]:
-            self.index.setdefault(r, set()).add(key)
+        self.regs[key] = regs = tuple(regs)
+        for r in regs:
+            self._keys(r).add(key)
 
     def _drop(self, key) -> None:
         del self.map[key]
         for r in self.regs.pop(key):
-            keys = self.index.get(r)
-            if keys is not None:
-                keys.discard(key)
+            if r in self.index:
+                self._keys(r).discard(key)
 
     def discard(self, key) -> None:
         if key in self.map:
@@ -194,15 +232,18 @@ class Facts:
     def kill(self, regs) -> None:
         """Forget every fact mentioning one of ``regs`` (registers just written)."""
         for r in regs:
-            for key in list(self.index.get(r, ())):
-                if key in self.map:
-                    self._drop(key)
+            keys = self.index.get(r)
+            if keys:
+                for key in list(keys):
+                    if key in self.map:
+                        self._drop(key)
 
     def copy(self) -> Facts:
         out = Facts()
         out.map = dict(self.map)
         out.regs = dict(self.regs)
-        out.index = {r: set(k) for r, k in self.index.items() if k}
+        out.index = dict(self.index)  # the sets are shared now: neither owns them
+        self.owned = set()
         return out
 
     def mapping(self) -> dict:
@@ -210,29 +251,33 @@ class Facts:
 
 
 def _meet(states: list[Facts | None]) -> Facts | None:
+    """The facts of the first state that hold, with the same value, in all of them."""
     known = [s for s in states if s is not None]
     if not known:
         return None
-    out = Facts()
     first = known[0]
-    for key, value in first.map.items():
-        if all(s.map.get(key, _MISSING) == value for s in known[1:]):
-            out.set(key, value, first.regs[key])
+    out = first.copy()
+    for other in known[1:]:
+        for key, value in first.map.items():
+            if key in out.map and other.map.get(key, _MISSING) != value:
+                out._drop(key)
     return out
 
 
 _MISSING = object()
 
 
-def forward(cfg: Cfg, body: list[BodyItem], step) -> list[Facts]:
-    """Facts holding at the start of each block (the greatest fixed point)."""
+def forward(cfg: Cfg, body: list[BodyItem], step, run_block=None) -> list[Facts]:
+    """Facts holding at the start of each block (the greatest fixed point).
+    ``run_block(b, facts)``, if given, takes the place of running ``step`` over the
+    block's instructions (updating ``facts`` in place)."""
     n = len(cfg.blocks)
     outs: list[Facts | None] = [None] * n
     ins: list[Facts | None] = [None] * n
-    work = list(range(n))
+    work = deque(range(n))
     pending = set(work)
     while work:
-        b = work.pop(0)
+        b = work.popleft()
         pending.discard(b)
         block = cfg.blocks[b]
         if b == 0 or not block.preds:
@@ -242,9 +287,12 @@ def forward(cfg: Cfg, body: list[BodyItem], step) -> list[Facts]:
         if state is None:
             continue
         ins[b] = state.copy()
-        for i in range(block.start, block.end):
-            if isinstance(body[i], Instr):
-                step(state, body[i])
+        if run_block is not None:
+            run_block(b, state)
+        else:
+            for i in range(block.start, block.end):
+                if isinstance(body[i], Instr):
+                    step(state, body[i])
         if state != outs[b]:
             outs[b] = state
             for s in block.succs:
@@ -294,6 +342,33 @@ def live_out(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
     return outs
 
 
+def live_ranges(cfg: Cfg, body: list[BodyItem]) -> dict[str, list[tuple[int, int]]]:
+    """For each register: the runs ``(first, last)`` of body indices (inclusive, in order)
+    just after which it is live; the same facts as ``liveness``, in space proportional to
+    the number of runs rather than to instructions times live registers."""
+    runs: dict[str, list[tuple[int, int]]] = {}
+    outs = live_out(cfg, body)
+    for b in range(len(cfg.blocks) - 1, -1, -1):
+        block = cfg.blocks[b]
+        top = dict.fromkeys(outs[b], block.end - 1)  # live register -> end of its open run
+        for i in range(block.end - 1, block.start - 1, -1):
+            item = body[i]
+            if not isinstance(item, Instr):
+                continue
+            for r in must_defs(item):
+                if r in top:  # live after i, not before it
+                    runs.setdefault(r, []).append((i, top.pop(r)))
+            for r in uses(item):
+                if r not in top:
+                    top[r] = i - 1
+        for r, last in top.items():
+            if last >= block.start:
+                runs.setdefault(r, []).append((block.start, last))
+    for spans in runs.values():
+        spans.reverse()
+    return runs
+
+
 def liveness(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
     """For each body index: the registers live just after that item (for tests and small
     kernels; passes walk blocks backward from ``live_out`` instead)."""
@@ -310,34 +385,46 @@ def liveness(cfg: Cfg, body: list[BodyItem]) -> list[set[str]]:
     return after
 
 
-def as_rewritten(rewrite, step):
-    """An analysis step that sees each instruction as the pass's ``rewrite(facts, instr)``
-    will leave it (on a copy: the program is not changed here), so that the facts the
-    rewrite creates (a constant reaching a ``mov``, an ``add`` a fold produced) reach the
-    blocks after it too. Facts about the original program hold for the rewritten one
-    as well (rewrites keep every register's value), so this only finds more."""
-    def analysis_step(facts, instr: Instr) -> None:
-        probe = Instr(instr.opcode, list(instr.operands), instr.pred)
-        rewrite(facts, probe)
-        step(facts, probe)
-    return analysis_step
-
-
 def rewrite_kernel(kernel: PtxKernel, rewrite, step) -> bool:
     """Run a forward analysis and apply ``rewrite(facts, instr) -> bool`` to every
-    instruction with the facts holding just before it; True if anything changed."""
+    instruction with the facts holding just before it (``rewrite`` returns True exactly
+    when it changed the instruction); True if anything changed.
+
+    The analysis sees each instruction as the rewrite leaves it, so that the facts the
+    rewrite creates (a constant reaching a ``mov``, an ``add`` a fold produced) reach the
+    blocks after it too (facts about the original program hold for the rewritten one as
+    well: rewrites keep every register's value). It rewrites copies of the instructions,
+    since a block may be visited again with fewer facts (a loop); the copies made in a
+    block's last visit, which saw the facts that finally hold at its start, replace the
+    instructions."""
     cfg = kernel_cfg(kernel)
     if cfg is None:
         return False
-    ins = forward(cfg, kernel.body, as_rewritten(rewrite, step))
+    body = kernel.body
+    rewritten: dict[int, tuple[bool, list[tuple[int, Instr]]]] = {}
+
+    def run_block(b: int, facts: Facts) -> None:
+        block = cfg.blocks[b]
+        changed, new = False, []
+        for i in range(block.start, block.end):
+            item = body[i]
+            if isinstance(item, Instr):
+                probe = item.copy()
+                if rewrite(facts, probe):  # (a rewrite says whether it changed anything)
+                    changed = True
+                    new.append((i, probe))
+                step(facts, probe)
+        rewritten[b] = (changed, new)
+
+    forward(cfg, body, step, run_block)
     changed = False
-
-    def visit(facts, _i: int, instr: Instr) -> None:
-        nonlocal changed
-        changed |= bool(rewrite(facts, instr))
-        step(facts, instr)
-
-    walk(cfg, kernel.body, ins, visit)
+    for b in range(len(cfg.blocks)):
+        if b not in rewritten:  # never reached by the analysis: nothing is known there
+            run_block(b, Facts())
+        block_changed, new = rewritten[b]
+        changed |= block_changed
+        for i, instr in new:
+            body[i] = instr
     return changed
 
 

@@ -105,7 +105,7 @@ def rewrite(facts: dict, instr: Instr) -> bool:
         if total >= 1 << (bits - 1):
             total -= 1 << bits
         instr.opcode = f"add.{instr.opcode.split('.')[1]}"
-        instr.operands[1:] = [base, str(total)]
+        instr.operands = (instr.operands[0], base, str(total))
         return True
     scaled = _scaled(instr)
     if scaled is not None and scaled[1] in facts:
@@ -118,13 +118,13 @@ def rewrite(facts: dict, instr: Instr) -> bool:
             if total >= 1 << (bits - 1):
                 total -= 1 << bits
             instr.opcode = f"add.{instr.opcode.split('.')[2]}"
-            instr.operands[1:] = [e, str(total)]
+            instr.operands = (instr.operands[0], e, str(total))
             return True
     for i, op in enumerate(instr.operands):
         if op.startswith("["):
             new = _fold_address(facts, op)
             if new != op:
-                instr.operands[i] = new
+                instr.with_operand(i, new)
                 changed = True
     return changed
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from ..ir import Instr, PtxKernel, defs, has_dest
@@ -43,6 +44,7 @@ _F64 = re.compile(r"0[dD][0-9a-fA-F]{16}")
 _INT_TYPES = re.compile(r"[bsu](16|32|64)")
 
 
+@lru_cache(maxsize=1 << 18)
 def literal_kind(text: str) -> str | None:
     if _INT.fullmatch(text):
         return "int"
@@ -94,7 +96,7 @@ def rewrite(facts, instr: Instr) -> bool:
             op = instr.operands[k]
             lit = facts.get(op) if is_register_operand(op) else None
             if lit is not None and accepts(instr, literal_kind(lit)):
-                instr.operands[k] = lit
+                instr.with_operand(k, lit)
                 changed = True
     return changed
 

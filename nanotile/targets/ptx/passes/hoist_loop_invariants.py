@@ -24,6 +24,13 @@ registers: the largest number of registers live at once inside the loop (livenes
 64-bit registers count twice, predicates not), counting each hoisted value as live
 everywhere in the loop.
 
+How: candidates are visited in the order of repeated scans of the loop (the first scan in
+body order; an instruction whose last in-loop source was just hoisted is visited later in
+the same scan if it comes after, else in the next), with a heap instead of rescans. The
+pressure after each instruction of the loop sits in a segment tree (add to a range, maximum
+of a range), since hoisting ``%d`` adds its weight wherever ``%d`` was not live already
+(flow.live_ranges gives those runs).
+
 Why it is correct: the sources are not written inside the loop, so they hold the same
 values at the new place (reached right before every entry into the loop) as at every
 execution inside it: the destination gets the value it would get in every iteration.
@@ -37,6 +44,8 @@ original would not run at all, e.g. in a branch of the body never taken) is invi
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
@@ -47,7 +56,7 @@ from .flow import (
     is_register_operand,
     is_repeatable,
     kernel_cfg,
-    liveness,
+    live_ranges,
     reg_prefix,
 )
 from .kernel_pass import KernelPass
@@ -81,45 +90,142 @@ def _weight(kernel: PtxKernel, reg: str) -> int:
     return 0 if ty == ".pred" else 2 if ty.endswith("64") else 1
 
 
+class MaxTree:
+    """Numbers at positions 0..n-1: add to a range, maximum of a range, in O(log n)."""
+
+    def __init__(self, values: list[int]) -> None:
+        self.size = 1
+        while self.size < len(values):
+            self.size *= 2
+        self.best = [float("-inf")] * (2 * self.size)  # the maximum below a node
+        self.added = [0] * (2 * self.size)  # added to the whole range of a node
+        self.best[self.size:self.size + len(values)] = values
+        for node in range(self.size - 1, 0, -1):
+            self.best[node] = max(self.best[2 * node], self.best[2 * node + 1])
+
+    def add(self, lo: int, hi: int, amount: int, node: int = 1, left: int = 0,
+            right: int | None = None) -> None:
+        """Add ``amount`` at positions lo..hi-1."""
+        right = self.size if right is None else right
+        if hi <= left or right <= lo:
+            return
+        if lo <= left and right <= hi:
+            self.best[node] += amount
+            self.added[node] += amount
+            return
+        mid = (left + right) // 2
+        self.add(lo, hi, amount, 2 * node, left, mid)
+        self.add(lo, hi, amount, 2 * node + 1, mid, right)
+        self.best[node] = max(self.best[2 * node], self.best[2 * node + 1]) + self.added[node]
+
+    def max(self, lo: int, hi: int, node: int = 1, left: int = 0,
+            right: int | None = None) -> float:
+        """The maximum at positions lo..hi-1 (-inf for an empty range)."""
+        right = self.size if right is None else right
+        if hi <= left or right <= lo:
+            return float("-inf")
+        if lo <= left and right <= hi:
+            return self.best[node]
+        mid = (left + right) // 2
+        return max(self.max(lo, hi, 2 * node, left, mid),
+                   self.max(lo, hi, 2 * node + 1, mid, right)) + self.added[node]
+
+
+def _split(region: list[int], spans: list[tuple[int, int]]) -> tuple[list, list]:
+    """The positions of ``region`` (sorted body indices) inside the ``spans`` and outside
+    them, each as ranges (lo, hi) of positions."""
+    inside = []
+    for first, last in spans:
+        lo, hi = bisect_left(region, first), bisect_right(region, last)
+        if lo < hi:
+            inside.append((lo, hi))
+    outside, at = [], 0
+    for lo, hi in inside:
+        if at < lo:
+            outside.append((at, lo))
+        at = hi
+    if at < len(region):
+        outside.append((at, len(region)))
+    return inside, outside
+
+
+def _pressure(kernel: PtxKernel, size: int, ranges: dict) -> list[int]:
+    """32-bit registers live after each body index."""
+    change = [0] * (size + 1)
+    for reg, spans in ranges.items():
+        w = _weight(kernel, reg)
+        for first, last in spans:
+            change[first] += w
+            change[last + 1] -= w
+    total, out = 0, []
+    for delta in change[:size]:
+        total += delta
+        out.append(total)
+    return out
+
+
+def _hoistable(kernel: PtxKernel, loop: tuple[int, int], ranges: dict, pressure: list[int],
+               def_count: Counter, max_pressure: int) -> list[int]:
+    """Body indices of the loop's instructions to hoist."""
+    body = kernel.body
+    region = [k for k in range(loop[0], loop[1] + 1) if isinstance(body[k], Instr)]
+    written = Counter(r for k in region for r in defs(body[k]))
+    tree = MaxTree([pressure[k] for k in region])
+    blocked: dict[int, int] = {}  # candidate -> its sources written in the loop
+    readers: dict[str, list[int]] = {}  # register -> candidates waiting for it
+    ready: list[tuple[int, int]] = []  # (scan, body index)
+    for k in region:
+        instr = body[k]
+        if instr.root == "ld" or not is_repeatable(instr):
+            continue
+        dest = instr.operands[0]
+        if not is_register_operand(dest) or def_count[dest] != 1:
+            continue
+        waits = {r for r in uses(instr) if written[r]}
+        blocked[k] = len(waits)
+        for r in waits:
+            readers.setdefault(r, []).append(k)
+        if not waits:
+            ready.append((0, k))
+    hoisted: list[int] = []
+    while ready:
+        scan, k = heapq.heappop(ready)
+        dest = body[k].operands[0]
+        w = _weight(kernel, dest)
+        inside, outside = _split(region, ranges.get(dest, []))
+        peak = max([tree.max(lo, hi) + w for lo, hi in outside]
+                   + [tree.max(lo, hi) for lo, hi in inside])
+        if peak > max_pressure:
+            continue  # live across the whole loop, it would exceed the budget
+        for lo, hi in outside:
+            tree.add(lo, hi, w)
+        hoisted.append(k)
+        written[dest] -= 1
+        if written[dest] == 0:
+            for m in readers.pop(dest, []):
+                blocked[m] -= 1
+                if blocked[m] == 0:
+                    heapq.heappush(ready, (scan if m > k else scan + 1, m))
+    return sorted(hoisted)
+
+
 def hoist_once(kernel: PtxKernel, max_pressure: int) -> bool:
     body = kernel.body
     cfg = kernel_cfg(kernel)
     if cfg is None:
         return False
-    live = liveness(cfg, body)
+    loops = _loops(body)
+    if not loops:
+        return False
+    ranges = live_ranges(cfg, body)
+    pressure = _pressure(kernel, len(body), ranges)
     def_count = Counter(r for item in body if isinstance(item, Instr) for r in defs(item))
-    for i, j in _loops(body):
-        region = [k for k in range(i, j + 1) if isinstance(body[k], Instr)]
-        written = Counter(r for k in region for r in defs(body[k]))
-        # 32-bit registers live after each instruction of the loop, hoisted values added
-        pressure = {k: sum(_weight(kernel, r) for r in live[k]) for k in region}
-        hoisted: list[int] = []
-        progress = True
-        while progress:
-            progress = False
-            for k in region:
-                instr = body[k]
-                if k in hoisted or instr.root == "ld" or not is_repeatable(instr):
-                    continue
-                dest = instr.operands[0]
-                if not is_register_operand(dest) or def_count[dest] != 1:
-                    continue
-                if any(written[r] for r in uses(instr)):
-                    continue
-                w = _weight(kernel, dest)
-                grown = {k: p + (0 if dest in live[k] else w) for k, p in pressure.items()}
-                if max(grown.values()) > max_pressure:
-                    continue  # live across the whole loop, it would exceed the budget
-                pressure = grown
-                hoisted.append(k)
-                written[dest] -= 1
-                progress = True
+    for i, j in loops:
+        hoisted = _hoistable(kernel, (i, j), ranges, pressure, def_count, max_pressure)
         if hoisted:
-            hoisted.sort()
-            moved = [body[k] for k in hoisted]
             keep = set(hoisted)
-            kernel.body = body[:i] + moved + [item for k, item in enumerate(body[i:], i)
-                                              if k not in keep]
+            kernel.body = body[:i] + [body[k] for k in hoisted] + \
+                [item for k, item in enumerate(body[i:], i) if k not in keep]
             return True  # indices changed: find the loops again
     return False
 

@@ -36,7 +36,7 @@ _BARRIERS = {"bar.sync", "barrier.sync", "bar.sync.aligned", "barrier.sync.align
 
 def is_full_barrier(instr: Instr) -> bool:
     return (instr.opcode in _BARRIERS and instr.pred is None
-            and instr.operands == ["0"])
+            and instr.operands == ("0",))
 
 
 def register_only(instr: Instr) -> bool:

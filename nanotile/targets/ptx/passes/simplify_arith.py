@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from ..ir import Instr, PtxKernel
@@ -37,6 +38,7 @@ from .kernel_pass import KernelPass
 _INT_TYPE = re.compile(r"([bsu])(16|32|64)")
 
 
+@lru_cache(maxsize=1 << 18)
 def parse_int(text: str) -> int | None:
     """The value of a PTX integer literal (decimal, 0x hex, 0b binary, 0 octal), or None."""
     t = text.strip()
@@ -45,19 +47,25 @@ def parse_int(text: str) -> int | None:
         t = t[1:]
     t = t.rstrip("uU")
     try:
-        if re.fullmatch(r"0[xX][0-9a-fA-F]+", t):
+        if _HEX.fullmatch(t):
             v = int(t, 16)
-        elif re.fullmatch(r"0[bB][01]+", t):
+        elif _BINARY.fullmatch(t):
             v = int(t, 0)
-        elif re.fullmatch(r"0[0-7]+", t):
+        elif _OCTAL.fullmatch(t):
             v = int(t, 8)
-        elif re.fullmatch(r"[0-9]+", t):
+        elif _DECIMAL.fullmatch(t):
             v = int(t)
         else:
             return None
     except ValueError:
         return None
     return -v if neg else v
+
+
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+")
+_BINARY = re.compile(r"0[bB][01]+")
+_OCTAL = re.compile(r"0[0-7]+")
+_DECIMAL = re.compile(r"[0-9]+")
 
 
 def _type(instr: Instr) -> tuple[str, int] | None:
@@ -98,9 +106,10 @@ def _fold(root: str, kind: str, bits: int, vals: list[int]) -> int | None:
 
 def simplify(instr: Instr) -> Instr | None:
     """The simpler instruction, or None."""
+    if instr.root not in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr"):
+        return None
     ty = _type(instr)
-    if ty is None or instr.root not in ("add", "sub", "mul", "mad", "and", "or", "xor",
-                                       "shl", "shr"):
+    if ty is None:
         return None
     kind, bits = ty
     mods = instr.opcode.split(".")[1:-1]

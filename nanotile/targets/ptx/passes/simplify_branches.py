@@ -61,7 +61,7 @@ def _thread_jumps(body: list) -> bool:
                 t = target_of[t]
                 seen.add(t)
             if t != item.operands[0] and t not in target_of:
-                item.operands[0] = t
+                item.with_operand(0, t)
                 changed = True
     return changed
 
@@ -87,7 +87,7 @@ def simplify_once(kernel: PtxKernel) -> bool:
                     and item.operands[0] in _labels_from(body, _next_code(body, j)):
                 neg = item.pred.startswith("!")
                 item.pred = item.pred[1:] if neg else "!" + item.pred
-                item.operands[0] = body[j].operands[0]
+                item.with_operand(0, body[j].operands[0])
                 body[j] = None  # dropped below
                 changed = True
     body = [x for x in body if x is not None]

@@ -203,7 +203,7 @@ def test_defs_and_uses(text, want_defs, want_uses):
 def test_replace_uses_keeps_destination():
     i = parse_instruction("add.s32 %r1, %r1, %r2")
     assert replace_uses(i, {"%r1": "%r7", "%r2": "5"})
-    assert i.operands == ["%r1", "%r7", "5"]
+    assert i.operands == ("%r1", "%r7", "5")
     s = parse_instruction("@%p1 st.global.f32 [%rd1+4], %f1")
     replace_uses(s, {"%p1": "%p4", "%rd1": "%rd9"})
     assert s.render() == "\t@%p4 st.global.f32 [%rd9+4], %f1;"

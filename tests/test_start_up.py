@@ -1,0 +1,70 @@
+"""The commands import only what they use: printing a file needs neither the back end
+nor egglog, NumPy or black; --help needs no IR; an eqsat run loads egglog's compiled core
+only. (How long start-up takes is measured by bench/startup_bench.py, not here.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+KERNEL = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<i32>>, %x: tile<i32>) {
+    %c8 = constant <i32: 8> : tile<i32>
+    %y = muli %x, %c8 : tile<i32>
+    %t = store_ptr_tko weak %p, %y : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def modules_after(*argv: str) -> set[str]:
+    """The modules a fresh ``nanotile ARGV`` process has imported when it ends."""
+    code = ("import os, sys, contextlib, nanotile.cli\n"
+            "with open(os.devnull, 'w') as out, contextlib.redirect_stdout(out):\n"
+            "    status = nanotile.cli.main(sys.argv[1:])\n"
+            "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
+            "sys.exit(status)\n")
+    result = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, check=False,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return set(result.stderr.rsplit("MODULES ", 1)[1].split())
+
+
+def heavy(modules: set[str], *prefixes: str) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in prefixes or m.startswith(prefixes)}
+
+
+@pytest.fixture
+def bytecode(tmp_path):
+    from nanotile.bytecode.writer import write_bytecode
+    from nanotile.ir.parser import parse_text
+
+    path = tmp_path / "k.tileirbc"
+    path.write_bytes(write_bytecode(parse_text(KERNEL, "k.mlir"), (13, 4), "k.mlir"))
+    return path
+
+
+def test_printing_a_bytecode_file_imports_no_back_end(bytecode):
+    modules = modules_after(str(bytecode))
+    assert "nanotile.bytecode.reader" in modules and "nanotile.ir.printer" in modules
+    assert not heavy(modules, "nanotile.targets", "nanotile.passes", "egglog", "numpy",
+                     "black", "ml_dtypes")
+
+
+def test_help_imports_no_ir():
+    modules = modules_after("--help")
+    assert not heavy(modules, "nanotile.ir", "nanotile.targets", "nanotile.passes",
+                     "egglog", "numpy")
+
+
+def test_eqsat_loads_only_egglogs_compiled_core(tmp_path):
+    path = tmp_path / "k.mlir"
+    path.write_text(KERNEL)
+    modules = modules_after(str(path), "-p", "eqsat")
+    assert "egglog.bindings" in modules
+    assert not heavy(modules, "black") and "egglog.egraph" not in modules
