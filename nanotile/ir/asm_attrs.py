@@ -25,7 +25,7 @@ from . import attrs as A
 from . import types as T
 from .layouts import Layout
 
-GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar.lark"
+GRAMMAR_PATH = Path(__file__).resolve().parent / "asm_types_old.lark"  # the old parser's
 _STARTS = ["type", "typed_dense", "dense_body", "predicate", "hints", "di_attr", "array_attr"]
 
 

@@ -624,7 +624,7 @@ op("print_tko", 0x55, operands="args* token?@13.2", results="result_token@13.2",
 # enabled, with opcodes from 0x3000 and the test-only bytecode versions 250.0 and 250.1,
 # to exercise version gating: a 250.1 attribute/operand/result on a 250.0 op. Production
 # files (13.x) can never contain them, since 250.0 is newer than every 13.x version.
-# (0x3001 is `testing$func`, written as a function, not as an op: see asm_toplevel.)
+# (0x3001 is `testing$func`, written as a function, not as an op: TESTING_FUNC below.)
 # Not modelled: the 250.0 `priority` enum and the 250.1 `test_attr` attribute of
 # bytecode_test_evolution; their flags bits are reserved (the reader rejects them set).
 
@@ -641,6 +641,13 @@ op("testing$bytecode_test_evolution", 0x3002, "250.0",
    asm=("~ ( $inputs : qtype($inputs) ) ?( 'new_attr = @new_attr )? "
         "?( 'token = $optional_token : type($optional_token) )? "
         "-> type($result_token) attr-dict"))
+
+# cuda-tile's test-only function item: written and read like an entry (not in any table:
+# the bytecode has it as a function without the entry flag).
+TESTING_FUNC = OpDef("testing$func", NO_OPCODE, "13.1", (), (),
+                     (AttrDef("sym_name", "symbol"), AttrDef("function_type", "type"),
+                      AttrDef("optimization_hints", "hints", optional=True)),
+                     regions=1, traits=frozenset({"item"}), asm="!entry")
 
 # --------------------------------------------------------------------------------------
 # INTERNAL ops: nanotile's own, below the tile level (language tile-layout, DESIGN.md

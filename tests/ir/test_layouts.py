@@ -7,10 +7,9 @@ import pytest
 
 from nanotile.diagnostics import CompileError
 from nanotile.ir import types as T
-from nanotile.ir.asm_attrs import AsmError, parse_type_text
 from nanotile.ir.layouts import Layout, blocked, replicated, shared
 from nanotile.ir.optable import OPS, OPS_BY_OPCODE, lookup
-from nanotile.ir.parser import parse_text
+from nanotile.ir.parser import parse_text, parse_type
 from nanotile.ir.printer import print_module
 
 KERNEL = """cuda_tile.module @m {
@@ -34,10 +33,10 @@ KERNEL = """cuda_tile.module @m {
     ("tile<128x64xf32, #shared<offset=?>>", shared(8192)),
 ])
 def test_type_round_trip(text, layout):
-    t = parse_type_text(text)
+    t = parse_type(text)
     assert isinstance(t, T.TileType) and t.layout == layout
     assert str(t) == text
-    assert parse_type_text(str(t)) == t
+    assert parse_type(str(t)) == t
 
 
 def test_layout_is_part_of_equality():
@@ -54,11 +53,12 @@ def test_layout_is_part_of_equality():
     ("tile<4x8xf32, #blocked<threads=128, slots=2>>", "does not fit"),
     ("tile<4xf32, #replicated>", "one-element"),
     ("tile<4xf32, #blocked<threads=0, slots=1>>", "threads > 0"),
-    ("tile<4xf32, #swizzled>", "unexpected"),
+    ("tile<4xf32, #swizzled>", "unknown layout '#swizzled'"),
+    ("tile<4xf32, #blocked<threads=4>>", "unknown layout"),
 ])
 def test_bad_layouts(text, message):
-    with pytest.raises(AsmError, match=message):
-        parse_type_text(text)
+    with pytest.raises(CompileError, match=message):
+        parse_type(text)
 
 
 def test_module_round_trip():
