@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import io
 
-import ml_dtypes
 import numpy as np
 
-# Relative precision allowed per stored float type (a few ulps).
-RTOL = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 2e-6,
-        np.dtype(np.float16): 2 ** -9, np.dtype(ml_dtypes.bfloat16): 2 ** -6}
+# Relative precision allowed per stored float type (a few ulps): the tolerance of
+# --check-semantics for reordered float reductions, shared with it.
+from .passes.semantics import RTOL, float_reduction_feeds_output
 
 
 def assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
@@ -64,48 +63,6 @@ def first_difference(got: list, want: list, what: str) -> str | None:
 # = RU_16(y) because the f16/bf16 values are f32 values, so a back end must narrow with
 # the op's direction too; round-to-nearest through f32 is exact for f16/bf16 (f32 has at
 # least 2p + 2 bits).
-
-_WRITES = {"store_view_tko", "store_ptr_tko", "atomic_rmw_tko", "atomic_cas_tko",
-           "atomic_red_view_tko", "print_tko"}
-_TERMINATORS = {"yield", "continue", "break"}
-
-
-def _float_element(t) -> bool:
-    e = getattr(t, "element", None)
-    return bool(getattr(e, "is_float", False))
-
-
-def float_reduction_feeds_output(entry) -> bool:
-    """Whether a reduce or scan over float elements flows (through any ops, loops and
-    ifs) into a value a store, atomic or print writes out."""
-    tainted: set = set()
-    ops = list(entry.walk())
-    for op in ops:
-        if op.name in ("reduce", "scan") and any(_float_element(v.type) for v in op.operands):
-            tainted.update(op.results)
-    changed = True
-    while changed:  # loops carry values backwards: iterate to a fixed point
-        changed = False
-        for op in ops:
-            if not any(v in tainted for v in op.operands):
-                continue
-            if op.name in _WRITES:
-                return True
-            new = list(op.results)
-            if op.name in _TERMINATORS:  # the enclosing op's results and loop-carried args
-                block = op.parent
-                region = block.parent if block is not None else None
-                owner = region.parent if region is not None else None
-                if owner is not None:
-                    new += list(owner.results)
-                    for r in owner.regions:
-                        new += list(r.block.arguments)
-            fresh = [v for v in new if v not in tainted]
-            if fresh:
-                tainted.update(fresh)
-                changed = True
-    return False
-
 
 def fold_order_run(module, kernel: str, grid, args: list) -> list:
     """The interpreter's results (copies of ``args``) with reduce and scan folded in the

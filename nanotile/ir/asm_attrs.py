@@ -23,7 +23,7 @@ from lark.exceptions import LarkError, UnexpectedInput, VisitError
 
 from . import attrs as A
 from . import types as T
-from .layouts import Layout
+from .layouts import AnyLayout, parse_layout
 
 GRAMMAR_PATH = Path(__file__).resolve().parent / "asm_types_old.lark"  # the old parser's
 _STARTS = ["type", "typed_dense", "dense_body", "predicate", "hints", "di_attr", "array_attr"]
@@ -370,24 +370,17 @@ def _ints(items: list[Any]) -> tuple[int, ...]:
     return tuple(int(x) for x in items if x is not None)
 
 
-def _layout(spec: tuple, n: int) -> Layout:
-    """The layout value of a parsed ``#kind<...>`` in a tile of ``n`` elements."""
-    kind = spec[0]
-    if kind == "replicated":
-        if n != 1:
-            raise AsmError(f"#replicated is the layout of one-element tiles, not of {n} "
-                           "elements")
-        return Layout("replicated", 1)
-    if kind == "shared":
-        return Layout("shared", n, 0, spec[1])
-    threads, slots = spec[1], spec[2]
-    if threads <= 0:
-        raise AsmError("#blocked needs threads > 0")
-    layout = Layout("blocked", n, threads)
-    if layout.slots != slots:
-        raise AsmError(f"#blocked<threads={threads}, slots={slots}> does not fit a tile of "
-                       f"{n} elements (slots={layout.slots})")
-    return layout
+def _layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
+    """The layout value of a parsed ``#kind<...>`` in a tile of ``shape``."""
+    try:
+        return parse_layout(text, shape)
+    except (ValueError, KeyError, IndexError) as e:
+        detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+        raise AsmError(f"invalid layout {text}: {detail}") from None
+
+
+class _LayoutText(str):
+    """The text of a layout inside a tile type, parsed when the shape is known."""
 
 
 class _Build(Transformer):
@@ -408,7 +401,7 @@ class _Build(Transformer):
         return T.PointerType(c[0])
 
     def tile_type(self, c: list[Any]) -> T.Type:
-        layout = c.pop() if c and isinstance(c[-1], tuple) else None
+        layout = c.pop() if c and isinstance(c[-1], _LayoutText) else None
         if len(c) == 2:
             dims = str(c[0])[:-1].split("x")
             if "?" in dims:
@@ -435,18 +428,12 @@ class _Build(Transformer):
         if n > T.MAX_TILE_ELEMENTS:
             raise AsmError(f"tile would exceed the maximum of {T.MAX_TILE_ELEMENTS} elements")
         if layout is not None:
-            return T.TileType(shape, elem, _layout(layout, n))
+            return T.TileType(shape, elem, _layout(str(layout), shape))
         return T.TileType(shape, elem)
 
-    # layouts (tile-layout): (kind, numbers...) until the tile's element count is known
-    def replicated_layout(self, c: list[Any]) -> tuple:
-        return ("replicated",)
-
-    def blocked_layout(self, c: list[Any]) -> tuple:
-        return ("blocked", int(c[0]), int(c[1]))
-
-    def shared_layout(self, c: list[Any]) -> tuple:
-        return ("shared", None if str(c[0]) == "?" else int(c[0]))
+    # a layout's text, read once the tile's shape is known (tile_type)
+    def layout(self, c: list[Token]) -> _LayoutText:
+        return _LayoutText(str(c[0]))
 
     def dim(self, c: list[Token]) -> int | None:
         return None if str(c[0]) == "?" else int(c[0])

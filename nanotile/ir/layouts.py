@@ -1,29 +1,696 @@
-"""Layout attributes: where the elements of a tile value live in a CTA (tile-layout).
+"""Layouts: where the elements of a tile value live in a CTA (language tile-layout).
 
 A layout is part of a tile's type below the tile level (``TileType.layout``), printed
-after the element type: ``tile<4x8xf32, #blocked<threads=128, slots=1>>``. Three kinds:
+after the element type: ``tile<64x64xf32, #blocked<per_thread=[1, 4], ...>>``.
 
-- ``#replicated``: a one-element tile (a scalar); every thread holds the value.
-- ``#blocked<threads=T, slots=S>``: an N-element tile over T threads, cyclic: thread t
-  holds, in its slot k, the element whose row-major linear index is ``t + T*k``; S is
-  ``ceil(N / T)`` (printed for the reader; the parser checks it against the shape).
-- ``#shared<offset=B>``: the tile lies in the CTA's shared buffer, element i (row-major)
-  at byte ``B + i * size``; ``offset=?`` until allocate-shared gives it its place.
+Distributed layouts are *linear layouts* (Triton's design, arXiv 2505.23819): every tile
+dimension is a power of two, so an element is named by the bits of its row-major flat
+index, and a thread's register is named by the bits of (register, lane, warp). A
+distributed layout is a linear map over GF(2) from those hardware bits to the element's
+bits, given by the image of each input bit (its *basis*): the element held in register r
+of lane l of warp w is the XOR of the bases of the bits set in r, l and w. A zero basis
+is a broadcast: flipping that bit reaches the same element (the lanes of a row that all
+hold the row's sum, every thread holding a scalar). Because conversion, slicing and
+reshaping are computed on these maps, nothing below special-cases a layout family:
 
-These are plain values (frozen dataclasses) so that the IR can print, parse and compare
-them without the back end; nanotile.targets.layout adds the rule that chooses them.
+- ``conversion(src, dst)`` says what moving a tile from one layout to another costs:
+  nothing, a renaming of registers, warp shuffles, or a round trip through shared memory;
+- reshape is free (the flat index does not change) and permute relabels the bits;
+- ``slice(dim)`` is what a reduction leaves; ``broadcast_source`` what a broadcast wants.
+
+Named constructors build the common ones and print in their own words:
+
+- ``blocked``: ``#blocked<per_thread=[1, 4], lanes=[4, 8], warps=[4, 1], order=[1, 0]>``,
+  a thread owns ``per_thread`` contiguous elements (a vector access), lanes then warps
+  tile the rest, dimensions fastest first in ``order``; repeats go to registers;
+- ``slice``: ``#slice<dim=1, size=64, parent=#blocked<...>>``;
+- ``mma``: mma.sync fragments, ``#mma<acc, m16n8, warps=[2, 2]>`` (accumulator),
+  ``#mma<a, m16n8k16, warps=[2, 2]>`` and ``#mma<b, ...>`` (operands);
+- ``#replicated``: a one-element tile held by every thread;
+- anything else prints as ``#linear<register=[[0, 1], ...], lane=[...], warp=[...]>``
+  (one coordinate tuple per input bit).
+
+``SharedLayout`` places a tile in the CTA's shared buffer: element -> offset (in elements)
+is again linear (row-major, or XOR-swizzled in 16-byte units so that the 8 rows a warp
+reads at once fall in different banks), optionally padded, from byte ``offset``
+(``?`` until allocate-shared places it): ``#shared<offset=0, swizzle=[8, 1, 8]>``.
+
+``RegisterArray`` (``#regs``) is the type marker of language simt: there a tile type is
+one thread's registers (``tile<8xf32, #regs>``: eight registers), not a tile.
+
+``Layout`` (``#blocked<threads=T, slots=S>``, the cyclic rule of the first back end) is
+kept until the new lowering replaces the old one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
-KINDS = ("replicated", "blocked", "shared")
+LANES = 32          # threads of a warp
+LANE_BITS = 5
+
+
+# ======================================================================================
+# Bits and flat indices
+
+
+def log2(n: int) -> int:
+    """log2 of a power of two (ValueError otherwise)."""
+    if n <= 0 or n & (n - 1):
+        raise ValueError(f"{n} is not a power of two")
+    return n.bit_length() - 1
+
+
+def dim_offsets(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The lowest flat-index bit of each dimension (row-major: the last is bit 0)."""
+    out, at = [], 0
+    for d in reversed(shape):
+        out.append(at)
+        at += log2(d)
+    return tuple(reversed(out))
+
+
+def flat_index(coords: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    flat = 0
+    for c, off in zip(coords, dim_offsets(shape)):
+        flat |= c << off
+    return flat
+
+
+def coordinates(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple((flat >> off) & (d - 1) for d, off in zip(shape, dim_offsets(shape)))
+
+
+class Span:
+    """The GF(2) span of some bit vectors, kept in echelon form (pivot bit -> vector)."""
+
+    def __init__(self, vectors: tuple[int, ...] | list[int] = ()) -> None:
+        self.pivots: dict[int, int] = {}
+        for v in vectors:
+            self.add(v)
+
+    def reduce(self, v: int) -> int:
+        """``v`` minus everything the span can cancel: 0 exactly when v is in the span."""
+        while v:
+            top = v.bit_length() - 1
+            if top not in self.pivots:
+                return v
+            v ^= self.pivots[top]
+        return 0
+
+    def add(self, v: int) -> bool:
+        """Add ``v``; False when it was already in the span."""
+        v = self.reduce(v)
+        if not v:
+            return False
+        self.pivots[v.bit_length() - 1] = v
+        return True
+
+    def contains(self, v: int) -> bool:
+        return self.reduce(v) == 0
+
+    def __len__(self) -> int:
+        return len(self.pivots)
+
+    def includes(self, other: Span) -> bool:
+        return all(self.contains(v) for v in other.pivots.values())
+
+
+def solve(bases: tuple[int, ...], target: int) -> int | None:
+    """The set of ``bases`` (a bit mask of their indices) whose XOR is ``target``, or
+    None when no subset gives it (Gaussian elimination over GF(2))."""
+    pivots: dict[int, tuple[int, int]] = {}  # pivot bit -> (vector, which bases)
+    for i, b in enumerate(bases):
+        v, combo = b, 1 << i
+        while v:
+            top = v.bit_length() - 1
+            if top not in pivots:
+                pivots[top] = (v, combo)
+                break
+            pv, pc = pivots[top]
+            v, combo = v ^ pv, combo ^ pc
+    combo = 0
+    while target:
+        top = target.bit_length() - 1
+        if top not in pivots:
+            return None
+        pv, pc = pivots[top]
+        target, combo = target ^ pv, combo ^ pc
+    return combo
+
+
+# ======================================================================================
+# Distributed layouts
+
+
+@dataclass(frozen=True)
+class LinearLayout:
+    """A distributed layout of a tile of ``shape``: the flat index of the element each
+    register, lane and warp input bit selects (see the module docstring).
+
+    Lane and warp bits past the last listed basis are broadcasts (so ``#replicated``
+    lists none, and a layout fits any CTA with at least as many warps as it names);
+    register bases are non-zero and independent (a thread never holds an element twice).
+    """
+
+    shape: tuple[int, ...]
+    register: tuple[int, ...] = ()
+    lane: tuple[int, ...] = ()
+    warp: tuple[int, ...] = ()
+    # how it prints: a named constructor's words, else the #linear form (not compared)
+    spelling: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lane", _strip(self.lane))
+        object.__setattr__(self, "warp", _strip(self.warp))
+        if len(self.lane) > LANE_BITS:
+            raise ValueError(f"a warp has {LANES} lanes: at most {LANE_BITS} lane bases")
+        size = 1 << self.bits
+        span = Span()
+        for b in (*self.register, *self.lane, *self.warp):
+            if b < 0 or b >= size:
+                raise ValueError(f"basis {b} is outside a tile of {size} elements")
+        for b in self.register:
+            if not span.add(b):
+                raise ValueError("register bases must be non-zero and independent")
+
+    # ---- sizes -----------------------------------------------------------------------
+    @property
+    def bits(self) -> int:
+        """Bits of the flat index: log2 of the element count."""
+        return sum(log2(d) for d in self.shape)
+
+    @property
+    def elements(self) -> int:
+        return 1 << self.bits
+
+    @property
+    def registers(self) -> int:
+        """Registers each thread holds."""
+        return 1 << len(self.register)
+
+    @property
+    def slots(self) -> int:
+        """Registers per thread (the first back end's word for them)."""
+        return self.registers
+
+    @property
+    def warps(self) -> int:
+        """Warps the layout names (more warps in the CTA hold copies)."""
+        return 1 << len(self.warp)
+
+    @property
+    def kind(self) -> str:
+        return "replicated" if self.elements == 1 else "distributed"
+
+    @property
+    def in_registers(self) -> bool:
+        return True
+
+    # ---- evaluation --------------------------------------------------------------------
+    def register_part(self, register: int) -> int:
+        """The flat-index bits register ``register`` contributes (XOR of its bases)."""
+        return _combine(self.register, register)
+
+    def thread_part(self, lane: int, warp: int) -> int:
+        return _combine(self.lane, lane) ^ _combine(self.warp, warp)
+
+    def element(self, register: int, lane: int, warp: int) -> int:
+        """Flat index of the element in ``register`` of ``lane`` of ``warp``."""
+        return self.register_part(register) ^ self.thread_part(lane, warp)
+
+    def register_of(self, register_part: int) -> int:
+        """The register whose bases XOR to ``register_part`` (ValueError if none)."""
+        found = solve(self.register, register_part)
+        if found is None:
+            raise ValueError(f"no register of this layout holds element bits {register_part}")
+        return found
+
+    def thread_elements(self, lane: int, warp: int) -> list[int]:
+        """Flat indices of one thread's registers, in register order."""
+        t = self.thread_part(lane, warp)
+        return [self.register_part(r) ^ t for r in range(self.registers)]
+
+    def covers(self) -> bool:
+        """Every element is held by some thread (the bases span the flat index)."""
+        return len(Span((*self.register, *self.lane, *self.warp))) == self.bits
+
+    def owner_bits(self) -> tuple[int, int]:
+        """(lane mask, warp mask): the lane/warp bits whose basis only repeats elements
+        other bits reach (broadcast copies). The thread with those bits clear is the
+        owner of its elements: the one that stores them or applies an atomic."""
+        span = Span(self.register)
+        lanes = warps = 0
+        for i, b in enumerate(self.lane):
+            if not span.add(b):
+                lanes |= 1 << i
+        for i, b in enumerate(self.warp):
+            if not span.add(b):
+                warps |= 1 << i
+        lanes |= ((1 << LANE_BITS) - 1) & ~((1 << len(self.lane)) - 1)
+        return lanes, warps
+
+    # ---- algebra ----------------------------------------------------------------------
+    def reshape(self, shape: tuple[int, ...]) -> LinearLayout:
+        """The same elements viewed in ``shape`` (same flat index: free)."""
+        if _product(shape) != self.elements:
+            raise ValueError(f"cannot reshape {self.shape} to {shape}")
+        if tuple(shape) == self.shape:
+            return self
+        return LinearLayout(tuple(shape), self.register, self.lane, self.warp)
+
+    def permute(self, permutation: tuple[int, ...]) -> LinearLayout:
+        """The layout of ``permute(x, permutation)`` (result dim i is source dim p[i])."""
+        new_shape = tuple(self.shape[p] for p in permutation)
+
+        def move(b: int) -> int:
+            c = coordinates(b, self.shape)
+            return flat_index(tuple(c[p] for p in permutation), new_shape)
+
+        return LinearLayout(new_shape, *(tuple(move(b) for b in group)
+                                         for group in (self.register, self.lane, self.warp)))
+
+    def slice(self, dim: int) -> LinearLayout:
+        """The layout of a tile with ``dim`` removed (what reducing along it leaves): the
+        bases lose that coordinate; register bases that become zero or repeat others go
+        (the thread keeps one copy), lanes and warps that do become broadcasts."""
+        shape = self.shape[:dim] + self.shape[dim + 1:]
+
+        def drop(b: int) -> int:
+            c = coordinates(b, self.shape)
+            return flat_index(c[:dim] + c[dim + 1:], shape)
+
+        span, register = Span(), []
+        for b in self.register:
+            if span.add(drop(b)):
+                register.append(drop(b))
+        layout = LinearLayout(shape, tuple(register), tuple(drop(b) for b in self.lane),
+                              tuple(drop(b) for b in self.warp))
+        parent = self.spelling or format_linear(self)
+        return layout.named(f"#slice<dim={dim}, size={self.shape[dim]}, parent={parent}>")
+
+    def broadcast_source(self, source_shape: tuple[int, ...]) -> LinearLayout:
+        """The layout a broadcast from ``source_shape`` (1 where this shape grows) wants
+        for its operand so that every thread already holds what it copies: this layout
+        with the coordinates of the broadcast dimensions dropped (their register bases
+        go, their lanes and warps become broadcasts)."""
+        if tuple(source_shape) == self.shape:
+            return self
+        grown = [d for d, (a, b) in enumerate(zip(source_shape, self.shape)) if a != b]
+
+        def drop(b: int) -> int:
+            c = list(coordinates(b, self.shape))
+            for d in grown:
+                c[d] = 0
+            return flat_index(tuple(c), source_shape)
+
+        span, register = Span(), []
+        for b in self.register:
+            if span.add(drop(b)):
+                register.append(drop(b))
+        return LinearLayout(tuple(source_shape), tuple(register),
+                            tuple(drop(b) for b in self.lane), tuple(drop(b) for b in self.warp))
+
+    def dim_bases(self, dim: int) -> dict[str, list[int]]:
+        """For each input ("register"/"lane"/"warp"), the indices of its bits whose basis
+        has a non-zero coordinate along ``dim``."""
+        mask = (self.shape[dim] - 1) << dim_offsets(self.shape)[dim]
+        return {name: [i for i, b in enumerate(bases) if b & mask]
+                for name, bases in (("register", self.register), ("lane", self.lane),
+                                    ("warp", self.warp))}
+
+    def contiguous_registers(self) -> int:
+        """How many consecutive registers (from register 0) hold consecutive elements of
+        the last dimension: the widest vector one thread can access at once."""
+        width = 1
+        for i, b in enumerate(self.register):
+            if not self.shape or b != 1 << i or (1 << (i + 1)) > self.shape[-1]:
+                break
+            width <<= 1
+        return width
+
+    def named(self, spelling: str) -> LinearLayout:
+        return LinearLayout(self.shape, self.register, self.lane, self.warp, spelling)
+
+    def __str__(self) -> str:
+        if self.elements == 1 and not self.register and not self.lane and not self.warp:
+            return "#replicated"
+        return self.spelling or format_linear(self)
+
+
+def _strip(bases: tuple[int, ...]) -> tuple[int, ...]:
+    bases = tuple(bases)
+    while bases and bases[-1] == 0:
+        bases = bases[:-1]
+    return bases
+
+
+def _combine(bases: tuple[int, ...], bits: int) -> int:
+    out, i = 0, 0
+    while bits:
+        if bits & 1 and i < len(bases):
+            out ^= bases[i]
+        bits >>= 1
+        i += 1
+    return out
+
+
+def _product(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def format_linear(layout: LinearLayout) -> str:
+    def group(bases: tuple[int, ...]) -> str:
+        return "[" + ", ".join("[" + ", ".join(map(str, coordinates(b, layout.shape))) + "]"
+                               for b in bases) + "]"
+
+    return (f"#linear<register={group(layout.register)}, lane={group(layout.lane)}, "
+            f"warp={group(layout.warp)}>")
+
+
+# ---- named constructors ----------------------------------------------------------------
+
+
+def replicated(shape: tuple[int, ...] = ()) -> LinearLayout:
+    """A one-element tile held by every thread."""
+    if _product(shape) != 1:
+        raise ValueError(f"#replicated is the layout of one-element tiles, not of {shape}")
+    return LinearLayout(tuple(shape))
+
+
+def blocked(shape: tuple[int, ...], per_thread: tuple[int, ...], lanes: tuple[int, ...],
+            warps: tuple[int, ...], order: tuple[int, ...]) -> LinearLayout:
+    """Triton's blocked layout: along each dimension (fastest first, as ``order`` lists
+    them) a thread holds ``per_thread`` contiguous elements, ``lanes`` threads of a warp
+    and then ``warps`` warps hold the next ones; what the shape has beyond that repeats
+    in more registers, and lanes or warps beyond the shape hold copies."""
+    rank = len(shape)
+    if not (len(per_thread) == len(lanes) == len(warps) == len(order) == rank):
+        raise ValueError("per_thread, lanes, warps and order need one entry per dimension")
+    if sorted(order) != list(range(rank)):
+        raise ValueError(f"order {list(order)} is not a permutation of the dimensions")
+    if _product(lanes) != LANES:
+        raise ValueError(f"lanes must multiply to {LANES}, not {_product(lanes)}")
+    offsets = dim_offsets(shape)
+    next_bit = [0] * rank  # the next coordinate bit of each dimension to hand out
+
+    def take(dim: int, count: int) -> list[int]:
+        out = []
+        for _ in range(count):
+            bit = next_bit[dim]
+            next_bit[dim] += 1
+            out.append(1 << (offsets[dim] + bit) if (1 << bit) < shape[dim] else 0)
+        return out
+
+    register = [b for d in order for b in take(d, log2(per_thread[d]))]
+    lane = [b for d in order for b in take(d, log2(lanes[d]))]
+    warp = [b for d in order for b in take(d, log2(warps[d]))]
+    for d in order:  # repeats
+        while (1 << next_bit[d]) < shape[d]:
+            register += take(d, 1)
+    register = [b for b in register if b]
+    spelling = (f"#blocked<per_thread={list(per_thread)}, lanes={list(lanes)}, "
+                f"warps={list(warps)}, order={list(order)}>")
+    return LinearLayout(tuple(shape), tuple(register), tuple(lane), tuple(warp), spelling)
+
+
+def default_blocked(shape: tuple[int, ...], num_warps: int, vector: int = 1) -> LinearLayout:
+    """The blocked layout of a tile over ``num_warps`` warps: ``vector`` contiguous elements
+    per thread along the last dimension, lanes and then warps along the fastest
+    dimensions first (consecutive threads hold consecutive elements, so warps access
+    memory in whole lines). With ``vector=1`` thread t holds flat index t + T*k."""
+    if not shape or _product(shape) == 1:
+        return replicated(shape)
+    rank = len(shape)
+    order = tuple(range(rank - 1, -1, -1))
+    per_thread = [1] * rank
+    per_thread[-1] = min(vector, shape[-1])
+    room = [shape[d] // per_thread[d] for d in range(rank)]
+    lanes, warps = [1] * rank, [1] * rank
+    left = LANES
+    for d in order:
+        take = min(left, room[d])
+        lanes[d], left, room[d] = take, left // take, room[d] // take
+    lanes[order[0]] *= left  # lanes beyond the tile hold copies
+    left = num_warps
+    for d in order:
+        take = min(left, room[d])
+        warps[d], left, room[d] = take, left // take, room[d] // take
+    warps[order[-1]] *= left
+    return blocked(shape, tuple(per_thread), tuple(lanes), tuple(warps), order)
+
+
+# mma.sync fragments (PTX ISA, "Matrix Fragments for mma.m16n8k*"), with g = lane / 4 and
+# t = lane % 4, as (register bases, lane bases) of one instruction tile, each basis a
+# (row, column) step. Accumulator (16 x 8): c0, c1 at (g, 2t), (g, 2t+1); c2, c3 at row
+# g + 8. Operand A (16 x K, row x k) and B (K x 8, k x column) of one K step: 16-bit
+# operands (K = 16) pair two k in a 32-bit register, 8-bit ones (K = 32) pack four,
+# tf32 (K = 8) holds one element per register.
+_FRAGMENTS = {
+    ("acc", 0): (((0, 1), (8, 0)), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))),
+    ("a", 16): (((0, 1), (8, 0), (0, 8)), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0))),
+    ("b", 16): (((1, 0), (8, 0)), ((2, 0), (4, 0), (0, 1), (0, 2), (0, 4))),
+    ("a", 32): (((0, 1), (0, 2), (8, 0), (0, 16)), ((0, 4), (0, 8), (1, 0), (2, 0), (4, 0))),
+    ("b", 32): (((1, 0), (2, 0), (16, 0)), ((4, 0), (8, 0), (0, 1), (0, 2), (0, 4))),
+    ("a", 8): (((8, 0), (0, 4)), ((0, 1), (0, 2), (1, 0), (2, 0), (4, 0))),
+    ("b", 8): (((4, 0),), ((1, 0), (2, 0), (0, 1), (0, 2), (0, 4))),
+}
+
+
+def mma_layout(role: str, shape: tuple[int, ...], warps: tuple[int, int],
+               k: int = 16) -> LinearLayout:
+    """The mma.sync fragment layout of a (batch x) M x N accumulator (``role="acc"``) or
+    of an M x K (``"a"``) / K x N (``"b"``) operand, for ``k`` = the instruction's K
+    (16: f16/bf16, 32: 8-bit, 8: tf32). Warps form a ``warps[0] x warps[1]`` grid over
+    the instruction tiles (warp w = i * warps[1] + j: j picks a block of the 8-column
+    tiles, i a block of the 16-row tiles); A is copied across the j warps and B across
+    the i warps. Within its block a warp's registers repeat over the column tiles (or
+    K steps of A) first, then the row tiles (K steps of B), then the batch."""
+    if len(shape) < 2:
+        raise ValueError(f"an mma {role} fragment needs a 2-D (or batched) tile, not "
+                         f"{len(shape)}-D")
+    wm, wn = warps
+    rows, cols = shape[-2], shape[-1]
+    batch = tuple(shape[:-2])
+    regs, lanes = _FRAGMENTS[(role, 0 if role == "acc" else k)]
+    tile = {"acc": (16, 8), "a": (16, k), "b": (k, 8)}[role]
+    if rows % tile[0] or cols % tile[1]:
+        raise ValueError(f"an mma {role} fragment tiles {tile[0]}x{tile[1]}, not "
+                         f"{rows}x{cols}")
+    full = tuple(shape)
+
+    def at(r: int, c: int) -> int:
+        return 0 if r >= rows or c >= cols else flat_index((0,) * len(batch) + (r, c), full)
+
+    row_regs, row_warps = _tile_bits(rows // tile[0], wm if role != "b" else 1)
+    col_regs, col_warps = _tile_bits(cols // tile[1], wn if role != "a" else 1)
+    j_bits = [(0, tile[1] * t) for t in col_warps] if role != "a" else [(0, 0)] * log2(wn)
+    i_bits = [(tile[0] * t, 0) for t in row_warps] if role != "b" else [(0, 0)] * log2(wm)
+    warp = [at(*rc) for rc in j_bits + i_bits]
+    register = [at(*rc) for rc in regs]
+    register += [at(0, tile[1] * t) for t in col_regs]
+    register += [at(tile[0] * t, 0) for t in row_regs]
+    for i, d in enumerate(batch):
+        register += [flat_index(tuple(1 << bit if j == i else 0 for j in range(len(batch)))
+                                + (0, 0), full) for bit in range(log2(d))]
+    layout = LinearLayout(full, tuple(b for b in register if b),
+                          tuple(at(*rc) for rc in lanes), tuple(warp))
+    name = "acc, m16n8" if role == "acc" else f"{role}, m16n8k{k}"
+    return layout.named(f"#mma<{name}, warps=[{wm}, {wn}]>")
+
+
+def _tile_bits(tiles: int, warps: int) -> tuple[list[int], list[int]]:
+    """How ``tiles`` instruction tiles along a dimension split between a warp's
+    registers (the low tile bits: consecutive tiles) and ``warps`` warps (the high bits:
+    each warp a block), as tile steps; warps beyond the tiles hold copies (step 0)."""
+    bits, wbits = log2(tiles), log2(warps)
+    taken = min(bits, wbits)
+    registers = [1 << b for b in range(bits - taken)]
+    warp_steps = [1 << b for b in range(bits - taken, bits)] + [0] * (wbits - taken)
+    return registers, warp_steps
+
+
+# ======================================================================================
+# Conversions
+
+
+def conversion(src: LinearLayout, dst: LinearLayout) -> str:
+    """What moving a tile from ``src`` to ``dst`` takes (same shape):
+
+    - ``"none"``: the same layout;
+    - ``"registers"``: every thread already holds the elements it needs, in registers
+      whose numbers do not depend on the thread (a renaming);
+    - ``"warp"``: each warp holds them (lanes exchange values: warp shuffles);
+    - ``"shared"``: elements cross warps (a round trip through shared memory).
+    """
+    if src.shape != dst.shape:
+        raise ValueError(f"conversion between shapes {src.shape} and {dst.shape}")
+    if src == dst:
+        return "none"
+    in_thread = Span(src.register)
+    same_threads = _pad(src.lane, LANE_BITS) == _pad(dst.lane, LANE_BITS) and \
+        _pad(src.warp, 8) == _pad(dst.warp, 8)
+    if same_threads and all(in_thread.contains(b) for b in dst.register):
+        return "registers"
+    in_warp = Span((*src.register, *src.lane))
+    if _moves_within(in_warp, src, dst, include_lanes=True):
+        return "warp"
+    return "shared"
+
+
+def _moves_within(held: Span, src: LinearLayout, dst: LinearLayout,
+                  include_lanes: bool) -> bool:
+    """Each thread (or warp, ``include_lanes``) of ``dst`` needs only elements that the
+    same thread (warp) holds in ``src``: dst's own span lies in what src holds, and the
+    two differ, thread to thread (warp to warp), by an element src holds."""
+    needed = dst.register + (dst.lane if include_lanes else ())
+    if not all(held.contains(b) for b in needed):
+        return False
+    pairs = [] if include_lanes else list(zip(_pad(src.lane, LANE_BITS),
+                                              _pad(dst.lane, LANE_BITS)))
+    width = max(len(src.warp), len(dst.warp))
+    pairs += list(zip(_pad(src.warp, width), _pad(dst.warp, width)))
+    return all(held.contains(a ^ b) for a, b in pairs)
+
+
+def _pad(bases: tuple[int, ...], n: int) -> tuple[int, ...]:
+    return bases + (0,) * (n - len(bases))
+
+
+CONVERSION_COST = {"none": 0, "registers": 0, "warp": 1, "shared": 4}
+
+
+# ======================================================================================
+# Shared memory
+
+
+@dataclass(frozen=True)
+class SharedLayout:
+    """A tile in the CTA's shared buffer from byte ``offset`` (None: not placed yet).
+    Element e (flat index) sits at element offset ``swizzled(e)`` plus padding:
+
+    - ``swizzle=(vec, per_phase, max_phase)`` (None: row-major): in row r of the last two
+      dimensions, the group of ``vec`` elements at column c is stored at group
+      ``(c / vec) xor ((r / per_phase) % max_phase)``; with vec elements = 16 bytes and
+      max_phase 8, the 8 rows an ldmatrix or a transposed read touches hit 8 banks;
+    - ``padding=(interval, amount)``: ``amount`` elements of padding after every
+      ``interval`` elements.
+    """
+
+    shape: tuple[int, ...]
+    offset: int | None = None
+    swizzle: tuple[int, int, int] | None = None
+    padding: tuple[int, int] | None = None
+    order: tuple[int, ...] | None = None  # dimensions fastest first (None: row-major)
+
+    kind = "shared"
+    in_registers = False
+
+    @property
+    def elements(self) -> int:
+        return _product(self.shape)
+
+    @property
+    def slots(self) -> int:
+        return 0
+
+    def element_offset(self, flat: int) -> int:
+        """Where element ``flat`` lies, in elements from the buffer's start."""
+        at = flat
+        if self.order is not None:
+            c, at, stride = coordinates(flat, self.shape), 0, 1
+            for d in self.order:
+                at += c[d] * stride
+                stride *= self.shape[d]
+        if self.swizzle is not None and len(self.shape) >= 2:
+            vec, per_phase, max_phase = self.swizzle
+            cols = self.shape[self.order[0] if self.order is not None else -1]
+            row, col = at // cols, at % cols
+            phase = (row // per_phase) % max_phase
+            group = (col // vec) ^ phase
+            at = row * cols + (group % (cols // vec)) * vec + col % vec
+        if self.padding is not None:
+            interval, amount = self.padding
+            at += (at // interval) * amount
+        return at
+
+    def linear_bases(self) -> tuple[int, ...] | None:
+        """The offset of each flat-index bit alone when the map is linear (no padding):
+        offset(e) = XOR of the bases of e's bits; None for a padded layout."""
+        if self.padding is not None:
+            return None
+        return tuple(self.element_offset(1 << i) for i in range(log2(self.elements)))
+
+    def size_elements(self) -> int:
+        """Elements of room the tile takes (padding included): the swizzle permutes
+        offsets 0..N-1, the padding then spreads them."""
+        last = self.elements - 1
+        if self.padding is not None:
+            interval, amount = self.padding
+            last += (last // interval) * amount
+        return last + 1
+
+    def placed(self, offset: int) -> SharedLayout:
+        return SharedLayout(self.shape, offset, self.swizzle, self.padding, self.order)
+
+    def __str__(self) -> str:
+        parts = [f"offset={'?' if self.offset is None else self.offset}"]
+        if self.swizzle is not None:
+            parts.append(f"swizzle=[{', '.join(map(str, self.swizzle))}]")
+        if self.padding is not None:
+            parts.append(f"pad=[{', '.join(map(str, self.padding))}]")
+        if self.order is not None:
+            parts.append(f"order=[{', '.join(map(str, self.order))}]")
+        return f"#shared<{', '.join(parts)}>"
+
+
+def swizzle_for(shape: tuple[int, ...], element_bytes: int,
+                order: tuple[int, ...] | None = None) -> tuple[int, int, int] | None:
+    """The XOR swizzle of 16-byte groups for a tile of ``shape`` stored in ``order``
+    (fastest dimension first; None: row-major), or None when a row (along the fastest
+    dimension) is shorter than one group, or for a 1-D tile: rows of 128 bytes or more
+    swizzle with 8 phases, shorter rows with fewer, so that 8 consecutive rows' groups
+    hit 8 banks."""
+    if len(shape) < 2:
+        return None
+    vec = max(1, 16 // element_bytes)
+    groups = shape[order[0] if order is not None else -1] // vec
+    if groups < 2:
+        return None
+    per_phase = max(1, 8 // groups)           # rows sharing a phase in 128 bytes
+    return vec, per_phase, min(8, groups)
+
+
+# ======================================================================================
+# simt: a thread's registers
+
+
+@dataclass(frozen=True)
+class RegisterArray:
+    """The layout marker of language simt: the tile is one thread's registers."""
+
+    kind = "registers"
+    in_registers = True
+
+    def __str__(self) -> str:
+        return "#regs"
+
+
+REGS = RegisterArray()
+
+
+# ======================================================================================
+# The first back end's cyclic layout (replaced by the linear layouts above)
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """One layout value. ``elements`` is the tile's element count (from its shape)."""
+    """``#replicated``, ``#blocked<threads=T, slots=S>`` (thread t holds, in its slot k,
+    the element whose row-major linear index is ``t + T*k``) or ``#shared<offset=B>``."""
 
     kind: str                # "replicated" | "blocked" | "shared"
     elements: int            # N, the number of elements of the tile
@@ -56,13 +723,139 @@ class Layout:
         return f"#blocked<threads={self.threads}, slots={self.slots}>"
 
 
-def replicated() -> Layout:
-    return Layout("replicated", 1)
-
-
-def blocked(elements: int, threads: int) -> Layout:
-    return Layout("blocked", elements, threads)
-
-
 def shared(elements: int, offset: int | None = None) -> Layout:
     return Layout("shared", elements, 0, offset)
+
+
+AnyLayout = LinearLayout | SharedLayout | RegisterArray | Layout
+
+
+# ======================================================================================
+# Text
+
+
+_NAMED = re.compile(r"#([a-z_]+)\s*(?:<(.*)>)?\s*$", re.DOTALL)
+
+
+def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
+    """The layout written ``text`` (``#name<...>``) for a tile of ``shape``;
+    ValueError with a readable message when it is malformed or does not fit."""
+    m = _NAMED.match(text.strip())
+    if m is None:
+        raise ValueError(f"cannot read the layout '{text}'")
+    name, body = m.group(1), (m.group(2) or "").strip()
+    if name == "replicated" and not body:
+        if _product(shape) != 1:
+            raise ValueError(f"#replicated is the layout of one-element tiles, not of "
+                             f"{_product(shape)} elements")
+        return Layout("replicated", 1)  # the first back end's (until the new one lands)
+    if name == "regs" and not body:
+        return REGS
+    fields = _fields(body)
+    if name == "blocked" and "threads" in fields:  # the first back end's form
+        n = _product(shape)
+        threads, slots = int(fields["threads"]), int(fields["slots"])
+        if threads <= 0:
+            raise ValueError("#blocked needs threads > 0")
+        legacy = Layout("blocked", n, threads)
+        if legacy.slots != slots:
+            raise ValueError(f"#blocked<threads={threads}, slots={slots}> does not fit a "
+                             f"tile of {n} elements (slots={legacy.slots})")
+        return legacy
+    if name == "blocked":
+        return blocked(shape, *(tuple(_int_list(fields[k])) for k in
+                                ("per_thread", "lanes", "warps", "order")))
+    if name == "slice":
+        dim, size = int(fields["dim"]), int(fields["size"])
+        parent_shape = shape[:dim] + (size,) + shape[dim:]
+        parent = parse_layout(fields["parent"], parent_shape)
+        if not isinstance(parent, LinearLayout):
+            raise ValueError("#slice needs a distributed parent layout")
+        return parent.slice(dim)
+    if name == "mma":
+        return _parse_mma(fields, shape)
+    if name == "linear":
+        def bases(key: str) -> tuple[int, ...]:
+            return tuple(flat_index(tuple(c), shape) for c in _nested(fields.get(key, "[]")))
+        return LinearLayout(tuple(shape), bases("register"), bases("lane"), bases("warp"))
+    if name == "shared":
+        offset = fields.get("offset", "?")
+        swizzle = tuple(_int_list(fields["swizzle"])) if "swizzle" in fields else None
+        padding = tuple(_int_list(fields["pad"])) if "pad" in fields else None
+        order = tuple(_int_list(fields["order"])) if "order" in fields else None
+        if order is not None and sorted(order) != list(range(len(shape))):
+            raise ValueError(f"order {list(order)} is not a permutation of the dimensions")
+        if swizzle is not None and len(swizzle) != 3:
+            raise ValueError("swizzle=[vec, per_phase, max_phase] needs three numbers")
+        if padding is not None and len(padding) != 2:
+            raise ValueError("pad=[interval, amount] needs two numbers")
+        unknown = set(fields) - {"offset", "swizzle", "pad", "order"}
+        if unknown:
+            raise ValueError(f"unknown field of #shared: {sorted(unknown)}")
+        if swizzle is None and padding is None and order is None:  # the first back end's
+            return shared(_product(shape), None if offset == "?" else int(offset))
+        return SharedLayout(tuple(shape), None if offset == "?" else int(offset), swizzle,
+                            padding, order)
+    raise ValueError(f"unknown layout '#{name}'")
+
+
+def _parse_mma(fields: dict[str, str], shape: tuple[int, ...]) -> LinearLayout:
+    role = fields.get("", "")
+    words = [w.strip() for w in role.split(",") if w.strip()] if role else []
+    if len(words) != 2:
+        raise ValueError("#mma<role, shape, warps=[m, n]>: role acc, a or b")
+    role, instr = words
+    warps = tuple(_int_list(fields["warps"]))
+    if role == "acc":
+        if instr != "m16n8":
+            raise ValueError(f"the accumulator fragment is m16n8, not {instr}")
+        return mma_layout("acc", shape, warps)  # type: ignore[arg-type]
+    m = re.fullmatch(r"m16n8k(8|16|32)", instr)
+    if role not in ("a", "b") or m is None:
+        raise ValueError(f"unknown mma fragment '{role}, {instr}'")
+    return mma_layout(role, shape, warps, int(m.group(1)))  # type: ignore[arg-type]
+
+
+def _fields(body: str) -> dict[str, str]:
+    """``a=1, b=[1, 2], parent=#x<...>`` -> {"a": "1", ...}; leading words without ``=``
+    go under "" (``#mma<acc, m16n8, warps=[1, 2]>``)."""
+    out: dict[str, str] = {}
+    loose = []
+    for part in _split_top(body):
+        key, eq, value = part.partition("=")
+        if eq and re.fullmatch(r"\s*[a-z_]+\s*", key):
+            out[key.strip()] = value.strip()
+        elif part.strip():
+            loose.append(part.strip())
+    if loose:
+        out[""] = ", ".join(loose)
+    return out
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "[<(":
+            depth += 1
+        elif c in "]>)":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
+
+
+def _int_list(text: str) -> list[int]:
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        raise ValueError(f"expected a list of integers, got '{text}'")
+    return [int(x) for x in text[1:-1].split(",") if x.strip()]
+
+
+def _nested(text: str) -> list[list[int]]:
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        raise ValueError(f"expected a list of coordinate lists, got '{text}'")
+    return [_int_list("[" + inner + "]") for inner in re.findall(r"\[([^\[\]]*)\]",
+                                                                  text[1:-1])]

@@ -659,3 +659,77 @@ TESTING_FUNC = OpDef("testing$func", NO_OPCODE, "13.1", (), (),
 # shared memory; the PTX back end lowers it to barriers and stores).
 op("convert_layout", NO_OPCODE, operands="source", traits="pure", internal=True,
    asm=_F_CAST)
+
+# A scheduling barrier of the whole CTA (bar.sync 0): insert-barriers puts one where
+# threads must wait for each other (shared-memory reuse, memory order), in tile-layout
+# and simt.
+op("barrier", NO_OPCODE, results="", traits="synchronization", internal=True,
+   asm="attr-dict")
+
+# ---- simt: one thread's registers (types `tile<8xf32, #regs>`: eight registers) ----------
+# distribute writes these; ops of the table above (elementwise, control flow, loads and
+# stores through pointers, ...) also appear in simt, applied to each register.
+
+# Every register holds the same value: `%r = splat %x : tile<f32, #regs> -> tile<8xf32, #regs>`.
+op("splat", NO_OPCODE, operands="source", traits="pure", internal=True,
+   asm=_F_CAST)
+# Registers chosen from the operands' registers (concatenated): a renaming, no instruction.
+op("pick", NO_OPCODE, operands="sources*", attrs=[attr("registers", "i32_array")],
+   traits="pure", internal=True,
+   asm="$sources @registers attr-dict : type($sources) -> type($result)")
+# The coordinate along `dim` of the element each register holds in a distributed layout:
+# `%c = coordinates 1 of tile<64x64xf32, #blocked<...>> : tile<32xi32, #regs>`.
+op("coordinates", NO_OPCODE, attrs=[attr("dim", "int"), attr("of", "type")],
+   traits="pure", internal=True,
+   asm="@dim 'of @of attr-dict : type($result)")
+# True in the one thread that owns its elements of a layout (the others hold copies).
+op("is_owner", NO_OPCODE, attrs=[attr("of", "type")], traits="pure", internal=True,
+   asm="'of @of attr-dict : type($result)")
+# Each register exchanged with the same register of lane (lane xor mask): shfl.sync.bfly.
+op("shuffle_xor", NO_OPCODE, operands="source", attrs=[attr("mask", "int")],
+   traits="pure", internal=True,
+   asm="$source , @mask attr-dict : type($source,$result)")
+# A thread's registers of a distributed tile (`of`) written to / read from a shared
+# buffer (`buffer`, a #shared tile type), each element at its place in the buffer.
+# (``owners_only``: only the thread owning each element writes it: the others' copies
+# are not the same value, e.g. the result of an atomic applied by the owner.)
+op("shared_store", NO_OPCODE, operands="value", results="",
+   attrs=[attr("of", "type"), attr("buffer", "type"), unit("owners_only")],
+   traits="memory", internal=True,
+   asm="$value 'of @of 'to @buffer ?( 'owners_only @owners_only )? attr-dict : "
+       "type($value)")
+op("shared_load", NO_OPCODE, attrs=[attr("of", "type"), attr("buffer", "type")],
+   traits="memory", internal=True,
+   asm="'from @buffer 'as @of attr-dict : type($result)")
+# Register k reads the element at row-major index indices[k] of a row-major buffer.
+op("shared_gather", NO_OPCODE, operands="indices", attrs=[attr("buffer", "type")],
+   traits="memory", internal=True,
+   asm="$indices 'from @buffer attr-dict : type($indices) -> type($result)")
+# The result tile of a matrix multiply-accumulate on the tensor cores: the accumulator's
+# registers in its fragment layout (`of`), A and B in shared memory (`lhs`, `rhs`), the
+# mma.sync instruction and its K (lower-mma expands it into ldmatrix + mma_sync).
+op("warp_mma", NO_OPCODE, operands="acc",
+   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type"),
+          attr("instruction", "string"), attr("k", "int"), attr("warps", "i32_array")],
+   traits="pure", internal=True,
+   asm=("$acc 'lhs @lhs 'rhs @rhs 'as @of 'using @instruction 'k @k 'warps @warps "
+        "attr-dict : type($acc,$result)"))
+# mma.sync fragments from shared memory: one ldmatrix.x{count}[.trans] per register of
+# the address layout in `of` listed in `instructions` (that register's element, in this
+# lane, starts the 16-byte row the lane addresses); `count` b32 registers each.
+op("ldmatrix", NO_OPCODE,
+   attrs=[attr("buffer", "type"), attr("of", "type"), attr("count", "int"),
+          unit("trans"), attr("instructions", "i32_array")],
+   traits="memory", internal=True,
+   asm=("'from @buffer 'at @of 'x @count ?( 'trans @trans )? @instructions attr-dict : "
+        "type($result)"))
+# One mma.sync (`instruction`) on fragments a, b and accumulator c.
+op("mma_sync", NO_OPCODE, operands="a b c", attrs=[attr("instruction", "string")],
+   traits="pure", internal=True,
+   asm="$a , $b , $c 'using @instruction attr-dict : type($a) , type($b) , type($c,$result)")
+# print_tko from thread 0, its tiles read from shared memory (`arguments`: a function
+# type whose inputs are their types).
+op("vprintf", NO_OPCODE, results="", attrs=[attr("str", "string"),
+                                            attr("arguments", "type")],
+   traits="memory", internal=True,
+   asm="@str 'of @arguments attr-dict")

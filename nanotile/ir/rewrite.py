@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .attrs import DenseElementsAttr
-from .core import Block, Module, Operation, Value, make_op
+from .core import Block, Module, Operation, Region, Value, make_op
 from .optable import lookup
 from .types import ElementType, TileType
 
@@ -176,3 +176,34 @@ def make_splat(value: Any, type: TileType) -> Operation:
 def block_ops(blocks: Iterable[Block]) -> Iterator[Operation]:
     for block in blocks:
         yield from block.ops
+
+
+def clone_region(region: Region, mapping: dict[Value, Value] | None = None) -> Region:
+    """A copy of ``region``: new blocks, arguments, ops and results (same types and
+    attributes); values defined outside it are used as they are, or as ``mapping`` says."""
+    mapping = dict(mapping or {})
+    new = Region()
+    for block in region.blocks:
+        copy = Block()
+        copy.parent = new
+        for arg in block.arguments:
+            mapping[arg] = copy.add_argument(arg.type, arg.name_hint)
+        new.blocks.append(copy)
+        for op in block.ops:
+            copy.append(clone_op(op, mapping))
+    return new
+
+
+def clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
+    """A copy of ``op`` (its regions too), its operands renamed by ``mapping``, which
+    learns the new results."""
+    regions = [clone_region(r, mapping) for r in op.regions]
+    new = make_op(op.name, [mapping.get(v, v) for v in op.operands],
+                  [r.type for r in op.results], dict(op.attributes), regions,
+                  list(op.operand_segments) if op.operand_segments is not None else None,
+                  op.location)
+    new.source = op.source
+    for old, result in zip(op.results, new.results):
+        result.name_hint = old.name_hint
+        mapping[old] = result
+    return new

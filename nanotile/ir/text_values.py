@@ -25,7 +25,7 @@ from .asm_attrs import (
     signed,
     type_text,
 )
-from .layout_text import LayoutError, parse_layout
+from .layouts import parse_layout
 from .limits import MAX_NESTING
 
 
@@ -155,9 +155,10 @@ class ValueBuilder(Transformer):
         if layout is None:
             return T.TileType(shape, elem)
         try:
-            return T.TileType(shape, elem, parse_layout(str(layout), n))
-        except LayoutError as e:
-            raise TextError(str(e), layout.start_pos) from None
+            return T.TileType(shape, elem, parse_layout(str(layout), shape))
+        except (ValueError, KeyError, IndexError) as e:
+            detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+            raise TextError(f"invalid layout {layout}: {detail}", layout.start_pos) from None
 
     def ptr_type(self, c: list[Any]) -> T.Type:
         if not isinstance(c[0], T.ElementType):

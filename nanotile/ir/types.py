@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .layouts import Layout
+from .layouts import AnyLayout as Layout
 
 # A tile holds at most 2**24 elements (spec 5.3).
 MAX_TILE_ELEMENTS = 1 << 24

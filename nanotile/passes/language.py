@@ -47,6 +47,10 @@ class Language:
     extra_ops: dict[str, str] = field(default_factory=dict)  # ops not in the op table yet
     ptx: bool = False  # checks read module.ptx (a PTX program), not Tile IR ops
     open_to_extensions: bool = False  # its passes also take the languages extending it
+    # How --check-semantics runs a module of a language the interpreter cannot run
+    # (simt, ptx): (module, kernel, grid, args, printed stream) -> None, updating the
+    # array arguments in place. Declared with the language (the back end's).
+    runner: Callable | None = None
 
     def extend(self, name: str, doc: str, *, add_ops: Iterable[str] = (),
                remove_ops: Iterable[str] = (), add_types: Iterable[type] = (),
@@ -54,8 +58,10 @@ class Language:
                remove_attrs: Iterable[type] = (),
                add_invariants: Iterable[tuple[str, Invariant]] = (),
                remove_invariants: Iterable[str] = (), tile_level: bool | None = None,
-               extra_ops: dict[str, str] | None = None, ptx: bool | None = None,
-               open_to_extensions: bool | None = None) -> Language:
+               extra_ops: dict[str, str] | None = None, remove_extra_ops: Iterable[str] = (),
+               ptx: bool | None = None,
+               open_to_extensions: bool | None = None,
+               runner: Callable | None = None) -> Language:
         """A new language = this one, plus and minus the given parts (nanopass ``extends``)."""
         dropped = set(remove_invariants)
         invariants = tuple(i for i in self.invariants if i[0] not in dropped)
@@ -66,9 +72,11 @@ class Language:
             (self.attrs - set(remove_attrs)) | set(add_attrs),
             invariants + tuple(add_invariants), self.name,
             self.tile_level if tile_level is None else tile_level,
-            {**self.extra_ops, **(extra_ops or {})},
+            {name: doc for name, doc in {**self.extra_ops, **(extra_ops or {})}.items()
+             if name not in set(remove_extra_ops)},
             self.ptx if ptx is None else ptx,
-            self.open_to_extensions if open_to_extensions is None else open_to_extensions)
+            self.open_to_extensions if open_to_extensions is None else open_to_extensions,
+            runner if runner is not None else self.runner)
 
     def check(self, module: Module) -> list[Diagnostic]:
         """Every place where ``module`` is not in this language."""

@@ -136,7 +136,8 @@ TILE_ORDERED = TILE_PTR.extend(
 
 TILE_LAYOUT = TILE_ORDERED.extend(
     "tile-layout", "Every tile value carries a distributed layout; conversions are explicit.",
-    extra_ops={"convert_layout": "move a tile between two layouts"},
+    extra_ops={"convert_layout": "move a tile between two layouts",
+               "barrier": "every thread of the CTA waits for the others"},
     remove_invariants={"dialect-rules"},  # tile_level: printed, parsed and interpreted
     add_invariants=[("tiles-have-layouts", tiles_have_layouts)])
 

@@ -132,8 +132,10 @@ class PipelineRun:
         output = step_output(step, language)
         if self.options.verify:
             self._timed("(verify)", lambda: self._verify(module, step, output))
-        if self.oracle is not None and get_language(output).tile_level:
-            problem = self._timed("(check-semantics)", lambda: self.oracle.compare(module))
+        lang = get_language(output)
+        if self.oracle is not None and (lang.tile_level or lang.runner is not None):
+            problem = self._timed("(check-semantics)",
+                                  lambda: self.oracle.compare(module, lang.runner))
             if problem is not None:
                 self._dump_failure(module, step)
                 raise CompileError(Diagnostic("error", f"pass '{step.name}' changed what the "

@@ -159,3 +159,125 @@ def dynamic_shared_bytes(ptx: str, kernel: str) -> int:
             found = _DYNAMIC.search(ptx, m.end(), end)
             return int(found.group(1)) if found else 0
     return 0
+
+
+class KernelBuilder:
+    """One kernel under construction as a PTX program's objects (ptx.ir): registers
+    numbered per class, instructions, labels, comments and directives appended in order;
+    ``kernel()`` returns the PtxKernel (no text is printed or parsed on the way: an
+    instruction given as one line of text is split into its opcode and operands)."""
+
+    def __init__(self, name: str, params: list[tuple[str, str]], threads: int) -> None:
+        from .ir import PtxKernel
+
+        self.name = name
+        self.params = params
+        self.threads = threads
+        self.counts: dict[str, int] = {}
+        self.labels = 0
+        self.shared_bytes = 0
+        self.local_bytes = 0  # the per-thread local buffer (__nt_pbuf: printf arguments)
+        self.uses_printf = False
+        self.decls: list[str] = []  # module-level data this kernel needs
+        self.kernel_ir = PtxKernel(name)
+        # Instructions that depend only on %tid.x and the kernel (thread coordinates,
+        # shared addresses): computed once at the entry, so every later use, in any
+        # branch or loop, finds them computed (``at_entry``).
+        self.entry_part: list = []
+        self.entry_at = 0  # where the entry part goes in the body
+        self._into: list | None = None
+
+    # ---- registers and labels ----------------------------------------------------------
+    def reg(self, cls: str) -> str:
+        n = self.counts.get(cls, 0) + 1
+        self.counts[cls] = n
+        return f"{REG_CLASSES[cls][1]}{n}"
+
+    def label(self, hint: str = "L") -> str:
+        self.labels += 1
+        return f"$L_{hint}_{self.labels}"
+
+    # ---- body ------------------------------------------------------------------------
+    def instr(self, opcode: str, *operands: str, pred: str | None = None) -> None:
+        from .ir import Instr
+
+        self._body().append(Instr(opcode, list(operands), pred))
+
+    def _body(self) -> list:
+        return self._into if self._into is not None else self.kernel_ir.body
+
+    def at_entry(self):
+        """``with fn.at_entry():`` the instructions go to the kernel's entry part."""
+        builder = self
+
+        class _Entry:
+            def __enter__(self) -> None:
+                builder._into = builder.entry_part
+
+            def __exit__(self, *exc) -> None:
+                builder._into = None
+
+        return _Entry()
+
+    def emit(self, text: str, pred: str | None = None) -> None:
+        """One instruction written as PTX text without the ``;`` (``add.s32 %r1, %r2, 1``)."""
+        from .ir import parse_instruction
+
+        instr = parse_instruction(text)
+        if pred is not None:
+            instr.pred = pred
+        self._body().append(instr)
+
+    def place(self, label: str) -> None:
+        from .ir import Label
+
+        self.kernel_ir.body.append(Label(label))
+
+    def comment(self, text: str) -> None:
+        from .ir import Comment
+
+        self.kernel_ir.body.append(Comment(text))
+
+    def directive(self, text: str) -> None:
+        from .ir import Directive
+
+        self.kernel_ir.body.append(Directive(text))
+
+    def loop_while_below(self, counter: str, limit: int | str, loop: str) -> None:
+        """The latch of a counted loop: ``counter += 1``, back to ``loop`` while
+        ``counter < limit`` (signed)."""
+        more = self.reg("pred")
+        self.instr("add.s32", counter, counter, "1")
+        self.instr("setp.lt.s32", more, counter, str(limit))
+        self.instr("bra", loop, pred=more)
+
+    def need_shared(self, nbytes: int) -> None:
+        if nbytes > MAX_SHARED:
+            from ..lower import Unsupported
+
+            raise Unsupported(f"needs {nbytes} bytes of shared memory; a CTA has at most "
+                              f"{MAX_SHARED} ({MAX_SHARED // 1024} KB)")
+        self.shared_bytes = max(self.shared_bytes, nbytes)
+
+    @property
+    def dynamic_shared(self) -> bool:
+        return self.shared_bytes > STATIC_SHARED_LIMIT
+
+    # ---- the kernel -------------------------------------------------------------------
+    def kernel(self):
+        """The PtxKernel: parameters, launch bounds, declarations and the body."""
+        from .ir import Comment, Instr
+
+        k = self.kernel_ir
+        k.params = [f".param {t} {n}" for t, n in self.params]
+        k.performance = [f".reqntid {self.threads}, 1, 1"]
+        k.reg_types = {prefix[1:]: ty for ty, prefix in REG_CLASSES.values()}
+        if self.shared_bytes and not self.dynamic_shared:
+            k.decls.append(f".shared .align 16 .b8 __nt_smem[{self.shared_bytes}];")
+        if self.local_bytes:
+            k.decls.append(f".local .align 8 .b8 __nt_pbuf[{self.local_bytes}];")
+        k.body[self.entry_at:self.entry_at] = self.entry_part
+        if self.dynamic_shared:
+            k.body.insert(0, Comment(DYNAMIC_SHARED_COMMENT.format(self.shared_bytes)[3:]))
+        k.body.append(Instr("ret"))
+        return k

@@ -84,19 +84,85 @@ def _ptx_target_is(gpu: str):
 
 
 # --------------------------------------------------------------------------------------
+# Running a module for --check-semantics: the PTX emulator
+
+
+def run_ptx_module(module: Module, kernel: str, grid, args: list, printed) -> None:
+    """Run ``kernel`` of a module in a ptx language in the PTX emulator (arrays of
+    ``args`` updated in place, printed text to ``printed``)."""
+    from ...ptxemu import run_ptx
+    from ...ptxemu.printf import printf_output
+
+    with printf_output(printed):
+        run_ptx(module.ptx.render(), kernel, grid=grid, args=args)
+
+
+def run_simt_module(module: Module, kernel: str, grid, args: list, printed) -> None:
+    """Run a simt module: lower a copy the rest of the way (lower-mma,
+    select-instructions) and emulate its PTX."""
+    import copy
+
+    from ...passes.base import PassContext
+    from .lower_mma import LowerMma
+    from .select_instructions import SelectInstructions
+
+    lowered = copy.deepcopy(module)
+    for step in (LowerMma(), SelectInstructions(gpu="sm_100")):
+        step.apply(lowered, PassContext())
+    run_ptx_module(lowered, kernel, grid, args, printed)
+
+
+# --------------------------------------------------------------------------------------
 # The languages
 
+def registers_only(module: Module) -> list[Diagnostic]:
+    """every tile value is one thread's registers (layout #regs)"""
+    from ...ir.layouts import RegisterArray
+    from ...ir.rewrite import blocks_of
+    from ...passes.language import op_error
+
+    diags = []
+    for item in module.items:
+        for op in item.walk():
+            values = [*op.results, *(a for b in blocks_of(op) for a in b.arguments)]
+            for v in values:
+                if isinstance(v.type, T.TileType) and \
+                        not isinstance(v.type.layout, RegisterArray):
+                    diags.append(op_error(op, f"value %{v.name_hint or '?'} of '{op.name}' "
+                                              f"is not per-thread registers ({v.type})"))
+    return diags
+
+
+# The cuda_tile ops that mean the same per register: elementwise math, control flow,
+# memory through pointers, grid queries; plus simt's own (the op table's internal rows).
 _SIMT_OPS = {n for n, d in OPS.items()
              if d.traits & {"elementwise", "control", "terminator"}} \
-    | {"constant", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko"}
+    | {"constant", "load_ptr_tko", "store_ptr_tko", "atomic_cas_tko", "atomic_rmw_tko",
+       "get_tile_block_id", "get_num_tile_blocks", "get_global", "assert", "reduce",
+       "scan", "gdc_wait_tko", "gdc_launch_dependents_tko", "memory_fence_alias_tko"}
 
 SIMT = TILE_LAYOUT.extend(
-    "simt", "Per-thread code: scalars and small register vectors, thread ids, shuffles,\n"
-            "shared-memory buffers, barriers, structured control flow.",
-    remove_ops=TILE_LAYOUT.ops - _SIMT_OPS, remove_types={T.TokenType},
-    extra_ops={"thread_id": "thread index in the CTA", "shuffle": "warp shuffle",
-               "shared_alloc": "a shared-memory buffer", "barrier": "CTA barrier"},
-    tile_level=False)
+    "simt", "Per-thread code: each value is one thread's registers (tile<8xf32, #regs>);\n"
+            "elementwise ops apply per register, reduce/scan fold a thread's registers;\n"
+            "thread coordinates, shuffles, shared-memory stores and loads, barriers and\n"
+            "structured control flow are explicit.",
+    remove_ops=TILE_LAYOUT.ops - _SIMT_OPS,
+    remove_extra_ops={"convert_layout"},
+    extra_ops={"splat": "every register the same value",
+               "pick": "registers chosen from others (a renaming)",
+               "coordinates": "the coordinate of the element each register holds",
+               "is_owner": "this thread owns its elements (others hold copies)",
+               "shuffle_xor": "exchange registers with another lane (shfl.sync.bfly)",
+               "shared_store": "write registers to a shared buffer",
+               "shared_load": "read registers from a shared buffer",
+               "shared_gather": "read shared elements by row-major index",
+               "warp_mma": "matrix multiply-accumulate on the tensor cores (lower-mma)",
+               "ldmatrix": "load mma fragments from shared memory",
+               "mma_sync": "one warp-level mma.sync",
+               "vprintf": "print from thread 0"},
+    remove_invariants={"tiles-have-layouts"},
+    add_invariants=[("registers-only", registers_only)],
+    tile_level=False, runner=run_simt_module)
 
 PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper instructions (mma.sync, wgmma, TMA bulk copies, mbarriers) on\n"
@@ -109,7 +175,7 @@ PTX_SM90 = SIMT.extend(
                     ("ptx-branch-targets", ptx_branch_targets)],
     extra_ops={"wgmma.mma_async": "warpgroup MMA", "cp.async.bulk.tensor": "TMA copy",
                "mbarrier": "async barrier", "mma.sync": "warp MMA", "bra": "branch"},
-    ptx=True, open_to_extensions=True)
+    ptx=True, open_to_extensions=True, runner=run_ptx_module)
 
 PTX_SM100 = PTX_SM90.extend(
     "ptx-sm100", "Blackwell: as ptx-sm90 plus tcgen05 MMAs and tensor memory. The ptx-sm90\n"

@@ -1,0 +1,404 @@
+"""assign-layouts{gpu}: every tile value gets a layout.  tile-ptr -> tile-layout.
+
+A tile has no place in the languages above; this pass decides how each one is spread
+over the CTA's threads (nanotile/ir/layouts.py) and writes it into the types, so that
+``tile<64x64xf32>`` becomes ``tile<64x64xf32, #blocked<...>>``. Where a value is made in
+one layout and used in another, a ``convert_layout`` says so (lower-convert-layout
+decides how it moves). The choice is greedy, in three steps:
+
+1. Anchors. Loads, stores and atomics use a coalesced blocked layout, with as many
+   contiguous elements per thread as the contiguity analysis allows for one access
+   (contiguity.vector_width); mmaf/mmai on mma.sync (mma_plan) keep their accumulator in
+   the instruction's fragment layout and read A and B from swizzled shared memory
+   (without an instruction: an FMA loop over row-major shared operands); the operands
+   of extract, cat, insert, pack/unpack and of reductions whose order matters go to
+   shared memory as well.
+2. Wishes flow backwards, strongest first (mma accumulators, then memory): an op whose
+   result may take any layout (elementwise ops, broadcast, reshape, permute, iota,
+   constants, the values a loop carries) takes the one its user wants and passes the
+   matching wish to its operands, so the address arithmetic of a load is computed in
+   the load's layout, and a K loop's accumulator stays in the fragment layout.
+3. Everything else follows its operands: a reduction's result is its operand's layout
+   sliced along the dimension (layout_rules.reduction_strategy), an elementwise op takes
+   its first operand's, a one-element tile is ``#replicated``; then conversions are
+   inserted wherever an operand differs from what its op requires.
+
+The CTA size is the entry's ``num_warps`` hint for the pass's ``gpu`` (default 4 warps).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+from dataclasses import dataclass
+
+from ...ir import types as T
+from ...ir.core import Block, Module, Operation, Value, make_op
+from ...ir.layouts import LinearLayout, SharedLayout, default_blocked, replicated
+from ...ir.optable import lookup
+from ...ir.rewrite import insert_before
+from ...passes.base import Pass, PassContext
+from . import layout_rules as R
+from .contiguity import Contiguity, vector_width
+from .mma_plan import MmaPlan, plan
+from .shared_memory import element_bytes
+
+# wish priorities: stronger first (lower number)
+MMA, REDUCE, MEMORY = 0, 1, 2
+_MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "atomic_rmw_tko", "atomic_cas_tko")
+_SHARED_OPERANDS = {"extract": (0,), "cat": (0, 1), "insert": (0, 1), "pack": (0,),
+                    "unpack": (0,)}
+
+
+def cta_warps(entry: Operation, gpu: str) -> int:
+    """Warps of the entry's CTA (its ``num_warps`` hint for ``gpu``, default 4)."""
+    from ..layout import cta_threads
+
+    return max(1, cta_threads(entry, gpu) // 32)
+
+
+@dataclass(frozen=True)
+class AssignLayouts(Pass):
+    """Give every tile value a layout; convert_layout where a use wants another."""
+
+    name = "assign-layouts"
+    input = "tile-ptr"
+    output = "tile-layout"
+    gpu: str = "sm_100"
+
+    def spelling(self) -> str:
+        return f"{self.name}{{gpu={self.gpu}}}"  # the target is always named, in dumps too
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        from ..target import get_target
+
+        target = get_target(self.gpu)
+        for entry in module.entries():
+            Assignment(entry, cta_warps(entry, self.gpu), target.ptx_version, ctx).run()
+        return True
+
+
+class Assignment:
+    """The layouts of one entry (see the module docstring)."""
+
+    def __init__(self, entry: Operation, warps: int, ptx_version: str,
+                 ctx: PassContext) -> None:
+        self.entry = entry
+        self.warps = warps
+        self.ptx_version = ptx_version
+        self.contiguity = Contiguity(ctx.facts)
+        self.layout: dict[Value, object] = {}
+        self.anchor: dict[Operation, object] = {}   # memory ops' layout
+        self.mma: dict[Operation, MmaPlan | None] = {}
+        self.uses: dict[Value, list[Operation]] = {}
+        self.wishes: list[tuple[int, int, Value, object]] = []
+        self.order = 0
+
+    # ---- driver -----------------------------------------------------------------------
+    def run(self) -> None:
+        body = self.entry.regions[0].block
+        ops = list(self.entry.walk())[1:]
+        for op in ops:
+            for v in op.operands:
+                self.uses.setdefault(v, []).append(op)
+        for arg in body.arguments:
+            if isinstance(arg.type, T.TileType):
+                self.layout[arg] = replicated(arg.type.shape) \
+                    if arg.type.num_elements == 1 else default_blocked(arg.type.shape,
+                                                                       self.warps)
+        for op in ops:
+            self.anchor_op(op)
+        self.follow_wishes()
+        self.forward(body)
+        self.write_types()
+        for op in ops:
+            self.convert_operands(op)
+
+    # ---- 1. anchors ---------------------------------------------------------------------
+    def anchor_op(self, op: Operation) -> None:
+        if op.name in _MEMORY_OPS:
+            pointers = op.operands[0].type
+            if pointers.num_elements == 1:
+                layout = replicated(pointers.shape)
+            else:
+                width = 1 if op.name.startswith("atomic") else vector_width(
+                    self.contiguity, op, element_bytes(pointers.element.pointee))
+                layout = default_blocked(pointers.shape, self.warps, width)
+            self.anchor[op] = layout
+            if op.name.startswith("atomic") and layout.owner_bits() != (0, 0) and \
+                    self.uses.get(op.results[0]):
+                # the owners apply it; the copies read the result back from shared memory
+                self.layout[op.results[0]] = R.shared_layout(op.results[0].type)
+            elif op.name != "store_ptr_tko":
+                self.layout[op.results[0]] = layout
+            for v in op.operands:
+                self.wish(v, layout, MEMORY)
+        elif op.name in ("mmaf", "mmai"):
+            p = plan(op, self.warps, self.ptx_version)
+            self.mma[op] = p
+            if p is not None:
+                acc = p.accumulator(op.results[0].type.shape)
+                self.layout[op.results[0]] = acc
+                self.wish(op.operands[2], acc, MMA)
+
+    def wish(self, v: Value, layout: object, priority: int) -> None:
+        if not isinstance(v.type, T.TileType):
+            return
+        if v.type.num_elements == 1:
+            layout = replicated(v.type.shape)
+        self.order += 1
+        heapq.heappush(self.wishes, (priority, self.order, v, layout))
+
+    # ---- 2. wishes ---------------------------------------------------------------------
+    def follow_wishes(self) -> None:
+        while self.wishes:
+            priority, _, v, layout = heapq.heappop(self.wishes)
+            if v in self.layout:
+                continue
+            owner = v.owner
+            if isinstance(owner, Operation) and R.is_flexible(owner):
+                self.layout[v] = layout
+                self.pass_on(owner, layout, priority)
+            elif isinstance(owner, Operation) and owner.name in ("for", "loop", "if"):
+                self.carry(owner, owner.results.index(v), layout, priority, result=True)
+            elif isinstance(owner, Block):
+                self.carry_argument(owner, v, layout, priority)
+
+    def pass_on(self, op: Operation, layout: LinearLayout, priority: int) -> None:
+        """The wishes ``op`` has for its operands when its result is in ``layout``."""
+        if op.name == "broadcast":
+            src = op.operands[0]
+            self.wish(src, layout.broadcast_source(src.type.shape), priority)
+        elif op.name == "reshape":
+            src = op.operands[0]
+            self.wish(src, layout.reshape(src.type.shape), priority)
+        elif op.name == "permute":
+            inverse = _inverse(op.attributes["permutation"])
+            self.wish(op.operands[0], layout.permute(inverse), priority)
+        elif op.name not in ("iota", "constant"):
+            for v in op.operands:
+                if isinstance(v.type, T.TileType) and v.type.shape == layout.shape:
+                    self.wish(v, layout, priority)
+
+    def carry(self, op: Operation, index: int, layout: object, priority: int,
+              result: bool) -> None:
+        """A value that a for/loop/if carries: its block argument, result, initial value
+        and the terminators' operands all take ``layout``."""
+        if op.name == "if":
+            self.layout[op.results[index]] = layout
+            for block in (r.blocks[0] for r in op.regions if r.blocks):
+                self.wish(block.ops[-1].operands[index], layout, priority)
+            return
+        first = 3 if op.name == "for" else 0
+        body = op.regions[0].blocks[0]
+        args = body.arguments[1:] if op.name == "for" else body.arguments
+        if op.name == "loop" and result:  # a loop's results come from its breaks
+            self.layout[op.results[index]] = layout
+            for term in _terminators(body, "break"):
+                self.wish(term.operands[index], layout, priority)
+            return
+        self.layout[args[index]] = layout
+        if op.name == "for":
+            self.layout[op.results[index]] = layout
+        self.wish(op.operands[first + index], layout, priority)
+        for term in _terminators(body, "continue"):
+            self.wish(term.operands[index], layout, priority)
+
+    def carry_argument(self, block: Block, v: Value, layout: object, priority: int) -> None:
+        region = block.parent
+        op = region.parent if region is not None else None
+        if not isinstance(op, Operation) or op.name not in ("for", "loop"):
+            return
+        args = block.arguments[1:] if op.name == "for" else block.arguments
+        if v in args:
+            self.carry(op, args.index(v), layout, priority, result=False)
+
+    # ---- 3. forward ---------------------------------------------------------------------
+    def forward(self, block: Block) -> None:
+        for op in block.ops:
+            if op.name in ("for", "loop"):
+                body = op.regions[0].blocks[0]
+                first = 3 if op.name == "for" else 0
+                args = body.arguments[1:] if op.name == "for" else body.arguments
+                if op.name == "for":
+                    self.give(body.arguments[0], replicated(()))
+                for arg, init in zip(args, op.operands[first:]):
+                    self.give(arg, self.layout_of(init))
+                if op.name == "for":
+                    for r, arg in zip(op.results, args):
+                        self.give(r, self.layout.get(arg))
+            for region in op.regions:
+                for inner in region.blocks:
+                    for arg in inner.arguments:  # reduce/scan bodies: scalars
+                        self.give(arg, None)
+                    self.forward(inner)
+            for i, r in enumerate(op.results):
+                if r not in self.layout and isinstance(r.type, T.TileType):
+                    self.give(r, self.result_layout(op, i))
+
+    def give(self, v: Value, layout: object | None) -> None:
+        if v in self.layout or not isinstance(v.type, T.TileType):
+            return
+        if v.type.num_elements == 1:
+            layout = replicated(v.type.shape)
+        self.layout[v] = layout if layout is not None else \
+            default_blocked(v.type.shape, self.warps)
+
+    def layout_of(self, v: Value) -> object | None:
+        return self.layout.get(v)
+
+    def result_layout(self, op: Operation, index: int) -> object | None:
+        """A result's layout from the op's operands (step 3)."""
+        t = op.results[index].type
+        if t.num_elements == 1:
+            return replicated(t.shape)
+        src = self.layout_of(op.operands[0]) if op.operands else None
+        if op.name == "reshape" and isinstance(src, LinearLayout):
+            return src.reshape(t.shape)
+        if op.name == "permute" and isinstance(src, LinearLayout):
+            return src.permute(tuple(op.attributes["permutation"]))
+        if op.name in ("reduce", "scan") and isinstance(src, LinearLayout):
+            strategy = R.reduction_strategy(op, src)
+            if strategy == "shared":
+                return None
+            return src.slice(op.attributes["dim"]) if op.name == "reduce" else src
+        if op.name == "if":
+            yields = op.regions[0].blocks[0].ops[-1].operands
+            return self.layout_of(yields[index]) if index < len(yields) else None
+        row = lookup(op.name)
+        if row is not None and "elementwise" in row.traits:
+            for v in op.operands:
+                layout = self.layout_of(v)
+                if isinstance(layout, LinearLayout) and layout.shape == t.shape:
+                    return layout
+        return None
+
+    # ---- types and conversions ----------------------------------------------------------
+    def write_types(self) -> None:
+        for v, layout in self.layout.items():
+            if isinstance(v.type, T.TileType):
+                v.type = dataclasses.replace(v.type, layout=layout)
+        ft = self.entry.attributes.get("function_type")
+        if isinstance(ft, T.FunctionType):
+            args = self.entry.regions[0].block.arguments
+            self.entry.attributes["function_type"] = T.FunctionType(
+                tuple(a.type for a in args), ft.results)
+
+    def required(self, op: Operation, i: int) -> object | None:
+        """The layout operand ``i`` of ``op`` must have (None: any)."""
+        v = op.operands[i]
+        if not isinstance(v.type, T.TileType):
+            return None
+        if op.name in _MEMORY_OPS:
+            return self.anchor[op] if v.type.shape == self.anchor[op].shape else None
+        if op.name in ("mmaf", "mmai", "mmaf_scaled"):
+            p = self.mma.get(op)
+            if i == 2:
+                return op.results[0].type.layout
+            order = R.column_major(v.type.rank) if p is not None and i == 1 and \
+                p.k != 16 else None
+            return R.shared_layout(v.type, swizzled=p is not None, order=order)
+        if op.name in ("reduce", "scan"):
+            first = op.operands[0].type.layout
+            if isinstance(first, LinearLayout) and \
+                    R.reduction_strategy(op, first) != "shared":
+                return first
+            return R.shared_layout(v.type)
+        if op.name in _SHARED_OPERANDS and i in _SHARED_OPERANDS[op.name] or \
+                op.name == "print_tko":
+            return R.shared_layout(v.type)
+        if v.type.num_elements == 1:
+            return replicated(v.type.shape)
+        result = op.results[0].type.layout if op.results and \
+            isinstance(op.results[0].type, T.TileType) else None
+        if op.name == "broadcast":
+            return result.broadcast_source(v.type.shape)
+        if op.name == "reshape":
+            return result.reshape(v.type.shape)
+        if op.name == "permute":
+            return result.permute(_inverse(op.attributes["permutation"]))
+        if op.name in ("for", "loop"):
+            first = 3 if op.name == "for" else 0
+            if i < first:
+                return None
+            body = op.regions[0].blocks[0]
+            args = body.arguments[1:] if op.name == "for" else body.arguments
+            return args[i - first].type.layout
+        if op.name in ("continue", "yield", "break"):
+            return self.terminator_target(op, i)
+        row = lookup(op.name)
+        if row is not None and "elementwise" in row.traits and result is not None \
+                and v.type.shape == result.shape:
+            return result
+        return None
+
+    def terminator_target(self, op: Operation, i: int) -> object | None:
+        if op.name == "yield":  # ends an if branch (or a reduce/scan body: no layout)
+            owner = _owner(op)
+            return owner.results[i].type.layout if owner is not None and \
+                owner.name == "if" else None
+        owner = _enclosing_loop(op)
+        if owner is None:
+            return None
+        if op.name == "break":
+            return owner.results[i].type.layout
+        body = owner.regions[0].blocks[0]
+        args = body.arguments[1:] if owner.name == "for" else body.arguments
+        return args[i].type.layout
+
+    def convert_operands(self, op: Operation) -> None:
+        for i, v in enumerate(op.operands):
+            want = self.required(op, i)
+            have = getattr(v.type, "layout", None)
+            if want is None or have == want:
+                continue
+            if isinstance(have, SharedLayout) and isinstance(want, SharedLayout) and \
+                    have.shape == want.shape and have.swizzle == want.swizzle and \
+                    have.order == want.order:
+                continue
+            convert = make_op("convert_layout", [v],
+                              [dataclasses.replace(v.type, layout=want)])
+            insert_before(op, convert)
+            op.operands[i] = convert.results[0]
+
+
+def _inverse(permutation) -> tuple[int, ...]:
+    out = [0] * len(permutation)
+    for i, p in enumerate(permutation):
+        out[p] = i
+    return tuple(out)
+
+
+def _terminators(block: Block, name: str) -> list[Operation]:
+    """The ``name`` terminators that belong to the loop whose body is ``block`` (not to
+    loops nested in it)."""
+    found = []
+
+    def visit(b: Block) -> None:
+        for op in b.ops:
+            if op.name == name:
+                found.append(op)
+            if op.name in ("for", "loop"):
+                continue  # their continues and breaks are their own
+            for region in op.regions:
+                for inner in region.blocks:
+                    visit(inner)
+
+    visit(block)
+    return found
+
+
+def _owner(op: Operation) -> Operation | None:
+    """The op whose region holds ``op``."""
+    block = op.parent
+    region = block.parent if block is not None else None
+    owner = region.parent if region is not None else None
+    return owner if isinstance(owner, Operation) else None
+
+
+def _enclosing_loop(op: Operation) -> Operation | None:
+    """The for/loop a continue or break belongs to: the nearest one, through ifs."""
+    owner = _owner(op)
+    while owner is not None and owner.name == "if":
+        owner = _owner(owner)
+    return owner if owner is not None and owner.name in ("for", "loop") else None
