@@ -36,6 +36,7 @@ from .asm_attrs import (
     hints_text,
     predicate_text,
     string_text,
+    symbol_text,
     typed_attr_text,
 )
 from .enums import IntegerOverflow, enum_text
@@ -176,7 +177,7 @@ def attr_value_text(a: AttrDef, v: Any, style: str = "") -> str:
     if k == "string":
         return string_text(v)
     if k == "symbol":
-        return "@" + v
+        return symbol_text(v)
     if k == "type":
         return str(v)
     if k == "i32_array":

@@ -53,6 +53,7 @@ IMPLICIT_TERMINATOR = {"if": "yield", "for": "continue", "loop": "continue",
                        "entry": "return", "testing$func": "return", "reduce": "yield",
                        "scan": "yield"}
 TERMINATORS = {"yield", "continue", "break", "return"}
+_VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
 _NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
 # Ops whose regions see no value from outside (MLIR's IsolatedFromAbove).
 ISOLATED = {"entry", "testing$func", "module", "cuda_tile.module", "builtin.module"}
@@ -150,7 +151,9 @@ class IRBuilder(ValueBuilder):
     def check_type(self, v: Value, t: T.Type, offset: int) -> None:
         if v.type == t:
             return
-        err = self.error(f"use of value '%{v.name_hint or '?'}' expects different type than "
+        name = self.text[offset:offset + 1] == "%" and _VALUE.match(self.text, offset)
+        name = name[0] if name else f"%{v.name_hint or '?'}"
+        err = self.error(f"use of value '{name}' expects different type than "
                          f"prior uses: '{type_text(t, True)}' vs "
                          f"'{type_text(v.type, True)}'", offset)
         where = self.def_offsets.get(v)
@@ -725,7 +728,7 @@ def _simple_op_callback(rule: OpRule) -> Any:
         return callback
 
     def callback(self: IRBuilder, c: list[Any]) -> Operation:  # Lark's own loop calls this
-        return unfiltered(self, tuple(range(len(c))))(c)
+        return unfiltered(self, tuple(-1 if x is None else i for i, x in enumerate(c)))(c)
     callback.__name__ = rule.name
     callback.unfiltered = unfiltered  # type: ignore[attr-defined]
     return callback

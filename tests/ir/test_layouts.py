@@ -13,13 +13,13 @@ from nanotile.ir.parser import parse_text, parse_type
 from nanotile.ir.printer import print_module
 
 KERNEL = """cuda_tile.module @m {
-  entry @k(%p: tile<ptr<f32>, #replicated>, %x: tile<256xf32, #blocked<threads=128, slots=2>>) attributes {nanotile.shared_bytes = 1024} {
+  entry @k(%p: tile<ptr<f32>, #replicated>, %x: tile<256xf32, #blocked<threads=128, slots=2>>) {
     %c = constant <f32: 1.000000e+00> : tile<256xf32, #blocked<threads=128, slots=2>>
     %y = addf %x, %c  : tile<256xf32, #blocked<threads=128, slots=2>>
     %s = convert_layout %y : tile<256xf32, #blocked<threads=128, slots=2>> -> tile<256xf32, #shared<offset=0>>
     %t = convert_layout %x : tile<256xf32, #blocked<threads=128, slots=2>> -> tile<256xf32, #shared<offset=?>>
     return
-  }
+  } {nanotile.shared_bytes = 1024}
 }
 """
 
@@ -71,6 +71,14 @@ def test_module_round_trip():
     assert ops[0].attributes["value"].type == T.TileType((256,), T.F32)  # constant: bare
 
 
+def test_entry_attributes_before_the_body_read_too():
+    """nanotile printed an entry's discardable attributes as `attributes {...}` before
+    its body; cuda-tile prints them after it. Both read the same."""
+    before = KERNEL.replace(") {\n    %c", ") attributes {nanotile.shared_bytes = 1024} {\n    %c"
+                            ).replace("} {nanotile.shared_bytes = 1024}", "}")
+    assert print_module(parse_text(before, "b.mlir")) == KERNEL
+
+
 def test_convert_layout_is_internal():
     d = lookup("convert_layout")
     assert d is not None and d.internal
@@ -85,6 +93,6 @@ def test_bytecode_writer_refuses_layouts():
         write_bytecode(parse_text(KERNEL, "k.mlir"))
     plain = KERNEL.replace(", #replicated", "").replace(
         ", #blocked<threads=128, slots=2>", "").replace(", #shared<offset=0>", "").replace(
-        ", #shared<offset=?>", "").replace(" attributes {nanotile.shared_bytes = 1024}", "")
+        ", #shared<offset=?>", "").replace(" {nanotile.shared_bytes = 1024}", "")
     with pytest.raises(CompileError, match="internal to nanotile"):
         write_bytecode(parse_text(plain, "plain.mlir"))

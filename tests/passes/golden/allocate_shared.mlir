@@ -3,12 +3,11 @@
 // assign-layouts made) in the CTA's shared buffer: the operands of one op are alive
 // together and get disjoint bytes (16-byte aligned, sized by the element's register
 // width); once their op has run they are dead and the next op reuses the bytes. The
-// entry records the size of the buffer as nanotile.shared_bytes.
+// entry records the size of the buffer as nanotile.shared_bytes (printed after its body,
+// where cuda-tile prints an entry's other attributes).
 
 cuda_tile.module @tests {
   // CHECK-LABEL: entry @reuse(
-  // the largest set of buffers alive at once: cat's two 8x64xf32 operands, 2 x 2048 bytes
-  // CHECK-SAME: attributes {nanotile.shared_bytes = 4096}
   entry @reuse(%p: tile<ptr<f32>>) {
     %i = iota : tile<512xi32>
     %f = itof %i signed : tile<512xi32> -> tile<512xf32>
@@ -36,12 +35,14 @@ cuda_tile.module @tests {
     %c4 = constant <i32: 4> : tile<8xi32>
     %lt = cmpi less_than %i8, %c4, signed : tile<8xi32> -> tile<8xi1>
     %lts = cat %lt, %lt dim = 0 : tile<8xi1>, tile<8xi1> -> tile<16xi1>
+    // the largest set of buffers alive at once: cat's two 8x64xf32 operands, 2 x 2048
+    // bytes
     // CHECK: return
+    // CHECK-NEXT: } {nanotile.shared_bytes = 4096}
     return
   }
 
   // CHECK-LABEL: entry @loop(
-  // CHECK-SAME: attributes {nanotile.shared_bytes = 1024}
   entry @loop(%p: tile<ptr<f32>>, %n: tile<i32>) {
     %c0 = constant <i32: 0> : tile<i32>
     %c1 = constant <i32: 1> : tile<i32>
@@ -68,6 +69,8 @@ cuda_tile.module @tests {
     // CHECK: convert_layout %{{.+}} -> tile<128xf32, #shared<offset=0>>
     // CHECK-NEXT: convert_layout %{{.+}} -> tile<128xf32, #shared<offset=512>>
     // CHECK-NEXT: cat
+    // CHECK: return
+    // CHECK-NEXT: } {nanotile.shared_bytes = 1024}
     %cat = cat %r, %x dim = 0 : tile<128xf32>, tile<128xf32> -> tile<256xf32>
     return
   }
