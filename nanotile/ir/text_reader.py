@@ -57,6 +57,7 @@ _VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
 _NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
 # Ops whose regions see no value from outside (MLIR's IsolatedFromAbove).
 ISOLATED = {"entry", "testing$func", "module", "cuda_tile.module", "builtin.module"}
+_MODULES = ("cuda_tile.module", "builtin.module")
 
 
 class ParsedOp:
@@ -80,10 +81,11 @@ class ParsedOp:
 class _Scope:
     """One open region: its block and the values defined in it."""
 
-    __slots__ = ("block", "names", "saved")
+    __slots__ = ("block", "body", "names", "saved")
 
     def __init__(self, block: Block | None, saved: list[dict[str, Value]] | None) -> None:
-        self.block = block
+        self.block = block  # a region's block that counts toward the nesting limit
+        self.body = block
         self.names: dict[str, Value] = {}
         self.saved = saved  # the enclosing scopes, when this one is isolated from them
 
@@ -98,6 +100,7 @@ class IRBuilder(ValueBuilder):
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.scopes: list[dict[str, Value]] = [{}]
         self.open: list[_Scope] = []
+        self.region_depth = 0
         self.pending: tuple[list[tuple[Token, T.Type]], bool] | None = None
         self.generic: list[tuple[str, bool]] = []
         self.def_offsets: dict[Value, int] = {}
@@ -163,10 +166,15 @@ class IRBuilder(ValueBuilder):
             err.diagnostics[0].notes.append(note)
         raise err
 
-    def push_scope(self, block: Block | None, isolated: bool) -> _Scope:
-        if len(self.open) >= MAX_NESTING:
-            raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
-        scope = _Scope(block, self.scopes if isolated else None)
+    def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> _Scope:
+        """A region's scope (``counts``: toward the nesting limit; a module's body is not
+        an op's region, and has no block unless written in the generic form)."""
+        if counts and block is not None:
+            if self.region_depth >= MAX_NESTING:  # as the bytecode reader and writer
+                raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
+            self.region_depth += 1
+        scope = _Scope(block if counts else None, self.scopes if isolated else None)
+        scope.body = block
         if isolated:
             self.scopes = []
         self.scopes.append(scope.names)
@@ -175,6 +183,8 @@ class IRBuilder(ValueBuilder):
 
     def pop_scope(self) -> _Scope:
         scope = self.open.pop()
+        if scope.block is not None:
+            self.region_depth -= 1
         self.scopes.pop()
         if scope.saved is not None:
             self.scopes = scope.saved
@@ -211,14 +221,14 @@ class IRBuilder(ValueBuilder):
         return Region([block])
 
     def generic_region_open(self, c: list[Any]) -> Block:
-        isolated = self.generic[-1][1] if self.generic else False
+        name, isolated = self.generic[-1] if self.generic else ("", False)
         block = Block()
-        self.push_scope(block, isolated)
+        self.push_scope(block, isolated, counts=name not in _MODULES)
         return block
 
     def block_label(self, c: list[Any]) -> None:
         self.pending = None
-        block = self.open[-1].block
+        block = self.open[-1].body
         for tok, ty in c[1] or ():
             name = tok[1:]
             self.define(name, block.add_argument(ty, _hint(name)), tok.start_pos)
