@@ -21,6 +21,7 @@ fixed number of children):
                                     int_list, predicate, typed_attrs, hints, type
     'kw @unit                       a named terminal (FLUSH_TO_ZERO: "flush_to_zero")
     'kw, punctuation                "kw"              attr-dict    [attr_dict]
+    attr-dict-with-keyword          ["attributes"? attr_dict]
     ?( ... )?                       [ ... ]           !directive   see DIRECTIVES
 """
 
@@ -150,6 +151,8 @@ class _RuleBuilder:
         if e.kind == "lit":
             return f'"{e.name}"', []
         if e.kind == "attrdict":
+            if e.style == "keyword":  # MLIR's attr-dict-with-keyword: `attributes {...}`
+                return '["attributes"? attr_dict]', [Slot("attrdict")]
             return "[attr_dict]", [Slot("attrdict")]
         if e.kind == "operand":
             od = d.operand(e.name)

@@ -502,7 +502,7 @@ op("load_view_tko", 0x3E, operands="view index* token?", results="tile result_to
    flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM,
    asm=("@memory_ordering_semantics ?( @memory_scope )? $view [ $index ] ?( "
        "'token = $token )? ?( 'inbounds = @inbounds )? ?( "
-       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "'optimization_hints = @optimization_hints )? attr-dict-with-keyword : "
        "type($view) ?( , !index_types(index) )? -> type($tile) , "
        "type($result_token)"))
 op("store_view_tko", 0x66, operands="tile view index* token?", results="result_token",
@@ -511,7 +511,7 @@ op("store_view_tko", 0x66, operands="tile view index* token?", results="result_t
    flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM,
    asm=("@memory_ordering_semantics ?( @memory_scope )? $tile , $view [ "
        "$index ] ?( 'token = $token )? ?( 'inbounds = @inbounds )? ?( "
-       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "'optimization_hints = @optimization_hints )? attr-dict-with-keyword : "
        "type($tile) , type($view) ?( , !index_types(index) )? -> "
        "type($result_token)"))
 op("alloca", 0x71, "13.3", attrs=[attr("num_elem", "int"), attr("alignment", "int"),
@@ -541,7 +541,7 @@ op("atomic_red_view_tko", 0x75, "13.3", operands="view index* value token?",
    results="result_token", attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)],
    flags="token", counted_results=True, traits=_MEM,
    asm=("@memory_ordering_semantics @memory_scope $view [ $index ] , @mode "
-       ", $value ?( 'token = $token )? attr-dict : type($value) , "
+       ", $value ?( 'token = $token )? attr-dict-with-keyword : type($value) , "
        "type($view) ?( , !index_types(index) )? -> type($result_token)"))
 
 # --------------------------------------------------------------------------------------

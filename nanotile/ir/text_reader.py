@@ -54,6 +54,7 @@ IMPLICIT_TERMINATOR = {"if": "yield", "for": "continue", "loop": "continue",
                        "scan": "yield"}
 TERMINATORS = {"yield", "continue", "break", "return"}
 _VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+_WORD_CHAR = re.compile(r"[\w$.]")
 _NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
 # Ops whose regions see no value from outside (MLIR's IsolatedFromAbove).
 ISOLATED = {"entry", "testing$func", "module", "cuda_tile.module", "builtin.module"}
@@ -121,13 +122,20 @@ class IRBuilder(ValueBuilder):
         return CompileError([Diagnostic("error", m, self.filename, line, col)
                              for m in messages])
 
-    def source(self, offset: int) -> A.SourceRange:
+    def source(self, offset: int, aliases: tuple[str, ...] = ()) -> A.SourceRange:
+        """Where the op whose name starts at ``offset`` was written (and, for an op with
+        other spellings, which one: the verifier's messages use it, as MLIR's)."""
+        extra = _NO_EXTRA
+        for alias in aliases:
+            if self.text.startswith(alias, offset) and \
+                    not _WORD_CHAR.match(self.text, offset + len(alias)):
+                extra = {"spelling": alias}
         if offset >= 10 and self.text[offset - 1] == "." and \
                 self.text.startswith("cuda_tile.", offset - 10):
             offset -= 10  # an op's position is that of its name, prefix included
         starts = self.line_starts
         i = bisect.bisect_right(starts, offset) - 1
-        return A.SourceRange(self.filename, i + 1, offset - starts[i] + 1, _NO_EXTRA)
+        return A.SourceRange(self.filename, i + 1, offset - starts[i] + 1, extra)
 
     # ------------------------------------------------------------------ values and scopes
     def value(self, tok: Token) -> Value:
@@ -418,7 +426,7 @@ class IRBuilder(ValueBuilder):
                 region.parent = op
             if implicit is not None:
                 _add_terminators(op)
-        op.source = self.source(p.start)
+        op.source = self.source(p.start, p.opdef.aliases)
         return op
 
     def bind_results(self, op: Operation, results: list[tuple[Token, int]]) -> None:
@@ -714,6 +722,7 @@ def _simple_op_callback(rule: OpRule) -> Any:
                 rounding_default if a.name == "rounding_mode" else None)
             plan.append((a, at(i), kind, default))
         value, source, define_attr = self.value, self.source, _simple_attr
+        aliases = opdef.aliases
 
         def callback(c: list[Any]) -> Operation:
             operands = [value(c[i]) for i in operand_at]
@@ -733,7 +742,7 @@ def _simple_op_callback(rule: OpRule) -> Any:
                 attrs.update(self.convert_attr_dict(opdef, c[extra]))
             op = Operation(name, operands, [], attrs)
             op.results = [Value(c[t], op, r) for r, t in enumerate(type_at)]
-            op.source = source(self.start)
+            op.source = source(self.start, aliases)
             return op
         return callback
 
