@@ -620,6 +620,24 @@ op("print_tko", 0x55, operands="args* token?@13.2", results="result_token@13.2",
        "type($args) )? -> type($result_token)"))
 
 # --------------------------------------------------------------------------------------
+# Operands whose type the text does not write (no type($x) in the op's asm): cuda-tile's
+# parser resolves them against the one type their ODS constraint builds (a 0-d tile of
+# i32 for indices, of i1 for a condition), so the text of a use of another type is an
+# error there; token operands are tokens.
+
+def _scalar(name: str) -> Any:
+    from .types import ELEMENT_TYPES, TileType
+
+    return TileType((), ELEMENT_TYPES[name])
+
+
+IMPLIED_OPERAND_TYPES: dict[str, tuple[tuple[str, Any], ...]] = {
+    "extract": (("indices", _scalar("i32")),),
+    "insert": (("indices", _scalar("i32")),),
+    "if": (("condition", _scalar("i1")),),
+}
+
+# --------------------------------------------------------------------------------------
 # TEST-ONLY ops. NVIDIA's cuda-tile defines these (TestingOps.td) in builds with tests
 # enabled, with opcodes from 0x3000 and the test-only bytecode versions 250.0 and 250.1,
 # to exercise version gating: a 250.1 attribute/operand/result on a 250.0 op. Production

@@ -30,7 +30,7 @@ from .asm_attrs import (
 )
 from .asm_format import compile_format, compile_printer, enum_spelling
 from .core import Module, Operation, Region, Value
-from .optable import OpDef, lookup
+from .optable import IMPLIED_OPERAND_TYPES, OpDef, lookup
 
 _ENUM_MNEMONIC = {"RoundingMode": "rounding", "IntegerOverflow": "overflow",
                   "AtomicRMWMode": "atomic_rmw_mode"}
@@ -423,9 +423,12 @@ def fits_custom_form(op: Operation, opdef: OpDef) -> bool:
     for i, region in enumerate(op.regions):
         if len(region.blocks) != 1 and not (op.name == "if" and i == 1 and not region.blocks):
             return False
+    implied = dict(IMPLIED_OPERAND_TYPES.get(op.name, ()))
     for od, vals in zip(opdef.operands, op.operand_groups()):
-        if od.name in ("token", "optional_token") and any(v.type != T.TOKEN for v in vals):
-            return False  # `token = %t` writes no type: a token is implied
+        if od.name in ("token", "optional_token"):
+            implied[od.name] = T.TOKEN  # `token = %t` writes no type: a token is implied
+        if od.name in implied and any(v.type != implied[od.name] for v in vals):
+            return False
     for names in _shared_types(opdef):  # `type($result,$lhs)`: one type written for all
         types = {v.type for name in names for v in _values(op, opdef, name)}
         if len(types) > 1:

@@ -31,10 +31,10 @@ from . import attrs as A
 from . import types as T
 from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
 from .core import Block, Module, Operation, Region, Value, make_op
-from .enums import RoundingMode, SymbolVisibility
+from .enums import MemoryOrderingSemantics, RoundingMode, SymbolVisibility
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
-from .optable import TESTING_FUNC, AttrDef, OpDef, lookup
+from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
 from .text_errors import describe, enum_errors, enum_value, rounding_mode, view_type_error
 from .text_lalr import LalrRunner, ParseFailure, load_tables
 from .text_values import (
@@ -55,6 +55,13 @@ IMPLICIT_TERMINATOR = {"if": "yield", "for": "continue", "loop": "continue",
 TERMINATORS = {"yield", "continue", "break", "return"}
 _VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
 _WORD_CHAR = re.compile(r"[\w$.]")
+# optional enum keywords of ops whose cuda-tile parser is generated from a declarative
+# format (load/store_view_tko have parsers of their own, with their own messages)
+_DECLARATIVE_OPTIONAL_ENUMS = {"memory_scope": ("load_ptr_tko", "store_ptr_tko")}
+# ops whose cuda-tile parser (parseMemoryAttributes) refuses any scope after `weak`
+_WEAK_WITHOUT_SCOPE = ("load_view_tko", "store_view_tko")
+_CONSTANT_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or "
+                      "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN")
 _NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
 # Ops whose regions see no value from outside (MLIR's IsolatedFromAbove).
 ISOLATED = {"entry", "testing$func", "module", "cuda_tile.module", "builtin.module"}
@@ -122,7 +129,7 @@ class IRBuilder(ValueBuilder):
         return CompileError([Diagnostic("error", m, self.filename, line, col)
                              for m in messages])
 
-    def source(self, offset: int, aliases: tuple[str, ...] = ()) -> A.SourceRange:
+    def source(self, offset: int, aliases: tuple[str, ...] = ()) -> A.TextPosition:
         """Where the op whose name starts at ``offset`` was written (and, for an op with
         other spellings, which one: the verifier's messages use it, as MLIR's)."""
         extra = _NO_EXTRA
@@ -133,9 +140,7 @@ class IRBuilder(ValueBuilder):
         if offset >= 10 and self.text[offset - 1] == "." and \
                 self.text.startswith("cuda_tile.", offset - 10):
             offset -= 10  # an op's position is that of its name, prefix included
-        starts = self.line_starts
-        i = bisect.bisect_right(starts, offset) - 1
-        return A.SourceRange(self.filename, i + 1, offset - starts[i] + 1, extra)
+        return A.TextPosition(self.filename, offset, self.line_starts, extra)
 
     # ------------------------------------------------------------------ values and scopes
     def value(self, tok: Token) -> Value:
@@ -373,6 +378,25 @@ class IRBuilder(ValueBuilder):
                                for i in range(0, len(c) - 2, 2)])
         return op
 
+    def _named_op_unfiltered(self, picks: tuple[int, ...]) -> Any:
+        """named_op reading the rule's children as they are (see text_lalr's hook): for
+        `%x = op` (name at 0, op at 2, no `:N`, no location) in one step."""
+        if picks != (0, -1, 2, -1):
+            return lambda c: self.named_op([c[i] if i >= 0 else None for i in picks])
+        define = self.define
+
+        def one_name(c: list[Any]) -> Operation:
+            op = c[2]
+            if len(op.results) != 1:
+                return self.named_op([c[0], None, op, None])
+            tok = c[0]
+            name = tok[1:]
+            v = op.results[0]
+            v.name_hint = None if name.isdigit() else name
+            define(name, v, tok.start_pos)
+            return op
+        return one_name
+
     def op(self, c: list[Any]) -> Operation:
         op, loc = c
         if loc is not None:
@@ -408,6 +432,9 @@ class IRBuilder(ValueBuilder):
         if "token" in vals:  # token operands have no written type
             for v in vals["token"]:
                 self.check_type(v, T.TOKEN, p.tokens["token"][0].start_pos)
+        for name, ty in IMPLIED_OPERAND_TYPES.get(p.opdef.name, ()):
+            for v, tok in zip(vals.get(name, ()), p.tokens.get(name, ())):
+                self.check_type(v, ty, tok.start_pos)
         if variable:
             operands: list[Value] = []
             segments: list[int] | None = []
@@ -484,7 +511,7 @@ class IRBuilder(ValueBuilder):
             op = self._unknown_generic(full, operands, ft, raw, regions, name_tok)
         else:
             op = self._known_generic(opdef, operands, ft, raw, regions, name_tok)
-        op.source = A.SourceRange(self.filename, *self.line_col(start))
+        op.source = self.source(start)
         return op
 
     def _unknown_generic(self, full: str, operands: list[Value], ft: T.FunctionType,
@@ -827,7 +854,16 @@ def _attr(self: IRBuilder, p: ParsedOp, s: Slot, child: Any) -> None:
     assert a is not None
     k = a.kind
     if k == "enum":
+        if s.name == "memory_scope" and p.opdef.name in _WEAK_WITHOUT_SCOPE and \
+                p.attrs.get("memory_ordering_semantics") is MemoryOrderingSemantics.weak:
+            raise TextError(f'operation specifies weak memory ordering semantics, but then '
+                            f'provides "{child}" scope, expected no memory scope.',
+                            child.start_pos)
         member = enum_value(a.enum, str(child))  # type: ignore[arg-type]
+        if member is None and p.opdef.name in _DECLARATIVE_OPTIONAL_ENUMS.get(s.name, ()):
+            # cuda-tile's generated parser takes `(memory_scope)?` only for a scope
+            # keyword: another word is where the source operand should be
+            raise TextError("expected SSA operand", child.start_pos)
         if member is None:
             raise TextError(enum_errors(p.opdef.name, a, str(child), True), child.start_pos)
         p.attrs[s.name] = member
@@ -871,6 +907,10 @@ def _dense(self: IRBuilder, p: ParsedOp, s: Slot, literal: Any) -> None:
 
 def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     elem_name, values, at = p.dense
+    if s.name and not isinstance(ty, T.TileType):  # what cuda-tile's constant parser says
+        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' result #0 must be tile of "
+                        f"{_CONSTANT_ELEMENTS} values, but got '{type_text(ty, True)}'",
+                        self.last)
     bare = ty
     if isinstance(ty, T.TileType) and ty.layout is not None:  # tile-layout: the value's
         bare = T.TileType(ty.shape, ty.element)                # layout, not the constant's
@@ -952,6 +992,9 @@ _FIXUPS = {"load_ptr_tko": _load_ptr_operands, "if": _if_regions,
 
 def _list_callback(self: IRBuilder, c: list[Any]) -> list[Any]:
     return c
+
+
+IRBuilder.named_op.unfiltered = IRBuilder._named_op_unfiltered  # type: ignore[attr-defined]
 
 
 for _rule in op_rules():
