@@ -67,6 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--print-pipeline", action="store_true",
                    help="print the pipeline that would run and exit")
     g.add_argument("--print-language", metavar="NAME", help="print a language and exit")
+    g.add_argument("--print-grammar", action="store_true",
+                   help="print the text syntax (nanotile/grammar.lark, Lark) and exit")
     g.add_argument("--diff-languages", metavar=("A", "B"), nargs=2,
                    help="print what language B adds to / removes from A and exit")
     g.add_argument("--time-passes", "--mlir-timing", action="store_true",
@@ -107,8 +109,14 @@ def load_backend() -> None:
 
 
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
-    """Answer --list-passes, --print-pipeline, --print-language, --diff-languages.
+    """Answer --print-grammar, --list-passes, --print-pipeline, --print-language,
+    --diff-languages.
     Returns True when one was given (the caller then exits with status 0)."""
+    if args.print_grammar:
+        from .ir.grammar_gen import GRAMMAR_PATH
+
+        out.write(GRAMMAR_PATH.read_text())
+        return True
     if not (args.list_passes or args.print_pipeline or args.print_language
             or args.diff_languages):
         return False  # nothing to import: start-up stays fast

@@ -41,6 +41,7 @@ USAGE = ("usage: nanotile FILE... [-o OUT] [--emit=KIND] [--generic] [--debuginf
          "  --debuginfo    print locations (loc(...))\n"
          "  --no-verify    skip the dialect verifier\n"
          "  --bytecode-version=13.x  version written by --emit=bytecode (default 13.4)\n"
+         "  --print-grammar  print the syntax of Tile IR text (a Lark grammar) and exit\n"
          "  --gpu-name=sm_90|sm_100  target of --emit=ptx / --emit=cubin and of the default\n"
          "                 pipeline (default sm_100)\n"
          "  pass pipeline: -p PASSES, --dump-after=P, --time-passes, --rules FILE.egg,\n"

@@ -76,7 +76,9 @@ class _Reader:
         self.di_slots: list[list[int]] = []
         self.op_locs: list[int] = []  # debug refs of the function being read
         self.op_index = 0
-        self.depth = 0
+        # regions in regions (a function's body is the first) and attributes in
+        # attributes, each at most W.MAX_NESTING deep, as the text parser and the writer
+        self.depth = {"regions": 0, "attributes": 0}
 
     def error(self, message: str, offset: int) -> CompileError:
         return Cursor(self.data, offset, offset, self.filename).error(message)
@@ -348,8 +350,8 @@ class _Reader:
     # ---------------------------------------------------------------- attributes
 
     def enter(self, cur: Cursor, what: str) -> None:
-        self.depth += 1
-        if self.depth > W.MAX_NESTING:
+        self.depth[what] += 1
+        if self.depth[what] > W.MAX_NESTING:
             raise cur.error(f"{what} nested too deeply (limit {W.MAX_NESTING})")
 
     def tagged_attr(self, cur: Cursor) -> Any:
@@ -357,7 +359,7 @@ class _Reader:
         try:
             return self._tagged_attr(cur)
         finally:
-            self.depth -= 1
+            self.depth["attributes"] -= 1
 
     def _tagged_attr(self, c: Cursor) -> Any:
         start = c.pos
@@ -607,8 +609,10 @@ class _Reader:
         for t in sig.inputs:
             block.add_argument(t)
         values = list(block.arguments)
+        self.enter(body, "regions")
         while not body.at_end():
             block.append(self.read_op(body, values))
+        self.depth["regions"] -= 1
         if slot and self.op_index != len(self.op_locs):
             raise self.error(f"function '{name}' has {self.op_index} debug entries "
                              f"but its debug slice holds {len(self.op_locs)}", start)
@@ -801,7 +805,7 @@ class _Reader:
                     region.blocks.append(block)
                 op.regions.append(region)
         finally:
-            self.depth -= 1
+            self.depth["regions"] -= 1
 
 
 def _dyn(values: tuple[int, ...]) -> tuple[int | None, ...]:

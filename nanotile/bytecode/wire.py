@@ -8,6 +8,7 @@ are not here: they are read from the op table (nanotile.ir.optable).
 from __future__ import annotations
 
 from ..diagnostics import CompileError, Diagnostic
+from ..ir import limits
 from ..ir import types as T
 
 MAGIC = b"\x7fTileIR\x00"
@@ -88,7 +89,9 @@ DI_SUBPROGRAM = 0x05
 DI_CALL_SITE = 0x06
 
 INT64_MIN = -(1 << 63)
-MAX_NESTING = 64  # regions inside regions, types inside types, attributes inside attributes
+# regions inside regions, types inside types, attributes inside attributes: the limit the
+# text parser applies too (nanotile/ir/limits.py)
+MAX_NESTING = limits.MAX_NESTING
 MAX_DEBUG_NESTING = 2000  # call-site locations nest once per inlined call
 
 

@@ -695,15 +695,23 @@ class _Writer:
             for v in values:
                 put_varint(buf, self.operand_id(v, ids, op))
 
+    region_depth = 1  # a function's body is the first region
+
     def regions(self, buf: bytearray, d: OpDef, op: Operation, ids: dict[int, int],
                 slots: list[int]) -> None:
         if len(op.regions) != d.regions:
             raise self.fail(f"'{d.name}' must have {d.regions} regions", op)
+        if self.region_depth >= W.MAX_NESTING:  # what the reader and text parser refuse
+            raise self.fail(f"regions nested too deeply (limit {W.MAX_NESTING})", op)
         put_varint(buf, len(op.regions))
-        for region in op.regions:
-            put_varint(buf, len(region.blocks))
-            for block in region.blocks:
-                self.block(buf, block, ids, slots)
+        self.region_depth += 1
+        try:
+            for region in op.regions:
+                put_varint(buf, len(region.blocks))
+                for block in region.blocks:
+                    self.block(buf, block, ids, slots)
+        finally:
+            self.region_depth -= 1
 
     def block(self, buf: bytearray, block: Block, ids: dict[int, int],
               slots: list[int]) -> None:

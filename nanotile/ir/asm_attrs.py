@@ -13,6 +13,7 @@ same bits, else APFloat's shortest-ish form (``9.99999974E-6``), else hex bits
 from __future__ import annotations
 
 import math
+import re
 import struct
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +26,7 @@ from . import attrs as A
 from . import types as T
 from .layouts import AnyLayout, parse_layout
 
-GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar.lark"
+GRAMMAR_PATH = Path(__file__).resolve().parent / "asm_types_old.lark"  # the old parser's
 _STARTS = ["type", "typed_dense", "dense_body", "predicate", "hints", "di_attr", "array_attr"]
 
 
@@ -703,6 +704,20 @@ def parse_string_literal(text: str) -> str:
     return out.decode("utf-8", errors="surrogateescape")
 
 
+_BARE_ID = re.compile(r"[A-Za-z_][\w$.]*\Z", re.ASCII)
+
+
+def name_text(name: str) -> str:
+    """A symbol name, dictionary key or hint key as MLIR writes it: as is when it is a
+    bare identifier (letter or `_`, then letters, digits, `_$.`), else quoted."""
+    return name if _BARE_ID.match(name) else string_text(name)
+
+
+def symbol_text(name: str) -> str:
+    """``@name`` or ``@"name with spaces"``."""
+    return "@" + name_text(name)
+
+
 def string_text(s: str) -> str:
     """Quote a string the way MLIR prints it."""
     out = ['"']
@@ -727,7 +742,8 @@ def hints_text(h: A.OptimizationHintsAttr) -> str:
     # in name order whatever order they were written or encoded in.
     targets = sorted(h.targets, key=lambda t: t[0])
     return "<" + ", ".join(
-        f"{k} = {dict_text(A.DictAttr(tuple(sorted(d.entries, key=lambda e: e[0]))))}"
+        f"{name_text(k)} = "
+        f"{dict_text(A.DictAttr(tuple(sorted(d.entries, key=lambda e: e[0]))))}"
         for k, d in targets) + ">"
 
 
@@ -750,7 +766,7 @@ def _value_text(v: Any) -> str:
 def dict_text(d: A.DictAttr) -> str:
     if not d.entries:
         return "{}"
-    return "{" + ", ".join(f"{k} = {_value_text(v)}" for k, v in d.entries) + "}"
+    return "{" + ", ".join(f"{name_text(k)} = {_value_text(v)}" for k, v in d.entries) + "}"
 
 
 def predicate_text(p: Any) -> str:

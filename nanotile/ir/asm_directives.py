@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import attrs as A
 from . import types as T
-from .asm_attrs import AsmError, dense_values_text, hints_text, make_dense, spell
+from .asm_attrs import AsmError, dense_values_text, hints_text, make_dense, spell, symbol_text
 from .asm_format import DIRECTIVES, Directive, attr_present, enum_parse, enum_spelling
 from .enums import RoundingMode, SymbolVisibility
 from .optable import AttrDef
@@ -522,7 +522,7 @@ def _check_hints_shape(p: OpParser, h: Any) -> None:
 def _print_entry(pr: Any, op: Any, args: tuple[str, ...]) -> str:
     block = op.regions[0].blocks[0]
     sig = ", ".join(f"{pr.value(a)}: {pr.type(a.type)}" for a in block.arguments)
-    out = f" @{op.attributes['sym_name']}({sig})"
+    out = f" {symbol_text(op.attributes['sym_name'])}({sig})"
     ft = op.attributes.get("function_type")
     if ft is not None and ft.results:
         res = ", ".join(pr.type(t) for t in ft.results)
@@ -530,11 +530,12 @@ def _print_entry(pr: Any, op: Any, args: tuple[str, ...]) -> str:
     hints = op.attributes.get("optimization_hints")
     if hints is not None and hints.targets:
         out += " optimization_hints=" + hints_text(hints)
+    out += " " + pr.region(op.regions[0])
     extra = {k: v for k, v in op.attributes.items()
              if k not in ("sym_name", "function_type", "optimization_hints")}
-    if extra:  # discardable attributes (e.g. nanotile.shared_bytes below the tile level)
-        out += " attributes " + pr.extra_attrs(op, pr.opdef(op))
-    return out + " " + pr.region(op.regions[0])
+    if extra:  # discardable attributes (e.g. nanotile.shared_bytes), after the body as
+        out += " " + pr.extra_attrs(op, pr.opdef(op))  # cuda-tile prints them
+    return out
 
 
 _reg("entry", _parse_entry, _print_entry, spaced=False)

@@ -16,6 +16,8 @@ Elements (separated by spaces):
   'kw                a keyword;   , : -> = [ ] ( )  punctuation
   ~  /  _            no space / one space (MLIR's `` and ` `)
   attr-dict          an optional ``{...}`` of extra attributes
+  attr-dict-with-keyword   the same, printed ``attributes {...}`` (read with or without
+                     the keyword)
   ?( ... )?          optional group, printed when its first operand/attribute/type is
                      present (a unit or defaulted attribute counts as absent); parsed when
                      the next token can start its first element
@@ -36,6 +38,7 @@ from .asm_attrs import (
     hints_text,
     predicate_text,
     string_text,
+    symbol_text,
     typed_attr_text,
 )
 from .enums import IntegerOverflow, enum_text
@@ -116,6 +119,8 @@ def compile_format(fmt: str) -> tuple[Elem, ...]:
             return Elem("space", style=" ")
         if w == "attr-dict":
             return Elem("attrdict")
+        if w == "attr-dict-with-keyword":
+            return Elem("attrdict", style="keyword")
         if w.startswith("$"):
             return Elem("operand", name=w[1:])
         if w.startswith(("type(", "type*(", "qtype(")):
@@ -176,7 +181,7 @@ def attr_value_text(a: AttrDef, v: Any, style: str = "") -> str:
     if k == "string":
         return string_text(v)
     if k == "symbol":
-        return "@" + v
+        return symbol_text(v)
     if k == "type":
         return str(v)
     if k == "i32_array":
@@ -608,7 +613,7 @@ def _print_elems(pr: OpPrinter, op: Any, opdef: OpDef, elems: tuple[Elem, ...],
         elif k == "attrdict":
             text = pr.extra_attrs(op, opdef)
             if text:
-                s.out.append(" " + text)
+                s.out.append(" attributes " + text if e.style == "keyword" else " " + text)
             s.punct = False
         elif k == "opt":
             if _anchor_present(pr, op, opdef, e.children):

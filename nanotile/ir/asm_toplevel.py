@@ -14,14 +14,8 @@ from typing import Any
 from . import types as T
 from .asm_format import compile_format, parse_format
 from .core import Module, Operation
-from .optable import AttrDef, OpDef, lookup
+from .optable import TESTING_FUNC, lookup
 from .parser import OpParser, OpState
-
-# cuda-tile's test-only function item: parsed and printed like an entry.
-TESTING_FUNC = OpDef("testing$func", -1, "13.1", (), (),
-                     (AttrDef("sym_name", "symbol"), AttrDef("function_type", "type"),
-                      AttrDef("optimization_hints", "hints", optional=True)),
-                     regions=1, traits=frozenset({"item"}), asm="!entry")
 
 ITEM_NAMES = ("entry", "global", "testing$func")
 

@@ -8,6 +8,7 @@ The classes here are the attributes that need more structure than that.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,3 +211,39 @@ class SourceRange:
     line: int
     column: int
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+class TextPosition:
+    """A SourceRange for an op read from text: the same fields, with ``line`` and
+    ``column`` worked out from the op's offset only when a message asks for them (a
+    parse records one per op; few are ever shown)."""
+
+    __slots__ = ("extra", "filename", "line_starts", "offset")
+
+    def __init__(self, filename: str, offset: int, line_starts: list[int],
+                 extra: Any) -> None:
+        self.filename = filename
+        self.offset = offset
+        self.line_starts = line_starts  # offsets where the text's lines start (shared)
+        self.extra = extra
+
+    @property
+    def line(self) -> int:
+        return bisect.bisect_right(self.line_starts, self.offset)
+
+    @property
+    def column(self) -> int:
+        return self.offset - self.line_starts[self.line - 1] + 1
+
+    def __repr__(self) -> str:
+        return f"TextPosition({self.filename!r}, line={self.line}, column={self.column})"
+
+    def __deepcopy__(self, memo: dict) -> TextPosition:
+        """A copy of the op keeps its place in the same text: the table of line starts
+        is shared, not copied, and so is an immutable ``extra``."""
+        import copy
+        from types import MappingProxyType
+
+        extra = self.extra if isinstance(self.extra, MappingProxyType) else \
+            copy.deepcopy(self.extra, memo)
+        return TextPosition(self.filename, self.offset, self.line_starts, extra)

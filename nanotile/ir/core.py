@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .attrs import Location, SourceRange
+from .attrs import Location, SourceRange, TextPosition
 from .types import Type
 
 
@@ -54,7 +54,7 @@ class Operation:
     regions: list[Region] = field(default_factory=list)
     operand_segments: list[int] | None = None
     location: Location | None = None
-    source: SourceRange | None = None  # where it was written (diagnostics)
+    source: SourceRange | TextPosition | None = None  # where it was written (diagnostics)
     parent: Block | None = None
 
     def __post_init__(self) -> None:

@@ -502,7 +502,7 @@ op("load_view_tko", 0x3E, operands="view index* token?", results="tile result_to
    flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM,
    asm=("@memory_ordering_semantics ?( @memory_scope )? $view [ $index ] ?( "
        "'token = $token )? ?( 'inbounds = @inbounds )? ?( "
-       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "'optimization_hints = @optimization_hints )? attr-dict-with-keyword : "
        "type($view) ?( , !index_types(index) )? -> type($tile) , "
        "type($result_token)"))
 op("store_view_tko", 0x66, operands="tile view index* token?", results="result_token",
@@ -511,7 +511,7 @@ op("store_view_tko", 0x66, operands="tile view index* token?", results="result_t
    flags="memory_scope optimization_hints token", counted_results=True, traits=_MEM,
    asm=("@memory_ordering_semantics ?( @memory_scope )? $tile , $view [ "
        "$index ] ?( 'token = $token )? ?( 'inbounds = @inbounds )? ?( "
-       "'optimization_hints = @optimization_hints )? attr-dict : "
+       "'optimization_hints = @optimization_hints )? attr-dict-with-keyword : "
        "type($tile) , type($view) ?( , !index_types(index) )? -> "
        "type($result_token)"))
 op("alloca", 0x71, "13.3", attrs=[attr("num_elem", "int"), attr("alignment", "int"),
@@ -541,7 +541,7 @@ op("atomic_red_view_tko", 0x75, "13.3", operands="view index* value token?",
    results="result_token", attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)],
    flags="token", counted_results=True, traits=_MEM,
    asm=("@memory_ordering_semantics @memory_scope $view [ $index ] , @mode "
-       ", $value ?( 'token = $token )? attr-dict : type($value) , "
+       ", $value ?( 'token = $token )? attr-dict-with-keyword : type($value) , "
        "type($view) ?( , !index_types(index) )? -> type($result_token)"))
 
 # --------------------------------------------------------------------------------------
@@ -620,11 +620,29 @@ op("print_tko", 0x55, operands="args* token?@13.2", results="result_token@13.2",
        "type($args) )? -> type($result_token)"))
 
 # --------------------------------------------------------------------------------------
+# Operands whose type the text does not write (no type($x) in the op's asm): cuda-tile's
+# parser resolves them against the one type their ODS constraint builds (a 0-d tile of
+# i32 for indices, of i1 for a condition), so the text of a use of another type is an
+# error there; token operands are tokens.
+
+def _scalar(name: str) -> Any:
+    from .types import ELEMENT_TYPES, TileType
+
+    return TileType((), ELEMENT_TYPES[name])
+
+
+IMPLIED_OPERAND_TYPES: dict[str, tuple[tuple[str, Any], ...]] = {
+    "extract": (("indices", _scalar("i32")),),
+    "insert": (("indices", _scalar("i32")),),
+    "if": (("condition", _scalar("i1")),),
+}
+
+# --------------------------------------------------------------------------------------
 # TEST-ONLY ops. NVIDIA's cuda-tile defines these (TestingOps.td) in builds with tests
 # enabled, with opcodes from 0x3000 and the test-only bytecode versions 250.0 and 250.1,
 # to exercise version gating: a 250.1 attribute/operand/result on a 250.0 op. Production
 # files (13.x) can never contain them, since 250.0 is newer than every 13.x version.
-# (0x3001 is `testing$func`, written as a function, not as an op: see asm_toplevel.)
+# (0x3001 is `testing$func`, written as a function, not as an op: TESTING_FUNC below.)
 # Not modelled: the 250.0 `priority` enum and the 250.1 `test_attr` attribute of
 # bytecode_test_evolution; their flags bits are reserved (the reader rejects them set).
 
@@ -641,6 +659,13 @@ op("testing$bytecode_test_evolution", 0x3002, "250.0",
    asm=("~ ( $inputs : qtype($inputs) ) ?( 'new_attr = @new_attr )? "
         "?( 'token = $optional_token : type($optional_token) )? "
         "-> type($result_token) attr-dict"))
+
+# cuda-tile's test-only function item: written and read like an entry (not in any table:
+# the bytecode has it as a function without the entry flag).
+TESTING_FUNC = OpDef("testing$func", NO_OPCODE, "13.1", (), (),
+                     (AttrDef("sym_name", "symbol"), AttrDef("function_type", "type"),
+                      AttrDef("optimization_hints", "hints", optional=True)),
+                     regions=1, traits=frozenset({"item"}), asm="!entry")
 
 # --------------------------------------------------------------------------------------
 # INTERNAL ops: nanotile's own, below the tile level (language tile-layout, DESIGN.md

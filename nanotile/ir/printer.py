@@ -12,6 +12,7 @@ SSA names come from the names the parser kept (``name_hint``) or are numbered
 from __future__ import annotations
 
 from enum import Enum
+from functools import cache
 from typing import Any
 
 from . import attrs as A
@@ -20,14 +21,16 @@ from .asm_attrs import (
     dense_values_text,
     format_float,
     hints_text,
+    name_text,
     predicate_text,
     string_text,
+    symbol_text,
     type_text,
     typed_attr_text,
 )
-from .asm_format import compile_printer, enum_spelling
+from .asm_format import compile_format, compile_printer, enum_spelling
 from .core import Module, Operation, Region, Value
-from .optable import OpDef, lookup
+from .optable import IMPLIED_OPERAND_TYPES, OpDef, lookup
 
 _ENUM_MNEMONIC = {"RoundingMode": "rounding", "IntegerOverflow": "overflow",
                   "AtomicRMWMode": "atomic_rmw_mode"}
@@ -260,10 +263,17 @@ class OpPrinter:
             return self.indent_text() + self.generic_op(op)
         lhs = self.name_results(op)
         opdef = self.opdef(op)
-        if lookup(op.name) is None and op.name != "testing$func":
+        if (lookup(op.name) is None and op.name != "testing$func") \
+                or not fits_custom_form(op, opdef):
             return self.indent_text() + lhs + self._generic_body(op)
         name = opdef.aliases[0] if self.alias_names and opdef.aliases else op.name
-        text = name + compile_printer(opdef)(self, op)
+        indent = self.indent
+        try:
+            text = name + compile_printer(opdef)(self, op)
+        except (TypeError, AttributeError, IndexError, KeyError, ValueError, RuntimeError):
+            # a malformed op that fits_custom_form does not foresee still prints
+            self.indent = indent
+            return self.indent_text() + lhs + self._generic_body(op)
         return self.indent_text() + lhs + text + self.loc_suffix(op.location)
 
     # ------------------------------------------------------------------ generic form
@@ -372,6 +382,128 @@ def di_text(x: Any, pr: OpPrinter) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# Which ops the custom form can show
+#
+# The custom form is driven by the op table: it assumes the operand groups, results,
+# attributes and regions the row describes. An op that is not so (read from bytecode
+# without verification, or built by hand) prints in MLIR's generic form instead, as
+# MLIR's printer does for an op that fails to verify; the text still reads back.
+
+_KIND_TYPES: dict[str, Any] = {
+    "enum": Enum, "unit": bool, "bool": bool, "int": int, "string": str, "symbol": str,
+    "type": T.Type, "dense": A.DenseElementsAttr, "i32_array": tuple, "bool_array": tuple,
+    "attr": (A.DivByAttr, A.BoundedAttr, A.SameElementsAttr, A.OpaqueAttr),
+    "attr_array": tuple, "hints": A.OptimizationHintsAttr}
+
+
+def _fits_kind(v: Any, kind: str) -> bool:
+    want = _KIND_TYPES.get(kind)
+    if want is None:
+        return True
+    return isinstance(v, want) and not (kind == "int" and isinstance(v, bool))
+
+
+def fits_custom_form(op: Operation, opdef: OpDef) -> bool:
+    """Whether op has the operands, results, attributes and regions its row says."""
+    if not _operands_fit(op, opdef):
+        return False
+    fixed = [r for r in opdef.results if not r.variadic]
+    if len(fixed) == len(opdef.results) and not (
+            sum(r.since <= "13.1" for r in fixed) <= len(op.results) <= len(fixed)):
+        return False
+    for a in opdef.attrs:
+        v = op.attributes.get(a.name)
+        if v is None:
+            if not a.optional and a.default is None and a.kind != "unit":
+                return False
+        elif not _fits_kind(v, a.kind):
+            return False
+    if len(op.regions) != opdef.regions:
+        return False
+    for i, region in enumerate(op.regions):
+        if len(region.blocks) != 1 and not (op.name == "if" and i == 1 and not region.blocks):
+            return False
+    implied = dict(IMPLIED_OPERAND_TYPES.get(op.name, ()))
+    for od, vals in zip(opdef.operands, op.operand_groups()):
+        if od.name in ("token", "optional_token"):
+            implied[od.name] = T.TOKEN  # `token = %t` writes no type: a token is implied
+        if od.name in implied and any(v.type != implied[od.name] for v in vals):
+            return False
+    for names in _shared_types(opdef):  # `type($result,$lhs)`: one type written for all
+        types = {v.type for name in names for v in _values(op, opdef, name)}
+        if len(types) > 1:
+            return False
+    check = _OP_CHECKS.get(op.name)
+    return check is None or check(op)
+
+
+@cache
+def _shared_types(opdef: OpDef) -> tuple[tuple[str, ...], ...]:
+    """The groups of values whose type the custom form writes once."""
+    out = []
+
+    def walk(elems: Any) -> None:
+        for e in elems:
+            if e.kind == "type" and (len(e.names) > 1 or e.style == "*"):
+                out.append(e.names)
+            walk(e.children)
+    walk(compile_format(opdef.asm or ""))
+    return tuple(out)
+
+
+def _values(op: Operation, opdef: OpDef, name: str) -> list[Value]:
+    for od, vals in zip(opdef.operands, op.operand_groups()):
+        if od.name == name:
+            return vals
+    return OpPrinter._result_group(op, opdef, name)
+
+
+def _operands_fit(op: Operation, opdef: OpDef) -> bool:
+    segments = op.operand_segments
+    if segments is None:
+        return len(op.operands) == len(opdef.operands) and not opdef.has_variable_operands
+    if len(segments) != len(opdef.operands) or sum(segments) != len(op.operands):
+        return False
+    return all(n == 1 if od.kind == "single" else od.kind == "variadic" or n <= 1
+               for od, n in zip(opdef.operands, segments))
+
+
+def _tensor_view_fits(op: Operation) -> bool:
+    """make_tensor_view prints its dynamic sizes and strides in the places of the `?`s
+    of its tensor_view type."""
+    ty = op.results[0].type if op.results else None
+    if not isinstance(ty, T.TensorViewType):
+        return False
+    shape, strides = op.operand_segments[1:] if op.operand_segments else (0, 0)
+    return (shape == sum(d is None for d in ty.shape)
+            and strides == sum(s is None for s in ty.strides))
+
+
+def _loop_fits(op: Operation) -> bool:
+    """for / loop write each loop-carried value's type once (init and argument; for:
+    result too); for also writes one type for its bounds, step and induction variable."""
+    args = op.regions[0].blocks[0].arguments
+    inits = op.operands[3:] if op.name == "for" else op.operands
+    carried = args[1:] if op.name == "for" else args
+    if op.name == "for" and (not args or any(v.type != args[0].type for v in op.operands[:3])):
+        return False
+    types = [v.type for v in inits]
+    if types != [a.type for a in carried]:
+        return False
+    return op.name == "loop" or types == [r.type for r in op.results]  # loop: `-> types`
+
+
+def _entry_fits(op: Operation) -> bool:
+    ft = op.attributes["function_type"]
+    return isinstance(ft, T.FunctionType) and \
+        list(ft.inputs) == [a.type for a in op.regions[0].blocks[0].arguments]
+
+
+_OP_CHECKS = {"make_tensor_view": _tensor_view_fits, "for": _loop_fits, "loop": _loop_fits,
+              "entry": _entry_fits}
+
+
+# ---------------------------------------------------------------------------------------
 # Generic attribute values
 
 
@@ -383,8 +515,10 @@ def _enum_generic(v: Enum) -> str:
 def _generic_entry(key: str, v: Any, a: Any, pr: OpPrinter) -> str:
     kind = a.kind if a is not None else None
     if kind == "unit" or v is True and kind is None:
-        return key
-    return f"{key} = {_generic_value(key, v, kind, pr)}"
+        return name_text(key)
+    if kind is not None and not _fits_kind(v, kind):
+        kind = None  # not what the op table says (an unverified op): print what it is
+    return f"{name_text(key)} = {_generic_value(key, v, kind, pr)}"
 
 
 def _generic_value(key: str, v: Any, kind: str | None, pr: OpPrinter) -> str:
@@ -396,8 +530,8 @@ def _generic_value(key: str, v: Any, kind: str | None, pr: OpPrinter) -> str:
         return "true" if v else "false"
     if kind == "string" or (kind is None and isinstance(v, str)):
         return string_text(v)
-    if kind == "symbol":
-        return string_text(v) if key == "sym_name" else "@" + v
+    if kind == "symbol" and isinstance(v, str):
+        return string_text(v) if key == "sym_name" else symbol_text(v)
     if kind == "type" or isinstance(v, T.Type):
         return pr.type(v)
     if kind == "dense":
@@ -563,7 +697,7 @@ def _print_one(pr: OpPrinter, m: Module) -> str:
             attrs = f"producer = {string_text(m.producer)}, " + attrs
         return (f'"cuda_tile.module"() <{{{attrs}}}> ({{\n{body}}}) : () -> ()'
                 + pr.loc_suffix(m.location) + "\n")
-    head = f"cuda_tile.module @{m.name}"
+    head = f"cuda_tile.module {symbol_text(m.name)}"
     if m.producer is not None:
         head += f" attributes {{producer = {string_text(m.producer)}}}"
     pr.indent = 2

@@ -43,6 +43,9 @@ def write(value: Value, predicates: list[Any]) -> None:
     slots.attributes[key] = lists
 
 
+PREDICATES = (A.DivByAttr, A.BoundedAttr, A.SameElementsAttr)
+
+
 def read(module: Module) -> dict[Value, list[Any]]:
     """Every fact the module's attributes record, by value. A malformed attribute is a
     CompileError at its op."""
@@ -76,7 +79,14 @@ def fact_lists(attribute: Any) -> list[list[Any]]:
         return []
     if isinstance(attribute, A.OpaqueAttr):
         return _parse_lists(attribute.text)
-    return [list(x) for x in attribute]
+    if not isinstance(attribute, list | tuple) or \
+            not all(isinstance(x, list | tuple) for x in attribute):
+        raise ValueError("expected a list of predicate lists, e.g. [[#cuda_tile.div_by<16>], []]")
+    lists = [list(x) for x in attribute]
+    if not all(isinstance(p, PREDICATES) for x in lists for p in x):
+        raise ValueError("expected div_by, bounded or same_elements predicates, e.g. "
+                         "[[#cuda_tile.div_by<16>], []]")
+    return lists
 
 
 def _parse_lists(text: str) -> list[list[Any]]:

@@ -184,17 +184,42 @@ def test_writer_rejects_unsupported_versions():
             write_bytecode(Module(), version)
 
 
+def _nested_loops(block: Block, depth: int) -> None:
+    if depth:
+        inner = Block()
+        _nested_loops(inner, depth - 1)
+        inner.append(make_op("continue", [], [], operand_segments=[0]))
+        block.append(make_op("loop", [], [], regions=[Region([inner])],
+                             operand_segments=[0]))
+
+
 def test_nesting_depth_is_bounded():
-    """Loops nested 100 deep encode, but the reader refuses them (limit 64) cleanly."""
-    def nest(block: Block, depth: int) -> None:
-        if depth:
-            inner = Block()
-            nest(inner, depth - 1)
-            inner.append(make_op("continue", [], [], operand_segments=[0]))
-            block.append(make_op("loop", [], [], regions=[Region([inner])],
-                                 operand_segments=[0]))
-    data = write_bytecode(_entry(lambda b: nest(b, 100)))
-    message, offset = read_error(data)
+    """The writer, the reader and the text parser refuse the same depth: regions nested
+    more than MAX_NESTING deep, the entry's body counting as the first."""
+    from nanotile.ir.limits import MAX_NESTING
+    from nanotile.ir.parser import parse_text
+    from nanotile.ir.printer import print_module
+
+    deepest = write_bytecode(_entry(lambda b: _nested_loops(b, MAX_NESTING - 1)))
+    module = read_bytecode(deepest, "x")
+    assert write_bytecode(module) == deepest
+    assert print_module(parse_text(print_module(module), "x.mlir")) == print_module(module)
+    with pytest.raises(CompileError, match=f"regions nested too deeply \\(limit {MAX_NESTING}"):
+        write_bytecode(_entry(lambda b: _nested_loops(b, MAX_NESTING)))
+    with pytest.raises(CompileError, match="regions nested too deeply"):
+        parse_text(print_module(_entry(lambda b: _nested_loops(b, MAX_NESTING))), "deep.mlir")
+    # a file written by another tool 100 deep: refused by the reader, at a byte offset
+    message, offset = read_error(_deeper())
     assert "nested too deeply" in message and offset
-    shallow = write_bytecode(_entry(lambda b: nest(b, 30)))
-    assert write_bytecode(read_bytecode(shallow, "x")) == shallow
+
+
+def _deeper() -> bytes:
+    """Loops 100 deep, encoded by a writer without the limit (its check switched off)."""
+    from nanotile.bytecode import writer as bytecode_writer
+
+    original = bytecode_writer.W.MAX_NESTING
+    bytecode_writer.W.MAX_NESTING = 1000
+    try:
+        return write_bytecode(_entry(lambda b: _nested_loops(b, 100)))
+    finally:
+        bytecode_writer.W.MAX_NESTING = original

@@ -8,21 +8,20 @@ import pytest
 
 from nanotile.diagnostics import CompileError
 from nanotile.ir import types as T
-from nanotile.ir.asm_attrs import AsmError, parse_type_text
 from nanotile.ir.layouts import REGS, SharedLayout, default_blocked, replicated
 from nanotile.ir.optable import INTERNAL_OPS, OPS, OPS_BY_OPCODE, lookup
-from nanotile.ir.parser import parse_text
+from nanotile.ir.parser import parse_text, parse_type
 from nanotile.ir.printer import print_module
 
 BLOCKED = "#blocked<per_thread=[1], lanes=[32], warps=[4], order=[0]>"
 KERNEL = f"""cuda_tile.module @m {{
-  entry @k(%p: tile<ptr<f32>, #replicated>, %x: tile<256xf32, {BLOCKED}>) attributes {{nanotile.shared_bytes = 1024}} {{
+  entry @k(%p: tile<ptr<f32>, #replicated>, %x: tile<256xf32, {BLOCKED}>) {{
     %c = constant <f32: 1.000000e+00> : tile<256xf32, {BLOCKED}>
     %y = addf %x, %c  : tile<256xf32, {BLOCKED}>
     %s = convert_layout %y : tile<256xf32, {BLOCKED}> -> tile<256xf32, #shared<offset=0>>
     %t = convert_layout %x : tile<256xf32, {BLOCKED}> -> tile<256xf32, #shared<offset=?>>
     return
-  }}
+  }} {{nanotile.shared_bytes = 1024}}
 }}
 """
 
@@ -36,10 +35,10 @@ KERNEL = f"""cuda_tile.module @m {{
     ("tile<8xf32, #regs>", REGS),
 ])
 def test_type_round_trip(text, layout):
-    t = parse_type_text(text)
+    t = parse_type(text)
     assert isinstance(t, T.TileType) and t.layout == layout
     assert str(t) == text
-    assert parse_type_text(str(t)) == t
+    assert parse_type(str(t)) == t
 
 
 def test_layout_is_part_of_equality():
@@ -62,8 +61,8 @@ def test_layout_is_part_of_equality():
     ("tile<4x4xf32, #shared<offset=0, order=[0, 0]>>", "permutation"),
 ])
 def test_bad_layouts(text, message):
-    with pytest.raises(AsmError, match=message):
-        parse_type_text(text)
+    with pytest.raises(CompileError, match=message):
+        parse_type(text)
 
 
 def test_module_round_trip():
@@ -74,6 +73,15 @@ def test_module_round_trip():
     ops = m.items[0].regions[0].block.ops
     assert ops[2].results[0].type.layout == SharedLayout((256,), 0)
     assert ops[0].attributes["value"].type == T.TileType((256,), T.F32)  # constant: bare
+
+
+def test_entry_attributes_before_the_body_read_too():
+    """cuda-tile prints an entry's discardable attributes after its body; the form
+    ``attributes {...}`` before the body reads the same."""
+    before = KERNEL.replace(") {\n    %c", ") attributes {nanotile.shared_bytes = 1024} {\n    %c"
+                            ).replace("} {nanotile.shared_bytes = 1024}", "}")
+    assert before != KERNEL
+    assert print_module(parse_text(before, "b.mlir")) == KERNEL
 
 
 @pytest.mark.parametrize("name", ["convert_layout", "barrier", "splat", "pick", "coordinates",
@@ -93,6 +101,6 @@ def test_bytecode_writer_refuses_layouts():
         write_bytecode(parse_text(KERNEL, "k.mlir"))
     plain = KERNEL.replace(", #replicated", "").replace(f", {BLOCKED}", "").replace(
         ", #shared<offset=0>", "").replace(", #shared<offset=?>", "").replace(
-        " attributes {nanotile.shared_bytes = 1024}", "")
+        " {nanotile.shared_bytes = 1024}", "")
     with pytest.raises(CompileError, match="internal to nanotile"):
         write_bytecode(parse_text(plain, "plain.mlir"))

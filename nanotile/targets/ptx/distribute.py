@@ -105,6 +105,11 @@ class Distributor:
             for v in [*op.results, *(a for r in op.regions for b in r.blocks
                                      for a in b.arguments)]:
                 v.type = simt_type(v.type)
+        signature = self.entry.attributes.get("function_type")
+        if isinstance(signature, T.FunctionType):  # the parameters are #regs values too
+            self.entry.attributes["function_type"] = T.FunctionType(
+                tuple(a.type for a in self.entry.regions[0].block.arguments),
+                signature.results)
 
     def per_register(self, op: Operation) -> bool:
         """Ops that mean the same applied to each register: kept, retyped later."""

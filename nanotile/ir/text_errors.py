@@ -1,0 +1,361 @@
+"""MLIR's words for what went wrong while reading text.
+
+A syntax error is a parser state with no action for the next token (``ParseFailure``).
+MLIR's parser names the one thing it required there (``expected ':'``, ``expected SSA
+operand``, ``custom op 'cuda_tile.divi' expected signedness to be one of: ...``), while
+an LALR state knows the set of tokens it could take. ``describe`` recovers the grammar
+items of the failing state (the rules and the positions in them) and picks what was
+required: in the rule being read, what comes next when no optional part is written;
+after a construct that is complete, what its surroundings need (a closing bracket).
+
+The messages of enum keywords and rounding modes, which the reader also gives for a
+keyword that is there but wrong, are here too.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from . import types as T
+from .asm_attrs import type_text
+from .asm_format import enum_spelling
+from .enums import RoundingMode
+from .grammar_gen import Slot, op_rules
+from .optable import AttrDef, OpDef
+from .text_lalr import ParseFailure, Tables
+
+# ---------------------------------------------------------------------------------------
+# Enum keywords and rounding modes
+
+_ENUM_WHAT = {"signedness": "signedness", "signedness_lhs": "signedness",
+              "signedness_rhs": "signedness", "comparison_predicate": "'comparison_predicate'",
+              "comparison_ordering": "'comparison_ordering'"}
+_MEMORY_ENUMS = ("memory_ordering_semantics", "memory_scope")
+_LIST_FIRST = {"signed": 0, "ordered": 0}  # MLIR lists these before their opposites
+# ops whose memory keywords cuda-tile reads with a parser of its own (own messages)
+_CUSTOM_MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "load_view_tko", "store_view_tko")
+
+
+def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
+    """MLIR's messages for a bad enum keyword (both, when it is not a keyword at all)."""
+    names = [enum_spelling(m) for m in a.enum]  # type: ignore[union-attr]
+    names.sort(key=lambda n: _LIST_FIRST.get(n, 1))
+    what = _ENUM_WHAT.get(a.name)
+    if what is None:  # enums read by MLIR's generated attribute parser
+        if a.name in _MEMORY_ENUMS and is_keyword and opname in _CUSTOM_MEMORY_OPS:
+            return [(f'invalid {a.name} attribute specification. Got "{text}" but expect '
+                     f'one of: {", ".join(names)}')]
+        return [(f"expected string or keyword containing one of the following enum values "
+                 f"for attribute '{a.name}' [{', '.join(names)}]")]
+    one_of = (f"custom op 'cuda_tile.{opname}' expected {what} to be one of: "
+              "{" + ", ".join(f"'{n}'" for n in names) + "}")
+    if is_keyword:
+        return [one_of]
+    return [f"custom op 'cuda_tile.{opname}' expected valid keyword", one_of]
+
+
+def enum_value(cls: type[Enum], text: str) -> Enum | None:
+    return _enum_table(cls).get(text)
+
+
+@cache
+def _enum_table(cls: type[Enum]) -> dict[str, Enum]:
+    """Spelling -> member; the first member with a spelling wins, as a linear search."""
+    table: dict[str, Enum] = {}
+    for m in cls:
+        table.setdefault(enum_spelling(m), m)
+        table.setdefault(m.name, m)
+    return table
+
+
+_IEEE = ("nearest_even", "zero", "negative_inf", "positive_inf")
+# Modes each op's text accepts; "strict" ops reject the others while parsing (the
+# others take any mode: the verifier knows which are valid).
+_ROUNDING_MODES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "divf": ((*_IEEE, "approx", "full"), False), "sqrt": ((*_IEEE, "approx"), False),
+    "tanh": (("approx", "full"), False), "exp": (("approx", "full"), False),
+    "ftoi": (("nearest_int_to_zero",), True),
+    **{n: (_IEEE, True) for n in ("addf", "subf", "mulf", "fma", "itof")},
+}
+
+
+def rounding_mode(opname: str, text: str) -> RoundingMode | str:
+    """The mode ``rounding<text>`` gives op ``opname``, or the message refusing it."""
+    allowed, strict = _ROUNDING_MODES.get(opname, (_IEEE, False))
+    mode = enum_value(RoundingMode, text)
+    if isinstance(mode, RoundingMode) and (not strict or text in allowed):
+        return mode
+    listed = ", ".join(f"'{a}'" for a in allowed)
+    got = f", got: '{text}'" if strict else ""
+    return (f"custom op 'cuda_tile.{opname}' expected rounding mode to be one of: "
+            f"{listed}{got}")
+
+
+# ---------------------------------------------------------------------------------------
+# Syntax errors
+
+
+class Grammar:
+    """The LR(0) items of every parser state, rebuilt from the tables (only when a
+    syntax error is to be worded)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+        self.by_origin: dict[str, list[int]] = {}
+        for i, origin in enumerate(tables.origins):
+            self.by_origin.setdefault(origin, []).append(i)
+        self.expansions = [[s.name for s in r.expansion] for r in tables.rules]
+        self.items: dict[int, frozenset[tuple[int, int]]] = {}
+        self._walk()
+
+    def closure(self, kernel: set[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+        out = set(kernel)
+        todo = list(kernel)
+        while todo:
+            rule, dot = todo.pop()
+            exp = self.expansions[rule]
+            if dot < len(exp):
+                for r in self.by_origin.get(exp[dot], ()):
+                    if (r, 0) not in out:
+                        out.add((r, 0))
+                        todo.append((r, 0))
+        return frozenset(out)
+
+    def _walk(self) -> None:
+        actions = self.tables.actions
+        todo = []
+        for start, state in self.tables.start_states.items():
+            kernel = {(r, 0) for r in self.by_origin.get(start, ())}
+            self.items[state] = self.closure(kernel)
+            todo.append(state)
+        while todo:
+            state = todo.pop()
+            by_symbol: dict[str, set[tuple[int, int]]] = {}
+            for rule, dot in self.items[state]:
+                exp = self.expansions[rule]
+                if dot < len(exp):
+                    by_symbol.setdefault(exp[dot], set()).add((rule, dot + 1))
+            for symbol, kernel in by_symbol.items():
+                nxt = actions[state].get(symbol)
+                if nxt is None or nxt < 0 or nxt in self.items:
+                    continue
+                self.items[nxt] = self.closure(kernel)
+                todo.append(nxt)
+
+    def kernel(self, state: int) -> list[tuple[int, int]]:
+        return sorted((r, d) for r, d in self.items.get(state, ()) if d > 0)
+
+
+_GRAMMARS: dict[int, Grammar] = {}
+
+
+def _grammar(tables: Tables) -> Grammar:
+    g = _GRAMMARS.get(id(tables))
+    if g is None:
+        g = _GRAMMARS[id(tables)] = Grammar(tables)
+    return g
+
+
+@cache
+def _op_rules() -> dict[str, tuple[OpDef, tuple[Slot, ...]]]:
+    return {r.name: (r.opdef, r.slots) for r in op_rules()}
+
+
+_NONTERMINAL_WORDS = {
+    "custom_op": "operation name", "predicate": "assume predicate attribute",
+    "values": "SSA operand", "entry_header": "valid '@'-identifier for symbol name",
+    "hint_key": "valid keyword or string", "hint_target": "valid keyword or string",
+    "element": "valid keyword",
+}
+_TERMINAL_WORDS = {
+    "VALUE": "SSA operand", "SYMBOL": "valid '@'-identifier for symbol name",
+    "NAME": "valid keyword", "INT": "integer value", "SIGNED_INT": "integer value",
+    "STRING": "attribute value", "BOOL": "'true' or 'false'", "$END": "end of file",
+    "SHAPE": "valid keyword", "TILE_DIMS": "integer value", "LAYOUT": "layout",
+}
+# After a complete construct, the closing bracket its surroundings need comes first.
+_CLOSERS = ["RBRACE", "RPAR", "RSQB", "MORETHAN", "COLON", "EQUAL", "COMMA"]
+_CLOSING = {"RBRACE", "RPAR", "RSQB", "MORETHAN"}
+
+
+def describe(failure: ParseFailure, tables: Tables) -> tuple[list[str], int]:
+    """MLIR's message(s) for a syntax error, and where to show them."""
+    g = _grammar(tables)
+    op = _enclosing_op(g, failure.states)
+    if op is not None:  # MLIR checks each keyword of an op as it reads it
+        bad = _bad_keyword(g, op, failure)
+        if bad is not None:
+            return bad
+    return _describe(g, failure, op), failure.offset
+
+
+def _bad_keyword(g: Grammar, op: Any, failure: ParseFailure) -> tuple[list[str], int] | None:
+    """An error in what the op rule has read so far, which MLIR reports first."""
+    opdef, slots, rule, dot, depth = op
+    values, starts = failure.values, failure.starts
+    first = depth - dot
+    for j in range(dot):
+        if not 0 <= first + j < len(values):
+            continue
+        value = values[first + j]
+        slot = _slot_at(g, rule, j, slots)
+        if slot is None:
+            continue
+        if slot.kind == "type" and isinstance(value, T.Type):
+            message = view_type_error(opdef.name, value)
+            if message:
+                return [message], starts[first + j]
+        if slot.kind != "attr" or not hasattr(value, "start_pos"):
+            continue
+        a = opdef.attr(slot.name)
+        if a is not None and a.kind == "enum" and enum_value(a.enum, str(value)) is None:
+            return enum_errors(opdef.name, a, str(value), True), value.start_pos
+    return None
+
+
+_VIEW_RESULTS = {"make_partition_view": (T.PartitionViewType, "partition_view"),
+                 "make_strided_view": (T.StridedViewType, "strided_view"),
+                 "make_gather_scatter_view": (T.GatherScatterViewType, "gather_scatter_view")}
+
+
+def view_type_error(opname: str, ty: T.Type) -> str | None:
+    """cuda-tile reads a make_*_view's type as that view: anything else is refused."""
+    want = _VIEW_RESULTS.get(opname)
+    if want is None or isinstance(ty, want[0]):
+        return None
+    return (f"'cuda_tile.{opname}' expected '{want[1]}' type, but got "
+            f"'{type_text(ty, True)}'")
+
+
+def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
+    tables = g.tables
+    found = _found(failure)
+    if failure.token_type == "":
+        return [f"unexpected character {failure.value!r}"]
+    kernel = g.kernel(failure.state)
+    incomplete = [(r, d) for r, d in kernel if d < len(g.expansions[r])]
+    complete = [(r, d) for r, d in kernel if d == len(g.expansions[r])]
+    if incomplete and not complete:
+        # the next thing when no optional part is written; but before a closing bracket
+        # a list's element is what MLIR asks for (`<` then `>` or an entry)
+        ranked = sorted(incomplete, key=lambda i: (len(g.expansions[i[0]]) - i[1], i))
+        rule, dot = ranked[0]
+        if g.expansions[rule][dot] in _CLOSING:
+            others = [i for i in ranked if g.expansions[i[0]][i[1]] not in _CLOSING]
+            if others:
+                rule, dot = others[0]
+        return _required(g, rule, dot, op, failure, found)
+    if not kernel and "custom_op" in _nonterminals(g, failure.state) \
+            and failure.token_type == "NAME":
+        return [f"custom op '{failure.value}' is unknown"]
+    optional = {tables.origins[r] for r, _ in complete}
+    skip = set()
+    for r, d in incomplete:  # what would continue a construct that may end here
+        if tables.origins[r] in optional:
+            skip |= _first(g, g.expansions[r][d])
+    left = [t for t in failure.expected if t not in skip] or failure.expected
+    if "custom_op" in _nonterminals(g, failure.state) and failure.token_type == "NAME":
+        return [f"custom op '{failure.value}' is unknown"]
+    for name in _CLOSERS:
+        if name in left:
+            return [f"expected {_terminal_text(tables, name)}, found {found}"]
+    return [f"expected {_terminal_text(tables, left[0])}, found {found}" if left else
+            f"unexpected {found}"]
+
+
+def _found(failure: ParseFailure) -> str:
+    return "end of file" if failure.token_type == "$END" else f"'{failure.value}'"
+
+
+def _nonterminals(g: Grammar, state: int) -> set[str]:
+    return {g.expansions[r][d] for r, d in g.items.get(state, ())
+            if d < len(g.expansions[r])}
+
+
+def _first(g: Grammar, symbol: str, seen: set[str] | None = None) -> set[str]:
+    if symbol.isupper():
+        return {symbol}
+    seen = seen if seen is not None else set()
+    if symbol in seen:
+        return set()
+    seen.add(symbol)
+    out: set[str] = set()
+    for r in g.by_origin.get(symbol, ()):
+        exp = g.expansions[r]
+        if exp:
+            out |= _first(g, exp[0], seen)
+    return out
+
+
+def _enclosing_op(g: Grammar, states: list[int]) -> tuple[OpDef, tuple[Slot, ...], int,
+                                                          int, int] | None:
+    """The op rule being read (innermost): its row, slots, the item in it and how deep
+    in the stack the item's state is."""
+    rules = _op_rules()
+    for depth in range(len(states) - 1, -1, -1):
+        for rule, dot in g.kernel(states[depth]):
+            name = g.tables.names[rule]
+            if name in rules:
+                opdef, slots = rules[name]
+                return opdef, slots, rule, dot, depth
+    return None
+
+
+def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
+              found: str) -> list[str]:
+    symbol = g.expansions[rule][dot]
+    origin = g.tables.origins[rule]
+    opname = op[0].name if op is not None else ""
+    if symbol == "NAME" and op is not None and g.tables.names[rule] == g.tables.names[op[2]]:
+        slot = _slot_at(g, rule, dot, op[1])
+        a = op[0].attr(slot.name) if slot is not None else None
+        if a is not None and a.kind == "enum":
+            return enum_errors(opname, a, failure.value, failure.token_type == "NAME")
+    if symbol in ("type", "types") or (symbol == "NAME" and origin in ("word_type", "type")):
+        prefix = f"custom op 'cuda_tile.{opname}' " if opname else ""
+        return [f"{prefix}expected valid keyword (a type), found {found}"]
+    if symbol in _NONTERMINAL_WORDS:
+        if symbol == "custom_op" and failure.token_type == "NAME":
+            return [f"custom op '{failure.value}' is unknown"]
+        return [f"expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
+    if symbol.isupper():
+        return [f"expected {_terminal_text(g.tables, symbol)}, found {found}"]
+    first = sorted(_first(g, symbol))
+    if len(first) == 1:
+        return [f"expected {_terminal_text(g.tables, first[0])}, found {found}"]
+    return [f"expected {symbol.strip('_').replace('_', ' ')}, found {found}"]
+
+
+def _slot_at(g: Grammar, rule: int, dot: int, slots: tuple[Slot, ...]) -> Slot | None:
+    """The slot of the child that position ``dot`` of an op rule's expansion fills."""
+    r = g.tables.rules[rule]
+    empty = r.options.empty_indices or [False] * len(r.expansion)
+    child = 0
+    position = 0
+    for marker in empty:
+        if marker:  # an absent optional child: None in its place
+            child += 1
+            continue
+        if position == dot:
+            break
+        sym = r.expansion[position]
+        if not (sym.is_term and sym.filter_out):
+            child += 1
+        position += 1
+    return slots[child] if child < len(slots) else None
+
+
+def _terminal_text(tables: Tables, name: str) -> str:
+    word = _TERMINAL_WORDS.get(name)
+    if word is not None:
+        return word
+    entry = tables.terminals.get(name)
+    if entry is None:
+        return f"'{name.lower()}'"
+    regexp, keyword, _, _ = entry
+    if keyword:
+        return "'" + re.sub(r"\\(.)", r"\1", regexp) + "'"
+    return name.lower().replace("_", " ")

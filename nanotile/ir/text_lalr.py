@@ -1,0 +1,476 @@
+"""Runs nanotile/grammar.lark: Lark builds the LALR(1) parser, this module's loop runs it.
+
+Lark (``parser="lalr", lexer="contextual"``) turns the grammar into a parse table, the
+set of terminals the lexer may produce in each parser state (its contextual lexer) and
+one callback per rule that applies the Transformer (nanotile/ir/text_reader.py), so no
+parse tree is built. Lark's own loop is general (interactive parsing, error handlers,
+position tracking) and several times slower than the format engine it replaced, so
+``LalrRunner`` runs the same tables and callbacks in a compact loop:
+
+- the contextual lexer becomes one regex per parser state: what Lark ignores
+  (whitespace, comments, the dialect prefix), then the state's terminals in Lark's
+  order, a keyword that a regex terminal also matches being retyped as Lark does; a
+  keyword is not taken from the start of a longer word (``addfoo`` is not ``addf``);
+- a type spelling read once before comes back as one CACHED_TYPE token (declared in
+  the grammar): a kernel writes the same few types thousands of times.
+
+``parse_with_lark`` runs Lark's own ``Lark.parse`` with the same Transformer; the tests
+check that both read the corpus the same way.
+
+Building the tables takes seconds, so they are kept in a cache file (named by a hash
+of the grammar and of Lark's version) and loaded in milliseconds afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import lark
+from lark import Lark, Token, Tree
+from lark.grammar import Terminal
+from lark.lexer import PatternStr
+from lark.parse_tree_builder import ParseTreeBuilder
+from lark.parsers.lalr_analysis import Shift
+
+GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar.lark"
+STARTS = ["file", "type"]
+LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": STARTS,
+                "maybe_placeholders": True}
+_CACHE_FORMAT = 3
+
+# A type written with angle brackets, nested up to four levels (deeper ones are simply
+# read token by token): what may come back as one CACHED_TYPE.
+_BALANCED = r"<(?:[^<>]|<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>)*>"
+_TYPE_SPELLING = (r"(?:tile|ptr|tensor_view|partition_view|strided_view|gather_scatter_view)"
+                  r"\s*" + _BALANCED)
+_KEYWORD_END = re.compile(r"[\w$.]\Z")
+_IDENTIFIER = r"[A-Za-z_][\w$.]*"  # the grammar's NAME
+_WORD_RE = re.compile(_IDENTIFIER)
+
+
+@dataclass
+class Tables:
+    """What the loop needs from Lark's analysis (picklable, so it can be cached)."""
+
+    actions: list[dict[str, int]]   # per state: terminal or rule -> state (>= 0), ~rule
+    rules: list[Any]                # Lark's Rule objects, in table order
+    sizes: list[int]                # symbols in each rule's expansion
+    origins: list[str]              # each rule's name
+    names: list[str]                # each rule's callback (its alias, or its name)
+    start_states: dict[str, int]
+    end_states: dict[str, int]
+    terminals: dict[str, tuple[str, bool, int, int]]  # name -> regexp, is_keyword, prio, width
+    ignore: list[str]               # regexps Lark skips between tokens
+    kept: frozenset[str]            # terminals some rule keeps as a child
+
+
+class ParseFailure(Exception):
+    """No action for the next token: the error mapper (text_errors.py) words it."""
+
+    def __init__(self, state: int, token_type: str, value: str, offset: int,
+                 expected: list[str]) -> None:
+        super().__init__(f"unexpected {token_type} {value!r} at {offset}")
+        self.state = state
+        self.token_type = token_type
+        self.value = value
+        self.offset = offset
+        self.expected = expected
+        self.states: list[int] = [state]  # the parser's stacks when it stopped
+        self.values: list[Any] = []
+        self.starts: list[int] = []
+
+
+# ---------------------------------------------------------------------------------------
+# Building (or loading) the tables
+
+
+def grammar_text() -> str:
+    return GRAMMAR_PATH.read_text()
+
+
+def build_lark(transformer: Any = None) -> Lark:
+    """Lark's own parser for the grammar (slow to build the first time; Lark caches it)."""
+    return Lark(grammar_text(), transformer=transformer, cache=True, **LARK_OPTIONS)
+
+
+def _tables_from_lark(parser: Lark) -> Tables:
+    lalr = parser.parser.parser.parser
+    table = lalr.parse_table
+    rules = list(parser.rules)
+    index = {id(r): i for i, r in enumerate(rules)}
+    actions: list[dict[str, int]] = []
+    for state in range(len(table.states)):
+        row: dict[str, int] = {}
+        for sym, (action, arg) in table.states[state].items():
+            # plain strings: Lark's names are Tokens, whose `==` is Python code
+            row[str(sym)] = arg if action is Shift else ~index[id(arg)]
+        actions.append(row)
+    terminals = {}
+    for t in parser.terminals:
+        keyword = isinstance(t.pattern, PatternStr)
+        terminals[str(t.name)] = (t.pattern.to_regexp(), keyword, t.priority,
+                                  t.pattern.max_width)
+    kept = frozenset(str(s.name) for r in rules for s in r.expansion
+                     if isinstance(s, Terminal) and not s.filter_out)
+    ignore = [parser.get_terminal(n).pattern.to_regexp() for n in parser.ignore_tokens]
+    return Tables(actions, rules, [len(r.expansion) for r in rules],
+                  [str(r.origin.name) for r in rules],
+                  [str(r.alias or r.origin.name) for r in rules],
+                  {str(k): v for k, v in table.start_states.items()},
+                  {str(k): v for k, v in table.end_states.items()}, terminals, ignore, kept)
+
+
+def _cache_path(text: str) -> Path:
+    key = hashlib.sha256(f"{_CACHE_FORMAT} {lark.__version__}\n{text}".encode()).hexdigest()
+    return Path(tempfile.gettempdir()) / f"nanotile-grammar-{key[:24]}.pickle"
+
+
+def load_tables() -> Tables:
+    text = grammar_text()
+    path = _cache_path(text)
+    try:
+        with path.open("rb") as f:
+            tables = pickle.load(f)
+        if isinstance(tables, Tables):
+            return tables
+    except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError):
+        pass
+    tables = _tables_from_lark(Lark(text, **LARK_OPTIONS))
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as f:
+            pickle.dump(tables, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:  # a read-only temporary directory: build again next time
+        tmp.unlink(missing_ok=True)
+    return tables
+
+
+# ---------------------------------------------------------------------------------------
+# The contextual lexer, one regex per parser state
+
+
+def _order(tables: Tables, names: list[str]) -> list[str]:
+    """Lark's order of trying terminals: priority, then width, then pattern length."""
+    def key(n: str) -> tuple:
+        regexp, _, priority, width = tables.terminals[n]
+        return (-priority, -width, -len(regexp), n)
+    return sorted(names, key=key)
+
+
+def _state_lexer(tables: Tables, names: list[str]) -> tuple[re.Pattern[str], dict]:
+    """A regex for these terminals, and how to type what its `_WORD` group matched.
+
+    Keywords that are words (``addf``, ``tile``, ``iter_values``) are not alternatives
+    of their own: one `_WORD` group matches any word, and the table says which keyword
+    it is, or NAME when the state takes a NAME (Lark's `unless': a NAME that spells a
+    keyword is that keyword), or nothing (no token of this state is there). A keyword
+    is thus never read from the start of a longer word (``addfoo`` is not ``addf``)."""
+    regexps = {n: tables.terminals[n][0] for n in names if n in tables.terminals}
+    words = {_unescape(regexps[n]): n for n in regexps
+             if tables.terminals[n][1] and _WORD_RE.fullmatch(_unescape(regexps[n]))}
+    name = next((n for n in regexps if regexps[n] == _IDENTIFIER), None)
+    table: dict[str, str | None] = dict(words)
+    table[""] = name  # any other word
+    alternatives = []
+    if "CACHED_TYPE" in names:
+        alternatives.append(f"(?P<CACHED_TYPE>{_TYPE_SPELLING})")
+    # where words are tried: in NAME's place, or else after the terminals Lark tries
+    # first for their priority (BOOL's `true`), which no other terminal can match
+    others = _order(tables, [n for n in regexps if n not in words.values()])
+    at = others.index(name) if name else next(
+        (i for i, n in enumerate(others) if tables.terminals[n][2] <= 1), len(others))
+    for i, n in enumerate(others):
+        if i == at and (words or name):
+            alternatives.append(f"(?P<_WORD>{_IDENTIFIER})")
+        if n == name:
+            continue
+        regexp = regexps[n]
+        if tables.terminals[n][1] and _KEYWORD_END.search(_unescape(regexp)):
+            regexp += r"(?![\w$.])"
+        alternatives.append(f"(?P<{n}>{regexp})")
+    if at == len(others) and (words or name):
+        alternatives.append(f"(?P<_WORD>{_IDENTIFIER})")
+    skip = "|".join(tables.ignore)
+    # skipped atomically: a comment is never re-read as tokens when nothing follows it
+    pattern = f"(?>(?:{skip})*)(?:" + "|".join(alternatives) + r"|(?P<_END>\Z))"
+    return re.compile(pattern), table
+
+
+def _unescape(regexp: str) -> str:
+    return re.sub(r"\\(.)", r"\1", regexp)
+
+
+# ---------------------------------------------------------------------------------------
+# The loop
+
+
+class LalrRunner:
+    """Parses text with the tables and a Transformer's callbacks.
+
+    The transformer gets three attributes set before each of its rule callbacks runs:
+    ``start`` and ``end``, the offsets of the text the rule covers, and ``last``, where
+    its last part starts, so that it can place its diagnostics and record where ops
+    were written."""
+
+    def __init__(self, tables: Tables, transformer: Any) -> None:
+        self.tables = tables
+        self.transformer = transformer
+        self.callbacks = [_callback(r, transformer) for r in tables.rules]
+        count = len(tables.actions)
+        self._lexers: list[tuple[Any, Any, dict, int | None] | None] = [None] * count
+        self._plain: list[tuple[Any, Any, dict, int | None] | None] = [None] * count
+        self._root: tuple[re.Pattern[str], dict] | None = None
+        self.type_memo: dict[str, Any] = {}
+        self.kept = tables.kept - {"CACHED_TYPE"}  # terminals that become Tokens
+        # States that take a type next: reading a CACHED_TYPE there would shift it and
+        # at once reduce `type: CACHED_TYPE`; the loop goes to the `type` state directly.
+        self.type_gotos: dict[int, int] = {}
+        for state, row in enumerate(tables.actions):
+            shift = row.get("CACHED_TYPE")
+            goto = row.get("type")
+            if shift is not None and shift >= 0 and goto is not None and goto >= 0:
+                self.type_gotos[state] = goto
+
+    def lexer(self, state: int, cached: bool = True) -> tuple[Any, dict, dict, int | None]:
+        """What the loop needs in a state: its regex's match, the types of words, the
+        action row, and where a CACHED_TYPE goes (or None)."""
+        table = self._lexers if cached else self._plain
+        lex = table[state]
+        if lex is None:
+            names = [k for k in self.tables.actions[state] if k.isupper() and k != "$END"]
+            if not cached:
+                names = [n for n in names if n != "CACHED_TYPE"]
+            regex, words = _state_lexer(self.tables, names)
+            lex = table[state] = (regex.match, words, self.tables.actions[state],
+                                  self.type_gotos.get(state))
+        return lex
+
+    def parse(self, text: str, start: str = "file", pos: int = 0,
+              end: int | None = None) -> Any:
+        """Parse ``text[pos:end]`` from rule ``start``; raise ParseFailure on a syntax
+        error; exceptions of the callbacks pass through."""
+        end = len(text) if end is None else end
+        plain_at = pos if start == "type" else -1  # a type being read for the memo
+        t = self.tables
+        actions, sizes, origins, callbacks = t.actions, t.sizes, t.origins, self.callbacks
+        kept, lexers, memo = self.kept, self._lexers, self.type_memo
+        builder = self.transformer
+        new_str, token = str.__new__, Token
+        end_state = t.end_states[start]
+        state = t.start_states[start]
+        states = [state]
+        values: list[Any] = []
+        starts: list[int] = []
+        while True:
+            lex = lexers[state] or self.lexer(state)
+            if pos == plain_at:
+                lex = self.lexer(state, cached=False)
+            m = lex[0](text, pos, end)
+            if m is None:
+                raise self._failure(self._lex_failure(text, pos, end, state),
+                                    states, values, starts)
+            typ = m.lastgroup
+            if typ == "_END":
+                typ, value, at, word = "$END", None, end, ""
+                next_pos = end
+            else:
+                at, next_pos = m.span(typ)
+                word = text[at:next_pos]
+                if typ == "_WORD":
+                    typ = lex[1].get(word) or lex[1][""]
+                    if typ is None:  # a word, but no keyword of this state, and no NAME
+                        raise self._failure(self._lex_failure(text, pos, end, state),
+                                            states, values, starts)
+                if typ in kept:
+                    value = new_str(token, word)  # a Lark Token, without its slow __new__
+                    value.type, value.start_pos = typ, at
+                elif typ == "CACHED_TYPE":
+                    value = memo.get(word)
+                    if value is None:
+                        value = self._read_type(text, at, next_pos)
+                    if lex[3] is not None:  # shift it as the `type` it stands for
+                        state = lex[3]
+                        states.append(state)
+                        values.append(value)
+                        starts.append(at)
+                        pos = next_pos
+                        continue
+                else:
+                    value = None
+            prev_end = pos
+            row = lex[2]
+            while True:
+                try:
+                    action = row[typ]
+                except KeyError:
+                    raise self._failure(ParseFailure(state, typ, word, at,
+                                                     [k for k in row if k.isupper()]),
+                                        states, values, starts) from None
+                if action >= 0:
+                    state = action
+                    states.append(state)
+                    values.append(value)
+                    starts.append(at)
+                    pos = next_pos
+                    break
+                rule = ~action
+                size = sizes[rule]
+                if size:
+                    children = values[-size:]
+                    builder.start = starts[-size]
+                    builder.last = starts[-1]
+                    del values[-size:], starts[-size:], states[-size:]
+                else:
+                    children = []
+                    builder.start = builder.last = at
+                builder.end = prev_end
+                result = callbacks[rule](children)
+                state = actions[states[-1]][origins[rule]]
+                if typ == "$END" and state == end_state:
+                    return result
+                states.append(state)
+                values.append(result)
+                starts.append(builder.start)
+                row = actions[state]
+
+    @staticmethod
+    def _failure(failure: ParseFailure, states: list[int], values: list[Any],
+                 starts: list[int]) -> ParseFailure:
+        failure.states, failure.values, failure.starts = states, values, starts
+        return failure
+
+    def _read_type(self, text: str, at: int, end: int) -> Any:
+        value = self.parse(text, "type", at, end)
+        if len(self.type_memo) > 4096:  # a bound for machine-made inputs
+            self.type_memo.clear()
+        self.type_memo[text[at:end]] = value
+        return value
+
+    def _lex_failure(self, text: str, pos: int, end: int, state: int) -> ParseFailure:
+        """No terminal of this state matches: find what is there with every terminal
+        (as Lark's contextual lexer does), to say what was found instead."""
+        if self._root is None:
+            names = [n for n in self.tables.terminals if n != "CACHED_TYPE"]
+            self._root = _state_lexer(self.tables, names)
+        expected = [k for k in self.tables.actions[state] if k.isupper()]
+        m = self._root[0].match(text, pos, end)
+        if m is None or m.lastgroup is None:
+            at = pos
+            while at < end and text[at].isspace():
+                at += 1
+            return ParseFailure(state, "", text[at:at + 1], at, expected)
+        typ = m.lastgroup
+        word = m.group(typ)
+        if typ == "_WORD":
+            typ = self._root[1].get(word) or self._root[1][""] or "NAME"
+        if typ == "_END":
+            typ = "$END"
+        return ParseFailure(state, typ, word, m.start(m.lastgroup), expected)
+
+
+# ---------------------------------------------------------------------------------------
+# Rule callbacks: Lark's tree shaping, with the common cases made cheap
+#
+# Lark calls each rule's Transformer method with the rule's children: anonymous tokens
+# (punctuation, keywords) left out, None put where an optional `[...]` part is absent,
+# the children of `_rule`s (and of the repetitions Lark makes of `x*`) spliced in, and
+# a `?rule` with one child replaced by that child. lark.parse_tree_builder does this
+# with a chain of wrapper objects and a Tree for each spliced rule; the same plan run
+# by one closure per rule, with lists to splice, costs a fraction of that.
+
+
+def _callback(rule: Any, transformer: Any) -> Callable[[list], Any]:
+    name = rule.alias or rule.options.template_source or rule.origin.name
+    fn = getattr(transformer, name, None)
+    if fn is None:  # a `_rule` or a repetition Lark made: its children, to splice
+        fn = _children
+    expand1 = rule.options.expand1 and not rule.alias
+    plan = _child_plan(rule)
+    if plan is None:
+        if not expand1:
+            return fn
+        return lambda c: c[0] if len(c) == 1 else fn(c)
+    include, nones_after = plan
+    if any(splice for _, splice, _ in include):
+        if len(include) == 2 and include[0][1] and not include[1][1] and not nones_after \
+                and not include[0][2] and not include[1][2]:
+            head, tail = include[0][0], include[1][0]
+
+            def repeat(c: list) -> Any:  # `list item`: a repetition, one more item
+                out = c[head]
+                out.append(c[tail])
+                return fn(out)
+            return repeat
+        select = partial(_filter, include, nones_after)
+    else:
+        # each child's index in the rule, or -1 where an absent optional part puts None
+        picks = tuple(j for i, _, nones in include for j in (*[-1] * nones, i))
+        picks += (-1,) * nones_after
+        unfiltered = getattr(fn, "unfiltered", None)
+        if unfiltered is not None and not expand1:  # the callback takes them as they are
+            return unfiltered(transformer, picks)
+        if -1 not in picks:
+            def select(c: list) -> list:
+                return [c[i] for i in picks]
+        else:
+            def select(c: list) -> list:
+                return [c[i] if i >= 0 else None for i in picks]
+    if expand1:
+        def filtered_single(c: list) -> Any:
+            c = select(c)
+            return c[0] if len(c) == 1 else fn(c)
+        return filtered_single
+    return lambda c: fn(select(c))
+
+
+def _children(c: list) -> list:
+    return c
+
+
+def _child_plan(rule: Any) -> tuple[list[tuple[int, bool, int]], int] | None:
+    """Lark's plan for a rule's children (parse_tree_builder.maybe_create_child_filter):
+    (index, splice it, Nones before it) per kept child, and Nones at the end; None when
+    the children pass as they are."""
+    chain = ParseTreeBuilder([rule], Tree, False, False, True).rule_builders[0][1]
+    lark_filter = next((w for w in chain if isinstance(w, partial)), None)
+    if lark_filter is None:
+        return None
+    if len(lark_filter.args) == 2:  # ChildFilterLALR
+        return lark_filter.args[0], lark_filter.args[1]
+    return [(i, splice, 0) for i, splice in lark_filter.args[0]], 0  # no placeholders
+
+
+def _filter(plan: list[tuple[int, bool, int]], nones_after: int, c: list) -> list:
+    out: list = []
+    for i, splice, nones in plan:
+        if nones:
+            out += [None] * nones
+        if splice:
+            child = c[i]
+            out += child.children if isinstance(child, Tree) else child
+        else:
+            out.append(c[i])
+    if nones_after:
+        out += [None] * nones_after
+    return out
+
+
+def parse_with_lark(text: str, transformer: Any, start: str = "file") -> Any:
+    """The same parse by Lark's own LALR loop and contextual lexer (for checks)."""
+    parser = _LARK_PARSERS.get(id(transformer))
+    if parser is None:
+        parser = _LARK_PARSERS[id(transformer)] = build_lark(transformer)
+    return parser.parse(text, start=start)
+
+
+_LARK_PARSERS: dict[int, Lark] = {}

@@ -1,0 +1,1253 @@
+"""Tile IR text to Modules: the Transformer Lark applies while it parses grammar.lark.
+
+``read_modules(text, filename)`` is the entry point. Each rule's callback builds its
+part of the IR as the parser reduces it, innermost first, so no parse tree is built:
+
+- ``region_open`` (a region's ``{``) opens a scope with the block arguments its op's
+  header just named (``for %i in ...``, an entry's signature, ``(%a: t, %b: t)``);
+  ``region`` (its ``}``) closes it. An entry's body sees no value from outside.
+- each generated ``op_<name>`` rule (grammar_gen.py) fills a ``ParsedOp`` from its
+  children, guided by the rule's slots; ``op`` then names the results
+  (``%a, %b = ...``), checks the types written for the operands, adds the terminator
+  a region may leave out, and records where the op was written.
+- ``#alias`` uses are resolved once the file is read (a definition may come last).
+
+What the grammar cannot say is checked here with MLIR's messages: an undefined or
+redefined value, a use whose type differs from its definition, an enum keyword that is
+not one of its values, the number of results named.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from types import MappingProxyType
+from typing import Any
+
+from lark import Token
+
+from ..diagnostics import CompileError, Diagnostic
+from . import attrs as A
+from . import types as T
+from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
+from .core import Block, Module, Operation, Region, Value, make_op
+from .enums import MemoryOrderingSemantics, RoundingMode, SymbolVisibility
+from .grammar_gen import OpRule, Slot, op_rules
+from .limits import MAX_NESTING
+from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
+from .text_errors import describe, enum_errors, enum_value, rounding_mode, view_type_error
+from .text_lalr import LalrRunner, ParseFailure, load_tables
+from .text_values import (
+    AliasRef,
+    ArrayRaw,
+    DenseRaw,
+    EnumRaw,
+    TextError,
+    ValueBuilder,
+    has_refs,
+    resolve_refs,
+)
+
+# Ops whose single-block regions get an implicit terminator when the text leaves it out.
+IMPLICIT_TERMINATOR = {"if": "yield", "for": "continue", "loop": "continue",
+                       "entry": "return", "testing$func": "return", "reduce": "yield",
+                       "scan": "yield"}
+TERMINATORS = {"yield", "continue", "break", "return"}
+_VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+_WORD_CHAR = re.compile(r"[\w$.]")
+# optional enum keywords of ops whose cuda-tile parser is generated from a declarative
+# format (load/store_view_tko have parsers of their own, with their own messages)
+_DECLARATIVE_OPTIONAL_ENUMS = {"memory_scope": ("load_ptr_tko", "store_ptr_tko")}
+# ops whose cuda-tile parser (parseMemoryAttributes) refuses any scope after `weak`
+_WEAK_WITHOUT_SCOPE = ("load_view_tko", "store_view_tko")
+_CONSTANT_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or "
+                      "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN")
+_NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
+# Ops whose regions see no value from outside (MLIR's IsolatedFromAbove).
+ISOLATED = {"entry", "testing$func", "module", "cuda_tile.module", "builtin.module"}
+_MODULES = ("cuda_tile.module", "builtin.module")
+
+
+class ParsedOp:
+    """An op as its custom form has been read (filled by the slots of its rule)."""
+
+    __slots__ = ("attrs", "checks", "dense", "opdef", "operands", "regions", "rtypes",
+                 "start", "tokens")
+
+    def __init__(self, opdef: OpDef, start: int) -> None:
+        self.opdef = opdef
+        self.start = start
+        self.operands: dict[str, list[Value]] = {}
+        self.tokens: dict[str, list[Token]] = {}   # where each operand was written
+        self.attrs: dict[str, Any] = {}
+        self.rtypes: dict[str, Any] = {}   # result name -> types, or ("each", type)
+        self.regions: list[Region] = []
+        self.checks: list[tuple[Value, T.Type, int]] = []  # (value, written type, where)
+        self.dense: Any = None
+
+
+class _Scope:
+    """One open region: its block and the values defined in it."""
+
+    __slots__ = ("block", "body", "names", "saved")
+
+    def __init__(self, block: Block | None, saved: list[dict[str, Value]] | None) -> None:
+        self.block = block  # a region's block that counts toward the nesting limit
+        self.body = block
+        self.names: dict[str, Value] = {}
+        self.saved = saved  # the enclosing scopes, when this one is isolated from them
+
+
+class IRBuilder(ValueBuilder):
+    """The stateful callbacks: SSA values, ops, regions, modules, aliases."""
+
+    def reset(self, text: str, filename: str, allow_unregistered: bool) -> None:
+        self.text = text
+        self.filename = filename
+        self.allow_unregistered = allow_unregistered
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.scopes: list[dict[str, Value]] = [{}]
+        self.open: list[_Scope] = []
+        self.region_depth = 0
+        self.pending: tuple[list[tuple[Token, T.Type]], bool] | None = None
+        self.generic: list[tuple[str, bool]] = []
+        self.def_offsets: dict[Value, int] = {}
+        self.aliases: dict[str, tuple[Any, int]] = {}
+        self.alias_values: dict[str, Any] = {}
+        self.resolving: set[str] = set()
+        self.saw_refs = False
+
+    # ------------------------------------------------------------------ positions
+    def line_col(self, offset: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self.line_starts, offset) - 1
+        return i + 1, offset - self.line_starts[i] + 1
+
+    def error(self, messages: str | list[str], offset: int) -> CompileError:
+        line, col = self.line_col(offset)
+        if isinstance(messages, str):
+            messages = [messages]
+        return CompileError([Diagnostic("error", m, self.filename, line, col)
+                             for m in messages])
+
+    def source(self, offset: int, aliases: tuple[str, ...] = ()) -> A.TextPosition:
+        """Where the op whose name starts at ``offset`` was written (and, for an op with
+        other spellings, which one: the verifier's messages use it, as MLIR's)."""
+        extra = _NO_EXTRA
+        for alias in aliases:
+            if self.text.startswith(alias, offset) and \
+                    not _WORD_CHAR.match(self.text, offset + len(alias)):
+                extra = {"spelling": alias}
+        if offset >= 10 and self.text[offset - 1] == "." and \
+                self.text.startswith("cuda_tile.", offset - 10):
+            offset -= 10  # an op's position is that of its name, prefix included
+        return A.TextPosition(self.filename, offset, self.line_starts, extra)
+
+    # ------------------------------------------------------------------ values and scopes
+    def value(self, tok: Token) -> Value:
+        name = tok[1:]
+        scopes = self.scopes
+        v = scopes[-1].get(name)
+        if v is not None:
+            return v
+        for scope in reversed(scopes):
+            v = scope.get(name)
+            if v is not None:
+                return v
+        if name.endswith("#0"):  # `%x#0`: the only result of a single-result op
+            return self.value(tok[:-2])  # type: ignore[arg-type]
+        raise TextError(f"use of undeclared SSA value name '{tok}'", tok.start_pos)
+
+    def define(self, name: str, value: Value, offset: int) -> None:
+        for scope in self.scopes:
+            if name in scope:
+                raise TextError(f"redefinition of SSA value '%{name}'", offset)
+        self.scopes[-1][name] = value
+        self.def_offsets[value] = offset
+
+    def check_type(self, v: Value, t: T.Type, offset: int) -> None:
+        if v.type == t:
+            return
+        name = self.text[offset:offset + 1] == "%" and _VALUE.match(self.text, offset)
+        name = name[0] if name else f"%{v.name_hint or '?'}"
+        err = self.error(f"use of value '{name}' expects different type than "
+                         f"prior uses: '{type_text(t, True)}' vs "
+                         f"'{type_text(v.type, True)}'", offset)
+        where = self.def_offsets.get(v)
+        if where is not None:
+            note = self.error("prior use here", where).diagnostics[0]
+            note.severity = "note"
+            err.diagnostics[0].notes.append(note)
+        raise err
+
+    def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> _Scope:
+        """A region's scope (``counts``: toward the nesting limit; a module's body is not
+        an op's region, and has no block unless written in the generic form)."""
+        if counts and block is not None:
+            if self.region_depth >= MAX_NESTING:  # as the bytecode reader and writer
+                raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
+            self.region_depth += 1
+        scope = _Scope(block if counts else None, self.scopes if isolated else None)
+        scope.body = block
+        if isolated:
+            self.scopes = []
+        self.scopes.append(scope.names)
+        self.open.append(scope)
+        return scope
+
+    def pop_scope(self) -> _Scope:
+        scope = self.open.pop()
+        if scope.block is not None:
+            self.region_depth -= 1
+        self.scopes.pop()
+        if scope.saved is not None:
+            self.scopes = scope.saved
+        return scope
+
+    # ------------------------------------------------------------------ regions
+    def block_arg(self, c: list[Any]) -> tuple[Token, T.Type]:
+        return (c[0], c[1])
+
+    def block_args(self, c: list[Any]) -> list[tuple[Token, T.Type]]:
+        args = [a for a in c if a is not None]
+        self.pending = (args, False)
+        return args
+
+    def entry_args(self, c: list[Any]) -> list[tuple[Token, T.Type]]:
+        return [a for a in c if a is not None]
+
+    def region_open(self, c: list[Any]) -> Block:
+        args, isolated = self.pending or ((), False)
+        self.pending = None
+        block = Block()
+        self.push_scope(block, isolated)
+        for tok, ty in args:
+            name = tok[1:]
+            self.define(name, block.add_argument(ty, _hint(name)), tok.start_pos)
+        return block
+
+    def region(self, c: list[Any]) -> Region:
+        block = c[0]
+        for op in c[1:]:
+            block.append(op)
+        self.pop_scope()
+        _check_terminators(block, self.error)
+        return Region([block])
+
+    def generic_region_open(self, c: list[Any]) -> Block:
+        name, isolated = self.generic[-1] if self.generic else ("", False)
+        block = Block()
+        self.push_scope(block, isolated, counts=name not in _MODULES)
+        return block
+
+    def block_label(self, c: list[Any]) -> None:
+        self.pending = None
+        block = self.open[-1].body
+        for tok, ty in c[1] or ():
+            name = tok[1:]
+            self.define(name, block.add_argument(ty, _hint(name)), tok.start_pos)
+
+    def generic_region(self, c: list[Any]) -> Region:
+        block, label, ops = c[0], c[1], c[2:]
+        self.pop_scope()
+        if label is None and not ops and not block.arguments:
+            return Region([])
+        for op in ops:
+            block.append(op)
+        _check_terminators(block, self.error)
+        return Region([block])
+
+    def generic_regions(self, c: list[Region]) -> list[Region]:
+        return c
+
+    def module_open(self, c: list[Any]) -> None:
+        self.push_scope(None, True)
+
+    # ------------------------------------------------------------------ op headers
+    def iter_value(self, c: list[Token]) -> tuple[Token, Token]:
+        return (c[0], c[1])
+
+    def iter_values(self, c: list[Any]) -> list[tuple[Token, Token]]:
+        return c
+
+    def for_header(self, c: list[Any]) -> dict[str, Any]:
+        unsigned, iv, lb, ub, step, ivt, assigns, types = c
+        p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": []}
+        for name, tok in (("lowerBound", lb), ("upperBound", ub), ("step", step)):
+            v = self.value(tok)
+            p["operands"][name] = [v]
+            p["checks"].append((v, ivt, tok.start_pos))
+        if unsigned is not None:
+            p["attrs"]["unsignedCmp"] = True
+        assigns = assigns or []
+        types = types or []
+        if len(assigns) != len(types):
+            raise TextError("mismatch in number of loop-carried values and defined values")
+        inits = []
+        for (name, tok), ty in zip(assigns, types):
+            v = self.value(tok)
+            inits.append(v)
+            p["checks"].append((v, ty, tok.start_pos))
+        p["operands"]["initValues"] = inits
+        p["rtypes"] = {"resultValues": list(types)}
+        self.pending = ([(iv, ivt), *[(n, t) for (n, _), t in zip(assigns, types)]], False)
+        return p
+
+    def loop_header(self, c: list[Any]) -> dict[str, Any]:
+        assigns, types, results = c
+        assigns = assigns or []
+        if len(assigns) != len(types or []):
+            raise TextError("found different number of iter_values and types")
+        p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": []}
+        inits = []
+        for (name, tok), ty in zip(assigns, types or []):
+            v = self.value(tok)
+            inits.append(v)
+            p["checks"].append((v, ty, tok.start_pos))
+        p["operands"]["initValues"] = inits
+        p["rtypes"] = {"resultValues": list(results or [])}
+        self.pending = ([(n, t) for (n, _), t in zip(assigns, types or [])], False)
+        return p
+
+    def loop_results(self, c: list[Any]) -> dict[str, Any]:
+        self.pending = None
+        return {"operands": {"initValues": []}, "tokens": {}, "attrs": {}, "checks": [],
+                "rtypes": {"resultValues": list(c[0])}}
+
+    def entry_header(self, c: list[Any]) -> dict[str, Any]:
+        sym, args, results, hints, extra = c
+        if isinstance(results, T.Type):
+            results = [results]
+        attrs: dict[str, Any] = {
+            "sym_name": _symbol(sym),
+            "function_type": T.FunctionType(tuple(t for _, t in args), tuple(results or ())),
+        }
+        if hints is not None:
+            attrs["optimization_hints"] = hints
+        if extra is not None:
+            attrs.update(self.convert_attr_dict(None, extra))
+        self.pending = (args, True)
+        return {"operands": {}, "tokens": {}, "attrs": attrs, "checks": [], "rtypes": {}}
+
+    def make_tensor_view_body(self, c: list[Any]) -> dict[str, Any]:
+        base, shape, strides, extra, ty, view_ty = c
+        p: dict[str, Any] = {"operands": {"base": [self.value(base)]}, "tokens": {},
+                             "attrs": {}, "checks": [], "rtypes": {}}
+        if extra is not None:
+            p["attrs"].update(self.convert_attr_dict(lookup("make_tensor_view"), extra))
+        dynamic = [t for t in shape + strides if t.type == "VALUE"]
+        if view_ty is None:
+            if dynamic:
+                raise TextError("expected '->' and the tensor_view type after the index type",
+                                self.end)
+            view_ty = ty
+        else:
+            for tok in dynamic:
+                p["checks"].append((self.value(tok), ty, tok.start_pos))
+        if not isinstance(view_ty, T.TensorViewType):
+            raise TextError(f"expected a tensor_view type, got '{view_ty}'", self.end)
+        _check_mixed(shape, view_ty.shape, "shape")
+        _check_mixed(strides, view_ty.strides, "strides")
+        p["operands"]["dynamicShape"] = [self.value(t) for t in shape if t.type == "VALUE"]
+        p["operands"]["dynamicStrides"] = [self.value(t) for t in strides if t.type == "VALUE"]
+        p["rtypes"]["result"] = [view_ty]
+        return p
+
+    def mixed_list(self, c: list[Any]) -> list[Token]:
+        return [t for t in c if t is not None]
+
+    def rounding(self, c: list[Token]) -> Token:
+        return c[0]
+
+    def values(self, c: list[Token]) -> list[Token]:
+        return c
+
+    # ------------------------------------------------------------------ ops
+    def named_op(self, c: list[Any]) -> Operation:
+        """`%a, %b:2 = op ...`: the names come as (name, `:N` or None) pairs."""
+        op, loc = c[-2], c[-1]
+        if loc is not None:
+            self.located(op, loc)
+        if len(c) == 4 and c[1] is None and len(op.results) == 1:  # `%x = op ...`
+            tok = c[0]
+            name = tok[1:]
+            v = op.results[0]
+            v.name_hint = None if name.isdigit() else name
+            self.define(name, v, tok.start_pos)
+            return op
+        self.bind_results(op, [(c[i], 1 if c[i + 1] is None else int(c[i + 1]))
+                               for i in range(0, len(c) - 2, 2)])
+        return op
+
+    def _named_op_unfiltered(self, picks: tuple[int, ...]) -> Any:
+        """named_op reading the rule's children as they are (see text_lalr's hook): for
+        `%x = op` (name at 0, op at 2, no `:N`, no location) in one step."""
+        if picks != (0, -1, 2, -1):
+            return lambda c: self.named_op([c[i] if i >= 0 else None for i in picks])
+        define = self.define
+
+        def one_name(c: list[Any]) -> Operation:
+            op = c[2]
+            if len(op.results) != 1:
+                return self.named_op([c[0], None, op, None])
+            tok = c[0]
+            name = tok[1:]
+            v = op.results[0]
+            v.name_hint = None if name.isdigit() else name
+            define(name, v, tok.start_pos)
+            return op
+        return one_name
+
+    def op(self, c: list[Any]) -> Operation:
+        op, loc = c
+        if loc is not None:
+            self.located(op, loc)
+        return op
+
+    def located(self, op: Operation, loc: Any) -> None:
+        op.location = loc
+        if not self.saw_refs and has_refs(loc):
+            self.saw_refs = True
+
+    def build(self, p: ParsedOp, operand_names: tuple[str, ...],
+              results: tuple[tuple[str, bool], ...], variable: bool,
+              implicit: str | None) -> Operation:
+        """The op of a ParsedOp: its result types, the checks of the types written for
+        its operands, the terminator its regions may leave out."""
+        rtypes: list[T.Type] = []
+        got = p.rtypes
+        for name, may_lack in results:
+            ts = got.get(name)
+            if ts is None:
+                if may_lack:
+                    continue
+                raise TextError(f"internal: the format of '{p.opdef.name}' gives no type for "
+                                f"result '{name}'", p.start)
+            if type(ts) is tuple:  # `type*`: one type for each index dimension
+                ts = [ts[1]] * _index_rank(p)
+            rtypes += ts
+        for v, ty, offset in p.checks:
+            if v.type is not ty:  # parsed types are shared objects: usually identical
+                self.check_type(v, ty, offset)
+        vals = p.operands
+        if "token" in vals:  # token operands have no written type
+            for v in vals["token"]:
+                self.check_type(v, T.TOKEN, p.tokens["token"][0].start_pos)
+        for name, ty in IMPLIED_OPERAND_TYPES.get(p.opdef.name, ()):
+            for v, tok in zip(vals.get(name, ()), p.tokens.get(name, ())):
+                self.check_type(v, ty, tok.start_pos)
+        if variable:
+            operands: list[Value] = []
+            segments: list[int] | None = []
+            for name in operand_names:
+                group = vals.get(name, ())
+                operands += group
+                segments.append(len(group))  # type: ignore[union-attr]
+        else:
+            operands = [vals[name][0] for name in operand_names]
+            segments = None
+        op = Operation(p.opdef.name, operands, [], _with_defaults(p.opdef, p.attrs),
+                       p.regions, segments)
+        op.results = [Value(t, op, i) for i, t in enumerate(rtypes)]
+        if p.regions:
+            for region in p.regions:
+                region.parent = op
+            if implicit is not None:
+                _add_terminators(op)
+        op.source = self.source(p.start, p.opdef.aliases)
+        return op
+
+    def bind_results(self, op: Operation, results: list[tuple[Token, int]]) -> None:
+        scope = self.scopes[-1]
+        if len(results) == 1 and results[0][1] == 1 and len(op.results) == 1:
+            tok = results[0][0]
+            name = tok[1:]
+            v = op.results[0]
+            v.name_hint = _hint(name)
+            self.define(name, v, tok.start_pos)
+            return
+        total = sum(n for _, n in results)
+        first = results[0][0].start_pos
+        if not op.results:
+            raise TextError("cannot name an operation with no results", first)
+        if total != len(op.results):
+            raise TextError(f"operation defines {len(op.results)} results but was provided "
+                            f"{total} to bind", first)
+        i = 0
+        for tok, count in results:
+            name = tok[1:]
+            for j in range(count):
+                v = op.results[i]
+                v.name_hint = _hint(name) if j == 0 else f"{name}#{j}"
+                if j == 0:
+                    self.define(name, v, tok.start_pos)
+                scope[f"{name}#{j}"] = v
+                self.def_offsets[v] = tok.start_pos
+                i += 1
+
+    # ------------------------------------------------------------------ the generic form
+    def generic_head(self, c: list[Any]) -> tuple[Token, list[Token], Any]:
+        name = parse_string_literal(str(c[0]))
+        short = name.removeprefix("cuda_tile.")
+        known = lookup(short) if name.startswith("cuda_tile.") or "." not in name else None
+        self.generic.append((name, short in ISOLATED or name in ISOLATED or known is None))
+        return (c[0], c[1] or [], c[2])
+
+    def generic_op(self, c: list[Any]) -> Operation:
+        (name_tok, operand_toks, props), regions, extra, ft = c
+        self.generic.pop()
+        full = parse_string_literal(str(name_tok))
+        operands = [self.value(t) for t in operand_toks]
+        if len(ft.inputs) != len(operands):
+            raise TextError(f"expected {len(operands)} operand types, got {len(ft.inputs)}",
+                            self.end)
+        for v, ty, tok in zip(operands, ft.inputs, operand_toks):
+            self.check_type(v, ty, tok.start_pos)
+        raw = list(props or []) + list(extra or [])
+        regions = regions or []
+        short = full.removeprefix("cuda_tile.")
+        opdef = lookup(short) if full.startswith("cuda_tile.") or "." not in full else None
+        start = name_tok.start_pos
+        if opdef is None:
+            op = self._unknown_generic(full, operands, ft, raw, regions, name_tok)
+        else:
+            op = self._known_generic(opdef, operands, ft, raw, regions, name_tok)
+        op.source = self.source(start)
+        return op
+
+    def _unknown_generic(self, full: str, operands: list[Value], ft: T.FunctionType,
+                         raw: list[Any], regions: list[Region], name_tok: Token) -> Operation:
+        if full in ("builtin.module", "cuda_tile.testing$func"):  # the verifier checks them
+            attrs = {key: self.convert(TESTING_FUNC.attr(key), v, at)
+                     for key, v, at, _ in raw}
+            name = full.removeprefix("cuda_tile.")
+            return make_op(name, operands, list(ft.results), attrs, regions)
+        if not self.allow_unregistered:
+            dialect = full.split(".", 1)[0] if "." in full else full
+            raise TextError(f"unregistered operation '{full}' found in dialect ('{dialect}') "
+                            f"that does not allow unknown operations", name_tok.start_pos)
+        attrs = {key: A.OpaqueAttr(text) for key, _, _, text in raw}
+        return make_op(full, operands, list(ft.results), attrs, regions)
+
+    def _known_generic(self, opdef: OpDef, operands: list[Value], ft: T.FunctionType,
+                       raw: list[Any], regions: list[Region], name_tok: Token) -> Operation:
+        at = name_tok.start_pos
+        attrs: dict[str, Any] = {}
+        segments = None
+        for key, v, offset, _ in raw:
+            if key == "operandSegmentSizes":
+                if not isinstance(v, ArrayRaw):
+                    raise TextError("expected array<...>", offset)
+                segments = [int(x) for x in v.values]
+                continue
+            attrs[key] = self.convert(opdef.attr(key), v, offset)
+        for a in opdef.attrs:
+            if (a.name not in attrs and not a.optional and a.kind != "unit"
+                    and a.default is None and a.since <= "13.1"):
+                raise TextError(f"'cuda_tile.{opdef.name}' op requires attribute '{a.name}'", at)
+        if opdef.has_variable_operands and segments is None:
+            segments = _default_segments(opdef, len(operands), at)
+        if segments is not None and sum(segments) != len(operands):
+            raise TextError("operandSegmentSizes does not match the number of operands", at)
+        if opdef.name == "if" and len(regions) == 1:
+            regions.append(Region([]))  # no else branch
+        if len(regions) != opdef.regions:
+            raise TextError(f"'cuda_tile.{opdef.name}' op requires {opdef.regions} region(s), "
+                            f"got {len(regions)}", at)
+        for i, r in enumerate(regions):
+            if not r.blocks and not (opdef.name == "if" and i == 1):
+                raise TextError(f"'cuda_tile.{opdef.name}' op region #{i} must not be empty", at)
+        op = make_op(opdef.name, operands, list(ft.results), _with_defaults(opdef, attrs),
+                     regions, segments if opdef.has_variable_operands else None)
+        _add_terminators(op)
+        return op
+
+    # ------------------------------------------------------------------ attribute dictionaries
+    def attr_entry(self, c: list[Any]) -> tuple[str, Any, int, str]:
+        key_tok, value = c
+        key = str(key_tok)
+        if key.startswith('"'):
+            key = parse_string_literal(key)
+        if value is None:
+            return (key, True, key_tok.start_pos, "unit")
+        source = self.text[self.start:self.end]
+        text = source.split("=", 1)[1].strip() if "=" in source else source
+        return (key, value, key_tok.start_pos, text)
+
+    def attr_dict(self, c: list[Any]) -> list[tuple[str, Any, int, str]]:
+        return [e for e in c if e is not None]
+
+    def convert_attr_dict(self, opdef: OpDef | None, entries: list[Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value, offset, _ in entries:
+            a = opdef.attr(key) if opdef is not None else None
+            out[key] = self.convert(a, value, offset)
+        return out
+
+    def convert(self, a: AttrDef | None, v: Any, offset: int) -> Any:
+        """A generic attribute value as the op table's kind for it wants it."""
+        try:
+            return _convert(a, v)
+        except AsmError as e:
+            raise TextError(e.message, offset) from None
+
+    # ------------------------------------------------------------------ modules
+    def alias_def(self, c: list[Any]) -> None:
+        tok, value = c
+        name = str(tok)
+        if name in self.aliases:
+            raise TextError(f"redefinition of attribute alias id '{name[1:]}'", tok.start_pos)
+        self.aliases[name] = (value, tok.start_pos)
+
+    def cuda_module(self, c: list[Any]) -> Module:
+        sym, extra = c[0], c[1]
+        items, loc = c[3:-1], c[-1]
+        self.pop_scope()
+        m = Module(_symbol(sym))
+        m.source = self.source(self.start)
+        if extra is not None:
+            attrs = self.convert_attr_dict(lookup("module"), extra)
+            producer = attrs.pop("producer", None)
+            if producer is not None:
+                m.producer = getattr(producer, "value", producer)
+            m.attributes.update(attrs)
+        m.items = [op for op in items if op is not None]
+        for op in m.items:
+            op.parent = None
+        if loc is not None:
+            m.location = loc
+            self.saw_refs = self.saw_refs or has_refs(loc)
+        return m
+
+    def builtin_module(self, c: list[Any]) -> list[Module]:
+        items = c[4:-1]
+        self.pop_scope()
+        return _group_modules(items)
+
+    def file(self, c: list[Any]) -> list[Module]:
+        return _group_modules(c)
+
+
+def _group_modules(items: list[Any]) -> list[Module]:
+    """Modules as written, the loose items of this level in one bare module (the first
+    loose item's place), generic module ops turned into Modules."""
+    out: list[Module] = []
+    bare: Module | None = None
+    for item in items:
+        if item is None:
+            continue
+        if isinstance(item, Module):
+            out.append(item)
+        elif isinstance(item, list):
+            out.extend(item)
+        elif item.name in ("module", "builtin.module"):
+            out.extend(_from_generic(item))
+        else:
+            if bare is None:
+                bare = Module(None)
+                out.append(bare)
+            item.parent = None
+            bare.items.append(item)
+    return out
+
+
+def _from_generic(op: Operation) -> list[Module]:
+    """A generic ``builtin.module`` / ``cuda_tile.module`` op as Modules."""
+    ops = [inner for r in op.regions for b in r.blocks for inner in b.ops]
+    if op.name == "builtin.module":
+        return _group_modules(ops)
+    m = Module(op.attributes.get("sym_name"))
+    producer = op.attributes.get("producer")
+    if producer is not None:
+        m.producer = producer
+    for item in ops:
+        item.parent = None
+        m.items.append(item)
+    m.location = op.location
+    return [m]
+
+
+# ---------------------------------------------------------------------------------------
+# Custom-form ops: one callback per generated rule, driven by its slots
+
+
+def _op_callback(rule: OpRule) -> Any:
+    fast = _simple_op_callback(rule)
+    if fast is not None:
+        return fast
+    opdef, slots = rule.opdef, rule.slots
+    steps = tuple((_SLOT_STEPS[s.kind], s) for s in slots)
+    count = len(steps)
+    fixup = _FIXUPS.get(opdef.name)
+    operand_names = tuple(o.name for o in opdef.operands)
+    results = tuple((r.name, r.variadic or r.since > "13.1") for r in opdef.results)
+    variable = opdef.has_variable_operands
+    implicit = IMPLICIT_TERMINATOR.get(opdef.name)
+
+    def callback(self: IRBuilder, c: list[Any]) -> Operation:
+        if len(c) != count:
+            raise AssertionError(f"{rule.name}: {len(c)} children for {count} slots")
+        p = ParsedOp(opdef, self.start)
+        for (step, slot), child in zip(steps, c):
+            if child is not None:
+                step(self, p, slot, child)
+        if fixup is not None:
+            fixup(self, p)
+        return self.build(p, operand_names, results, variable, implicit)
+    callback.__name__ = rule.name
+    return callback
+
+
+_SIMPLE_SLOTS = {"operand", "type", "attr", "unit", "rounding", "units", "attrdict"}
+_SIMPLE_ATTRS = {"enum", "int", "bool", "string", "symbol", "unit"}
+
+
+def _simple_op_callback(rule: OpRule) -> Any:
+    """The common shape (single operands, one type for several values, keyword
+    attributes), built in one step: most ops of a kernel are such ops."""
+    opdef, slots = rule.opdef, rule.slots
+    if (opdef.has_variable_operands or opdef.regions or opdef.name in _FIXUPS
+            or any(r.variadic for r in opdef.results)
+            or any(s.kind not in _SIMPLE_SLOTS for s in slots)
+            or any(s.kind == "attr" and opdef.attr(s.name).kind not in _SIMPLE_ATTRS
+                   for s in slots)):
+        return None
+    index = {s.name: i for i, s in enumerate(slots) if s.kind == "operand"}
+    operand_children = tuple(index[o.name] for o in opdef.operands)
+    result_index = {r.name: i for i, r in enumerate(opdef.results)}
+    checks: list[tuple[int, int]] = []        # (child holding the type, operand index)
+    result_types: list[int | None] = [None] * len(opdef.results)
+    for i, s in enumerate(slots):
+        if s.kind == "type":
+            for name in s.names:
+                if name in result_index:
+                    result_types[result_index[name]] = i
+                else:
+                    checks.append((i, [o.name for o in opdef.operands].index(name)))
+    if any(t is None and r.since <= "13.1" for t, r in zip(result_types, opdef.results)):
+        return None
+    attr_children = {s.name: (i, s.kind) for i, s in enumerate(slots)
+                     if s.kind in ("attr", "unit", "rounding")}
+    units_slot = next((i for i, s in enumerate(slots) if s.kind == "units"), None)
+    extra_slot = next((i for i, s in enumerate(slots) if s.kind == "attrdict"), None)
+    name = opdef.name
+    types_slots = tuple(t for t in result_types if t is not None)
+    rounding_default = RoundingMode.nearest_int_to_zero if name == "ftoi" else None
+
+    def unfiltered(self: IRBuilder, picks: tuple[int, ...]) -> Any:
+        """The callback of one alternative of the rule, reading the rule's children
+        where the alternative has them (``picks[slot]``; -1: that part is absent)."""
+        def at(slot: int | None) -> int | None:
+            return None if slot is None or picks[slot] < 0 else picks[slot]
+        operand_at = tuple(picks[i] for i in operand_children)
+        check_at = tuple((picks[i], k) for i, k in checks)
+        type_at = tuple(picks[t] for t in types_slots)
+        units, extra = at(units_slot), at(extra_slot)
+        plan = []
+        for a in opdef.attrs:
+            i, kind = attr_children.get(a.name, (None, ""))
+            default = a.default if a.default is not None else (
+                rounding_default if a.name == "rounding_mode" else None)
+            plan.append((a, at(i), kind, default))
+        value, source, define_attr = self.value, self.source, _simple_attr
+        aliases = opdef.aliases
+
+        def callback(c: list[Any]) -> Operation:
+            operands = [value(c[i]) for i in operand_at]
+            for i, k in check_at:
+                if operands[k].type is not c[i]:
+                    self.check_type(operands[k], c[i], c[operand_at[k]].start_pos)
+            attrs: dict[str, Any] = {}
+            for a, i, kind, default in plan:
+                child = c[i] if i is not None else None
+                if child is not None:
+                    attrs[a.name] = define_attr(name, a, kind, child)
+                elif units is not None and a.name in c[units]:
+                    attrs[a.name] = True
+                elif default is not None:
+                    attrs[a.name] = default
+            if extra is not None:
+                attrs.update(self.convert_attr_dict(opdef, c[extra]))
+            op = Operation(name, operands, [], attrs)
+            op.results = [Value(c[t], op, r) for r, t in enumerate(type_at)]
+            op.source = source(self.start, aliases)
+            return op
+        return callback
+
+    def callback(self: IRBuilder, c: list[Any]) -> Operation:  # Lark's own loop calls this
+        return unfiltered(self, tuple(-1 if x is None else i for i, x in enumerate(c)))(c)
+    callback.__name__ = rule.name
+    callback.unfiltered = unfiltered  # type: ignore[attr-defined]
+    return callback
+
+
+def _simple_attr(opname: str, a: AttrDef, slot_kind: str, child: Token) -> Any:
+    k = a.kind
+    if k == "unit":
+        return True
+    if slot_kind == "rounding":
+        mode = rounding_mode(opname, str(child))
+        if isinstance(mode, str):
+            raise TextError(mode, child.start_pos)
+        return mode
+    if k == "enum":
+        member = enum_value(a.enum, str(child))  # type: ignore[arg-type]
+        if member is None:
+            raise TextError(enum_errors(opname, a, str(child), True), child.start_pos)
+        return member
+    if k == "int":
+        return int(child)
+    if k == "bool":
+        return child == "true"
+    if k == "string":
+        return parse_string_literal(str(child))
+    return _symbol(child)
+
+
+def _operand(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
+    p.operands[s.name] = [self.value(tok)]
+    p.tokens[s.name] = [tok]
+
+
+def _operands(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
+    p.operands[s.name] = [self.value(t) for t in toks]
+    p.tokens[s.name] = toks
+
+
+def _type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
+    for name in s.names:
+        vals = p.operands.get(name)
+        if vals is not None:
+            for v, tok in zip(vals, p.tokens[name]):
+                p.checks.append((v, ty, tok.start_pos))
+        elif p.opdef.operand(name) is None:
+            p.rtypes[name] = [ty]
+
+
+def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
+    for name in s.names:
+        vals = p.operands.get(name)
+        if vals is not None:
+            if len(vals) != len(types):
+                raise TextError(f"expected {len(vals)} types, got {len(types)}", self.end)
+            for v, ty, tok in zip(vals, types, p.tokens[name]):
+                p.checks.append((v, ty, tok.start_pos))
+        elif p.opdef.operand(name) is None:
+            p.rtypes[name] = list(types)
+
+
+def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
+    if p.opdef.name == "get_tensor_shape":
+        src = p.operands["src"][0].type
+        if not isinstance(src, T.TensorViewType):
+            raise TextError(f"expected tensor_view, got '{type_text(src, True)}'", self.end)
+    for name in s.names:
+        vals = p.operands.get(name)
+        if vals is not None:
+            for v, tok in zip(vals, p.tokens[name]):
+                p.checks.append((v, ty, tok.start_pos))
+        else:
+            p.rtypes[name] = ("each", ty)
+
+
+def _attr(self: IRBuilder, p: ParsedOp, s: Slot, child: Any) -> None:
+    a = p.opdef.attr(s.name)
+    assert a is not None
+    k = a.kind
+    if k == "enum":
+        if s.name == "memory_scope" and p.opdef.name in _WEAK_WITHOUT_SCOPE and \
+                p.attrs.get("memory_ordering_semantics") is MemoryOrderingSemantics.weak:
+            raise TextError(f'operation specifies weak memory ordering semantics, but then '
+                            f'provides "{child}" scope, expected no memory scope.',
+                            child.start_pos)
+        member = enum_value(a.enum, str(child))  # type: ignore[arg-type]
+        if member is None and p.opdef.name in _DECLARATIVE_OPTIONAL_ENUMS.get(s.name, ()):
+            # cuda-tile's generated parser takes `(memory_scope)?` only for a scope
+            # keyword: another word is where the source operand should be
+            raise TextError("expected SSA operand", child.start_pos)
+        if member is None:
+            raise TextError(enum_errors(p.opdef.name, a, str(child), True), child.start_pos)
+        p.attrs[s.name] = member
+    elif k == "int":
+        p.attrs[s.name] = int(child)
+    elif k == "bool":
+        p.attrs[s.name] = str(child) == "true"
+    elif k == "string":
+        p.attrs[s.name] = parse_string_literal(str(child))
+    elif k == "symbol":
+        p.attrs[s.name] = _symbol(child)
+    elif k == "bool_array":
+        p.attrs[s.name] = tuple(bool(x) for x in child)
+    else:  # i32_array, predicate, identities, hints, type: built by their own rules
+        p.attrs[s.name] = child
+
+
+def _unit(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
+    p.attrs[s.name] = True
+
+
+def _attrdict(self: IRBuilder, p: ParsedOp, s: Slot, entries: list[Any]) -> None:
+    p.attrs.update(self.convert_attr_dict(p.opdef, entries))
+
+
+def _rounding(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
+    mode = rounding_mode(p.opdef.name, str(tok))
+    if isinstance(mode, str):
+        raise TextError(mode, tok.start_pos)
+    p.attrs[s.name] = mode
+
+
+def _units(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
+    for tok in toks:
+        p.attrs[str(tok)] = True
+
+
+def _dense(self: IRBuilder, p: ParsedOp, s: Slot, literal: Any) -> None:
+    p.dense = literal
+
+
+def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
+    elem_name, values, at = p.dense
+    if s.name and not isinstance(ty, T.TileType):  # what cuda-tile's constant parser says
+        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' result #0 must be tile of "
+                        f"{_CONSTANT_ELEMENTS} values, but got '{type_text(ty, True)}'",
+                        self.last)
+    bare = ty
+    if isinstance(ty, T.TileType) and ty.layout is not None:  # tile-layout: the value's
+        bare = T.TileType(ty.shape, ty.element)                # layout, not the constant's
+    try:
+        p.attrs["value"] = make_dense(values, elem_name, bare)
+    except AsmError as e:
+        raise TextError(e.message, self.end if "tile" in e.message else at) from None
+    if s.name:
+        p.rtypes[s.name] = [ty]
+
+
+def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
+    p.attrs[s.name] = SymbolVisibility[str(tok)]
+
+
+def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
+    vals = p.operands.get(s.name, [])
+    if len(types) == 1:
+        types = types * len(vals)
+    if len(types) != len(vals):
+        raise TextError(f"expected {len(vals)} index types, got {len(types)}", self.end)
+    for v, ty, tok in zip(vals, types, p.tokens.get(s.name, [])):
+        p.checks.append((v, ty, tok.start_pos))
+
+
+def _region(self: IRBuilder, p: ParsedOp, s: Slot, region: Region) -> None:
+    p.regions.append(region)
+
+
+def _ignore(self: IRBuilder, p: ParsedOp, s: Slot, child: Any) -> None:
+    pass
+
+
+def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: dict[str, Any]) -> None:
+    p.operands.update(header["operands"])
+    p.attrs.update(header["attrs"])
+    p.checks.extend(header["checks"])
+    p.rtypes.update(header["rtypes"])
+    for name in header["operands"]:
+        p.tokens.setdefault(name, [])
+
+
+_SLOT_STEPS = {
+    "operand": _operand, "operands": _operands, "type": _type, "types": _types,
+    "type_each": _type_each, "attr": _attr, "unit": _unit, "attrdict": _attrdict,
+    "rounding": _rounding, "units": _units, "dense": _dense, "dense_type": _dense_type,
+    "visibility": _visibility, "index_types": _index_types, "region": _region,
+    "block_args": _ignore, "for": _header, "loop": _header, "entry": _header,
+    "make_tensor_view": _header,
+}
+
+
+def _load_ptr_operands(self: IRBuilder, p: ParsedOp) -> None:
+    """`load_ptr_tko %p, %x : ..., T`: a lone optional operand is the mask when it is a
+    tile of i1, otherwise the padding value (the text does not say which)."""
+    mask = p.operands.get("mask")
+    if mask and not p.operands.get("paddingValue"):
+        t = mask[0].type
+        if not (isinstance(t, T.TileType) and t.element == T.I1):
+            p.operands["paddingValue"] = mask
+            p.tokens["paddingValue"] = p.tokens["mask"]
+            p.operands["mask"] = []
+
+
+def _if_regions(self: IRBuilder, p: ParsedOp) -> None:
+    if len(p.regions) == 1:
+        p.regions.append(Region([]))  # no else branch
+
+
+def _view_result(self: IRBuilder, p: ParsedOp) -> None:
+    message = view_type_error(p.opdef.name, p.rtypes["result"][0])
+    if message:
+        raise TextError(message, self.last)
+
+
+_FIXUPS = {"load_ptr_tko": _load_ptr_operands, "if": _if_regions,
+           "make_partition_view": _view_result, "make_strided_view": _view_result,
+           "make_gather_scatter_view": _view_result}
+
+def _list_callback(self: IRBuilder, c: list[Any]) -> list[Any]:
+    return c
+
+
+IRBuilder.named_op.unfiltered = IRBuilder._named_op_unfiltered  # type: ignore[attr-defined]
+
+
+for _rule in op_rules():
+    setattr(IRBuilder, _rule.name, _op_callback(_rule))
+    for _helper in _rule.helpers:
+        if not _helper.startswith("_"):  # `flags_...`: the keywords written, as a list
+            setattr(IRBuilder, _helper, _list_callback)
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers
+
+
+def _hint(name: str) -> str | None:
+    """Numeric names (``%0``) carry no meaning: the printer renumbers them."""
+    return None if name.isdigit() else name
+
+
+def _symbol(tok: Token) -> str:
+    body = str(tok)[1:]
+    return parse_string_literal(body) if body.startswith('"') else body
+
+
+def _index_rank(p: ParsedOp) -> int:
+    """Result count of `type*` results when no names were written: the index rank."""
+    for vals in p.operands.values():
+        for v in vals:
+            t = v.type
+            if isinstance(t, T.TensorViewType):
+                return t.rank
+            if isinstance(t, T.VIEW_TYPES):
+                return len(t.tile_shape)  # type: ignore[union-attr]
+    return 1
+
+
+def _check_mixed(items: list[Token], dims: tuple[Any, ...], what: str) -> None:
+    if len(items) != len(dims):
+        raise TextError(f"expected {len(dims)} {what} values for the tensor_view type, got "
+                        f"{len(items)}", items[0].start_pos if items else None)
+    for tok, d in zip(items, dims):
+        is_int = tok.type != "VALUE"
+        if is_int != (d is not None) or (is_int and int(tok) != d):
+            raise TextError(f"{what} {tok if is_int else 'value'} does not match the "
+                            f"tensor_view type's {'?' if d is None else d}", tok.start_pos)
+
+
+def _check_terminators(block: Block, error: Any) -> None:
+    for op in block.ops[:-1]:
+        if op.name in TERMINATORS:
+            msg = f"'{op.name}' op must be the last operation in the parent block"
+            src = op.source
+            raise CompileError(Diagnostic("error", msg, src.filename, src.line, src.column))
+
+
+def _add_terminators(op: Operation) -> None:
+    implicit = IMPLICIT_TERMINATOR.get(op.name)
+    if implicit is None:
+        return
+    for region in op.regions:
+        for block in region.blocks:
+            last = block.ops[-1] if block.ops else None
+            if last is None or last.name not in TERMINATORS:
+                block.append(make_op(implicit, [], [], operand_segments=[0]))
+
+
+def _with_defaults(opdef: OpDef, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Attributes with every defaulted one that the text left out filled in (as
+    bytecode has them), in the op table's order, extra attributes last."""
+    if not opdef.attrs:
+        return dict(attrs)
+    out: dict[str, Any] = {}
+    for a in opdef.attrs:
+        if a.name in attrs:
+            out[a.name] = attrs[a.name]
+        elif a.default is not None:
+            out[a.name] = a.default
+        elif a.name == "rounding_mode" and opdef.name == "ftoi":
+            out[a.name] = RoundingMode.nearest_int_to_zero  # the one integer rounding
+    out.update((k, v) for k, v in attrs.items() if k not in out)
+    return out
+
+
+def _default_segments(opdef: OpDef, n: int, at: int) -> list[int]:
+    fixed = sum(1 for o in opdef.operands if o.kind == "single")
+    var = [o for o in opdef.operands if o.kind != "single"]
+    if len(var) == 1:
+        return [1 if o.kind == "single" else n - fixed for o in opdef.operands]
+    if n == fixed:
+        return [1 if o.kind == "single" else 0 for o in opdef.operands]
+    raise TextError(f"'{opdef.name}' needs operandSegmentSizes in the generic form", at)
+
+
+def _convert(a: AttrDef | None, v: Any) -> Any:
+    """A generic attribute value (as the grammar's callbacks built it) in the form the
+    op table's attribute kind stores."""
+    kind = a.kind if a is not None else None
+    if v is True:  # a unit attribute: `{flush_to_zero}`
+        return True
+    if kind == "enum":
+        text = v.value if isinstance(v, EnumRaw) else str(v)
+        member = enum_value(a.enum, str(text))  # type: ignore[union-attr,arg-type]
+        if member is None:
+            raise AsmError(f"invalid {a.name} '{text}'")  # type: ignore[union-attr]
+        return member
+    if kind == "int":
+        return v.value if isinstance(v, A.IntegerAttr) else int(str(v))
+    if kind == "bool":
+        return bool(v.value) if isinstance(v, A.IntegerAttr) else str(v) == "true"
+    if kind in ("string", "symbol"):
+        text = str(v)
+        if text.startswith("@"):
+            return _symbol(v)
+        return parse_string_literal(text)
+    if kind == "type":
+        return v
+    if kind == "dense":
+        if not isinstance(v, DenseRaw) or not isinstance(v.type, T.TileType):
+            raise AsmError("expected a tile type for the dense value")
+        return make_dense(v.values, str(v.type.element), v.type)
+    if kind in ("i32_array", "bool_array"):
+        if not isinstance(v, ArrayRaw):
+            raise AsmError("expected array<...>")
+        if kind == "bool_array":
+            return tuple(x == "true" for x in v.values)
+        return tuple(int(x) for x in v.values)
+    if kind == "attr_array":
+        return tuple(v)
+    if kind in ("attr", "hints"):
+        return v
+    return _generic(v)
+
+
+def _generic(v: Any) -> Any:
+    """An attribute of unknown kind: numbers, strings and types as such, else opaque."""
+    if isinstance(v, A.IntegerAttr | A.FloatAttr | A.DictAttr | A.OptimizationHintsAttr):
+        return v
+    if isinstance(v, T.Type):
+        return A.TypeAttr(v)
+    if isinstance(v, Token):
+        text = str(v)
+        if text.startswith('"'):
+            return A.StringAttr(parse_string_literal(text))
+        if text.startswith("@"):
+            return A.OpaqueAttr(text)
+        if text == "unit":
+            return True
+        return A.OpaqueAttr(strip_prefix(text))
+    if isinstance(v, AliasRef):
+        return A.OpaqueAttr(v.name)
+    if isinstance(v, EnumRaw):
+        return A.OpaqueAttr(f"#cuda_tile.{v.name}<{v.value}>")
+    if isinstance(v, A.DivByAttr | A.BoundedAttr | A.SameElementsAttr):
+        return v
+    if isinstance(v, list | tuple):  # an array of attributes: each read the same way
+        return [_generic(x) for x in v]
+    return A.OpaqueAttr(str(v))
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a file
+
+_RUNNER: LalrRunner | None = None
+
+
+def runner() -> LalrRunner:
+    global _RUNNER
+    if _RUNNER is None:
+        _RUNNER = LalrRunner(load_tables(), IRBuilder())
+    return _RUNNER
+
+
+def read_modules(text: str, filename: str, *, allow_unregistered: bool = False) -> list[Module]:
+    """Every module of a file (``cuda_tile.module`` blocks, or bare items)."""
+    def parse(r: LalrRunner) -> list[Module]:
+        modules = r.parse(text)
+        _resolve_aliases(r.transformer, modules)
+        return modules
+    return _read(text, filename, allow_unregistered, parse)
+
+
+def read_type(text: str, filename: str = "<type>") -> T.Type:
+    """A type written alone (``tile<4xf32>``), read with the grammar's ``type`` rule."""
+    return _read(text, filename, False, lambda r: r.parse(text, "type"))
+
+
+def _read(text: str, filename: str, allow_unregistered: bool, parse: Any) -> Any:
+    """Run ``parse`` with the builder set up for ``text``; errors become CompileErrors."""
+    r = runner()
+    builder: IRBuilder = r.transformer
+    builder.reset(text, filename, allow_unregistered)
+    try:
+        return parse(r)
+    except TextError as e:
+        offset = builder.start if e.offset is None else e.offset
+        raise builder.error(e.messages, offset) from None
+    except ParseFailure as f:
+        messages, offset = describe(f, r.tables)
+        if f.token_type == "$END" or _PUNCTUATION_EXPECTED.match(messages[0]):
+            offset = _wrong_token_offset(text, offset)
+        raise builder.error(messages, offset) from None
+    finally:
+        builder.text = ""
+
+
+_PUNCTUATION_EXPECTED = re.compile(r"expected '[^\w']")
+
+
+def _wrong_token_offset(text: str, offset: int) -> int:
+    """Where MLIR shows a token that is not the one expected: after the last text before
+    it (comments and blank lines skipped) when it starts a line, as a missing `,` or `}`
+    belongs to the end of the line before."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    if text[line_start:offset].strip():
+        return offset
+    end = line_start
+    while end > 0:
+        before = text[:end].rstrip(" \t\r\n")
+        if not before:
+            return offset
+        line = before[before.rfind("\n") + 1:]
+        comment = line.find("//")
+        if comment < 0:
+            return len(before)
+        end = len(before) - len(line) + comment
+    return offset
+
+
+def _resolve_aliases(b: IRBuilder, modules: list[Module]) -> None:
+    """Resolve every alias, used or not (so a bad definition is reported), then the
+    uses in locations. The printer makes its own alias names, as MLIR does."""
+    if not b.aliases and not b.saw_refs:
+        return
+
+    def lookup_ref(ref: AliasRef) -> Any:
+        value = b.alias_values.get(ref.name)
+        if value is not None:
+            return value
+        entry = b.aliases.get(ref.name)
+        if entry is None:
+            raise TextError(f"undefined symbol alias id '{ref.name[1:]}'", ref.offset)
+        if ref.name in b.resolving:
+            raise TextError(f"alias '{ref.name}' refers to itself", ref.offset)
+        b.resolving.add(ref.name)
+        value = resolve_refs(entry[0], lookup_ref)
+        b.resolving.discard(ref.name)
+        b.alias_values[ref.name] = value
+        return value
+
+    for name, (_, offset) in b.aliases.items():
+        lookup_ref(AliasRef(name, offset))
+    for m in modules:
+        if m.location is not None:
+            m.location = resolve_refs(m.location, lookup_ref)
+        for op in m.walk():
+            if op.location is not None and has_refs(op.location):
+                op.location = resolve_refs(op.location, lookup_ref)

@@ -1,0 +1,407 @@
+"""Types, attribute values and locations of the text format, built while Lark parses.
+
+``ValueBuilder`` holds the Transformer callbacks of grammar.lark's rules that need no
+context: each builds an immutable value (a Type, an attribute, a location) from its
+children. The SSA values, ops, regions and modules are nanotile/ir/text_reader.py's,
+which extends this class. A callback that refuses its input raises ``TextError``; the
+reader places it at the text the rule covers (``self.start``) unless it says where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass, replace
+from typing import Any, NamedTuple
+
+from lark import Token, Transformer
+
+from . import attrs as A
+from . import types as T
+from .asm_attrs import (
+    ELEMENT_ALIASES,
+    AsmError,
+    parse_float_literal,
+    parse_int_literal,
+    parse_string_literal,
+    signed,
+    type_text,
+)
+from .layouts import parse_layout
+from .limits import MAX_NESTING
+
+
+class TextError(Exception):
+    """Input the reader refuses: one or more messages (MLIR sometimes gives two at one
+    place), at ``offset`` in the text (None: the start of the rule being read)."""
+
+    def __init__(self, messages: str | list[str], offset: int | None = None) -> None:
+        self.messages = [messages] if isinstance(messages, str) else messages
+        super().__init__(self.messages[0])
+        self.offset = offset
+
+
+class EnumRaw(NamedTuple):
+    """``#cuda_tile.rounding<zero>`` before the op says which enum it must be."""
+
+    name: str
+    value: Token
+
+
+class DenseRaw(NamedTuple):
+    """``dense<[1, 2]> : tile<2xi32>`` before the op's attribute kind converts it."""
+
+    values: Any
+    type: T.Type | None
+
+
+class ArrayRaw(NamedTuple):
+    """``array<i32: 1, 2>``."""
+
+    element: str
+    values: tuple[str, ...]
+
+
+class AliasRef(NamedTuple):
+    """A use of ``#name``, replaced by its definition once the whole file is read."""
+
+    name: str
+    offset: int
+
+
+class DILocRaw(NamedTuple):
+    """``di_loc<loc(...) in #scope>`` whose parts may still be alias uses."""
+
+    location: Any
+    scope: Any
+    offset: int
+
+
+_WORD_TYPES: dict[str, T.Type] = {**T.ELEMENT_TYPES, "token": T.TOKEN,
+                                  **{a: T.ELEMENT_TYPES[n] for a, n in ELEMENT_ALIASES.items()}}
+_ELEMENT_ERROR = ("failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or "
+                  "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or "
+                  "i64 or Pointer type")
+_POINTEE_ERROR = ("failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 or "
+                  "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64")
+
+
+def _dims(shape: Token | None) -> list[str]:
+    return str(shape)[:-1].split("x") if shape is not None else []
+
+
+def _ints(items: list[Any]) -> tuple[int, ...]:
+    return tuple(int(x) for x in items if x is not None)
+
+
+def _present(items: list[Any]) -> list[Any]:
+    return [x for x in items if x is not None]
+
+
+def nesting(value: Any) -> int:
+    """How deep lists and dictionaries nest in an attribute value (1 for a flat one)."""
+    if isinstance(value, A.DictAttr):
+        return 1 + max((nesting(v) for _, v in value.entries), default=0)
+    if type(value) in (list, tuple):
+        return 1 + max((nesting(v) for v in value), default=0)
+    return 0
+
+
+def check_nesting(value: Any, what: str) -> Any:
+    if nesting(value) > MAX_NESTING:
+        raise TextError(f"{what} nested too deeply (limit {MAX_NESTING})")
+    return value
+
+
+class ValueBuilder(Transformer):
+    """Callbacks for types, constants, attributes and locations (no state)."""
+
+    start = 0  # offsets of the text of the rule being reduced (set by the parser)
+    end = 0
+    last = 0  # where the rule's last part starts
+
+    # ------------------------------------------------------------------------ types
+    def element(self, c: list[Token]) -> T.Type:
+        name = str(c[0])
+        return _WORD_TYPES.get(name) or T.OpaqueType(name)  # tile_type says what is wrong
+
+    def word_type(self, c: list[Token]) -> T.Type:
+        t = _WORD_TYPES.get(str(c[0]))
+        if t is None:
+            raise TextError(f"expected valid keyword (a type), found '{c[0]}'")
+        return t
+
+    def opaque_type(self, c: list[Token]) -> T.Type:
+        return T.OpaqueType(str(c[0]))
+
+    def tile_type(self, c: list[Any]) -> T.Type:
+        shape_tok, elem, layout = c
+        dims = _dims(shape_tok)
+        if "?" in dims:
+            raise TextError("expected static shape", shape_tok.start_pos)
+        shape = tuple(int(d) for d in dims)
+        if not isinstance(elem, T.ElementType | T.PointerType):
+            raise TextError(_ELEMENT_ERROR)
+        listed = ", ".join(map(str, shape))
+        n = 1
+        for d in shape:
+            n *= d
+        if str(elem) == "f4E2M1FN" and all(shape) and n % 2:
+            raise TextError("F4E2M1FN tiles must have an even number of elements")
+        if any(d <= 0 for d in shape):
+            raise TextError(f"all dimensions must be positive constants, got {listed}")
+        if any(d & (d - 1) for d in shape):
+            raise TextError(f"all dimensions must be powers of two, got {listed}")
+        if n > T.MAX_TILE_ELEMENTS:
+            raise TextError(f"tile would exceed the maximum of {T.MAX_TILE_ELEMENTS} elements")
+        if layout is None:
+            return T.TileType(shape, elem)
+        try:
+            return T.TileType(shape, elem, parse_layout(str(layout), shape))
+        except (ValueError, KeyError, IndexError) as e:
+            detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+            raise TextError(f"invalid layout {layout}: {detail}", layout.start_pos) from None
+
+    def ptr_type(self, c: list[Any]) -> T.Type:
+        if not isinstance(c[0], T.ElementType):
+            raise TextError(_POINTEE_ERROR)
+        return T.PointerType(c[0])
+
+    def tensor_view(self, c: list[Any]) -> T.Type:
+        shape_tok, elem_tok, strides = c
+        elem = _WORD_TYPES.get(str(elem_tok))
+        if not isinstance(elem, T.ElementType):
+            raise TextError(f"unknown element type '{elem_tok}'", elem_tok.start_pos)
+        shape = tuple(None if d == "?" else int(d) for d in _dims(shape_tok))
+        strides = strides or ()
+        if len(strides) != len(shape):
+            raise TextError(f"tensor_view of rank {len(shape)} needs {len(shape)} strides, "
+                            f"got {len(strides)}")
+        return T.TensorViewType(elem, shape, strides)
+
+    def strides(self, c: list[Any]) -> tuple[int | None, ...]:
+        return tuple(None if str(d) == "?" else int(d) for d in _present(c))
+
+    def tile_dims(self, c: list[Token]) -> tuple[int, ...]:
+        return tuple(int(d) for d in str(c[0]).split("x"))
+
+    def padding(self, c: list[Token]) -> T.PaddingValue:
+        try:
+            return T.PaddingValue[str(c[0])]
+        except KeyError:
+            raise TextError(f"unknown padding value '{c[0]}'", c[0].start_pos) from None
+
+    def dim_map(self, c: list[Any]) -> tuple[int, ...] | None:
+        dims = c[0]
+        return None if dims == tuple(range(len(dims))) else dims  # identity: the default
+
+    @staticmethod
+    def _view_base(t: T.Type) -> T.TensorViewType:
+        if not isinstance(t, T.TensorViewType):
+            raise TextError(f"expected 'tensor_view' type, but got '{type_text(t, True)}'")
+        return t
+
+    def partition_view(self, c: list[Any]) -> T.Type:
+        dims, pad, base, dim_map = c
+        return T.PartitionViewType(dims, self._view_base(base), dim_map, pad)
+
+    def strided_view(self, c: list[Any]) -> T.Type:
+        dims, strides, pad, base, dim_map = c
+        return T.StridedViewType(dims, strides, self._view_base(base), dim_map, pad)
+
+    def gather_scatter_view(self, c: list[Any]) -> T.Type:
+        dims, pad, base, sparse_dim = c
+        return T.GatherScatterViewType(dims, self._view_base(base), int(sparse_dim), pad)
+
+    def function_type(self, c: list[Any]) -> T.FunctionType:
+        ins, out = c
+        outs = out if isinstance(out, list) else [out] if out is not None else []
+        return T.FunctionType(tuple(ins or ()), tuple(outs))
+
+    def types(self, c: list[T.Type]) -> list[T.Type]:
+        return c
+
+    # ------------------------------------------------------------------------ constants
+    def dense_literal(self, c: list[Any]) -> tuple[str, Any, int]:
+        return (str(c[0]), c[1], self.start)
+
+    def dense_list(self, c: list[Any]) -> list[Any]:
+        return check_nesting(_present(c), "constant")
+
+    def number_attr(self, c: list[Any]) -> Any:
+        """``1.0 : f32`` / ``0 : i32`` / ``true`` -> FloatAttr / IntegerAttr."""
+        tok, ty = c
+        text = str(tok)
+        if text in ("true", "false"):
+            return A.IntegerAttr(int(text == "true"), T.I1 if ty is None else ty)
+        if ty is None:
+            ty = T.F64 if ("." in text or "e" in text.lower()) and "0x" not in text else T.I64
+        elif not isinstance(ty, T.ElementType):
+            raise TextError(f"expected an element type, got '{ty}'")
+        try:
+            if ty.is_float:
+                return A.FloatAttr(parse_float_literal(text, ty), ty)
+            if "." in text:
+                raise AsmError(f"expected integer value for type {ty}")
+            return A.IntegerAttr(signed(parse_int_literal(text, ty), ty.bitwidth), ty)
+        except AsmError as e:
+            raise TextError(e.message, tok.start_pos) from None
+
+    def typed_attrs(self, c: list[Any]) -> tuple[Any, ...]:
+        return tuple(_present(c))
+
+    def int_list(self, c: list[Token]) -> tuple[int, ...]:
+        return tuple(int(str(x) == "true") if str(x) in ("true", "false") else int(x)
+                     for x in _present(c))
+
+    def dense_attr(self, c: list[Any]) -> DenseRaw:
+        values, ty = c
+        return DenseRaw([] if values is None else values, ty)
+
+    def array_attr(self, c: list[Any]) -> ArrayRaw:
+        return ArrayRaw(str(c[0]), tuple(str(x) for x in _present(c[1:])))
+
+    def enum_attr(self, c: list[Token]) -> EnumRaw:
+        return EnumRaw(str(c[0]), c[1])
+
+    def attr_list(self, c: list[Any]) -> list[Any]:
+        return check_nesting(_present(c), "attribute")
+
+    # ------------------------------------------------------------------------ predicates
+    def div_by(self, c: list[Token]) -> A.DivByAttr:
+        v = _ints(c)
+        return A.DivByAttr(v[0], v[1], v[2]) if len(v) == 3 else A.DivByAttr(v[0])
+
+    def bounded(self, c: list[Token]) -> A.BoundedAttr:
+        lo, hi = (None if str(x) == "?" else int(x) for x in c)
+        return A.BoundedAttr(lo, hi)
+
+    def same_elements(self, c: list[Any]) -> A.SameElementsAttr:
+        return A.SameElementsAttr(c[0])
+
+    # ------------------------------------------------------------------------ hints
+    @staticmethod
+    def _key(tok: Token) -> str:
+        text = str(tok)
+        return parse_string_literal(text) if text.startswith('"') else text
+
+    def hint_entry(self, c: list[Any]) -> tuple[str, Any]:
+        key, value = c
+        if value is None:
+            return (self._key(key), A.BoolAttr(True))
+        if isinstance(value, A.DictAttr):
+            return (self._key(key), value)
+        text = str(value)  # typed as bytecode holds them (cuTile writes hint integers as i32)
+        if text in ("true", "false"):
+            return (self._key(key), A.BoolAttr(text == "true"))
+        if text.startswith('"'):
+            return (self._key(key), A.StringAttr(parse_string_literal(text)))
+        return (self._key(key), A.IntegerAttr(int(text), T.I32))
+
+    def hint_dict(self, c: list[Any]) -> A.DictAttr:
+        return check_nesting(A.DictAttr(tuple(_present(c))), "optimization hints")
+
+    def hint_target(self, c: list[Any]) -> tuple[str, A.DictAttr, int]:
+        key, value = c
+        name = self._key(key)
+        if not isinstance(value, A.DictAttr):
+            shown = str(value) if str(value) in ("true", "false") or str(value).startswith('"') \
+                else f"{value} : i64"
+            raise TextError(f"custom op 'cuda_tile.entry' expected dictionary attribute for "
+                            f"optimization_hints entry `{name}` got value={shown}", self.end)
+        return (name, value, self.start)
+
+    def hints(self, c: list[Any]) -> A.OptimizationHintsAttr:
+        seen: set[str] = set()
+        for name, _, at in _present(c):
+            if name in seen:
+                raise TextError(f"duplicate optimization_hints key `{name}`", at)
+            seen.add(name)
+        return A.OptimizationHintsAttr(tuple((n, d) for n, d, _ in _present(c)))
+
+    # ------------------------------------------------------------------------ locations
+    def location(self, c: list[Any]) -> Any:
+        return c[0]
+
+    def file_loc(self, c: list[Token]) -> A.FileLineColLoc:
+        return A.FileLineColLoc(parse_string_literal(str(c[0])), int(c[1]), int(c[2]))
+
+    def name_loc(self, c: list[Any]) -> A.NameLoc:
+        return A.NameLoc(parse_string_literal(str(c[0])), c[1])
+
+    def unknown_loc(self, c: list[Any]) -> A.UnknownLoc:
+        return A.UnknownLoc()
+
+    def callsite_loc(self, c: list[Any]) -> A.CallSiteLoc:
+        return A.CallSiteLoc(c[0], c[1])
+
+    def fused_loc(self, c: list[Any]) -> A.FusedLoc:
+        return A.FusedLoc(tuple(c))
+
+    def alias_ref(self, c: list[Token]) -> AliasRef:
+        return AliasRef(str(c[0]), c[0].start_pos)
+
+    # ------------------------------------------------------------------------ debug info
+    def di_file(self, c: list[Token]) -> A.DIFileAttr:
+        return A.DIFileAttr(parse_string_literal(str(c[0])), parse_string_literal(str(c[1])))
+
+    def di_compile_unit(self, c: list[Any]) -> A.DICompileUnitAttr:
+        return A.DICompileUnitAttr(c[0])
+
+    def di_field(self, c: list[Any]) -> tuple[str, Any]:
+        value = c[1]
+        if isinstance(value, Token):
+            text = str(value)
+            value = parse_string_literal(text) if text.startswith('"') else int(text)
+        return (str(c[0]), value)
+
+    def di_subprogram(self, c: list[Any]) -> A.DISubprogramAttr:
+        f = dict(c)
+        try:
+            return A.DISubprogramAttr(f["file"], f["line"], f["name"],
+                                      f.get("linkageName", f["name"]), f["compileUnit"],
+                                      f.get("scopeLine", f["line"]))
+        except KeyError as e:
+            raise TextError(f"di_subprogram is missing the field {e.args[0]}") from None
+
+    def di_lexical_block(self, c: list[Any]) -> A.DILexicalBlockAttr:
+        f = dict(c)
+        try:
+            return A.DILexicalBlockAttr(f["scope"], f["file"], f["line"], f.get("column", 0))
+        except KeyError as e:
+            raise TextError(f"di_lexical_block is missing the field {e.args[0]}") from None
+
+    def di_loc(self, c: list[Any]) -> Any:
+        return DILocRaw(c[0], c[1], self.start)
+
+
+# ---------------------------------------------------------------------------------------
+# Alias uses, resolved once the file is read
+
+
+def has_refs(x: Any) -> bool:
+    if isinstance(x, AliasRef | DILocRaw):
+        return True
+    if type(x) is tuple:
+        return any(has_refs(v) for v in x)
+    if is_dataclass(x) and not isinstance(x, type):
+        return any(has_refs(getattr(x, f.name)) for f in fields(x))
+    return False
+
+
+def resolve_refs(x: Any, lookup: Any, depth: int = 0) -> Any:
+    """``x`` with every AliasRef replaced by ``lookup(ref)``'s value."""
+    if depth > MAX_NESTING:
+        raise TextError(f"locations nested too deeply (limit {MAX_NESTING})")
+    if isinstance(x, AliasRef):
+        return lookup(x)
+    if isinstance(x, DILocRaw):
+        loc = resolve_refs(x.location, lookup, depth + 1)
+        if not isinstance(loc, A.FileLineColLoc):
+            raise TextError("di_loc needs a file:line:col location", x.offset)
+        scope = resolve_refs(x.scope, lookup, depth + 1)
+        return A.DILocAttr(scope, loc.filename, loc.line, loc.column)
+    if type(x) is tuple:
+        return tuple(resolve_refs(v, lookup, depth + 1) for v in x)
+    if is_dataclass(x) and not isinstance(x, type) and has_refs(x):
+        return replace(x, **{f.name: resolve_refs(getattr(x, f.name), lookup, depth + 1)
+                             for f in fields(x)})
+    return x
