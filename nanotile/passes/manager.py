@@ -5,7 +5,7 @@ checked against the pass's output language (unless ``verify`` is off; as in MLIR
 that reports no change leaves a module that was checked already); with ``check_semantics`` the interpreter runs every kernel after every
 tile-level pass and compares with the results from before the pipeline. Any failure
 raises a CompileError naming the pass; an exception other than CompileError out of a pass
-(a bug) becomes a located "internal error" (passes/internal_error.py) unless the knob
+(a bug) becomes a located "internal error" (nanotile/internal_error.py) unless the knob
 NANOTILE_RAISE_INTERNAL_ERRORS is set. Dumps carry MLIR's headers
 (``// -----// IR Dump After <pass> //----- //``) and are valid input again: Tile IR text
 for the tile stages, PTX text (``module.ptx.render()``) once select-instructions has run.
@@ -27,7 +27,7 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module
 from ..knobs import raise_internal_errors
 from .base import Pass, PassContext
-from .internal_error import internal_error
+from ..internal_error import internal_error
 from .language import accepts
 from .languages import LANGUAGES, get_language
 

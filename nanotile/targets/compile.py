@@ -20,7 +20,7 @@ from pathlib import Path
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Module
 from ..knobs import raise_internal_errors
-from ..passes.internal_error import internal_error
+from ..internal_error import internal_error
 from .target import get_target
 
 

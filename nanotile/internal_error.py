@@ -15,8 +15,8 @@ instead: the test suite sets it, so a test sees the bug itself.
 
 from __future__ import annotations
 
-from ..diagnostics import CompileError, Diagnostic
-from ..ir.core import Module, Operation
+from .diagnostics import CompileError, Diagnostic
+from .ir.core import Module, Operation
 
 
 def op_in_traceback(exc: BaseException) -> Operation | None:
@@ -33,7 +33,7 @@ def op_in_traceback(exc: BaseException) -> Operation | None:
 
 def internal_error(exc: BaseException, where: str, module: Module | None) -> CompileError:
     """The diagnostic for ``exc`` raised ``where`` (e.g. "in pass 'cse'") over ``module``."""
-    from ..verify.engine import position
+    from .verify.engine import position
 
     filename = "<input>"
     if module is not None and module.source is not None:
