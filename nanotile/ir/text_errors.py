@@ -109,6 +109,7 @@ class Grammar:
             self.by_origin.setdefault(origin, []).append(i)
         self.expansions = [[s.name for s in r.expansion] for r in tables.rules]
         self.items: dict[int, frozenset[tuple[int, int]]] = {}
+        self.op_keywords: set[str] | None = None  # the terminals that begin a custom op
         self._walk()
 
     def closure(self, kernel: set[tuple[int, int]]) -> frozenset[tuple[int, int]]:
@@ -235,6 +236,9 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
     found = _found(failure)
     if failure.token_type == "":
         return [f"unexpected character {failure.value!r}"]
+    if failure.token_type == "NAME" and _may_start_op(g, failure):
+        # a word where an op may begin: MLIR reads it as a custom op's name
+        return [f"custom op '{failure.value}' is unknown"]
     kernel = g.kernel(failure.state)
     incomplete = [(r, d) for r, d in kernel if d < len(g.expansions[r])]
     complete = [(r, d) for r, d in kernel if d == len(g.expansions[r])]
@@ -264,6 +268,20 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
             return [f"expected {_terminal_text(tables, name)}, found {found}"]
     return [f"expected {_terminal_text(tables, left[0])}, found {found}" if left else
             f"unexpected {found}"]
+
+
+def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:
+    """Whether the failing state reads an op next, or reduces (a block's opening brace,
+    say) on the words that begin one."""
+    if "custom_op" in _nonterminals(g, failure.state):
+        return True
+    return bool(_op_keywords(g) & set(failure.expected))
+
+
+def _op_keywords(g: Grammar) -> set[str]:
+    if g.op_keywords is None:
+        g.op_keywords = _first(g, "custom_op")
+    return g.op_keywords
 
 
 def _found(failure: ParseFailure) -> str:
