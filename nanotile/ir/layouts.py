@@ -435,6 +435,8 @@ def default_blocked(shape: tuple[int, ...], num_warps: int, vector: int = 1) -> 
         take = min(left, room[d])
         warps[d], left, room[d] = take, left // take, room[d] // take
     warps[order[-1]] *= left
+    for d in order[1:]:  # the slower dimensions: what lanes and warps leave, per thread
+        per_thread[d] = max(1, room[d])
     return blocked(shape, tuple(per_thread), tuple(lanes), tuple(warps), order)
 
 

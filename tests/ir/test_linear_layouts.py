@@ -53,6 +53,21 @@ def test_default_blocked_with_vectors_gives_each_thread_contiguous_elements():
     assert len(rows) == 2
 
 
+def test_default_blocked_gives_each_thread_contiguous_rows_of_the_slower_dimensions():
+    """Lanes (then warps) cover the fastest dimension; along the slower ones a thread
+    holds what lanes and warps leave as neighbouring elements, the warps taking the top
+    bits: a 32x64 tile over 4 warps puts 2 warps on the columns and gives each thread 16
+    neighbouring rows of one column (a transpose through shared memory then reads them
+    with vector loads)."""
+    layout = default_blocked((32, 64), num_warps=4)
+    for lane, warp in itertools.product(range(32), range(4)):
+        rows = [coordinates(e, (32, 64)) for e in layout.thread_elements(lane, warp)]
+        assert len({c for _, c in rows}) == 1  # one column
+        assert [r for r, _ in rows] == list(range(rows[0][0], rows[0][0] + 16))
+    # a warp's register 0 still covers 32 consecutive elements of one row: coalesced
+    assert [layout.element(0, lane, 0) for lane in range(32)] == list(range(32))
+
+
 @pytest.mark.parametrize("shape, warps", [((64,), 4), ((8, 4), 4), ((2, 2), 2), ((16, 256), 8)])
 def test_blocked_holds_every_element_and_small_tiles_repeat_in_lanes(shape, warps):
     layout = default_blocked(shape, warps)

@@ -121,7 +121,9 @@ def _vector(constants: list[int], k: int, possible: int, size: int, element) -> 
         if width * size > 16 or k % width or k + width > len(constants):
             continue
         c = constants[k]
-        if c % width or c & possible or possible & (width - 1):
+        # the thread's bits may meet the register's (an xor swizzle), but not below the
+        # vector: then thread ^ (c + i) = (thread ^ c) + i for every i < width
+        if c % width or possible & (width - 1):
             continue
         if all(constants[k + i] == c + i for i in range(width)):
             return width
