@@ -3,7 +3,7 @@
 Both targets share the tile-level passes and the back end's (nanotile/targets); they
 differ where a pass takes the target as its option: check-target-support, eqsat's cost
 model, assign-layouts (the CTA size of the num_warps hint, the mma.sync forms the
-target's PTX has) and select-instructions (the PTX header: .target sm_90a, PTX 8.0 /
+target's PTX has) and select-instructions (the PTX header: .target sm_90a, PTX 8.4 /
 .target sm_100a, PTX 8.6). The module's program is then ``module.ptx`` (language ptx-sm90
 or ptx-sm100), and the PTX passes, written for ptx-sm90, run on both.
 ``compile_to_ptx`` (targets/compile.py) and ``nanotile FILE --emit=ptx`` run exactly
@@ -94,7 +94,7 @@ SM90 = [
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
-    *lower("sm_90"),               # -> ptx-sm90: .target sm_90a, PTX 8.0 (mma.sync)
+    *lower("sm_90"),               # -> ptx-sm90: .target sm_90a, PTX 8.4 (mma.sync)
     *PTX_PASSES,
 ]
 

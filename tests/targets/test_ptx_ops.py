@@ -626,6 +626,20 @@ def test_pack_unpack_narrow_floats(nt):
     assert _same_bits(got, want).all()
 
 
+def test_four_bit_floats_read_back_from_shared_memory():
+    """A 4-bit tile that goes through shared memory (extract reads its operand there, one
+    element per byte) reads the elements stored, not nibbles of them as unpack does."""
+    body = ("%v = unpack %x0 : tile<512xi8> -> tile<1024xf4E2M1FN>\n"
+            "%r = reshape %v : tile<1024xf4E2M1FN> -> tile<16x64xf4E2M1FN>\n"
+            "%one = constant <i32: 1> : tile<i32>\n%zero = constant <i32: 0> : tile<i32>\n"
+            "%e = extract %r[%zero, %one] : tile<16x64xf4E2M1FN> -> tile<16x32xf4E2M1FN>\n"
+            "%y = ftof %e : tile<16x32xf4E2M1FN> -> tile<16x32xf32>")
+    text = kernel([((512,), "i8")], ((16, 32), "f32"), body)
+    bits = np.random.default_rng(5).integers(-128, 128, 512).astype(np.int8)
+    got, want = _emulate_both(text, [bits], np.zeros((16, 32), np.float32))
+    assert _same_bits(got, want).all() and np.unique(want).size > 8
+
+
 @pytest.mark.parametrize("et", ["f16", "bf16", "f32", "i32"])
 @pytest.mark.parametrize("kind", ["rmw", "cas"])
 def test_masked_atomics_return_value(kind, et):

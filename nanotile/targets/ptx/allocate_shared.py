@@ -61,7 +61,7 @@ class AllocateShared(Pass):
                 raise CompileError(Diagnostic(
                     "error", f"kernel '{entry.attributes['sym_name']}' needs {total} bytes "
                              f"of shared memory; a CTA has at most {MAX_BYTES} "
-                             f"({MAX_BYTES // 1024} KB)", *_where(entry)))
+                             f"({MAX_BYTES // 1024} KB)", *_where(entry, module)))
             for b in buffers:
                 new = dataclasses.replace(b.value.type,
                                           layout=b.value.type.layout.placed(b.offset))
@@ -75,9 +75,13 @@ class AllocateShared(Pass):
         return changed
 
 
-def _where(op: Operation) -> tuple:
-    src = op.source
-    return (src.filename, src.line, src.column) if src is not None else ("<input>",)
+def _where(op: Operation, module: Module) -> tuple:
+    """The op's file, line and column: its text position or loc(...); for bytecode
+    without locations, the module's file."""
+    from ...verify.engine import position
+
+    filename = module.source.filename if module.source is not None else "<input>"
+    return position(op, filename)
 
 
 def live_ranges(entry: Operation) -> list[Buffer]:

@@ -10,7 +10,9 @@ decides how it moves). The choice is greedy, in three steps:
    contiguous elements per thread as the contiguity analysis allows for one access
    (contiguity.vector_width); mmaf/mmai on mma.sync (mma_plan) keep their accumulator in
    the instruction's fragment layout and read A and B from swizzled shared memory
-   (without an instruction: an FMA loop over row-major shared operands); the operands
+   (without an instruction: an FMA loop over row-major shared operands); a store of an
+   accumulator (or of elementwise ops of one) writes from the fragment layout, as
+   tileiras does, instead of converting the tile through shared memory; the operands
    of extract, cat, insert, pack/unpack and of reductions whose order matters go to
    shared memory as well.
 2. Wishes flow backwards, strongest first (mma accumulators, then memory): an op whose
@@ -93,6 +95,7 @@ class Assignment:
         self.layout: dict[Value, object] = {}
         self.anchor: dict[Operation, object] = {}   # memory ops' layout
         self.mma: dict[Operation, MmaPlan | None] = {}
+        self.accumulators: dict[Value, LinearLayout] = {}  # mma results and their kin
         self.uses: dict[Value, list[Operation]] = {}
         self.owners: dict[int, Operation] = {}  # id(block) -> the op whose region holds it
         self.wishes: list[tuple[int, int, Value, object]] = []
@@ -114,7 +117,12 @@ class Assignment:
                     if arg.type.num_elements == 1 else default_blocked(arg.type.shape,
                                                                        self.warps)
         for op in ops:
-            self.anchor_op(op)
+            if op.name in ("mmaf", "mmai", "mmaf_scaled"):
+                self.anchor_mma(op)
+        self.accumulators = self.accumulator_values(body)
+        for op in ops:
+            if op.name in _MEMORY_OPS:
+                self.anchor_memory(op)
         self.follow_wishes()
         self.forward(body)
         self.write_types()
@@ -122,31 +130,81 @@ class Assignment:
             self.convert_operands(op)
 
     # ---- 1. anchors ---------------------------------------------------------------------
-    def anchor_op(self, op: Operation) -> None:
-        if op.name in _MEMORY_OPS:
-            pointers = op.operands[0].type
-            if pointers.num_elements == 1:
-                layout = replicated(pointers.shape)
-            else:
-                width = 1 if op.name.startswith("atomic") else vector_width(
-                    self.contiguity, op, element_bytes(pointers.element.pointee))
-                layout = default_blocked(pointers.shape, self.warps, width)
-            self.anchor[op] = layout
-            if op.name.startswith("atomic") and layout.owner_bits(self.warps) != (0, 0) and \
-                    self.uses.get(op.results[0]):
-                # the owners apply it; the copies read the result back from shared memory
-                self.layout[op.results[0]] = R.shared_layout(op.results[0].type)
-            elif op.name != "store_ptr_tko":
-                self.layout[op.results[0]] = layout
-            for v in op.operands:
-                self.wish(v, layout, MEMORY)
-        elif op.name in ("mmaf", "mmai"):
-            p = plan(op, self.warps, self.ptx_version)
-            self.mma[op] = p
-            if p is not None:
-                acc = p.accumulator(op.results[0].type.shape)
-                self.layout[op.results[0]] = acc
-                self.wish(op.operands[2], acc, MMA)
+    def anchor_memory(self, op: Operation) -> None:
+        pointers = op.operands[0].type
+        stored = self.accumulators.get(op.operands[1]) if op.name == "store_ptr_tko" \
+            else None
+        if pointers.num_elements == 1:
+            layout = replicated(pointers.shape)
+        elif stored is not None and stored.shape == pointers.shape:
+            layout = stored  # stored from the mma fragments, as tileiras does
+        else:
+            width = 1 if op.name.startswith("atomic") else vector_width(
+                self.contiguity, op, element_bytes(pointers.element.pointee))
+            layout = default_blocked(pointers.shape, self.warps, width)
+        self.anchor[op] = layout
+        if op.name.startswith("atomic") and layout.owner_bits(self.warps) != (0, 0) and \
+                self.uses.get(op.results[0]):
+            # the owners apply it; the copies read the result back from shared memory
+            self.layout[op.results[0]] = R.shared_layout(op.results[0].type)
+        elif op.name != "store_ptr_tko":
+            self.layout[op.results[0]] = layout
+        for v in op.operands:
+            self.wish(v, layout, MEMORY)
+
+    def anchor_mma(self, op: Operation) -> None:
+        p = plan(op, self.warps, self.ptx_version)
+        self.mma[op] = p
+        shape = op.results[0].type.shape
+        # without an instruction, the FMA loop's accumulator is blocked; either way a
+        # loop-carried accumulator stays in the mma's layout across the K loop
+        acc = p.accumulator(shape) if p is not None else default_blocked(shape, self.warps)
+        self.layout[op.results[0]] = acc
+        self.wish(op.operands[2], acc, MMA)
+
+    def accumulator_values(self, block: Block) -> dict[Value, LinearLayout]:
+        """The values that hold an mma's accumulator in its layout: an mma's
+        result, a for's result that every continue gives such a value, and reshapes and
+        elementwise ops of one (an epilogue's conversion, bias or activation). Storing such a value
+        from the fragments costs no shared memory, where converting a large accumulator
+        to a blocked layout would need the whole tile in shared memory."""
+        found: dict[Value, LinearLayout] = {}
+
+        def visit(b: Block) -> None:
+            for op in b.ops:
+                for region in op.regions:
+                    for inner in region.blocks:
+                        visit(inner)
+                if op in self.mma:
+                    found[op.results[0]] = self.layout[op.results[0]]
+                elif op.name == "for":
+                    self.carried_accumulators(op, found)
+                elif op.name == "reshape" and op.operands[0] in found:
+                    source = found[op.operands[0]]
+                    found[op.results[0]] = source.reshape(op.results[0].type.shape)
+                elif "elementwise" in getattr(lookup(op.name), "traits", ()):
+                    self.elementwise_accumulator(op, found)
+
+        visit(block)
+        return found
+
+    @staticmethod
+    def carried_accumulators(op: Operation, found: dict[Value, LinearLayout]) -> None:
+        continues = _terminators(op.regions[0].blocks[0], "continue")
+        for i, r in enumerate(op.results):
+            layouts = {found.get(t.operands[i]) for t in continues}
+            if continues and len(layouts) == 1 and None not in layouts:
+                found[r] = layouts.pop()
+
+    @staticmethod
+    def elementwise_accumulator(op: Operation, found: dict[Value, LinearLayout]) -> None:
+        if len(op.results) != 1 or not isinstance(op.results[0].type, T.TileType):
+            return
+        for v in op.operands:
+            layout = found.get(v)
+            if layout is not None and layout.shape == op.results[0].type.shape:
+                found[op.results[0]] = layout
+                return
 
     def wish(self, v: Value, layout: object, priority: int) -> None:
         if not isinstance(v.type, T.TileType):

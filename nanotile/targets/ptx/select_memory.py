@@ -161,7 +161,9 @@ def shared_load(s: Selection, op: Operation) -> None:
 
 def shared_gather(s: Selection, op: Operation) -> None:
     """Register k reads element indices[k] of a row-major buffer seen as a dense array of
-    the result's type (a 4-bit type: two elements per byte, low nibble first)."""
+    the result's type. A 4-bit result read from a buffer of bytes (unpack) takes two
+    elements per byte, low nibble first; from a buffer of 4-bit elements, one per byte
+    (element_bytes: how they are stored)."""
     buffer: T.TileType = op.attributes["buffer"]
     placed: SharedLayout = buffer.layout
     if placed.swizzle is not None or placed.padding is not None or placed.offset is None:
@@ -177,7 +179,7 @@ def shared_gather(s: Selection, op: Operation) -> None:
         if index in done:  # the same element again: one load
             s.fn.instr(f"mov.{_mov(element)}", out, done[index])
             continue
-        if element.bitwidth == 4:
+        if element.bitwidth == 4 and buffer.element.bitwidth != 4:
             _gather_nibble(s, index, placed.offset, out)
         else:
             addr = s.fn.reg("b32")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,83 @@ def test_the_mma_accumulator_stays_in_fragments_across_the_k_loop():
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
+def test_the_epilogue_stores_the_accumulator_from_its_fragments():
+    """As tileiras does for matmul_f16: the f16 result is stored from the mma fragment
+    layout, with no shared-memory round trip of the whole accumulator tile."""
+    module = laid_out(CORPUS / "matmul_f16.tileirbc")
+    (store,) = [op for op in module.walk() if op.name == "store_ptr_tko"]
+    assert str(store.operands[1].type.layout).startswith("#mma<acc, m16n8")
+    converted = [op.operands[0].type for op in module.walk() if op.name == "convert_layout"]
+    assert all(t.element.name == "f16" and t.shape != store.operands[1].type.shape
+               for t in converted)
+
+
+def _matmul_kernel(size: int, half: int, element: str) -> str:
+    """C = A @ B over one size x size tile, 4 warps, a K loop of two steps of ``half``."""
+    ptr = f"tile<{size}x{half}xptr<{element}>>"
+    return f"""cuda_tile.module @m {{
+  entry @k(%a: tile<ptr<{element}>>, %b: tile<ptr<{element}>>, %c: tile<ptr<f32>>) {{
+    %rows = iota : tile<{size}xi32>
+    %r = reshape %rows : tile<{size}xi32> -> tile<{size}x1xi32>
+    %n = constant <i32: {size}> : tile<{size}x1xi32>
+    %rn = muli %r, %n : tile<{size}x1xi32>
+    %rb = broadcast %rn : tile<{size}x1xi32> -> tile<{size}x{size}xi32>
+    %cols = reshape %rows : tile<{size}xi32> -> tile<1x{size}xi32>
+    %cb = broadcast %cols : tile<1x{size}xi32> -> tile<{size}x{size}xi32>
+    %at = addi %rb, %cb : tile<{size}x{size}xi32>
+    %zero = constant <f32: 0.0> : tile<{size}x{size}xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %hi = constant <i32: 2> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %acc = for %kk in (%lo to %hi, step %one) : tile<i32>
+        iter_values(%sum = %zero) -> (tile<{size}x{size}xf32>) {{
+      %ia = reshape %rows : tile<{size}xi32> -> tile<{size}x1xi32>
+      %ja = iota : tile<{half}xi32>
+      %jr = reshape %ja : tile<{half}xi32> -> tile<1x{half}xi32>
+      %iab = broadcast %ia : tile<{size}x1xi32> -> tile<{size}x{half}xi32>
+      %jab = broadcast %jr : tile<1x{half}xi32> -> tile<{size}x{half}xi32>
+      %off = addi %iab, %jab : tile<{size}x{half}xi32>
+      %a1 = reshape %a : tile<ptr<{element}>> -> tile<1x1xptr<{element}>>
+      %ab = broadcast %a1 : tile<1x1xptr<{element}>> -> tile<{size}x{half}xptr<{element}>>
+      %pa = offset %ab, %off : {ptr}, tile<{size}x{half}xi32> -> {ptr}
+      %va, %t1 = load_ptr_tko weak %pa : {ptr} -> tile<{size}x{half}x{element}>, token
+      %b1 = reshape %b : tile<ptr<{element}>> -> tile<1x1xptr<{element}>>
+      %bb = broadcast %b1 : tile<1x1xptr<{element}>> -> tile<{size}x{half}xptr<{element}>>
+      %pb = offset %bb, %off : {ptr}, tile<{size}x{half}xi32> -> {ptr}
+      %vb, %t2 = load_ptr_tko weak %pb : {ptr} -> tile<{size}x{half}x{element}>, token
+      %vbt = permute %vb [1, 0] : tile<{size}x{half}x{element}> -> tile<{half}x{size}x{element}>
+      %next = mmaf %va, %vbt, %sum : tile<{size}x{half}x{element}>, tile<{half}x{size}x{element}>, tile<{size}x{size}xf32>
+      continue %next : tile<{size}x{size}xf32>
+    }}
+    %c1 = reshape %c : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %cbc = broadcast %c1 : tile<1x1xptr<f32>> -> tile<{size}x{size}xptr<f32>>
+    %pc = offset %cbc, %at : tile<{size}x{size}xptr<f32>>, tile<{size}x{size}xi32> -> tile<{size}x{size}xptr<f32>>
+    %t3 = store_ptr_tko weak %pc, %acc : tile<{size}x{size}xptr<f32>>, tile<{size}x{size}xf32> -> token
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("element", ["f16", "f8E4M3FN", "f32"])
+def test_a_256x256_accumulator_fits_the_cta(element):
+    """256 x 256 f32 is 256 KB, more shared memory than a CTA has: the accumulator stays
+    in registers through the K loop and the store (mma.sync fragments for f16 and, from
+    PTX 8.4, f8; the FMA loop's blocked layout for f32), so the kernel compiles."""
+    from nanotile.targets.compile import compile_to_ptx
+
+    k = 32 if element == "f32" else 128
+    text = _matmul_kernel(256, k, element)
+    for gpu in ("sm_90", "sm_100"):
+        ptx = compile_to_ptx(parse_text(text, "k.mlir"), gpu)
+        # only A and B (and no accumulator) live in shared memory
+        (size,) = re.findall(r"dynamic shared memory (\d+) bytes", ptx)
+        bytes_per_element = {"f16": 2, "f8E4M3FN": 1, "f32": 4}[element]
+        assert int(size) == 2 * 256 * k * bytes_per_element
+        assert ("mma.sync.aligned" in ptx) == (element != "f32")
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
 def test_row_reductions_split_into_registers_lanes_and_warps():
     module = laid_out(CORPUS / "row_softmax.tileirbc")
     reduces = [op for op in module.walk() if op.name == "reduce"]
@@ -130,5 +208,6 @@ def test_more_shared_memory_than_a_cta_has_is_an_error():
   }}
 }}
 """
-    with pytest.raises(CompileError, match="524288 bytes of shared memory"):
+    with pytest.raises(CompileError, match="524288 bytes of shared memory") as raised:
         AllocateShared().apply(parse_text(text, "k.mlir"), PassContext())
+    assert raised.value.format().startswith("k.mlir:2:3: error: kernel 'k' needs")
