@@ -108,7 +108,7 @@ def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbo
                    errors: list[PtxError] | None = None, width: int = 32) -> CompiledKernel:
     """Compile entry ``name``. With ``errors`` given, instructions that do not compile are
     recorded there (and raise when executed) instead of failing the whole kernel."""
-    from nanotile.ptxemu.ops_mma import compile_instruction
+    from nanotile.ptxemu.ops import compile_instruction
 
     fn = module.functions.get(name)
     if fn is None or fn.body is None:

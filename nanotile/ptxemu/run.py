@@ -36,7 +36,7 @@ BATCH_LANES = 4096
 
 
 def _batchable(fn) -> bool:
-    from nanotile.ptxemu.ops_mma import BATCHABLE
+    from nanotile.ptxemu.ops import BATCHABLE
     from nanotile.ptxemu.ptx_parser import Instruction, VarDecl
     for item in fn.body:
         if isinstance(item, Instruction) and item.opcode.split(".")[0] not in BATCHABLE:

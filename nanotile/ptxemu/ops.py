@@ -1,0 +1,78 @@
+"""Instruction semantics: each PTX opcode compiles to a closure ``f(warp, mask)``.
+
+The closure reads its source registers as (32,) NumPy arrays, computes the result for all
+lanes and writes it back under the active mask; it returns None, or a tuple telling the
+scheduler about control flow (branch, exit, barrier, yield). Opcodes are looked up by
+their first dotted component in ``OPS``; an opcode without a handler, or with a modifier
+a handler does not know, is a compile-time ``PtxError`` naming the instruction and line.
+
+The handlers live in one module per instruction family, each with its own ``HANDLERS``
+table: ``ops_mma`` (the rest, for now). This module merges those tables into ``OPS`` (an
+opcode claimed by two families is an error at import) and holds ``compile_instruction``
+and ``BATCHABLE``; ``ops_common`` holds ``C``, the compile-time view of an instruction
+that every handler receives.
+"""
+
+from __future__ import annotations
+
+from nanotile.ptxemu import ops_mma
+from nanotile.ptxemu.machine import CompiledKernel
+from nanotile.ptxemu.ops_common import C
+from nanotile.ptxemu.ptx_parser import Instruction, Reg
+
+FAMILIES = (ops_mma,)
+
+
+def _merge(families) -> dict:
+    """The families' HANDLERS tables as one table; an opcode may belong to one family only."""
+    table: dict = {}
+    for family in families:
+        claimed = table.keys() & family.HANDLERS.keys()
+        if claimed:
+            raise RuntimeError(f"{family.__name__} registers {sorted(claimed)} again")
+        table.update(family.HANDLERS)
+    return table
+
+
+OPS: dict = _merge(FAMILIES)
+
+# Opcodes whose semantics do not depend on 32-lane warps, CTAs or shared memory: a kernel
+# made only of these can run many CTAs side by side as one wide warp (Launch's batched mode).
+BATCHABLE = {
+    "mov", "cvta", "ld", "ldu", "st", "atom", "red", "add", "sub", "mul", "mad", "fma", "div",
+    "rem", "min", "max", "abs", "neg", "and", "or", "xor", "not", "cnot", "shl", "shr", "popc",
+    "clz", "brev", "bfe", "bfi", "prmt", "copysign", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin",
+    "cos", "tanh", "sad", "setp", "selp", "slct", "cvt", "bra", "ret", "exit", "trap", "membar",
+    "fence", "prefetch", "prefetchu", "pmevent", "griddepcontrol", "discard", "applypriority",
+    "createpolicy", "lop3", "shf", "bfind", "mul24", "mad24", "testp", "isspacep", "dp4a",
+    "dp2a",
+}
+
+
+# ---------------------------------------------------------------- entry point
+
+def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
+    c = C(k, ins, pc)
+    handler = OPS.get(c.base)
+    if handler is None:
+        raise c.unsupported()
+    try:
+        fn = handler(c)
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+        # a handler indexing past the operands or meeting an operand of the wrong kind
+        raise c.error(f"wrong operands for '{ins.opcode}' ({len(ins.operands)} given)") from None
+    if ins.guard is None or c.base == "bra":
+        return fn
+    gi = c.reg(Reg(ins.guard))
+    if k.reg_type[gi] != "pred":
+        raise c.error(f"guard '{ins.guard}' is not a predicate")
+    if ins.guard_neg:
+        def guarded_neg(w, m):
+            mm = m & ~w.R[gi]
+            return fn(w, mm) if mm.any() else None
+        return guarded_neg
+
+    def guarded(w, m):
+        mm = m & w.R[gi]
+        return fn(w, mm) if mm.any() else None
+    return guarded
