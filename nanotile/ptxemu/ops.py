@@ -10,20 +10,28 @@ The handlers live in one module per instruction family, each with its own ``HAND
 table: ``ops_control`` (branches, barriers, calls), ``ops_convert`` (mov, cvta, cvt),
 ``ops_compare`` (setp, selp, slct), ``ops_memory`` (ld, st, atom, red), ``ops_int``
 (integer and bit arithmetic, and the shared arithmetic opcodes, whose float forms are in
-``ops_float``), and ``ops_mma`` (the rest, for now). This module merges those tables into
-``OPS`` (an opcode claimed by two families is an error at import) and holds
-``compile_instruction`` and ``BATCHABLE``; ``ops_common`` holds ``C``, the compile-time
-view of an instruction that every handler receives.
+``ops_float``), ``ops_warp`` (shfl, vote, redux, elect, match), and ``ops_mma`` (the rest,
+for now). This module merges those tables into ``OPS`` (an opcode claimed by two families
+is an error at import) and holds ``compile_instruction`` and ``BATCHABLE``; ``ops_common``
+holds ``C``, the compile-time view of an instruction that every handler receives.
 """
 
 from __future__ import annotations
 
-from nanotile.ptxemu import ops_control, ops_convert, ops_compare, ops_memory, ops_int, ops_mma
+from nanotile.ptxemu import (
+    ops_control,
+    ops_convert,
+    ops_compare,
+    ops_memory,
+    ops_int,
+    ops_warp,
+    ops_mma,
+)
 from nanotile.ptxemu.machine import CompiledKernel
 from nanotile.ptxemu.ops_common import C
 from nanotile.ptxemu.ptx_parser import Instruction, Reg
 
-FAMILIES = (ops_control, ops_convert, ops_compare, ops_memory, ops_int, ops_mma)
+FAMILIES = (ops_control, ops_convert, ops_compare, ops_memory, ops_int, ops_warp, ops_mma)
 
 
 def _merge(families) -> dict:
