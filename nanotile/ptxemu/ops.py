@@ -9,29 +9,40 @@ a handler does not know, is a compile-time ``PtxError`` naming the instruction a
 The handlers live in one module per instruction family, each with its own ``HANDLERS``
 table: ``ops_control`` (branches, barriers, calls), ``ops_convert`` (mov, cvta, cvt),
 ``ops_compare`` (setp, selp, slct), ``ops_memory`` (ld, st, atom, red), ``ops_int``
-(integer and bit arithmetic, and the shared arithmetic opcodes, whose float forms are in
-``ops_float``), ``ops_warp`` (shfl, vote, redux, elect, match), and ``ops_mma`` (the rest,
-for now). This module merges those tables into ``OPS`` (an opcode claimed by two families
-is an error at import) and holds ``compile_instruction`` and ``BATCHABLE``; ``ops_common``
-holds ``C``, the compile-time view of an instruction that every handler receives.
+(integer, bit and predicate arithmetic; its ``_arith`` hands float types to
+``ops_float``), ``ops_warp`` (shfl, vote, redux, elect, match), ``ops_async`` (mbarrier,
+cp.async), and ``ops_mma`` (ldmatrix, mma, wgmma, tcgen05). This module merges those
+tables into ``OPS`` (an opcode claimed by two families is an error at import) and holds
+``compile_instruction`` and ``BATCHABLE``; ``ops_common`` holds ``C``, the compile-time
+view of an instruction that every handler receives.
 """
 
 from __future__ import annotations
 
 from nanotile.ptxemu import (
+    ops_async,
+    ops_compare,
+    ops_control,
+    ops_convert,
+    ops_int,
+    ops_memory,
+    ops_mma,
+    ops_warp,
+)
+from nanotile.ptxemu.machine import CompiledKernel
+from nanotile.ptxemu.ops_common import C
+from nanotile.ptxemu.ptx_parser import Instruction, Reg
+
+FAMILIES = (
     ops_control,
     ops_convert,
     ops_compare,
     ops_memory,
     ops_int,
     ops_warp,
+    ops_async,
     ops_mma,
 )
-from nanotile.ptxemu.machine import CompiledKernel
-from nanotile.ptxemu.ops_common import C
-from nanotile.ptxemu.ptx_parser import Instruction, Reg
-
-FAMILIES = (ops_control, ops_convert, ops_compare, ops_memory, ops_int, ops_warp, ops_mma)
 
 
 def _merge(families) -> dict:
