@@ -199,7 +199,7 @@ def _declare(k: CompiledKernel, d: VarDecl) -> None:
 def _compute_reconvergence(k: CompiledKernel) -> None:
     """For every conditional branch, the pc of its immediate post-dominator's first
     instruction (-1 when that is the function exit)."""
-    from nanotile.ptxemu.ops import branch_target, is_terminator
+    from nanotile.ptxemu.ops_control import branch_target, is_terminator
 
     n = len(k.instrs)
     leaders = {0}

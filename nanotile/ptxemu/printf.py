@@ -37,7 +37,7 @@ class printf_output:
 
 
 def _read_cstring(w, addr: int) -> str:
-    from nanotile.ptxemu.ops import read_generic_bytes
+    from nanotile.ptxemu.ops_async import read_generic_bytes
     out = bytearray()
     while True:
         b = read_generic_bytes(w, addr + len(out), 1)
@@ -51,7 +51,7 @@ def _read_cstring(w, addr: int) -> str:
 def format_printf(w, fmt_addr: int, buf_addr: int, lane: int) -> str:
     """The text one lane prints. Arguments are packed in the buffer, each aligned to its
     size (ints 4 or 8 bytes, floats promoted to double, pointers and strings 8 bytes)."""
-    from nanotile.ptxemu.ops import read_generic_bytes
+    from nanotile.ptxemu.ops_async import read_generic_bytes
     fmt = _read_cstring(w, fmt_addr)
     pos = 0
 

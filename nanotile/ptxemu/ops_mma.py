@@ -1,0 +1,447 @@
+"""Tensor-core instructions: ldmatrix/stmatrix, mma.sync (m16n8k8/k16/k32), wgmma
+(sm_90a, operands from shared-memory descriptors or registers) and tcgen05 (sm_100a:
+tensor-memory alloc, ld/st, mma kind::f16, commit). They sit together because they all
+load, store or multiply matrix fragments in the tensor cores' layouts: mma.sync and wgmma
+share the fragment helpers (``_frag_a``, ``_unpack``), wgmma and tcgen05 the
+shared-memory matrix descriptors (``decode_desc``, ``load_operand``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nanotile.ptxemu.errors import MemoryFault
+from nanotile.ptxemu.fpmath import DTYPES, UINT, type_size
+from nanotile.ptxemu.machine import LANES
+from nanotile.ptxemu.memory import SHARED_WINDOW
+from nanotile.ptxemu.ops_async import _mbar_addr, _mbar_arrive
+from nanotile.ptxemu.ops_common import F64, C, _first_active, _items, handler_registry
+from nanotile.ptxemu.ptx_parser import Addr, Imm, Reg, Vec
+
+
+HANDLERS: dict = {}
+op = handler_registry(HANDLERS)
+
+
+# ---------------------------------------------------------------- matrix ops
+
+@op("ldmatrix", "stmatrix")
+def _ldmatrix(c: C):
+    if not c.has("m8n8") or c.type() != "b16":
+        raise c.unsupported()
+    nmat = 4 if c.has("x4") else 2 if c.has("x2") else 1
+    trans = c.has("trans")
+    is_ld = c.base == "ldmatrix"
+    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    space, af = c.mem_addr(c.ops[1] if is_ld else c.ops[0], c.space())
+    if len(regs) != nmat:
+        raise c.error(f"expected {nmat} registers")
+    sets = [c.dst(r, "b32") for r in regs] if is_ld else None
+    gets = None if is_ld else [c.src(r, "b32") for r in regs]
+    g = LANES // 4
+    t2 = (LANES % 4) * 2
+
+    def matrices_addresses(w, m):
+        a = af(w)
+        if space == "generic":
+            a = a - np.uint64(SHARED_WINDOW)
+        return a
+
+    def ldm(w, m):
+        a = matrices_addresses(w, m)
+        sh = w.cta.shared
+        for i in range(nmat):
+            rows = a[8 * i:8 * i + 8]
+            # mat[r, col] for an 8x8 b16 matrix whose row r starts at rows[r]
+            mat = np.stack([sh.load(rows + np.uint64(2 * col), 2) for col in range(8)], axis=1)
+            if trans:
+                mat = mat.T
+            lo = mat[g, t2].astype(np.uint32)
+            hi = mat[g, t2 + 1].astype(np.uint32)
+            sets[i](w, m, lo | (hi << np.uint32(16)))
+
+    def stm(w, m):
+        a = matrices_addresses(w, m)
+        sh = w.cta.shared
+        for i in range(nmat):
+            v = gets[i](w)
+            mat = np.zeros((8, 8), np.uint16)
+            mat[g, t2] = (v & np.uint32(0xFFFF)).astype(np.uint16)
+            mat[g, t2 + 1] = (v >> np.uint32(16)).astype(np.uint16)
+            if trans:
+                mat = mat.T
+            rows = a[8 * i:8 * i + 8]
+            for col in range(8):
+                sh.store(rows + np.uint64(2 * col), 2, mat[:, col])
+    return ldm if is_ld else stm
+
+
+def _frag_a(k: int, esize: int, e: int):
+    """(row, col) of element e of a lane's A fragment (g = lane>>2, t = lane&3), PTX ISA
+    'Matrix Fragments for mma.m16n8k*'."""
+    g, t = LANES // 4, LANES % 4
+    if esize == 4:                                                    # tf32, k8
+        return g + 8 * (e % 2), t + 4 * (e // 2)
+    if esize == 2 and k == 16:
+        return g + 8 * ((e // 2) % 2), 2 * t + e % 2 + 8 * (e // 4)
+    if esize == 2 and k == 8:
+        return g + 8 * (e // 2), 2 * t + e % 2
+    return g + 8 * ((e // 4) % 2), 4 * t + e % 4 + 16 * (e // 8)      # 8-bit, k32
+
+
+def _frag_b(k: int, esize: int, e: int):
+    """(k, n) of element e of a lane's B fragment."""
+    g, t = LANES // 4, LANES % 4
+    if esize == 4:                                                    # tf32, k8
+        return t + 4 * e, g
+    if esize == 2 and k == 16:
+        return 2 * t + e % 2 + 8 * (e // 2), g
+    if esize == 2 and k == 8:
+        return 2 * t + e, g
+    return 4 * t + e % 4 + 16 * (e // 4), g                           # 8-bit, k32
+
+
+def _frag_c(e: int):
+    g, t = LANES // 4, LANES % 4
+    return g + 8 * (e // 2), 2 * t + e % 2
+
+
+_MMA_SHAPES = {"m16n8k16": 16, "m16n8k8": 8, "m16n8k32": 32}
+_MMA_INPUTS = {16: ("f16", "bf16"), 8: ("f16", "bf16", "tf32"), 32: ("e4m3", "e5m2", "s8", "u8")}
+
+
+def _unpack(v: np.ndarray, esize: int, et) -> list[np.ndarray]:
+    """The elements packed in b32 registers v, lowest bits first, as float64."""
+    per = 4 // esize
+    mask = (1 << (8 * esize)) - 1 if esize < 4 else 0xFFFFE000  # tf32: low 13 bits unused
+    out = []
+    for j in range(per):
+        bits = (v >> np.uint32(8 * esize * j)) & np.uint32(mask)
+        out.append(bits.astype(UINT[esize]).view(et).astype(F64))
+    return out
+
+
+@op("mma")
+def _mma(c: C):
+    shape = next((x for x in c.mods if x in _MMA_SHAPES), None)
+    if shape is None or not c.has("row") or not c.has("col") or len(c.types) != 4:
+        raise c.unsupported("only mma.sync m16n8k8/k16/k32 .row.col")
+    k = _MMA_SHAPES[shape]
+    dtn, atn, btn, ctn = c.types
+    if atn not in _MMA_INPUTS[k] or btn not in _MMA_INPUTS[k] or dtn != ctn:
+        raise c.unsupported(f"{atn}/{btn} inputs for {shape}")
+    integer = atn in ("s8", "u8")
+    if (integer and dtn != "s32") or (not integer and dtn not in ("f32", "f16")) or \
+            (dtn == "f16" and atn != "f16") or (integer != (btn in ("s8", "u8"))):
+        raise c.unsupported(f"{dtn} accumulators with {atn} inputs")
+    if c.has("satfinite"):
+        raise c.unsupported(".satfinite")
+    esize = type_size(atn)
+    na, nb = 16 * k // (32 * 4 // esize), 8 * k // (32 * 4 // esize)
+    packed_acc = dtn == "f16"
+    nc = 2 if packed_acc else 4
+    dregs, aregs, bregs, cregs = (_items(o) for o in c.ops[:4])
+    if (len(dregs), len(aregs), len(bregs), len(cregs)) != (nc, na, nb, nc):
+        raise c.error(f"mma.{shape} with {atn} takes {{{nc}}}, {{{na}}}, {{{nb}}}, {{{nc}}} "
+                      "registers")
+    acc_t = "b32" if packed_acc else dtn
+    sds = [c.dst(r, acc_t) for r in dregs]
+    ga = [c.src(r, "b32") for r in aregs]
+    gb = [c.src(r, "b32") for r in bregs]
+    gc = [c.src(r, acc_t) for r in cregs]
+    ea, eb = DTYPES[atn], DTYPES[btn]
+    a_pos = [_frag_a(k, esize, e) for e in range(na * 4 // esize)]
+    b_pos = [_frag_b(k, esize, e) for e in range(nb * 4 // esize)]
+    c_pos = [_frag_c(e) for e in range(4)]
+
+    def mma(w, m):
+        A = np.zeros((16, k))
+        B = np.zeros((k, 8))
+        C_ = np.zeros((16, 8))
+        a_el = [x for g in ga for x in _unpack(g(w), esize, ea)]
+        for (r, col), v in zip(a_pos, a_el):
+            A[r, col] = v
+        b_el = [x for g in gb for x in _unpack(g(w), esize, eb)]
+        for (kk, n), v in zip(b_pos, b_el):
+            B[kk, n] = v
+        if packed_acc:
+            c_el = [x for g in gc for x in _unpack(g(w), 2, DTYPES["f16"])]
+        else:
+            c_el = [g(w).astype(F64) for g in gc]
+        for (r, col), v in zip(c_pos, c_el):
+            C_[r, col] = v
+        D = A @ B + C_
+        outs = [D[r, col] for r, col in c_pos]
+        if integer:
+            res = [np.array(o, dtype=np.int64).astype(np.int32) for o in outs]
+            for s, o in zip(sds, res):
+                s(w, m, o)
+        elif packed_acc:
+            h = [o.astype(np.float16).view(np.uint16).astype(np.uint32) for o in outs]
+            for j, s in enumerate(sds):
+                s(w, m, h[2 * j] | (h[2 * j + 1] << np.uint32(16)))
+        else:
+            for s, o in zip(sds, outs):
+                s(w, m, o.astype(np.float32))
+    return mma
+
+
+# ---------------------------------------------------------------- wgmma (sm_90a)
+
+_SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}           # sm_90 descriptor bits 62-63
+_SWIZZLE_BYTES_SM100 = {0: 0, 2: 128, 4: 64, 6: 32}  # sm_100 descriptor bits 61-63
+
+
+def decode_desc(desc: int, sm100: bool = False) -> tuple[int, int, int, int]:
+    """(start, LBO, SBO, swizzle width in bytes or 0) of a shared-memory matrix descriptor."""
+    start = (desc & 0x3FFF) << 4
+    lbo = ((desc >> 16) & 0x3FFF) << 4
+    sbo = ((desc >> 32) & 0x3FFF) << 4
+    if sm100:
+        mode = (desc >> 61) & 7
+        if mode not in _SWIZZLE_BYTES_SM100:
+            raise MemoryFault(f"matrix descriptor layout type {mode} is not emulated")
+        return start, lbo, sbo, _SWIZZLE_BYTES_SM100[mode]
+    mode = (desc >> 62) & 3
+    return start, lbo, sbo, _SWIZZLE_BYTES.get(mode, 0)
+
+
+def _swizzled(addr: np.ndarray, width: int) -> np.ndarray:
+    mask = {128: 7, 64: 3, 32: 1}[width]
+    return addr ^ (((addr >> 7) & mask) << 4)
+
+
+def kmajor_addresses(d: tuple[int, int, int, int], rows: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Shared addresses of the 16-bit elements (rows[i], ks[j]) of a K-major operand."""
+    start, lbo, sbo, width = d
+    r = rows[:, None].astype(np.int64)
+    k = ks[None, :].astype(np.int64)
+    if width == 0:
+        # core matrices of 8 rows x 16 bytes: LBO steps along K, SBO along M/N
+        return start + (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
+    per_row = width // 2
+    addr = start + (r // 8) * sbo + (r % 8) * width + (k // per_row) * lbo + (k % per_row) * 2
+    return _swizzled(addr, width)
+
+
+def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """Shared addresses of the 16-bit elements (mns[i], ks[j]) of an MN-major operand: the
+    MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows form an atom
+    (SBO steps over 8 K-rows, LBO over atoms along MN)."""
+    start, lbo, sbo, width = d
+    if width == 0:
+        raise MemoryFault("MN-major matrix operands without swizzle are not emulated")
+    per_row = width // 2
+    mn = mns[:, None].astype(np.int64)
+    k = ks[None, :].astype(np.int64)
+    addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % per_row) * 2
+    return _swizzled(addr, width)
+
+
+def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool) -> np.ndarray:
+    """The (len(mns), 16) 16-bit operand tile a descriptor points to, as float64."""
+    layout = mnmajor_addresses if mn_major else kmajor_addresses
+    addr = layout(decode_desc(desc, sm100), mns, np.arange(16))
+    vals = sh.load(addr.ravel().astype(np.uint64), 2).view(et).astype(F64)
+    return vals.reshape(len(mns), 16)
+
+
+@op("wgmma")
+def _wgmma(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if sub in ("fence", "commit_group", "wait_group"):
+        return lambda w, m: None        # the emulated mma completes when issued
+    if sub != "mma_async":
+        raise c.unsupported()
+    shape = next((x for x in c.mods if x.startswith("m64n")), None)
+    if shape is None or not shape.endswith("k16") or len(c.types) != 3:
+        raise c.unsupported("only m64nNk16 with f16/bf16 inputs")
+    dtn, atn, btn = c.types
+    if dtn != "f32" or atn != btn or atn not in ("f16", "bf16"):
+        raise c.unsupported("only f16/bf16 -> f32")
+    n = int(shape[4:-3])
+    dregs = _items(c.ops[0])
+    if len(dregs) != n // 2:
+        raise c.error(f"m64n{n} takes {n // 2} accumulator registers")
+    a_regs = isinstance(c.ops[1], Vec)          # RS form: A fragment in registers
+    if a_regs:
+        if len(c.ops[1].items) != 4:
+            raise c.error("wgmma with A in registers takes 4 registers for A")
+        ga_regs = [c.src(r, "b32") for r in c.ops[1].items]
+        ga = None
+        a_pos = [_frag_a(16, 2, e) for e in range(8)]
+    else:
+        ga = c.src(c.ops[1], "b64")
+    gb = c.src(c.ops[2], "b64")
+    gscale = c.src(c.ops[3], "pred")
+    imms = [o.value if isinstance(o, Imm) else None for o in c.ops[4:]]
+    if len(imms) != (3 if a_regs else 4) or None in imms:
+        raise c.unsupported("non-immediate scale/transpose operands")
+    if a_regs:
+        imms = imms[:2] + [0] + imms[2:]
+    sa, sb, trans_a, trans_b = imms
+    gets = [c.src(r, "f32") for r in dregs]
+    sets = [c.dst(r, "f32") for r in dregs]
+    et = DTYPES[atn]
+    g = LANES // 4
+    t = LANES % 4
+    ns = np.arange(n)
+    # register j of a lane holds D[row, col] of the warp's 16-row slice
+    rows_of = np.array([g + 8 * ((j // 2) % 2) for j in range(n // 2)])
+    cols_of = np.array([8 * (j // 4) + 2 * t + (j % 2) for j in range(n // 2)])
+
+    def mma_async(w, m):
+        lane0 = _first_active(m)
+        db = int(gb(w)[lane0])
+        sh = w.cta.shared
+        if a_regs:      # the warp's 16 rows, laid out like mma.m16n8k16's A fragment
+            A = np.zeros((16, 16))
+            elems = [x for g_ in ga_regs for x in _unpack(g_(w), 2, et)]
+            for (r, col), v in zip(a_pos, elems):
+                A[r, col] = v
+        else:
+            rows = 16 * (w.wid % 4) + np.arange(16)
+            A = load_operand(sh, int(ga(w)[lane0]), bool(trans_a), rows, et, sm100=False)
+        B = load_operand(sh, db, bool(trans_b), ns, et, sm100=False)
+        D = (sa * A) @ (sb * B).T                       # 16 x n
+        if bool(gscale(w)[lane0]):
+            acc = np.stack([gg(w) for gg in gets]).astype(F64)   # (n/2, 32)
+            D_lane = D[rows_of, cols_of] + acc
+        else:
+            D_lane = D[rows_of, cols_of]
+        out = D_lane.astype(np.float32)
+        for j, s in enumerate(sets):
+            s(w, m, out[j])
+    return mma_async
+
+
+# ---------------------------------------------------------------- tcgen05 (sm_100a)
+
+def _tmem(w) -> np.ndarray:
+    cta = w.cta
+    if cta.tmem is None:
+        cta.tmem = np.zeros((128, 512), np.uint32)
+    return cta.tmem
+
+
+@op("tcgen05")
+def _tcgen05(c: C):
+    sub = c.mods[0] if c.mods else ""
+    if c.has("cta_group::2"):
+        raise c.unsupported("cta_group::2")
+    if sub.startswith(("fence", "wait")) or sub in ("relinquish_alloc_permit", "dealloc"):
+        return lambda w, m: None
+    if sub == "alloc":
+        dst = c.mem_addr(c.ops[0], c.space())[1]
+        gn = c.src(c.ops[1], "u32")
+
+        def alloc(w, m):
+            lane = _first_active(m)
+            ncols = int(gn(w)[lane])
+            _tmem(w)
+            col = w.cta.tmem_next
+            if col + ncols > 512:
+                raise MemoryFault(f"tcgen05.alloc of {ncols} columns: tensor memory is full")
+            w.cta.tmem_next = col + ncols
+            a = np.array([int(dst(w)[lane])], np.uint64)
+            w.cta.shared.store(a, 4, np.array([col], np.uint32))
+        return alloc
+    if sub in ("ld", "st"):
+        return _tcgen05_ldst(c, sub == "ld")
+    if sub == "mma":
+        return _tcgen05_mma(c)
+    if sub == "commit":
+        if not c.has("mbarrier::arrive::one") or c.has("multicast::cluster"):
+            raise c.unsupported()
+        af = _mbar_addr(c, c.ops[0])
+
+        def commit(w, m):       # the emulated mma already completed: arrive now
+            for a in af(w)[m]:
+                _mbar_arrive(w, int(a))
+        return commit
+    raise c.unsupported()
+
+
+def _tcgen05_ldst(c: C, is_ld: bool):
+    shape = next((x for x in c.mods if x in ("32x32b", "16x32bx2")), None)
+    rep = next((int(x[1:]) for x in c.mods if x[:1] == "x" and x[1:].isdigit()), 1)
+    if shape is None or c.has("pack::16b", "unpack::16b"):
+        raise c.unsupported("only the 32x32b and 16x32bx2 shapes")
+    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    taddr_op = c.ops[1] if is_ld else c.ops[0]
+    if not isinstance(taddr_op, Addr):
+        raise c.error("expected a tensor-memory address [taddr]")
+    gaddr = c.src(Reg(taddr_op.base), "b32")
+    off = taddr_op.offset
+    split = 0
+    if shape == "16x32bx2":
+        rest = c.ops[2:] if is_ld else c.ops[1:-1]
+        split_op = (c.ops[2] if is_ld else c.ops[1]) if rest else None
+        if not isinstance(split_op, Imm):
+            raise c.error("16x32bx2 needs an immediate half-split offset")
+        split = split_op.value
+    if len(regs) != rep:
+        raise c.error(f"expected {rep} registers")
+    lane_in = LANES % 16 if shape == "16x32bx2" else LANES
+    col_in = np.where(LANES >= 16, split, 0) if shape == "16x32bx2" else np.zeros(32, np.int64)
+    sets = [c.dst(r, "b32") for r in regs] if is_ld else None
+    gets = None if is_ld else [c.src(r, "b32") for r in regs]
+
+    def ldst(w, m):
+        tm = _tmem(w)
+        t = int(gaddr(w)[_first_active(m)]) + off
+        lanes = (t >> 16) + lane_in
+        cols = (t & 0xFFFF) + col_in
+        if lanes.max() >= 128 or cols.max() + rep > 512:
+            raise MemoryFault(f"tensor-memory access out of range at 0x{t:x}")
+        for j in range(rep):
+            if is_ld:
+                sets[j](w, m, tm[lanes, cols + j])
+            else:
+                v = gets[j](w)
+                tm[lanes[m], (cols + j)[m]] = v[m]
+    return ldst
+
+
+def _tcgen05_mma(c: C):
+    kind = next((x for x in c.mods if x.startswith("kind::")), None)
+    if kind != "kind::f16" or c.has("ws", "sp", "block_scale"):
+        raise c.unsupported("only kind::f16 dense")
+    d_op = c.ops[0]
+    if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
+        raise c.unsupported("A from tensor memory")
+    gd = c.src(Reg(d_op.base), "b32")
+    ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
+    gi = c.src(c.ops[3], "b32")
+    rest = c.ops[4:]
+    mask_gets = [c.src(x, "b32") for x in _items(rest[0])] if rest and isinstance(rest[0], Vec) \
+        else []
+    ge = c.src(rest[-1], "pred")
+
+    def mma(w, m):
+        lane = _first_active(m)
+        idesc = int(gi(w)[lane])
+        if any(int(g(w)[lane]) for g in mask_gets):
+            raise MemoryFault("tcgen05.mma with disabled output lanes is not emulated")
+        if (idesc >> 4) & 3 != 1 or idesc & 0b1111:
+            raise MemoryFault(f"tcgen05.mma instruction descriptor 0x{idesc:x}: only dense "
+                              "f32 accumulation is emulated")
+        M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
+        if M != 128:
+            raise MemoryFault(f"tcgen05.mma with M={M}: only M=128 is emulated")
+        fmt = {0: DTYPES["f16"], 1: DTYPES["bf16"]}
+        et_a, et_b = fmt[(idesc >> 7) & 7], fmt[(idesc >> 10) & 7]
+        sh = w.cta.shared
+        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M), et_a, True)
+        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N), et_b, True)
+        if (idesc >> 13) & 1:
+            A = -A
+        if (idesc >> 14) & 1:
+            B = -B
+        D = A @ B.T
+        tm = _tmem(w)
+        t = int(gd(w)[lane])
+        l0, c0 = t >> 16, t & 0xFFFF
+        if bool(ge(w)[lane]):
+            D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)
+        tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
+    return mma
