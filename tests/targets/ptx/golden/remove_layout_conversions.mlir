@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: entry @transpose(
 // CHECK: %i = iota : tile<64xi32, #linear<register=[], lane=[[1], [2], [4], [8], [16]], warp=[[32]]>>
-// CHECK-NEXT: %[[ROWS:.+]] = iota : tile<64xi32, #linear<register=[[2], [4], [8], [16], [32]], lane=[], warp=[[0], [1]]>>
+// CHECK-NEXT: %[[ROWS:.+]] = iota : tile<64xi32, #linear<register=[[1], [2], [4], [8], [16]], lane=[], warp=[[0], [32]]>>
 // CHECK-NEXT: %r = reshape %[[ROWS]]
 // CHECK-NOT: convert_layout %i
 // CHECK: %c = reshape %i
