@@ -207,3 +207,38 @@ def clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
         result.name_hint = old.name_hint
         mapping[old] = result
     return new
+
+
+def parent_op(op: Operation) -> Operation | None:
+    """The op whose region holds ``op`` (None at the top of an entry or module)."""
+    block = op.parent
+    region = block.parent if block is not None else None
+    owner = region.parent if region is not None else None
+    return owner if isinstance(owner, Operation) else None
+
+
+def enclosing_loop(op: Operation) -> Operation | None:
+    """The for/loop a continue or break belongs to: the nearest one, through ifs."""
+    owner = parent_op(op)
+    while owner is not None and owner.name == "if":
+        owner = parent_op(owner)
+    return owner if owner is not None and owner.name in ("for", "loop") else None
+
+
+def loop_terminators(body: Block, name: str) -> list[Operation]:
+    """The ``name`` terminators (continue, break) that belong to the loop whose body is
+    ``body``: those inside ifs too, not those of loops nested in it."""
+    found = []
+
+    def visit(block: Block) -> None:
+        for op in block.ops:
+            if op.name == name:
+                found.append(op)
+            if op.name in ("for", "loop"):
+                continue  # their continues and breaks are their own
+            for region in op.regions:
+                for inner in region.blocks:
+                    visit(inner)
+
+    visit(body)
+    return found

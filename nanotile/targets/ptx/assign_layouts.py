@@ -11,8 +11,8 @@ decides how it moves). The choice is greedy, in three steps:
    (contiguity.vector_width); mmaf/mmai on mma.sync (mma_plan) keep their accumulator in
    the instruction's fragment layout and read A and B from swizzled shared memory
    (without an instruction: an FMA loop over row-major shared operands); a store of an
-   accumulator (or of elementwise ops of one) writes from the fragment layout, as
-   tileiras does, instead of converting the tile through shared memory; the operands
+   accumulator (or of elementwise ops of one: accumulators.py) writes from its layout,
+   as tileiras does, instead of converting the tile through shared memory; the operands
    of extract, cat, insert, pack/unpack and of reductions whose order matters go to
    shared memory as well.
 2. Wishes flow backwards, strongest first (mma accumulators, then memory): an op whose
@@ -38,10 +38,11 @@ from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
 from ...ir.layouts import LinearLayout, SharedLayout, default_blocked, replicated
 from ...ir.optable import lookup
-from ...ir.rewrite import insert_before
+from ...ir.rewrite import enclosing_loop, insert_before, loop_terminators, parent_op
 from ...passes.base import Pass, PassContext
 from ..target import WARPS
 from . import layout_rules as R
+from .accumulators import accumulator_values
 from .contiguity import Contiguity, vector_width
 from .mma_plan import MmaPlan, plan
 from .shared_memory import element_bytes
@@ -119,7 +120,7 @@ class Assignment:
         for op in ops:
             if op.name in ("mmaf", "mmai", "mmaf_scaled"):
                 self.anchor_mma(op)
-        self.accumulators = self.accumulator_values(body)
+        self.accumulators = accumulator_values(body, self.layout, set(self.mma))
         for op in ops:
             if op.name in _MEMORY_OPS:
                 self.anchor_memory(op)
@@ -161,50 +162,6 @@ class Assignment:
         acc = p.accumulator(shape) if p is not None else default_blocked(shape, self.warps)
         self.layout[op.results[0]] = acc
         self.wish(op.operands[2], acc, MMA)
-
-    def accumulator_values(self, block: Block) -> dict[Value, LinearLayout]:
-        """The values that hold an mma's accumulator in its layout: an mma's
-        result, a for's result that every continue gives such a value, and reshapes and
-        elementwise ops of one (an epilogue's conversion, bias or activation). Storing such a value
-        from the fragments costs no shared memory, where converting a large accumulator
-        to a blocked layout would need the whole tile in shared memory."""
-        found: dict[Value, LinearLayout] = {}
-
-        def visit(b: Block) -> None:
-            for op in b.ops:
-                for region in op.regions:
-                    for inner in region.blocks:
-                        visit(inner)
-                if op in self.mma:
-                    found[op.results[0]] = self.layout[op.results[0]]
-                elif op.name == "for":
-                    self.carried_accumulators(op, found)
-                elif op.name == "reshape" and op.operands[0] in found:
-                    source = found[op.operands[0]]
-                    found[op.results[0]] = source.reshape(op.results[0].type.shape)
-                elif "elementwise" in getattr(lookup(op.name), "traits", ()):
-                    self.elementwise_accumulator(op, found)
-
-        visit(block)
-        return found
-
-    @staticmethod
-    def carried_accumulators(op: Operation, found: dict[Value, LinearLayout]) -> None:
-        continues = _terminators(op.regions[0].blocks[0], "continue")
-        for i, r in enumerate(op.results):
-            layouts = {found.get(t.operands[i]) for t in continues}
-            if continues and len(layouts) == 1 and None not in layouts:
-                found[r] = layouts.pop()
-
-    @staticmethod
-    def elementwise_accumulator(op: Operation, found: dict[Value, LinearLayout]) -> None:
-        if len(op.results) != 1 or not isinstance(op.results[0].type, T.TileType):
-            return
-        for v in op.operands:
-            layout = found.get(v)
-            if layout is not None and layout.shape == op.results[0].type.shape:
-                found[op.results[0]] = layout
-                return
 
     def wish(self, v: Value, layout: object, priority: int) -> None:
         if not isinstance(v.type, T.TileType):
@@ -259,14 +216,14 @@ class Assignment:
         args = body.arguments[1:] if op.name == "for" else body.arguments
         if op.name == "loop" and result:  # a loop's results come from its breaks
             self.layout[op.results[index]] = layout
-            for term in _terminators(body, "break"):
+            for term in loop_terminators(body, "break"):
                 self.wish(term.operands[index], layout, priority)
             return
         self.layout[args[index]] = layout
         if op.name == "for":
             self.layout[op.results[index]] = layout
         self.wish(op.operands[first + index], layout, priority)
-        for term in _terminators(body, "continue"):
+        for term in loop_terminators(body, "continue"):
             self.wish(term.operands[index], layout, priority)
 
     def carry_argument(self, block: Block, v: Value, layout: object, priority: int) -> None:
@@ -398,10 +355,10 @@ class Assignment:
 
     def terminator_target(self, op: Operation, i: int) -> object | None:
         if op.name == "yield":  # ends an if branch (or a reduce/scan body: no layout)
-            owner = _owner(op)
+            owner = parent_op(op)
             return owner.results[i].type.layout if owner is not None and \
                 owner.name == "if" else None
-        owner = _enclosing_loop(op)
+        owner = enclosing_loop(op)
         if owner is None:
             return None
         if op.name == "break":
@@ -431,38 +388,3 @@ def _inverse(permutation) -> tuple[int, ...]:
     for i, p in enumerate(permutation):
         out[p] = i
     return tuple(out)
-
-
-def _terminators(block: Block, name: str) -> list[Operation]:
-    """The ``name`` terminators that belong to the loop whose body is ``block`` (not to
-    loops nested in it)."""
-    found = []
-
-    def visit(b: Block) -> None:
-        for op in b.ops:
-            if op.name == name:
-                found.append(op)
-            if op.name in ("for", "loop"):
-                continue  # their continues and breaks are their own
-            for region in op.regions:
-                for inner in region.blocks:
-                    visit(inner)
-
-    visit(block)
-    return found
-
-
-def _owner(op: Operation) -> Operation | None:
-    """The op whose region holds ``op``."""
-    block = op.parent
-    region = block.parent if block is not None else None
-    owner = region.parent if region is not None else None
-    return owner if isinstance(owner, Operation) else None
-
-
-def _enclosing_loop(op: Operation) -> Operation | None:
-    """The for/loop a continue or break belongs to: the nearest one, through ifs."""
-    owner = _owner(op)
-    while owner is not None and owner.name == "if":
-        owner = _owner(owner)
-    return owner if owner is not None and owner.name in ("for", "loop") else None
