@@ -141,6 +141,7 @@ def _ftoi(lw: Lowering, t, rt, x: str, out: str, signed: bool) -> None:
 def _ftof(lw: Lowering, t, rt, x: str, out: str, op: Operation) -> None:
     fn = lw.fn
     rnd = _RND.get(op.attributes.get("rounding_mode", RoundingMode.nearest_even), "rn")
+    src, src_t = x, t
     if t.name in _F8 or t.name in _NARROW:
         x, t = to_f32_any(lw, x, t), T.F32
     if rt.name in _NARROW:
@@ -148,6 +149,8 @@ def _ftof(lw: Lowering, t, rt, x: str, out: str, op: Operation) -> None:
             f = fn.reg("f32")
             fn.emit(f"cvt.f32.{t.name} {f}, {x}")
             x, t = f, T.F32
+        if rt.name == "f4E2M1FN" and src_t.name in _NAN_SIGN_BIT:
+            _keep_nan_sign(lw, x, src, src_t)
         _encode(lw, x, "f64" if t.name == "f64" else "f32", rt, op, out)
         return
     if rt.name in _F8:
@@ -191,6 +194,23 @@ def _f32_to_tf32(lw: Lowering, x: str, t, op: Operation, out: str) -> None:
     bits = fn.reg("b32")
     fn.emit(f"cvt.{rnd}.tf32.f32 {bits}, {x}")
     fn.emit(f"mov.b32 {out}, {bits}")
+
+
+# the sign bit of a NaN of each 16-bit-register float type that has signed NaNs
+_NAN_SIGN_BIT = {"f16": 15, "bf16": 15, "f8E4M3FN": 7, "f8E5M2": 7}
+
+
+def _keep_nan_sign(lw: Lowering, f: str, x: str, t) -> None:
+    """f32 register ``f``, just converted from ``x`` of type ``t`` (_NAN_SIGN_BIT): if it is
+    a NaN, one with the sign of ``x``. cvt may make a NaN the canonical (positive) one, and
+    f4E2M1FN encodes a NaN by its sign, as the interpreter (ml_dtypes) does."""
+    fn = lw.fn
+    p, s = fn.reg("pred"), fn.reg("b32")
+    fn.emit(f"setp.nan.f32 {p}, {f}, {f}")
+    fn.emit(f"cvt.u32.u16 {s}, {x}")
+    fn.emit(f"shl.b32 {s}, {s}, {31 - _NAN_SIGN_BIT[t.name]}")
+    fn.emit(f"or.b32 {s}, {s}, 2143289344")  # 0x7FC00000: a NaN with that sign
+    fn.emit(f"mov.b32 {f}, {s}", p)
 
 
 def _f8_to_f32(lw: Lowering, x: str, t) -> str:
@@ -308,7 +328,13 @@ def _encode(lw: Lowering, x: str, xt: str, rt, op: Operation, out: str) -> None:
             fn.emit(f"cvt.rn.f32.f64 {f}, {x}")
             x = f
         else:
-            x = _round_to_odd_f32(lw, x)
+            d, x = x, _round_to_odd_f32(lw, x)
+            if rt.name == "f4E2M1FN":  # a NaN keeps its sign (see _keep_nan_sign)
+                nan, hi, lo = fn.reg("pred"), fn.reg("b32"), fn.reg("b32")
+                fn.emit(f"setp.nan.f64 {nan}, {d}, {d}")
+                fn.emit(f"mov.b64 {{{lo}, {hi}}}, {d}")
+                fn.emit(f"or.b32 {hi}, {hi}, 2143289344")
+                fn.emit(f"mov.b32 {x}, {hi}", nan)
     u = fn.reg("b32")
     fn.emit(f"mov.b32 {u}, {x}")
     if rt.name == "f8E8M0FNU":
