@@ -1,11 +1,14 @@
 """Casts and pointer arithmetic on registers: exti, trunci, itof, ftoi, ftof (f16, bf16,
 f32, f64, f8 through f16x2), bitcast, offset, and pointer <-> integer moves.
 
-f8E8M0FNU, f4E2M1FN and f8E5M3FNU (no cvt form on sm_90a; sm_100a's ue8m0x2/e2m1x2 forms
-lack the interpreter's rounding rules) are decoded to f32 and encoded from f32 with integer
-bit manipulation, rounding as the interpreter does (see ``_encode``). An f64 source is
-first narrowed to f32 with round-to-odd, which keeps the later single rounding exact
-(f8E8M0FNU's nearest modes instead round f64 -> f32 -> e8m0, as the interpreter)."""
+f8E8M0FNU, f4E2M1FN and f8E5M3FNU (no cvt form on sm_90a) are decoded to f32 and encoded
+from f32 with integer bit manipulation, rounding as the interpreter does (see ``_encode``).
+An f64 source is first narrowed to f32 with round-to-odd, which keeps the later single
+rounding exact (f8E8M0FNU's nearest modes instead round f64 -> f32 -> e8m0, as the
+interpreter). A target with cvt forms for them (sm_100a's e2m1x2 / ue8m0x2) supplies its own
+decoding and encoding through the hooks ``decode_narrow_float`` / ``encode_narrow_float``
+(target.SELECT_HOOKS; sm100/select_convert.py), asked first; this file's bit manipulation
+is the fallback where the target has no rule or declines."""
 
 from __future__ import annotations
 
@@ -238,12 +241,16 @@ def to_f32_any(lw: Lowering, x: str, t) -> str:
         return x
     if t.name in _F8:
         return _f8_to_f32(lw, x, t)
-    f = fn.reg("f32")
     if t.name in ("f16", "bf16"):
+        f = fn.reg("f32")
         fn.emit(f"cvt.f32.{t.name} {f}, {x}")
         return f
     if t.name not in _NARROW:
         raise Unsupported(f"{t.name} values are not lowered to PTX yet")
+    rule = lw.target.select_rule("decode_narrow_float")
+    if rule is not None and (decoded := rule(lw, x, t)) is not None:
+        return decoded
+    f = fn.reg("f32")
     b, r, e, m, p = fn.reg("b32"), fn.reg("b32"), fn.reg("b32"), fn.reg("b32"), fn.reg("pred")
     fn.emit(f"cvt.u32.u16 {b}, {x}")
     if t.name == "f8E8M0FNU":  # 2^(b-127); 0 is 2^-127 (an f32 subnormal), 0xFF NaN
@@ -317,8 +324,11 @@ def _encode(lw: Lowering, x: str, xt: str, rt, op: Operation, out: str) -> None:
     """
     fn = lw.fn
     mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
-    r, p, q = fn.reg("b32"), fn.reg("pred"), fn.reg("pred")
+    rule = lw.target.select_rule("encode_narrow_float")
     if rt.name == "f8E8M0FNU" and mode in (RoundingMode.zero, RoundingMode.positive_inf):
+        if xt == "f32" and rule is not None and rule(lw, x, rt, mode, out):
+            return
+        r = fn.reg("b32")
         _encode_e8m0_directed(lw, x, xt, mode == RoundingMode.positive_inf, r)
         fn.emit(f"cvt.u16.u32 {out}, {r}")
         return
@@ -335,6 +345,9 @@ def _encode(lw: Lowering, x: str, xt: str, rt, op: Operation, out: str) -> None:
                 fn.emit(f"mov.b64 {{{lo}, {hi}}}, {d}")
                 fn.emit(f"or.b32 {hi}, {hi}, 2143289344")
                 fn.emit(f"mov.b32 {x}, {hi}", nan)
+    if rule is not None and rule(lw, x, rt, mode, out):
+        return
+    r, p, q = fn.reg("b32"), fn.reg("pred"), fn.reg("pred")
     u = fn.reg("b32")
     fn.emit(f"mov.b32 {u}, {x}")
     if rt.name == "f8E8M0FNU":
