@@ -474,17 +474,20 @@ def _narrow_bits_text(nt: str, n: int) -> str:
             f"%y = ftof %v : tile<{n}x{nt}> -> tile<{n}xf32>")
 
 
-# Both targets must equal the interpreter on these types.
+# sm_90 decodes and encodes these types with integer bit manipulation; sm_100 with its own
+# cvt forms where they apply (targets/sm100/select_convert.py): both must equal the
+# interpreter.
 NARROW_GPUS = pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
 
 
+@NARROW_GPUS
 @pytest.mark.parametrize("nt", ["f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"])
-def test_narrow_float_decode(nt):
+def test_narrow_float_decode(nt, gpu):
     """Every bit pattern of the type, converted to f32, as the interpreter."""
     n = 256
     bits = np.arange(n, dtype=np.uint8).view(np.int8)
     text = kernel([((n,), "i8")], ((n,), "f32"), _narrow_bits_text(nt, n))
-    got, want = _emulate_both(text, [bits], np.zeros(n, np.float32))
+    got, want = _emulate_both(text, [bits], np.zeros(n, np.float32), gpu)
     assert _same_bits(got, want).all(), (bits[~_same_bits(got, want)], got[~_same_bits(got, want)])
 
 
@@ -504,7 +507,8 @@ def _encode_inputs(src: str, rng) -> np.ndarray:
                                      ("f8E8M0FNU", "rounding<nearest_away>"),
                                      ("f4E2M1FN", ""), ("f8E5M3FNU", "")])
 @pytest.mark.parametrize("src", ["f32", "f64"])
-def test_narrow_float_encode(nt, mode, src):
+@NARROW_GPUS
+def test_narrow_float_encode(nt, mode, src, gpu):
     """f32/f64 -> the type (ties, saturation, zeros, negatives, infinities, NaN,
     subnormals), compared as bits with the interpreter's rounding."""
     n = 1024
@@ -516,7 +520,7 @@ def test_narrow_float_encode(nt, mode, src):
         tail = f"%y = bitcast %v : tile<{n}x{nt}> -> tile<{n}xi8>"
     body = f"%v = ftof %x0 {mode} : tile<{n}x{src}> -> tile<{n}x{nt}>\n" + tail
     text = kernel([((n,), src)], ((n,), "i8"), body)
-    got, want = _emulate_both(text, [x], np.zeros(n, np.int8))
+    got, want = _emulate_both(text, [x], np.zeros(n, np.int8), gpu)
     bad = got != want
     assert not bad.any(), list(zip(x[bad][:6], got[bad][:6], want[bad][:6]))
 
@@ -638,8 +642,9 @@ def test_mmaf_scaled_refused_on_sm90():
         compile_to_ptx(parse_text(text, "<k>"), "sm_90")
 
 
+@NARROW_GPUS
 @pytest.mark.parametrize("nt", ["f4E2M1FN", "f8E4M3FN", "f8E8M0FNU"])
-def test_pack_unpack_narrow_floats(nt):
+def test_pack_unpack_narrow_floats(nt, gpu):
     """unpack i8 -> 8/4-bit floats (f4: two per byte, low nibble first), convert to f32,
     and pack the floats back to i8: both equal the interpreter's, bit for bit."""
     n = 128
@@ -649,11 +654,11 @@ def test_pack_unpack_narrow_floats(nt):
             f"%y = pack %v : tile<{m}x{nt}> -> tile<{n}xi8>")
     text = kernel([((n,), "i8")], ((n,), "i8"), body)
     bits = np.random.default_rng(17).integers(-128, 128, n).astype(np.int8)
-    got, want = _emulate_both(text, [bits], np.zeros(n, np.int8))
+    got, want = _emulate_both(text, [bits], np.zeros(n, np.int8), gpu)
     assert (got == want).all() and (want == bits).all()
     text = kernel([((n,), "i8")], ((m,), "f32"), body.replace("%y = pack", "%z = pack")
                   .replace("%f = ftof", "%y = ftof"))
-    got, want = _emulate_both(text, [bits], np.zeros(m, np.float32))
+    got, want = _emulate_both(text, [bits], np.zeros(m, np.float32), gpu)
     assert _same_bits(got, want).all()
 
 
