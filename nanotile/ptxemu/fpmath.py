@@ -24,6 +24,8 @@ DTYPES: dict[str, np.dtype] = {
     "f16x2": np.dtype(np.uint32), "bf16x2": np.dtype(np.uint32), "f32x2": np.dtype(np.uint64),
     "e4m3": np.dtype(ml_dtypes.float8_e4m3fn), "e5m2": np.dtype(ml_dtypes.float8_e5m2),
     "e4m3x2": np.dtype(np.uint16), "e5m2x2": np.dtype(np.uint16),
+    # sm_100a's packed block-scale types (cvt only): two e2m1 in a byte, two ue8m0 in 16 bits
+    "e2m1x2": np.dtype(np.uint8), "ue8m0x2": np.dtype(np.uint16),
 }
 UINT = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
         8: np.dtype(np.uint64)}

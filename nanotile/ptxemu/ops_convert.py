@@ -1,11 +1,13 @@
 """Moves and conversions: mov (including packing and unpacking vector registers), cvta
 (generic <-> state-space addresses) and cvt (among integers, f16, bf16, f32, f64, the f8
-formats and the packed x2 types, and f32 -> tf32, with PTX's rounding, saturation and
-relu). They sit together because each carries one value over into another form (register
-layout, address space or type) rather than computing a new one."""
+formats and the packed x2 types, f32 -> tf32, and sm_100a's e2m1x2 / ue8m0x2 forms, with
+PTX's rounding, saturation and relu). They sit together because each carries one value
+over into another form (register layout, address space or type) rather than computing a
+new one."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from nanotile.ptxemu import fpmath as fp
@@ -140,6 +142,10 @@ def _cvt(c: C):
     irnd = next((INT_ROUNDING[m] for m in c.mods if m in INT_ROUNDING), None)
     frnd = next((m for m in c.mods if m in ROUNDING), None)
     sd = c.dst(c.ops[0], dtn)
+    if "e2m1x2" in (dtn, stn) or "ue8m0x2" in (dtn, stn):
+        if ftz or sat or irnd is not None:
+            raise c.unsupported(".ftz, .sat and integer rounding with e2m1x2 / ue8m0x2")
+        return _cvt_block_scale(c, dtn, stn, frnd, satfinite, relu, sd)
     # packed destinations: two f32 inputs (a -> high half, b -> low half)
     if dtn in ("f16x2", "bf16x2", "e4m3x2", "e5m2x2") and stn == "f32":
         et = dtn[:-2]
@@ -240,3 +246,134 @@ def _cvt_int(c: C, ga, sd, dtn: str, stn: str, sat: bool):
         vals = [min(max(int(v), lo), hi) for v in ga(w)]
         return sd(w, m, np.array(vals, dtype=ddt))
     return sat_cvt
+
+
+# ---------------------------------------------------------------- e2m1x2 / ue8m0x2 (sm_100a)
+#
+# PTX 8.6's forms for Blackwell's block-scale types (ptxas refuses them for sm_90a):
+#   cvt.rn.satfinite{.relu}.e2m1x2.f32   d, a, b;   d .b8:  a -> d[7:4], b -> d[3:0]
+#   cvt.rn{.relu}.f16x2.e2m1x2           d, a;      a .b8:  a[7:4] -> d[31:16], a[3:0] -> d[15:0]
+#   cvt.{rz,rp}{.satfinite}.ue8m0x2.f32  d, a, b;   d .b16: a -> d[15:8], b -> d[7:0]
+#   cvt.{rz,rp}{.satfinite}.ue8m0x2.bf16x2 d, a;    a's high bf16 -> d[15:8], low -> d[7:0]
+#   cvt.rn.bf16x2.ue8m0x2                d, a;      a .b16: a[15:8] -> d[31:16], a[7:0] -> d[15:0]
+# e2m1 is s.ee.m (bias 1, no inf or NaN, largest 6); ue8m0 is 2^(bits - 127), bits 0xFF NaN.
+# Where the ISA's text does not spell a special case out (a NaN to e2m1, the sign of a
+# ue8m0 input, ue8m0's subnormal and overflow rounding), these follow NVIDIA's CUDA 13
+# cuda_fp4.hpp / cuda_fp8.hpp, whose host code stands in for the same instructions.
+# Not run on an sm_100 GPU.
+
+
+def e2m1_codes(x: np.ndarray, relu: bool = False) -> np.ndarray:
+    """cvt.rn.satfinite{.relu} of float values to e2m1 codes (uint8, 0..15): nearest even,
+    +-inf and overflows saturating to +-6; NaN gives +6 (0x7: "NaN converts to positive
+    FP4_MAXNORM"); an underflow keeps its sign (-0, 0x8). .relu (not checked on hardware):
+    a result with the sign set becomes +0, NaN still +6."""
+    x64 = np.asarray(x, F64)
+    nan = np.isnan(x64)
+    x64 = np.clip(np.where(nan, 0.0, x64), -6.0, 6.0)
+    codes = x64.astype(ml_dtypes.float4_e2m1fn).view(np.uint8) & np.uint8(0xF)
+    if relu:
+        codes = np.where(codes & np.uint8(8), np.uint8(0), codes)
+    return np.where(nan, np.uint8(7), codes).astype(np.uint8)
+
+
+def e2m1_to_f16(codes: np.ndarray, relu: bool = False) -> np.ndarray:
+    """e2m1 codes (low 4 bits) -> f16 (exact); .relu: a value with the sign set -> +0."""
+    codes = np.asarray(codes, np.uint8) & np.uint8(0xF)
+    if relu:
+        codes = np.where(codes & np.uint8(8), np.uint8(0), codes)
+    return codes.view(ml_dtypes.float4_e2m1fn).astype(np.float16)
+
+
+def ue8m0_codes(x: np.ndarray, up: bool, satfinite: bool) -> np.ndarray:
+    """cvt.rz / cvt.rp{.satfinite} of f32 (or bf16) values to ue8m0 codes (uint8): floor
+    (rz) or ceil (rp) of log2 |x| + 127, clamped below to 0 (2^-127); the sign is ignored
+    (cuda_fp8.hpp's host code reads |x|), +-0 gives 0; +-inf and results above 254 give
+    255, or 254 with .satfinite; NaN gives 255."""
+    u = np.asarray(x, np.float32).view(np.uint32) & np.uint32(0x7FFFFFFF)
+    nan = u > np.uint32(0x7F800000)
+    e = (u >> np.uint32(23)).astype(np.int64)   # the biased exponent: floor(log2 |x|) + 127
+    if up:
+        inexact = ((u & np.uint32(0x7FFFFF)) != 0) & (e < 255)
+        # subnormals: above 2^-127 (0x00400000) round up to 2^-126, the rest to 2^-127
+        e = np.where(e == 0, (u > np.uint32(0x00400000)).astype(np.int64), e + inexact)
+    code = np.minimum(e, 255)
+    if satfinite:
+        code = np.where(code == 255, 254, code)
+    return np.where(nan, 255, code).astype(np.uint8)
+
+
+def ue8m0_to_bf16_bits(codes: np.ndarray) -> np.ndarray:
+    """ue8m0 codes (low 8 bits) -> bf16 bits (exact): 2^-127 for 0 (the bf16 subnormal
+    0x0040), the canonical NaN 0x7FFF for 0xFF."""
+    codes = np.asarray(codes).astype(np.uint16) & np.uint16(0xFF)
+    bits = codes << np.uint16(7)
+    bits = np.where(codes == 0, np.uint16(0x0040), bits)
+    return np.where(codes == 0xFF, np.uint16(0x7FFF), bits).astype(np.uint16)
+
+
+def _halves_f32(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A bf16x2 register's (high, low) halves as f32 values (exact)."""
+    v = v.astype(np.uint32)
+    hi = (v >> np.uint32(16)) << np.uint32(16)
+    lo = (v & np.uint32(0xFFFF)) << np.uint32(16)
+    return hi.view(np.float32), lo.view(np.float32)
+
+
+def _cvt_block_scale(c: C, dtn: str, stn: str, frnd: str | None, satfinite: bool, relu: bool,
+                     sd):
+    if dtn == "e2m1x2" and stn == "f32":
+        if frnd != "rn" or not satfinite:
+            raise c.unsupported("cvt to .e2m1x2 from .f32 is .rn.satfinite")
+        c.nops(3)
+        ga, gb = c.src(c.ops[1], "f32"), c.src(c.ops[2], "f32")
+
+        def to_e2m1x2(w, m):
+            hi, lo = e2m1_codes(ga(w), relu), e2m1_codes(gb(w), relu)
+            return sd(w, m, ((hi << np.uint8(4)) | lo).astype(np.uint8))
+        return to_e2m1x2
+    if dtn == "f16x2" and stn == "e2m1x2":
+        if frnd != "rn" or satfinite:
+            raise c.unsupported("cvt from .e2m1x2 is .rn{.relu}.f16x2")
+        ga = c.src(c.ops[1], "e2m1x2")
+
+        def from_e2m1x2(w, m):
+            a = ga(w)
+            lo = e2m1_to_f16(a, relu).view(np.uint16).astype(np.uint32)
+            hi = e2m1_to_f16(a >> np.uint8(4), relu).view(np.uint16).astype(np.uint32)
+            return sd(w, m, (hi << np.uint32(16)) | lo)
+        return from_e2m1x2
+    if dtn == "ue8m0x2" and stn in ("f32", "bf16x2"):
+        if frnd not in ("rz", "rp") or relu:
+            raise c.unsupported("cvt to .ue8m0x2 rounds with .rz or .rp (no .relu)")
+        up = frnd == "rp"
+        if stn == "f32":
+            c.nops(3)
+            ga, gb = c.src(c.ops[1], "f32"), c.src(c.ops[2], "f32")
+
+            def pair(w):
+                return ga(w), gb(w)
+        else:
+            gv = c.src(c.ops[1], "b32")
+
+            def pair(w):
+                return _halves_f32(gv(w))
+
+        def to_ue8m0x2(w, m):
+            a, b = pair(w)
+            hi = ue8m0_codes(a, up, satfinite).astype(np.uint16)
+            lo = ue8m0_codes(b, up, satfinite).astype(np.uint16)
+            return sd(w, m, (hi << np.uint16(8)) | lo)
+        return to_ue8m0x2
+    if dtn == "bf16x2" and stn == "ue8m0x2":
+        if frnd != "rn" or satfinite or relu:
+            raise c.unsupported("cvt from .ue8m0x2 is .rn.bf16x2")
+        ga = c.src(c.ops[1], "ue8m0x2")
+
+        def from_ue8m0x2(w, m):
+            a = ga(w)
+            lo = ue8m0_to_bf16_bits(a).astype(np.uint32)
+            hi = ue8m0_to_bf16_bits(a >> np.uint16(8)).astype(np.uint32)
+            return sd(w, m, (hi << np.uint32(16)) | lo)
+        return from_ue8m0x2
+    raise c.unsupported(f"cvt between .{dtn} and .{stn}")

@@ -9,11 +9,20 @@ each ``Target`` lists the ones it has (``element_types`` / ``ops``). The pass
 ``check-target-support{gpu=...}`` (passes/check_target_support.py), first in each default
 pipeline, refuses a kernel that uses one its target lacks, as tileiras does ("error:
 Incompatibility with architecture 'sm_90': unsupported type 'f8E8M0FNU'").
+
+What a target selects differently: instruction selection (ptx/select_*.py) is shared; a
+``Target`` may replace parts of it with rules of its own, ``select_overrides`` (a name of
+``SELECT_HOOKS`` below -> rule). The shared code asks for its hook's rule first and uses
+its own lowering when the target has none or the rule declines (returns None / False).
+sm90 has none; sm100 registers the cvt forms PTX 8.6 added for the element types only it
+has (f4E2M1FN, f8E8M0FNU), in sm100/select_convert.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 # Element types only some GPUs have (tileiras 13.x, checked on the cutile-tests corpus:
@@ -25,6 +34,24 @@ ARCH_ELEMENT_TYPES = frozenset({"f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"})
 # (Every valid mmaf_scaled also has an f8E8M0FNU or f4E2M1FN operand, so tileiras names
 # the type; nanotile names the type first too.)
 ARCH_OPS = frozenset({"mmaf_scaled"})
+
+# The places where a target's own instruction-selection rules replace the shared ones
+# (Target.select_overrides): hook name -> the rule's signature and contract. ``lw`` is the
+# selection state (ptx/select_instructions.Selection: ``lw.fn`` is the kernel builder).
+SELECT_HOOKS = {
+    # ptx/select_convert.to_f32_any: a register holding an f8E8M0FNU / f4E2M1FN / f8E5M3FNU
+    # (its bits in the low bits of a b16 register) -> an f32 register with its exact
+    # value, or None to use the shared integer decoding.
+    "decode_narrow_float": "(lw, x: str, t: ElementType) -> str | None",
+    # ptx/select_convert._encode: an f32 register -> the bits of ``rt`` (f8E8M0FNU /
+    # f4E2M1FN / f8E5M3FNU) written to b16 register ``out``, rounded in ``mode`` exactly as
+    # the interpreter rounds the f32 value; True if done, False to use the shared encoding.
+    # The f32 holds the exact source value (f32, or f16/bf16 widened), or for an f64
+    # source the shared code's f32 narrowing: round-to-odd (nearest modes of f4E2M1FN and
+    # f8E5M3FNU), round-to-nearest (f8E8M0FNU nearest); directed modes of f8E8M0FNU from
+    # f64 never reach the hook.
+    "encode_narrow_float": "(lw, x: str, rt: ElementType, mode: RoundingMode, out: str) -> bool",
+}
 
 
 @dataclass(frozen=True)
@@ -38,9 +65,20 @@ class Target:
     # which of ARCH_ELEMENT_TYPES / ARCH_OPS this GPU has (all other types and ops: all)
     element_types: frozenset[str] = frozenset()
     ops: frozenset[str] = frozenset()
+    # this target's own instruction-selection rules: SELECT_HOOKS name -> rule (functions:
+    # left out of == and hash)
+    select_overrides: Mapping[str, Callable[..., Any]] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False)
 
     def __post_init__(self) -> None:
         assert self.element_types <= ARCH_ELEMENT_TYPES and self.ops <= ARCH_OPS
+        assert set(self.select_overrides) <= set(SELECT_HOOKS), set(self.select_overrides)
+
+    def select_rule(self, hook: str) -> Callable[..., Any] | None:
+        """This target's rule for instruction-selection hook ``hook`` (SELECT_HOOKS), or
+        None: the shared lowering."""
+        assert hook in SELECT_HOOKS, hook
+        return self.select_overrides.get(hook)
 
     def supports_element_type(self, name: str) -> bool:
         return name not in ARCH_ELEMENT_TYPES or name in self.element_types

@@ -282,20 +282,22 @@ def _dtype(et: str):
     return {"bf16": ml_dtypes.bfloat16, "f64": np.float64}.get(et) or _NP[et]
 
 
-def _emulate_both(text: str, arrays: list, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(emulated sm_90 result, interpreter result); both targets must assemble. The lowering
-    is tested for types a target lacks too (f4E2M1FN, f8E8M0FNU, f8E5M3FNU: the default
-    pipeline refuses them there, as tileiras does), so the target check is left out."""
+def _emulate_both(text: str, arrays: list, out: np.ndarray,
+                  gpu: str = "sm_90") -> tuple[np.ndarray, np.ndarray]:
+    """(emulated result of the ``gpu`` PTX, interpreter result); both targets must
+    assemble. The lowering is tested for types a target lacks too (f4E2M1FN, f8E8M0FNU,
+    f8E5M3FNU: the default pipeline refuses them there, as tileiras does), so the target
+    check is left out."""
     from nanotile.ptxemu import run_ptx
 
     want, got = out.copy(), out.copy()
     run(parse_text(text, "<k>"), "k", (1,), *[a.copy() for a in arrays], want)
-    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90", check_target=False)
+    ptx = {g: compile_to_ptx(parse_text(text, "<k>"), g, check_target=False)
+           for g in ("sm_90", "sm_100")}
     if ptxas_path() is not None:
-        assemble(ptx, "sm_90")
-        assemble(compile_to_ptx(parse_text(text, "<k>"), "sm_100", check_target=False),
-                 "sm_100")
-    run_ptx(ptx, "k", grid=(1,), args=[*[a.copy() for a in arrays], got])
+        for g, p in ptx.items():
+            assemble(p, g)
+    run_ptx(ptx[gpu], "k", grid=(1,), args=[*[a.copy() for a in arrays], got])
     return got, want
 
 
@@ -472,13 +474,20 @@ def _narrow_bits_text(nt: str, n: int) -> str:
             f"%y = ftof %v : tile<{n}x{nt}> -> tile<{n}xf32>")
 
 
+# sm_90 decodes and encodes these types with integer bit manipulation; sm_100 with its own
+# cvt forms where they apply (targets/sm100/select_convert.py): both must equal the
+# interpreter.
+NARROW_GPUS = pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+
+
+@NARROW_GPUS
 @pytest.mark.parametrize("nt", ["f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU"])
-def test_narrow_float_decode(nt):
+def test_narrow_float_decode(nt, gpu):
     """Every bit pattern of the type, converted to f32, as the interpreter."""
     n = 256
     bits = np.arange(n, dtype=np.uint8).view(np.int8)
     text = kernel([((n,), "i8")], ((n,), "f32"), _narrow_bits_text(nt, n))
-    got, want = _emulate_both(text, [bits], np.zeros(n, np.float32))
+    got, want = _emulate_both(text, [bits], np.zeros(n, np.float32), gpu)
     assert _same_bits(got, want).all(), (bits[~_same_bits(got, want)], got[~_same_bits(got, want)])
 
 
@@ -498,7 +507,8 @@ def _encode_inputs(src: str, rng) -> np.ndarray:
                                      ("f8E8M0FNU", "rounding<nearest_away>"),
                                      ("f4E2M1FN", ""), ("f8E5M3FNU", "")])
 @pytest.mark.parametrize("src", ["f32", "f64"])
-def test_narrow_float_encode(nt, mode, src):
+@NARROW_GPUS
+def test_narrow_float_encode(nt, mode, src, gpu):
     """f32/f64 -> the type (ties, saturation, zeros, negatives, infinities, NaN,
     subnormals), compared as bits with the interpreter's rounding."""
     n = 1024
@@ -510,9 +520,34 @@ def test_narrow_float_encode(nt, mode, src):
         tail = f"%y = bitcast %v : tile<{n}x{nt}> -> tile<{n}xi8>"
     body = f"%v = ftof %x0 {mode} : tile<{n}x{src}> -> tile<{n}x{nt}>\n" + tail
     text = kernel([((n,), src)], ((n,), "i8"), body)
-    got, want = _emulate_both(text, [x], np.zeros(n, np.int8))
+    got, want = _emulate_both(text, [x], np.zeros(n, np.int8), gpu)
     bad = got != want
     assert not bad.any(), list(zip(x[bad][:6], got[bad][:6], want[bad][:6]))
+
+
+@NARROW_GPUS
+@pytest.mark.parametrize("src", ["f16", "bf16", "f64", "f8E4M3FN"])
+def test_f4_encode_keeps_the_sign_of_a_nan(src, gpu):
+    """f4E2M1FN has no NaN: the interpreter (ml_dtypes) gives -0 for a NaN with the sign
+    clear and +0 for one with it set. The sign must survive the widening to f32, where cvt
+    may give the canonical (positive) NaN."""
+    n = 128
+    if src == "f8E4M3FN":
+        x = np.resize(np.array([0x7F, 0xFF, 0x38, 0xB8, 0x00, 0x80], np.uint8), n).view(np.int8)
+        head = f"%s = bitcast %x0 : tile<{n}xi8> -> tile<{n}x{src}>\n"
+        xt, v = "i8", "%s"
+    else:
+        base = np.array([np.nan, -np.nan, 1.0, -2.5, np.inf, -np.inf, 0.0, -0.0, 3.0, -0.3])
+        x = np.resize(base, n).astype(_dtype(src))
+        head, xt, v = "", src, "%x0"
+        assert np.signbit(x[:2].astype(np.float32)).tolist() == [False, True]
+    body = (head + f"%v = ftof {v} : tile<{n}x{src}> -> tile<{n}xf4E2M1FN>\n"
+            f"%b = bitcast %v : tile<{n}xf4E2M1FN> -> tile<{n}xi4>\n"
+            f"%y = exti %b unsigned : tile<{n}xi4> -> tile<{n}xi8>")
+    text = kernel([((n,), xt)], ((n,), "i8"), body)
+    got, want = _emulate_both(text, [x], np.zeros(n, np.int8), gpu)
+    assert want[:2].tolist() == [8, 0]
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("nt", ["f8E8M0FNU", "f4E2M1FN", "f8E5M3FNU", "f8E4M3FN"])
@@ -607,8 +642,9 @@ def test_mmaf_scaled_refused_on_sm90():
         compile_to_ptx(parse_text(text, "<k>"), "sm_90")
 
 
+@NARROW_GPUS
 @pytest.mark.parametrize("nt", ["f4E2M1FN", "f8E4M3FN", "f8E8M0FNU"])
-def test_pack_unpack_narrow_floats(nt):
+def test_pack_unpack_narrow_floats(nt, gpu):
     """unpack i8 -> 8/4-bit floats (f4: two per byte, low nibble first), convert to f32,
     and pack the floats back to i8: both equal the interpreter's, bit for bit."""
     n = 128
@@ -618,11 +654,11 @@ def test_pack_unpack_narrow_floats(nt):
             f"%y = pack %v : tile<{m}x{nt}> -> tile<{n}xi8>")
     text = kernel([((n,), "i8")], ((n,), "i8"), body)
     bits = np.random.default_rng(17).integers(-128, 128, n).astype(np.int8)
-    got, want = _emulate_both(text, [bits], np.zeros(n, np.int8))
+    got, want = _emulate_both(text, [bits], np.zeros(n, np.int8), gpu)
     assert (got == want).all() and (want == bits).all()
     text = kernel([((n,), "i8")], ((m,), "f32"), body.replace("%y = pack", "%z = pack")
                   .replace("%f = ftof", "%y = ftof"))
-    got, want = _emulate_both(text, [bits], np.zeros(m, np.float32))
+    got, want = _emulate_both(text, [bits], np.zeros(m, np.float32), gpu)
     assert _same_bits(got, want).all()
 
 

@@ -33,6 +33,7 @@ EXTERN_SHARED = ".extern .shared .align 16 .b8 __nt_smem[];"
 # register class -> (declared type, prefix)
 REG_CLASSES = {
     "pred": (".pred", "%p"),
+    "b8": (".b8", "%rb"),  # only operands that must be .b8 (sm_100a's cvt ... e2m1x2)
     "b16": (".b16", "%h"),
     "b32": (".b32", "%r"),
     "b64": (".b64", "%rd"),

@@ -1,11 +1,14 @@
 """Casts and pointer arithmetic on registers: exti, trunci, itof, ftoi, ftof (f16, bf16,
 f32, f64, f8 through f16x2), bitcast, offset, and pointer <-> integer moves.
 
-f8E8M0FNU, f4E2M1FN and f8E5M3FNU (no cvt form on sm_90a; sm_100a's ue8m0x2/e2m1x2 forms
-lack the interpreter's rounding rules) are decoded to f32 and encoded from f32 with integer
-bit manipulation, rounding as the interpreter does (see ``_encode``). An f64 source is
-first narrowed to f32 with round-to-odd, which keeps the later single rounding exact
-(f8E8M0FNU's nearest modes instead round f64 -> f32 -> e8m0, as the interpreter)."""
+f8E8M0FNU, f4E2M1FN and f8E5M3FNU (no cvt form on sm_90a) are decoded to f32 and encoded
+from f32 with integer bit manipulation, rounding as the interpreter does (see ``_encode``).
+An f64 source is first narrowed to f32 with round-to-odd, which keeps the later single
+rounding exact (f8E8M0FNU's nearest modes instead round f64 -> f32 -> e8m0, as the
+interpreter). A target with cvt forms for them (sm_100a's e2m1x2 / ue8m0x2) supplies its own
+decoding and encoding through the hooks ``decode_narrow_float`` / ``encode_narrow_float``
+(target.SELECT_HOOKS; sm100/select_convert.py), asked first; this file's bit manipulation
+is the fallback where the target has no rule or declines."""
 
 from __future__ import annotations
 
@@ -141,6 +144,7 @@ def _ftoi(lw: Lowering, t, rt, x: str, out: str, signed: bool) -> None:
 def _ftof(lw: Lowering, t, rt, x: str, out: str, op: Operation) -> None:
     fn = lw.fn
     rnd = _RND.get(op.attributes.get("rounding_mode", RoundingMode.nearest_even), "rn")
+    src, src_t = x, t
     if t.name in _F8 or t.name in _NARROW:
         x, t = to_f32_any(lw, x, t), T.F32
     if rt.name in _NARROW:
@@ -148,6 +152,8 @@ def _ftof(lw: Lowering, t, rt, x: str, out: str, op: Operation) -> None:
             f = fn.reg("f32")
             fn.emit(f"cvt.f32.{t.name} {f}, {x}")
             x, t = f, T.F32
+        if rt.name == "f4E2M1FN" and src_t.name in _NAN_SIGN_BIT:
+            _keep_nan_sign(lw, x, src, src_t)
         _encode(lw, x, "f64" if t.name == "f64" else "f32", rt, op, out)
         return
     if rt.name in _F8:
@@ -193,6 +199,23 @@ def _f32_to_tf32(lw: Lowering, x: str, t, op: Operation, out: str) -> None:
     fn.emit(f"mov.b32 {out}, {bits}")
 
 
+# the sign bit of a NaN of each 16-bit-register float type that has signed NaNs
+_NAN_SIGN_BIT = {"f16": 15, "bf16": 15, "f8E4M3FN": 7, "f8E5M2": 7}
+
+
+def _keep_nan_sign(lw: Lowering, f: str, x: str, t) -> None:
+    """f32 register ``f``, just converted from ``x`` of type ``t`` (_NAN_SIGN_BIT): if it is
+    a NaN, one with the sign of ``x``. cvt may make a NaN the canonical (positive) one, and
+    f4E2M1FN encodes a NaN by its sign, as the interpreter (ml_dtypes) does."""
+    fn = lw.fn
+    p, s = fn.reg("pred"), fn.reg("b32")
+    fn.emit(f"setp.nan.f32 {p}, {f}, {f}")
+    fn.emit(f"cvt.u32.u16 {s}, {x}")
+    fn.emit(f"shl.b32 {s}, {s}, {31 - _NAN_SIGN_BIT[t.name]}")
+    fn.emit(f"or.b32 {s}, {s}, 2143289344")  # 0x7FC00000: a NaN with that sign
+    fn.emit(f"mov.b32 {f}, {s}", p)
+
+
 def _f8_to_f32(lw: Lowering, x: str, t) -> str:
     """One f8 value (low byte of a b16 register) -> f32, through cvt's f16x2 form."""
     fn = lw.fn
@@ -218,12 +241,16 @@ def to_f32_any(lw: Lowering, x: str, t) -> str:
         return x
     if t.name in _F8:
         return _f8_to_f32(lw, x, t)
-    f = fn.reg("f32")
     if t.name in ("f16", "bf16"):
+        f = fn.reg("f32")
         fn.emit(f"cvt.f32.{t.name} {f}, {x}")
         return f
     if t.name not in _NARROW:
         raise Unsupported(f"{t.name} values are not lowered to PTX yet")
+    rule = lw.target.select_rule("decode_narrow_float")
+    if rule is not None and (decoded := rule(lw, x, t)) is not None:
+        return decoded
+    f = fn.reg("f32")
     b, r, e, m, p = fn.reg("b32"), fn.reg("b32"), fn.reg("b32"), fn.reg("b32"), fn.reg("pred")
     fn.emit(f"cvt.u32.u16 {b}, {x}")
     if t.name == "f8E8M0FNU":  # 2^(b-127); 0 is 2^-127 (an f32 subnormal), 0xFF NaN
@@ -297,8 +324,11 @@ def _encode(lw: Lowering, x: str, xt: str, rt, op: Operation, out: str) -> None:
     """
     fn = lw.fn
     mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
-    r, p, q = fn.reg("b32"), fn.reg("pred"), fn.reg("pred")
+    rule = lw.target.select_rule("encode_narrow_float")
     if rt.name == "f8E8M0FNU" and mode in (RoundingMode.zero, RoundingMode.positive_inf):
+        if xt == "f32" and rule is not None and rule(lw, x, rt, mode, out):
+            return
+        r = fn.reg("b32")
         _encode_e8m0_directed(lw, x, xt, mode == RoundingMode.positive_inf, r)
         fn.emit(f"cvt.u16.u32 {out}, {r}")
         return
@@ -308,7 +338,16 @@ def _encode(lw: Lowering, x: str, xt: str, rt, op: Operation, out: str) -> None:
             fn.emit(f"cvt.rn.f32.f64 {f}, {x}")
             x = f
         else:
-            x = _round_to_odd_f32(lw, x)
+            d, x = x, _round_to_odd_f32(lw, x)
+            if rt.name == "f4E2M1FN":  # a NaN keeps its sign (see _keep_nan_sign)
+                nan, hi, lo = fn.reg("pred"), fn.reg("b32"), fn.reg("b32")
+                fn.emit(f"setp.nan.f64 {nan}, {d}, {d}")
+                fn.emit(f"mov.b64 {{{lo}, {hi}}}, {d}")
+                fn.emit(f"or.b32 {hi}, {hi}, 2143289344")
+                fn.emit(f"mov.b32 {x}, {hi}", nan)
+    if rule is not None and rule(lw, x, rt, mode, out):
+        return
+    r, p, q = fn.reg("b32"), fn.reg("pred"), fn.reg("pred")
     u = fn.reg("b32")
     fn.emit(f"mov.b32 {u}, {x}")
     if rt.name == "f8E8M0FNU":

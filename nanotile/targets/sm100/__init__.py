@@ -3,11 +3,22 @@
 Of the element types and ops only some GPUs have (target.ARCH_ELEMENT_TYPES / ARCH_OPS),
 sm_100 has f8E8M0FNU (block scales), f4E2M1FN (FP4) and block-scaled MMA (mmaf_scaled);
 not f8E5M3FNU (Rubin's: tileiras refuses it for sm_100 too).
+
+Its own instruction selection (Target.select_overrides, target.SELECT_HOOKS): the cvt
+forms for f4E2M1FN (e2m1x2) and f8E8M0FNU (ue8m0x2) that sm_90a lacks, in
+select_convert.py; everything else is the shared lowering of targets/ptx/.
 """
 
+from types import MappingProxyType
+
 from ..target import Target
+from . import select_convert
 
 SM100 = Target(gpu_name="sm_100", ptx_target="sm_100a", ptx_version="8.6",
                ptxas_arch="sm_100a",
                element_types=frozenset({"f8E8M0FNU", "f4E2M1FN"}),
-               ops=frozenset({"mmaf_scaled"}))
+               ops=frozenset({"mmaf_scaled"}),
+               select_overrides=MappingProxyType({
+                   "decode_narrow_float": select_convert.decode_narrow_float,
+                   "encode_narrow_float": select_convert.encode_narrow_float,
+               }))
