@@ -4,7 +4,9 @@ Both targets share the tile-level passes and the back end's (nanotile/targets); 
 differ where a pass takes the target as its option: check-target-support, eqsat's cost
 model, assign-layouts (the CTA size of the num_warps hint, the mma.sync forms the
 target's PTX has) and select-instructions (the PTX header: .target sm_90a, PTX 8.4 /
-.target sm_100a, PTX 8.6). The module's program is then ``module.ptx`` (language ptx-sm90
+.target sm_100a, PTX 8.6; and the rules a target adds to the shared selection,
+``Target.select_overrides``: sm_100's cvt forms for f4E2M1FN and f8E8M0FNU in
+targets/sm100/select_convert.py). The module's program is then ``module.ptx`` (language ptx-sm90
 or ptx-sm100), and the PTX passes, written for ptx-sm90, run on both.
 ``compile_to_ptx`` (targets/compile.py) and ``nanotile FILE --emit=ptx`` run exactly
 these lists, once, and print module.ptx; ``--dump-after=all`` shows every stage (Tile IR
@@ -94,7 +96,7 @@ SM90 = [
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
-    *lower("sm_90"),               # -> ptx-sm90: .target sm_90a, PTX 8.4 (mma.sync)
+    *lower("sm_90"),               # -> ptx-sm90: .target sm_90a, PTX 8.4 (mma.sync, f8 too)
     *PTX_PASSES,
 ]
 
@@ -103,7 +105,7 @@ SM100 = [
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
     *LOWER_SHARED,
-    *lower("sm_100"),              # -> ptx-sm100: .target sm_100a, PTX 8.6 (f8 mma.sync)
+    *lower("sm_100"),              # -> ptx-sm100: .target sm_100a, PTX 8.6 (e2m1x2/ue8m0x2 cvt)
     *PTX_PASSES,
 ]
 
