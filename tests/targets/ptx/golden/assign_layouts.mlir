@@ -3,8 +3,8 @@
 // layout (4 contiguous f32 per thread where the pointers are 16-byte aligned and
 // contiguous: the assume facts say so), the address arithmetic of a load the load's own
 // layout, a reduction its operand's layout sliced, a one-element tile #replicated; the
-// accumulator of mmaf on mma.sync the fragment layout, carried by the K loop unchanged,
-// A and B swizzled shared memory. A value used in another layout than it was made in
+// accumulator of mmaf on mma.sync the fragment layout, carried by the K loop unchanged
+// and stored from there, A and B swizzled shared memory. A value used in another layout than it was made in
 // gets a convert_layout.
 
 cuda_tile.module @tests {
@@ -37,7 +37,9 @@ cuda_tile.module @tests {
     // CHECK: convert_layout %{{.+}} : tile<32x16xf16, {{.+}}> -> tile<32x16xf16, #shared<offset=?, swizzle=[8, 4, 2]>>
     // CHECK: mmaf %{{.+}}, %{{.+}}, %{{.+}} : tile<32x16xf16, #shared<{{.+}}>>, tile<16x32xf16, #shared<{{.+}}>>, tile<32x32xf32, #mma<acc, m16n8, warps=[2, 2]>>
     // CHECK-NEXT: continue
-    // CHECK: convert_layout %{{.+}} : tile<32x32xf32, #mma<acc, m16n8, warps=[2, 2]>> -> tile<32x32xf32, #blocked<
+    // the store writes the accumulator from its fragments: no conversion after the loop
+    // CHECK-NOT: convert_layout
+    // CHECK: store_ptr_tko weak %{{.+}}, %acc : tile<32x32xptr<f32>, #mma<acc, m16n8, warps=[2, 2]>>, tile<32x32xf32, #mma<acc, m16n8, warps=[2, 2]>>
     %i = iota : tile<512xi32>
     %r = reshape %i : tile<512xi32> -> tile<32x16xi32>
     %b0 = reshape %pa : tile<ptr<f16>> -> tile<1x1xptr<f16>>
