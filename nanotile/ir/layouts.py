@@ -557,6 +557,136 @@ def _pad(bases: tuple[int, ...], n: int) -> tuple[int, ...]:
     return bases + (0,) * (n - len(bases))
 
 
+@dataclass(frozen=True)
+class ShufflePlan:
+    """How a ``"warp"`` conversion src -> dst is done with ``shfl.sync.idx``.
+
+    Destination register ``r`` of the thread with %tid.x bits ``t`` (lane bits 0-4, then
+    the warp bits) holds the element that source register
+    ``registers[r] ^ XOR(register_map[i] for the bits i set in t)`` holds in lane
+    ``lanes[r] ^ XOR(lane_map[i] for the bits i set in t)`` of the same warp. Both are
+    linear (over GF(2)) in the thread bits, plus a constant per destination register.
+
+    With ``register_map`` all zero (the common case: a transpose inside a warp, blocked
+    <-> mma fragments, a change of vector width) every lane sends the same register, and
+    one shuffle per destination register does: the thread sends ``registers[r]`` and
+    reads lane ``lanes[r] ^ lane_map(t)``. Otherwise the source register depends on the
+    reading thread through ``len(Span(register_map))`` = k bits: 2^k shuffles per
+    destination register (one per candidate register) and a select among them.
+    """
+
+    registers: tuple[int, ...]
+    lanes: tuple[int, ...]
+    lane_map: tuple[int, ...]
+    register_map: tuple[int, ...]
+
+    @property
+    def select_bits(self) -> int:
+        """k: the thread bits the source register depends on (in rank)."""
+        return len(Span(self.register_map))
+
+    def candidates(self, r: int) -> list[int]:
+        """The source registers destination register ``r`` may read from (one shuffle
+        each): ``registers[r]`` XOR each combination of ``register_map``."""
+        out = [self.registers[r]]
+        for b in Span(self.register_map).pivots.values():
+            out += [c ^ b for c in out]
+        return out
+
+    def source(self, r: int, tid: int) -> tuple[int, int]:
+        """(source register, source lane) of destination register ``r`` in thread
+        ``tid``."""
+        return (self.registers[r] ^ _combine(self.register_map, tid),
+                self.lanes[r] ^ _combine(self.lane_map, tid))
+
+    @property
+    def shuffles(self) -> int:
+        """shfl.sync instructions per 32-bit word of the element, per thread."""
+        return len(self.registers) << self.select_bits
+
+
+MAX_SELECT_BITS = 2  # a shuffle plan makes at most 2^2 shuffles per destination register
+
+
+def shuffle_plan(src: LinearLayout, dst: LinearLayout,
+                 max_select_bits: int = MAX_SELECT_BITS) -> ShufflePlan | None:
+    """The warp-shuffle plan of a conversion src -> dst (see ShufflePlan), or None when
+    some thread needs an element its warp does not hold in ``src`` (not a ``"warp"``
+    conversion), or when the source register depends on more than ``max_select_bits``
+    thread bits (the caller goes through shared memory).
+
+    Solved over GF(2): the elements a warp holds in ``src`` are
+    ``src.register_part(r_s) ^ src.lane_part(l_s)`` plus the warp's part, so for each
+    input bit of ``dst`` (register bits, lane bits, and for the warp bits the difference
+    between dst's and src's warp basis) a pair (r_s, l_s) reaching that element
+    difference is found with ``solve``; the plan XORs them. Lane and warp bits take a
+    solution by lanes alone when there is one, so that the source register does not
+    depend on the thread.
+    """
+    if src.shape != dst.shape:
+        raise ValueError(f"conversion between shapes {src.shape} and {dst.shape}")
+    nr = len(src.register)
+    lanes = _pad(src.lane, LANE_BITS)
+    held = (*src.register, *lanes)
+
+    def by_lanes(b: int) -> tuple[int, int] | None:
+        found = solve(lanes, b)
+        return None if found is None else (0, found)
+
+    def by_anything(b: int) -> tuple[int, int] | None:
+        found = solve(held, b)
+        return None if found is None else (found & ((1 << nr) - 1), found >> nr)
+
+    per_register = [by_anything(b) for b in dst.register]
+    width = max(len(src.warp), len(dst.warp))
+    thread = [*_pad(dst.lane, LANE_BITS),
+              *(a ^ b for a, b in zip(_pad(src.warp, width), _pad(dst.warp, width)))]
+    per_thread = [by_lanes(b) or by_anything(b) for b in thread]
+    if any(p is None for p in (*per_register, *per_thread)):
+        return None
+    register_map = tuple(r for r, _ in per_thread)
+    if len(Span(register_map)) > max_select_bits:
+        return None
+    registers, sources = [], []
+    for k in range(dst.registers):
+        r = lane = 0
+        for i, (rb, lb) in enumerate(per_register):
+            if k >> i & 1:
+                r, lane = r ^ rb, lane ^ lb
+        registers.append(r)
+        sources.append(lane)
+    return ShufflePlan(tuple(registers), tuple(sources), tuple(l for _, l in per_thread),
+                       register_map)
+
+
+# The unit of conversion_cost: one 32-bit transfer per thread, i.e. one shfl.sync of a b32
+# register, or 4 bytes a thread stores to or loads from shared memory.
+BARRIER_COST = 16  # a bar.sync, in those units (the whole CTA waits)
+SELECT_COST = 1    # a selp choosing among shuffled candidates
+
+
+def conversion_cost(src: LinearLayout, dst: LinearLayout, element_bytes: int) -> int:
+    """What converting a tile from ``src`` to ``dst`` costs each thread, in 32-bit
+    transfers (see BARRIER_COST), as lower-convert-layout will lower it:
+
+    - ``none`` and ``registers``: 0 (a renaming: no instruction);
+    - ``warp`` with a shuffle plan: its shuffles, each of ``ceil(element_bytes / 4)``
+      words, plus a select per extra candidate;
+    - otherwise (``shared``, or a ``warp`` conversion with no plan): the words each thread
+      stores (src's registers) and loads (dst's registers) plus two barriers.
+    """
+    kind = conversion(src, dst)
+    if kind in ("none", "registers"):
+        return 0
+    words = max(1, -(-element_bytes // 4))
+    plan = shuffle_plan(src, dst) if kind == "warp" else None
+    if plan is not None:
+        selects = len(plan.registers) * ((1 << plan.select_bits) - 1)
+        return plan.shuffles * words + selects * SELECT_COST * words
+    return (src.registers + dst.registers) * words + 2 * BARRIER_COST
+
+
+# A rough ranking by kind alone (conversion_cost counts the work for given layouts).
 CONVERSION_COST = {"none": 0, "registers": 0, "warp": 1, "shared": 4}
 
 

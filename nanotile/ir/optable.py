@@ -707,6 +707,16 @@ op("is_owner", NO_OPCODE, attrs=[attr("of", "type")], traits="pure", internal=Tr
 op("shuffle_xor", NO_OPCODE, operands="source", attrs=[attr("mask", "int")],
    traits="pure", internal=True,
    asm="$source , @mask attr-dict : type($source,$result)")
+# Registers read from other lanes of the warp (shfl.sync.idx), by a plan of
+# nanotile.ir.layouts.ShufflePlan: result register r of the thread with %tid.x bits t is
+# register `registers[r] ^ register_map(t)` of lane `lanes[r] ^ lane_map(t)` (each map the
+# XOR of its entries for the bits set in t: lane bits 0-4, then warp bits).
+op("shuffle_idx", NO_OPCODE, operands="source",
+   attrs=[attr("registers", "i32_array"), attr("lanes", "i32_array"),
+          attr("lane_map", "i32_array"), attr("register_map", "i32_array")],
+   traits="pure", internal=True,
+   asm=("$source @registers 'lanes @lanes 'lane_map @lane_map 'register_map @register_map "
+        "attr-dict : type($source) -> type($result)"))
 # A thread's registers of a distributed tile (`of`) written to / read from a shared
 # buffer (`buffer`, a #shared tile type), each element at its place in the buffer.
 # (``owners_only``: only the thread owning each element writes it: the others' copies

@@ -15,11 +15,13 @@ from nanotile.ir.layouts import (
     Span,
     blocked,
     conversion,
+    conversion_cost,
     coordinates,
     default_blocked,
     flat_index,
     mma_layout,
     parse_layout,
+    shuffle_plan,
     swizzle_for,
 )
 
@@ -188,6 +190,97 @@ def test_conversion_kinds():
     assert conversion(default_blocked((8,), 4), everywhere) == "warp"
     assert conversion(default_blocked((256,), 4), LinearLayout((256,), (1, 2, 4, 8, 16, 32, 64,
                                                                         128))) == "shared"
+
+
+def _apply_plan(src: LinearLayout, dst: LinearLayout, warps: int, max_select_bits: int = 2):
+    """The plan of src -> dst, checked: every destination register of every thread
+    reads, from the source register and lane the plan names, the element dst puts there."""
+    plan = shuffle_plan(src, dst, max_select_bits)
+    if plan is None:
+        return None
+    assert len(plan.registers) == dst.registers
+    for w in range(warps):
+        for lane in range(32):
+            for r in range(dst.registers):
+                rs, ls = plan.source(r, lane | w << 5)
+                assert rs in plan.candidates(r)
+                assert src.element(rs, ls, w) == dst.element(r, lane, w), (r, lane, w)
+    return plan
+
+
+def _within_warp_pairs():
+    """(src, dst, warps) pairs whose conversion is "warp"."""
+    cyclic = default_blocked((1024,), 4)
+    yield cyclic, LinearLayout(cyclic.shape, cyclic.register, cyclic.lane[::-1],
+                               cyclic.warp), 4
+    # the warps' copies of a small tile: lanes exchange
+    yield default_blocked((32,), 4), LinearLayout((32,), (), (8, 16, 1, 2, 4)), 4
+    yield default_blocked((8,), 4), LinearLayout((8,), (1, 2, 4)), 4
+    # 16x8 blocked <-> the m16n8 accumulator fragments (one warp)
+    acc = mma_layout("acc", (16, 8), (1, 1))
+    rows = blocked((16, 8), (1, 1), (4, 8), (1, 1), (1, 0))
+    yield acc, rows, 1
+    yield rows, acc, 1
+    # vector width 4 -> 2 -> 1 along a row held by one warp
+    for a, b in itertools.permutations([4, 2, 1], 2):
+        yield (blocked((4, 128), (1, a), (1, 32), (4, 1), (1, 0)),
+               blocked((4, 128), (1, b), (1, 32), (4, 1), (1, 0)), 4)
+    # transposes within one warp
+    for shape in ((32, 32), (8, 32), (4, 32), (8, 8)):
+        a = blocked(shape, (1, 1), (1, 32) if shape[1] >= 32 else (4, 8), (1, 1), (1, 0))
+        b = blocked(shape, (1, 1), (32, 1) if shape[0] >= 32 else (8, 4), (1, 1), (0, 1))
+        yield a, b, 1
+
+
+def test_shuffle_plans_move_each_element_where_dst_wants_it():
+    kinds = []
+    for src, dst, warps in _within_warp_pairs():
+        assert conversion(src, dst) == "warp"
+        plan = _apply_plan(src, dst, warps, max_select_bits=5)
+        assert plan is not None  # a "warp" conversion always has a plan, given selects
+        kinds.append(plan.select_bits)
+        small = _apply_plan(src, dst, warps)
+        assert (small is None) == (plan.select_bits > 2)
+    assert 0 in kinds and 5 in kinds and any(0 < k <= 2 for k in kinds)
+
+
+def test_shuffle_plan_of_lanes_swapped_is_one_shuffle_per_register():
+    cyclic = default_blocked((1024,), 4)
+    swapped = LinearLayout(cyclic.shape, cyclic.register, cyclic.lane[::-1], cyclic.warp)
+    plan = _apply_plan(cyclic, swapped, 4)
+    assert plan.select_bits == 0 and plan.shuffles == cyclic.registers
+    assert plan.registers == tuple(range(cyclic.registers)) and set(plan.lanes) == {0}
+    assert plan.lane_map[:5] == (16, 8, 4, 2, 1)
+
+
+def test_shuffle_plan_of_a_32x32_transpose_needs_every_lane_bit():
+    a = blocked((32, 32), (1, 1), (1, 32), (1, 1), (1, 0))
+    b = blocked((32, 32), (1, 1), (32, 1), (1, 1), (0, 1))
+    assert shuffle_plan(a, b) is None  # 2^5 shuffles per register: shared memory
+    assert _apply_plan(a, b, 1, max_select_bits=5).shuffles == 32 * 32
+
+
+def test_shuffle_plan_is_none_across_warps():
+    cyclic = default_blocked((1024,), 4)
+    assert conversion(cyclic, default_blocked((1024,), 4, vector=4)) == "shared"
+    assert shuffle_plan(cyclic, default_blocked((1024,), 4, vector=4), 5) is None
+
+
+def test_conversion_cost():
+    cyclic = default_blocked((1024,), 4)
+    swapped = LinearLayout(cyclic.shape, cyclic.register[::-1], cyclic.lane, cyclic.warp)
+    lanes = LinearLayout(cyclic.shape, cyclic.register, cyclic.lane[::-1], cyclic.warp)
+    vector = default_blocked((1024,), 4, vector=4)
+    assert conversion_cost(cyclic, cyclic, 4) == 0
+    assert conversion_cost(cyclic, swapped, 4) == 0
+    assert conversion_cost(cyclic, lanes, 4) == 8       # one shuffle per register
+    assert conversion_cost(cyclic, lanes, 8) == 16      # two 32-bit halves each
+    assert conversion_cost(cyclic, lanes, 2) == 8       # widened to 32 bits
+    assert conversion_cost(cyclic, vector, 4) == 8 + 8 + 32  # store, load, 2 barriers
+    a = blocked((32, 32), (1, 1), (1, 32), (1, 1), (1, 0))
+    b = blocked((32, 32), (1, 1), (32, 1), (1, 1), (0, 1))
+    assert conversion_cost(a, b, 4) == 64 + 32          # no plan: through shared memory
+    assert 0 < conversion_cost(cyclic, lanes, 4) < conversion_cost(cyclic, vector, 4)
 
 
 def test_register_of_solves_for_the_register():

@@ -676,6 +676,55 @@ def test_four_bit_floats_read_back_from_shared_memory():
     assert _same_bits(got, want).all() and np.unique(want).size > 8
 
 
+# ---------------------------------------------------------------- warp shuffles
+
+def _permute_text(a: int, b: int, et: str, warps: int) -> str:
+    """A 1-D tile of a*b elements read as a x b, transposed and written back: with 32
+    elements (or one warp) the layouts differ only inside each warp."""
+    n = a * b
+    body = (f"%z = reshape %x0 : tile<{n}x{et}> -> tile<{a}x{b}x{et}>\n"
+            f"%w = permute %z [1, 0] : tile<{a}x{b}x{et}> -> tile<{b}x{a}x{et}>\n"
+            f"%y = reshape %w : tile<{b}x{a}x{et}> -> tile<{n}x{et}>")
+    text = kernel([((n,), et)], ((n,), et), body)
+    if warps != 4:
+        text = text.replace(") {\n", f") optimization_hints=<default = {{num_warps = {warps}}}>"
+                                      " {\n", 1)
+    return text
+
+
+@pytest.mark.parametrize("a, b, et, warps, shuffles", [
+    (4, 8, "f32", 4, 1),     # one shuffle per register: every lane sends register 0
+    (2, 16, "i64", 4, 2),    # 64-bit values in two halves
+    (8, 4, "f16", 4, 1),     # 16-bit values widened to 32 bits
+    (16, 4, "i8", 1, 4),     # the source register depends on a lane bit: 2 + 2, selp
+    (8, 8, "f32", 1, 4),
+    (4, 32, "i32", 1, 16),   # ... on two lane bits: 4 shuffles per register
+])
+def test_warp_conversion_is_shuffles(a, b, et, warps, shuffles):
+    """A convert_layout whose elements move only between the lanes of a warp becomes
+    shfl.sync.idx (no shared memory, no barrier of its own: the one bar.sync left orders
+    the loads before the stores), bit-identical to the interpreter."""
+    text = _permute_text(a, b, et, warps)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+    assert ptx.count("shfl.sync.idx") == shuffles
+    assert ".shared" not in ptx and ptx.count("bar.sync") == 1
+    x = (np.arange(a * b) * 7 - 50).astype(_NP[et])
+    got, want = _emulate_both(text, [x], np.zeros(a * b, _NP[et]))
+    np.testing.assert_array_equal(want, x.reshape(a, b).T.ravel())
+    np.testing.assert_array_equal(got, want)
+
+
+def test_warp_transpose_beyond_two_select_bits_goes_through_shared_memory():
+    """A 16x32 transpose inside one warp: each destination register would need 2^4
+    shuffles, so it goes through shared memory as before."""
+    text = _permute_text(16, 32, "f32", 1)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+    assert "shfl.sync.idx" not in ptx and "st.shared" in ptx
+    x = np.arange(512).astype(np.float32)
+    got, want = _emulate_both(text, [x], np.zeros(512, np.float32))
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("et", ["f16", "bf16", "f32", "i32"])
 @pytest.mark.parametrize("kind", ["rmw", "cas"])
 def test_masked_atomics_return_value(kind, et):

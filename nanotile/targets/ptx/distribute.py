@@ -13,6 +13,8 @@ the distribute_*.py modules beside this one):
 - reshape and permute are free (a linear layout relabels its bits: same registers);
   broadcast and register-renaming conversions become ``pick``/``splat``; ``iota``
   becomes ``coordinates``;
+- conversions within a warp (lower-convert-layout kept those with a shuffle plan of
+  nanotile.ir.layouts.shuffle_plan) become ``shuffle_idx``;
 - conversions through shared memory become ``shared_store`` / ``shared_load``; ops
   reading ``#shared`` operands (extract, cat, insert, pack/unpack, reductions whose
   order matters, the FMA fallback of mmaf) compute the row-major index of each element

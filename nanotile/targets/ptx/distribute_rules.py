@@ -6,7 +6,14 @@ from __future__ import annotations
 from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.core import Operation, make_op
-from ...ir.layouts import LinearLayout, SharedLayout, coordinates, flat_index
+from ...ir.layouts import (
+    LinearLayout,
+    SharedLayout,
+    conversion,
+    coordinates,
+    flat_index,
+    shuffle_plan,
+)
 from ...ir.rewrite import insert_before
 from .distribute import Distributor, Unsupported, layout_of, registers, simt_type, splat_constant
 
@@ -81,13 +88,18 @@ def convert_layout(d: Distributor, op: Operation) -> None:
         if src.elements == 1:
             d.replace(op, op.operands[0])
             return
-        try:
+        if conversion(src, dst) in ("none", "registers"):
             picks = [src.register_of(dst.register_part(k)) for k in range(dst.registers)]
-        except ValueError:
+            d.replace(op, pick(d, op, [op.operands[0]], picks, simt_type(t)))
+            return
+        plan = shuffle_plan(src, dst)
+        if plan is None:
             raise Unsupported(f"a conversion that moves data between threads "
                               f"({src} -> {dst}): lower-convert-layout must route it "
-                              "through shared memory") from None
-        d.replace(op, pick(d, op, [op.operands[0]], picks, simt_type(t)))
+                              "through shared memory")
+        d.replace(op, d.emit(op, "shuffle_idx", [op.operands[0]], simt_type(t),
+                             registers=plan.registers, lanes=plan.lanes,
+                             lane_map=plan.lane_map, register_map=plan.register_map))
     elif isinstance(src, LinearLayout) and isinstance(dst, SharedLayout):
         d.emit(op, "shared_store", [op.operands[0]], None, of=op.operands[0].type, buffer=t)
         d.replace(op)

@@ -154,6 +154,7 @@ SIMT = TILE_LAYOUT.extend(
                "coordinates": "the coordinate of the element each register holds",
                "is_owner": "this thread owns its elements (others hold copies)",
                "shuffle_xor": "exchange registers with another lane (shfl.sync.bfly)",
+               "shuffle_idx": "read registers of other lanes by a plan (shfl.sync.idx)",
                "shared_store": "write registers to a shared buffer",
                "shared_load": "read registers from a shared buffer",
                "shared_gather": "read shared elements by row-major index",

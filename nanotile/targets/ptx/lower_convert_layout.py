@@ -7,9 +7,18 @@ write them) is classified by nanotile.ir.layouts.conversion:
 - ``none``: the same layout: the op goes;
 - ``registers``: every thread already holds what it needs: the op stays, and distribute
   turns it into a renaming of registers (no instruction);
-- ``warp`` or ``shared``: data crosses threads: the op becomes a round trip through a
-  shared buffer, ``convert_layout`` to ``#shared`` and back (swizzled for 2-D tiles, so
-  that the column reads of a transposing conversion spread over the banks).
+- ``warp``: elements move only between lanes of a warp: when the layout algebra finds a
+  shuffle plan (nanotile.ir.layouts.shuffle_plan: the source register of each destination
+  register depends on at most 2 thread bits) the op stays, and distribute turns it into
+  ``shuffle_idx`` (one shfl.sync.idx per destination register and 32-bit word, no
+  barrier); otherwise (a 32x32 transpose inside a warp: the source register depends on
+  every lane bit) as ``shared``;
+- ``shared``: data crosses warps: the op becomes a round trip through a shared buffer,
+  ``convert_layout`` to ``#shared`` and back (swizzled for 2-D tiles, so that the column
+  reads of a transposing conversion spread over the banks).
+
+nanotile.ir.layouts.conversion_cost says what each route costs, for an extractor to
+compare layouts by.
 
 Conversions that already read or write ``#shared`` are left as they are.
 """
@@ -21,7 +30,7 @@ from dataclasses import dataclass
 
 from ...ir import types as T
 from ...ir.core import Module, Operation, make_op
-from ...ir.layouts import LinearLayout, conversion
+from ...ir.layouts import LinearLayout, conversion, shuffle_plan
 from ...ir.rewrite import all_ops, erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from .layout_rules import shared_layout
@@ -29,7 +38,8 @@ from .layout_rules import shared_layout
 
 @dataclass(frozen=True)
 class LowerConvertLayout(Pass):
-    """Conversions between register layouts: none, a renaming, or via shared memory."""
+    """Conversions between register layouts: none, a renaming, warp shuffles, or via
+    shared memory."""
 
     name = "lower-convert-layout"
     input = "tile-layout"
@@ -49,7 +59,7 @@ class LowerConvertLayout(Pass):
                 mapping[op.results[0]] = op.operands[0]
                 erase(op)
                 changed = True
-            elif kind in ("warp", "shared"):
+            elif kind == "shared" or (kind == "warp" and shuffle_plan(src, dst) is None):
                 through_shared(op)
                 changed = True
         replace_uses(module, mapping)

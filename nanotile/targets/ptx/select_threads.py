@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ...ir import types as T
 from ...ir.core import Operation
-from ...ir.layouts import LANE_BITS, LinearLayout, dim_offsets
+from ...ir.layouts import LANE_BITS, LinearLayout, ShufflePlan, dim_offsets
 from .builder import reg_class
 from .select_instructions import Selection, Unsupported
 
@@ -150,34 +150,105 @@ def is_owner(s: Selection, op: Operation) -> None:
     s.values[op.results[0]] = [owner(s, op.attributes["of"].layout)]
 
 
+FULL_WARP = "0xffffffff"
+
+
 def shuffle_xor(s: Selection, op: Operation) -> None:
+    """Each register from lane (lane xor mask): shfl.sync.bfly, per 32-bit word."""
     fn = s.fn
-    element = op.operands[0].type.element
-    cls = reg_class(element)
+    cls = reg_class(op.operands[0].type.element)
     mask = str(op.attributes["mask"])
     outs = []
     for reg in s.get(op.operands[0]):
         out = fn.reg(cls)
-        if cls in ("b32", "f32"):
-            fn.instr("shfl.sync.bfly.b32", out, reg, mask, "31", "0xffffffff")
-        elif cls in ("b64", "f64"):
-            lo, hi, lo2, hi2 = (fn.reg("b32") for _ in range(4))
-            fn.instr("mov.b64", f"{{{lo}, {hi}}}", reg)
-            fn.instr("shfl.sync.bfly.b32", lo2, lo, mask, "31", "0xffffffff")
-            fn.instr("shfl.sync.bfly.b32", hi2, hi, mask, "31", "0xffffffff")
-            fn.instr("mov.b64", out, f"{{{lo2}, {hi2}}}")
-        elif cls == "b16":
-            wide, got = fn.reg("b32"), fn.reg("b32")
-            fn.instr("cvt.u32.u16", wide, reg)
-            fn.instr("shfl.sync.bfly.b32", got, wide, mask, "31", "0xffffffff")
-            fn.instr("cvt.u16.u32", out, got)
-        else:  # pred
-            wide, got = fn.reg("b32"), fn.reg("b32")
-            fn.instr("selp.b32", wide, "1", "0", reg)
-            fn.instr("shfl.sync.bfly.b32", got, wide, mask, "31", "0xffffffff")
-            fn.instr("setp.ne.u32", out, got, "0")
+        got = [_shfl(s, "bfly", word, mask, "31", out if cls in ("b32", "f32") else None)
+               for word in _to_words(s, reg, cls)]
+        _from_words(s, got, cls, out)
         outs.append(out)
     s.values[op.results[0]] = outs
+
+
+def shuffle_idx(s: Selection, op: Operation) -> None:
+    """Registers read from other lanes by a ShufflePlan (nanotile.ir.layouts): for each
+    result register, the lane to read is its constant XOR a linear function of %tid.x
+    (computed once per kernel, see thread_bits); each candidate source register is sent
+    with one shfl.sync.idx per 32-bit word, and when the source register depends on the
+    thread, a selp per extra candidate keeps the one this thread wants."""
+    fn = s.fn
+    cls = reg_class(op.operands[0].type.element)
+    a = op.attributes
+    registers, lanes = list(a["registers"]), list(a["lanes"])
+    lane_map, register_map = tuple(a["lane_map"]), tuple(a["register_map"])
+    plan = ShufflePlan(tuple(registers), tuple(lanes), lane_map, register_map)
+    sources = s.get(op.operands[0])
+    if len(sources) == 1:
+        sources = sources * s.count(op.operands[0].type)
+    base, possible = thread_bits(s, list(lane_map), ("shuffle_lanes", lane_map))
+    chosen = None
+    if plan.select_bits:
+        chosen, _ = thread_bits(s, list(register_map), ("shuffle_registers", register_map))
+    outs = []
+    for r in range(len(registers)):
+        lane = add_constant(s, base, possible, lanes[r])
+        out = fn.reg(cls)
+        candidates = plan.candidates(r)
+        direct = out if len(candidates) == 1 and cls in ("b32", "f32") else None
+        got = None
+        for c in candidates:
+            words = [_shfl(s, "idx", w, lane, "31", direct)
+                     for w in _to_words(s, sources[c], cls)]
+            if got is None:
+                got = words
+                continue
+            take = fn.reg("pred")
+            fn.instr("setp.eq.u32", take, chosen, str(c ^ registers[r]))
+            picked = []
+            for new, old in zip(words, got):
+                out = fn.reg("b32")
+                fn.instr("selp.b32", out, new, old, take)
+                picked.append(out)
+            got = picked
+        _from_words(s, got, cls, out)
+        outs.append(out)
+    s.values[op.results[0]] = outs
+
+
+def _shfl(s: Selection, mode: str, word: str, b: str, c: str, out: str | None = None) -> str:
+    out = out or s.fn.reg("b32")
+    s.fn.instr(f"shfl.sync.{mode}.b32", out, word, b, c, FULL_WARP)
+    return out
+
+
+def _to_words(s: Selection, reg: str, cls: str) -> list[str]:
+    """A register of class ``cls`` as b32 words a shfl can move (narrower ones widened,
+    predicates as 0/1)."""
+    fn = s.fn
+    if cls in ("b32", "f32"):
+        return [reg]
+    if cls in ("b64", "f64"):
+        lo, hi = fn.reg("b32"), fn.reg("b32")
+        fn.instr("mov.b64", f"{{{lo}, {hi}}}", reg)
+        return [lo, hi]
+    wide = fn.reg("b32")
+    if cls == "b16":
+        fn.instr("cvt.u32.u16", wide, reg)
+    else:  # pred
+        fn.instr("selp.b32", wide, "1", "0", reg)
+    return [wide]
+
+
+def _from_words(s: Selection, words: list[str], cls: str, out: str) -> None:
+    """The inverse of _to_words, into ``out``."""
+    fn = s.fn
+    if cls in ("b32", "f32"):
+        if words[0] != out:
+            fn.instr("mov.b32", out, words[0])
+    elif cls in ("b64", "f64"):
+        fn.instr("mov.b64", out, f"{{{words[0]}, {words[1]}}}")
+    elif cls == "b16":
+        fn.instr("cvt.u16.u32", out, words[0])
+    else:
+        fn.instr("setp.ne.u32", out, words[0], "0")
 
 
 def splat(s: Selection, op: Operation) -> None:

@@ -7,7 +7,10 @@
 // only renames registers (here: the two register bits trade places, so registers 1 and 2 swap) is a
 // pick of registers, no instruction; element-wise ops keep their names. The stored
 // layout has no warp bits, so every warp holds the same 128 elements: the store is masked
-// to the owning copy (is_owner) so that each element is written once.
+// to the owning copy (is_owner) so that each element is written once. A conversion that
+// moves elements between the lanes of a warp (here lane bits 0 and 1 trade places) is a
+// shuffle_idx by the layout algebra's plan: each register read from register registers[r]
+// of lane lanes[r] XOR lane_map(%tid.x bits).
 
 cuda_tile.module @tests {
   // CHECK-LABEL: entry @per_thread(
@@ -34,6 +37,20 @@ cuda_tile.module @tests {
     %a = offset %pb, %sw : tile<128xptr<f32>, #linear<register=[[2], [1]], lane=[[4], [8], [16], [32], [64]], warp=[]>>, tile<128xi32, #linear<register=[[2], [1]], lane=[[4], [8], [16], [32], [64]], warp=[]>> -> tile<128xptr<f32>, #linear<register=[[2], [1]], lane=[[4], [8], [16], [32], [64]], warp=[]>>
     %c = constant <f32: 2.0> : tile<128xf32, #linear<register=[[2], [1]], lane=[[4], [8], [16], [32], [64]], warp=[]>>
     %w = store_ptr_tko weak %a, %c : tile<128xptr<f32>, #linear<register=[[2], [1]], lane=[[4], [8], [16], [32], [64]], warp=[]>>, tile<128xf32, #linear<register=[[2], [1]], lane=[[4], [8], [16], [32], [64]], warp=[]>> -> token
+    return
+  }
+
+  // CHECK-LABEL: entry @shuffles(
+  // CHECK: %[[X:.+]] = coordinates 0 of {{.+}} : tile<4xi32, #regs>
+  // CHECK: %[[S:.+]] = shuffle_idx %[[X]] [0, 1, 2, 3] lanes [0, 0, 0, 0] lane_map [2, 1, 4, 8, 16] register_map [0, 0, 0, 0, 0] : tile<4xi32, #regs> -> tile<4xi32, #regs>
+  // CHECK: store_ptr_tko weak %a, %[[S]]
+  entry @shuffles(%p: tile<ptr<i32>, #replicated>) {
+    %x = iota : tile<128xi32, #linear<register=[[1], [2]], lane=[[4], [8], [16], [32], [64]], warp=[]>>
+    %s = convert_layout %x : tile<128xi32, #linear<register=[[1], [2]], lane=[[4], [8], [16], [32], [64]], warp=[]>> -> tile<128xi32, #linear<register=[[1], [2]], lane=[[8], [4], [16], [32], [64]], warp=[]>>
+    %p1 = reshape %p : tile<ptr<i32>, #replicated> -> tile<1xptr<i32>, #replicated>
+    %pb = broadcast %p1 : tile<1xptr<i32>, #replicated> -> tile<128xptr<i32>, #linear<register=[[1], [2]], lane=[[8], [4], [16], [32], [64]], warp=[]>>
+    %a = offset %pb, %s : tile<128xptr<i32>, #linear<register=[[1], [2]], lane=[[8], [4], [16], [32], [64]], warp=[]>>, tile<128xi32, #linear<register=[[1], [2]], lane=[[8], [4], [16], [32], [64]], warp=[]>> -> tile<128xptr<i32>, #linear<register=[[1], [2]], lane=[[8], [4], [16], [32], [64]], warp=[]>>
+    %w = store_ptr_tko weak %a, %s : tile<128xptr<i32>, #linear<register=[[1], [2]], lane=[[8], [4], [16], [32], [64]], warp=[]>>, tile<128xi32, #linear<register=[[1], [2]], lane=[[8], [4], [16], [32], [64]], warp=[]>> -> token
     return
   }
 }
