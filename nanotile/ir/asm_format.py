@@ -797,4 +797,4 @@ def format_of(opdef: OpDef) -> str:
     return opdef.asm
 
 
-from . import asm_directives  # noqa: F401  (registers the named directives)
+from . import print_directives  # noqa: F401  (registers the named directives)

@@ -143,7 +143,7 @@ def _parse_generic_regions(p: OpParser, owner: str, isolated: bool) -> list[Regi
 
 
 def _parse_generic_region(p: OpParser, owner: str) -> Region:
-    from .asm_directives import _parse_block_args
+    from .print_directives import _parse_block_args
 
     p.expect("{")
     if p.accept("}"):

@@ -22,7 +22,7 @@ from ..diagnostics import CompileError
 from . import attrs as A
 from . import types as T
 from .asm_attrs import AsmError, is_type_head, parse_string_literal, parse_sub, word_type
-from .asm_directives import FIXUPS
+from .print_directives import FIXUPS
 from .asm_format import compile_parser
 from .asm_generic import parse_generic_op
 from .asm_lexer import EOF, SourceMap, Token, tokenize
