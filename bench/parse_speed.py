@@ -6,14 +6,26 @@ Prints a table: lines, seconds (best of R), lines per second, for parsing and pr
 The kernel is made of typical tileirdisasm lines (loads, arithmetic, constants, views)
 so the mix of tokens is realistic. Times are CPU seconds (best of R): the machine is shared.
 
-Where the time goes (measured 2026-11-22, ~52k lines/s parse, ~90k print): the tokenizer
-is one regex pass plus a Token per token (~40% of the parse time, ~110k lines/s alone);
-each op's format is compiled once into closures (asm_format.compile_parser and
-compile_printer), so the rest of a parse is ~12 microseconds of Python per op (reading,
-OpState, Operation/Value construction).
-The cyclic GC is paused while parsing (it found nothing to free and cost ~30%). Types and
-attribute bodies are parsed by Lark once per distinct spelling and cached, so Lark is not
-on the hot path.
+Where the time goes (2026-11-25): the parser is nanotile/grammar.lark run by
+text_lalr.LalrRunner. About 60% of a parse is that loop (each state's contextual-lexer
+regex, then the LALR shifts and reductions; a type spelled before comes back as one
+CACHED_TYPE token); the rest is text_reader's callbacks building Operations and Values
+(ops of the common shape in one step each). The cyclic GC is paused while parsing.
+
+Old (format-engine reader) vs new (grammar), measured 2026-11-25 with both in the tree
+(commit 0523b9b, `parse old` / `parse new` rows of this script; CPU seconds, best of 7
+to 15, on a shared 2-core machine where runs vary by +-10%):
+
+    this kernel, six runs:  old 40-42k lines/s   new 40-49k lines/s   new/old 0.97-1.21x
+                            (median 1.07x); the old tokenizer alone ran at 71-78k lines/s
+    the corpus (../shared/corpus, each `// -----` chunk both read: 2019 chunks, 62k
+    lines; old and new interleaved, best of 5), two runs:
+                            old 47-48k lines/s   new 37-41k lines/s   new/old 0.79-0.85x
+
+On the corpus the old reader was faster: its tokenizer took a whole `<...>` (a
+predicate such as `div_by<16>`, a constant's `<i32: 1>`) as one token and parsed each
+spelling once, where the grammar reads them token by token; types are cached by both.
+The old reader was then deleted.
 """
 
 from __future__ import annotations
@@ -88,21 +100,17 @@ def main() -> None:
     args = ap.parse_args()
     text = make_kernel(args.lines)
     nlines = text.count("\n")
-    parse_text(text, "warmup.mlir")  # builds the Lark grammar, fills the caches
+    parse_text(text, "warmup.mlir")  # loads the LALR tables, fills the caches
     if args.profile:
         import cProfile
         import pstats
 
         cProfile.runctx("parse_text(text, 'bench.mlir')", globals(), locals(), "/tmp/prof")
         pstats.Stats("/tmp/prof").sort_stats("tottime").print_stats(15)
-    from nanotile.ir.asm_lexer import SourceMap, tokenize
-
-    t_lex = best(lambda: tokenize(text, SourceMap(text, "bench.mlir")), args.repeat)
     t_parse = best(lambda: parse_text(text, "bench.mlir"), args.repeat)
     module = parse_text(text, "bench.mlir")
     t_print = best(lambda: print_module(module), args.repeat)
     print(f"{'stage':8s} {'lines':>8s} {'seconds':>9s} {'lines/s':>10s}")
-    print(f"{'lex':8s} {nlines:8d} {t_lex:9.3f} {nlines / t_lex:10.0f}")
     print(f"{'parse':8s} {nlines:8d} {t_parse:9.3f} {nlines / t_parse:10.0f}")
     print(f"{'print':8s} {nlines:8d} {t_print:9.3f} {nlines / t_print:10.0f}")
 

@@ -1,11 +1,8 @@
-"""Types and attributes in text: parse them with nanotile/grammar.lark, print them back.
+"""Numbers, constants, strings, types and attributes as text: the spellings the reader
+(text_values.py, text_reader.py) decodes and the printer writes.
 
-The lexer (asm_lexer) hands over whole bracketed tokens such as ``tile<4xf32>`` or
-``<f32: [1.0, 2.0]>``; this module parses their text with the Lark grammar (LALR,
-contextual lexer, built once per process, IR objects built directly by the transformer)
-and caches the result per spelling, since a kernel repeats the same few types.
-
-Printing follows MLIR: floats as ``1.000000e+00`` when that spelling reads back to the
+Literals become element bits (``parse_float_literal``, ``parse_int_literal``) and a
+constant's values its bytecode bytes (``make_dense``). Printing follows MLIR: floats as ``1.000000e+00`` when that spelling reads back to the
 same bits, else APFloat's shortest-ish form (``9.99999974E-6``), else hex bits
 (NaN, infinities). Strings escape non-printable bytes as ``\\XX``.
 """
@@ -15,23 +12,14 @@ from __future__ import annotations
 import math
 import re
 import struct
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
-
-from lark import Lark, Token, Transformer
-from lark.exceptions import LarkError, UnexpectedInput, VisitError
 
 from . import attrs as A
 from . import types as T
-from .layouts import AnyLayout, parse_layout
-
-GRAMMAR_PATH = Path(__file__).resolve().parent / "asm_types_old.lark"  # the old parser's
-_STARTS = ["type", "typed_dense", "dense_body", "predicate", "hints", "di_attr", "array_attr"]
 
 
 class AsmError(Exception):
-    """A syntax or semantic error inside one token's text; ``offset`` is relative to it."""
+    """An error in the text of a literal, constant or string; ``offset`` is relative to it."""
 
     def __init__(self, message: str, offset: int = 0) -> None:
         super().__init__(message)
@@ -357,264 +345,7 @@ def _nest(items: list[str], shape: tuple[int, ...]) -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# Lark transformer: builds IR objects directly while parsing
-
-
-def _product(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def _ints(items: list[Any]) -> tuple[int, ...]:
-    return tuple(int(x) for x in items if x is not None)
-
-
-def _layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
-    """The layout value of a parsed ``#kind<...>`` in a tile of ``shape``."""
-    try:
-        return parse_layout(text, shape)
-    except (ValueError, KeyError, IndexError) as e:
-        detail = f"missing field {e}" if isinstance(e, KeyError) else str(e)
-        raise AsmError(f"invalid layout {text}: {detail}") from None
-
-
-class _LayoutText(str):
-    """The text of a layout inside a tile type, parsed when the shape is known."""
-
-
-class _Build(Transformer):
-    def scalar(self, c: list[Token]) -> T.Type:
-        name = str(c[0])
-        if name == "token":
-            return T.TOKEN
-        t = T.ELEMENT_TYPES.get(ELEMENT_ALIASES.get(name, name))
-        if t is None:
-            return T.OpaqueType(name)  # the enclosing type says what was expected
-        return t
-
-    def ptr_type(self, c: list[Any]) -> T.Type:
-        if not isinstance(c[0], T.ElementType):
-            raise AsmError("failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 "
-                           "or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or "
-                           "i16 or i32 or i64")
-        return T.PointerType(c[0])
-
-    def tile_type(self, c: list[Any]) -> T.Type:
-        layout = c.pop() if c and isinstance(c[-1], _LayoutText) else None
-        if len(c) == 2:
-            dims = str(c[0])[:-1].split("x")
-            if "?" in dims:
-                raise AsmError("expected static shape", c[0].start_pos or 0)
-            shape = tuple(int(d) for d in dims)
-            elem = c[1]
-        else:
-            shape, elem = (), c[0]
-        if not isinstance(elem, T.ElementType | T.PointerType):
-            raise AsmError("failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 "
-                           "or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 "
-                           "or i32 or i64 or Pointer type")
-        listed = ", ".join(map(str, shape))
-        if str(elem) == "f4E2M1FN" and all(d > 0 for d in shape) and \
-                _product(shape) % 2:
-            raise AsmError("F4E2M1FN tiles must have an even number of elements")
-        if any(d <= 0 for d in shape):
-            raise AsmError(f"all dimensions must be positive constants, got {listed}")
-        if any(d & (d - 1) for d in shape):
-            raise AsmError(f"all dimensions must be powers of two, got {listed}")
-        n = 1
-        for d in shape:
-            n *= d
-        if n > T.MAX_TILE_ELEMENTS:
-            raise AsmError(f"tile would exceed the maximum of {T.MAX_TILE_ELEMENTS} elements")
-        if layout is not None:
-            return T.TileType(shape, elem, _layout(str(layout), shape))
-        return T.TileType(shape, elem)
-
-    # a layout's text, read once the tile's shape is known (tile_type)
-    def layout(self, c: list[Token]) -> _LayoutText:
-        return _LayoutText(str(c[0]))
-
-    def dim(self, c: list[Token]) -> int | None:
-        return None if str(c[0]) == "?" else int(c[0])
-
-    def strides(self, c: list[Any]) -> tuple[int | None, ...]:
-        return tuple(x for x in c)
-
-    def tensor_view(self, c: list[Any]) -> T.Type:
-        bad = [x for x in c if isinstance(x, T.OpaqueType)]
-        if bad:
-            raise AsmError(f"unknown element type '{bad[0]}'")
-        shape: tuple[int | None, ...] = ()
-        if isinstance(c[0], Token):
-            shape = tuple(None if d == "?" else int(d) for d in str(c[0])[:-1].split("x"))
-            c = c[1:]
-        elem = c[0]
-        strides = c[1] if len(c) > 1 else ()
-        if len(strides) != len(shape):
-            raise AsmError(f"tensor_view of rank {len(shape)} needs {len(shape)} strides, "
-                           f"got {len(strides)}")
-        return T.TensorViewType(elem, shape, strides)
-
-    def tile_dims(self, c: list[Token]) -> tuple[int, ...]:
-        return _ints(c)
-
-    def int_list(self, c: list[Token]) -> tuple[int, ...]:
-        return _ints(c)
-
-    def padding(self, c: list[Token]) -> T.PaddingValue:
-        try:
-            return T.PaddingValue[str(c[0])]
-        except KeyError:
-            raise AsmError(f"unknown padding value '{c[0]}'") from None
-
-    def dim_map(self, c: list[Token]) -> tuple[str, tuple[int, ...] | None]:
-        dm = _ints(c)
-        return ("dim_map", None if dm == tuple(range(len(dm))) else dm)  # identity: default
-
-    def view_base(self, c: list[Any]) -> T.Type:
-        if not isinstance(c[0], T.TensorViewType):
-            raise AsmError(f"expected 'tensor_view' type, but got '{type_text(c[0], True)}'")
-        return c[0]
-
-    @staticmethod
-    def _view_parts(c: list[Any]) -> tuple[Any, Any, Any]:
-        pad = next((x for x in c if isinstance(x, T.PaddingValue)), None)
-        tv = next(x for x in c if isinstance(x, T.TensorViewType))
-        dm = next((x[1] for x in c if isinstance(x, tuple) and x and x[0] == "dim_map"), None)
-        return pad, tv, dm
-
-    def partition_view(self, c: list[Any]) -> T.Type:
-        pad, tv, dm = self._view_parts(c)
-        return T.PartitionViewType(c[0], tv, dm, pad)
-
-    def strided_view(self, c: list[Any]) -> T.Type:
-        pad, tv, dm = self._view_parts(c)
-        return T.StridedViewType(c[0], c[1], tv, dm, pad)
-
-    def gather_scatter_view(self, c: list[Any]) -> T.Type:
-        pad, tv, _ = self._view_parts(c)
-        return T.GatherScatterViewType(c[0], tv, int(c[-1]), pad)
-
-    # constants
-    def number(self, c: list[Token]) -> str:
-        return str(c[0])
-
-    def dlist(self, c: list[Any]) -> list[Any]:
-        return [x for x in c if x is not None]
-
-    def typed_dense(self, c: list[Any]) -> tuple[str, Any]:
-        return (str(c[0]), c[1])
-
-    def dense_body(self, c: list[Any]) -> Any:
-        return c[0] if c else []
-
-    def array_attr(self, c: list[Any]) -> tuple[Any, tuple[str, ...]]:
-        return (c[0], tuple(x for x in c[1:] if x is not None))
-
-    # predicates
-    def div_by(self, c: list[Token]) -> A.DivByAttr:
-        v = _ints(c)
-        return A.DivByAttr(v[0], v[1], v[2]) if len(v) == 3 else A.DivByAttr(v[0])
-
-    def bound(self, c: list[Token]) -> int | None:
-        return None if str(c[0]) == "?" else int(c[0])
-
-    def bounded(self, c: list[Any]) -> A.BoundedAttr:
-        return A.BoundedAttr(c[0], c[1])
-
-    def same_elements(self, c: list[Token]) -> A.SameElementsAttr:
-        return A.SameElementsAttr(_ints(c))
-
-    # hints
-    def hint_value(self, c: list[Any]) -> Any:
-        v = c[0]
-        if isinstance(v, A.DictAttr):
-            return v
-        s = str(v)  # typed as bytecode holds them (cuTile writes hint integers as i32)
-        if s in ("true", "false"):
-            return A.BoolAttr(s == "true")
-        if s.startswith('"'):
-            return A.StringAttr(parse_string_literal(s))
-        return A.IntegerAttr(int(s), T.I32)
-
-    def hint_entry(self, c: list[Any]) -> tuple[str, Any]:
-        return (str(c[0]), c[1] if len(c) > 1 else A.BoolAttr(True))
-
-    def hint_dict(self, c: list[Any]) -> A.DictAttr:
-        return A.DictAttr(tuple(x for x in c if x is not None))
-
-    def hint_target(self, c: list[Any]) -> tuple[str, A.DictAttr]:
-        return (str(c[0]), c[1])
-
-    def hints(self, c: list[Any]) -> A.OptimizationHintsAttr:
-        return A.OptimizationHintsAttr(tuple(x for x in c if x is not None))
-
-    # debug info: alias references stay strings here; the parser resolves them
-    def di_file(self, c: list[Token]) -> Any:
-        return ("di_file", parse_string_literal(str(c[0])), parse_string_literal(str(c[1])))
-
-    def di_compile_unit(self, c: list[Token]) -> Any:
-        return ("di_compile_unit", str(c[0]))
-
-    def di_field(self, c: list[Token]) -> tuple[str, Any]:
-        v = str(c[1])
-        if v.startswith('"'):
-            return (str(c[0]), parse_string_literal(v))
-        return (str(c[0]), v if v.startswith("#") else int(v))
-
-    def di_subprogram(self, c: list[Any]) -> Any:
-        return ("di_subprogram", dict(c))
-
-    def di_lexical_block(self, c: list[Any]) -> Any:
-        return ("di_lexical_block", dict(c))
-
-    def di_loc(self, c: list[Token]) -> Any:
-        return ("di_loc", str(c[0]), str(c[1]))
-
-
-_parser: Lark | None = None
-
-
-def _lark() -> Lark:
-    global _parser
-    if _parser is None:
-        _parser = Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="contextual",
-                       start=_STARTS, transformer=_Build(), maybe_placeholders=True,
-                       cache=True)  # the analysed grammar is cached on disk by Lark
-    return _parser
-
-
-@lru_cache(maxsize=4096)
-def parse_sub(text: str, start: str) -> Any:
-    """Parse the text of one token with the grammar rule ``start`` (cached)."""
-    try:
-        return _lark().parse(text, start=start)
-    except VisitError as e:
-        if isinstance(e.orig_exc, AsmError):
-            raise e.orig_exc from None
-        raise AsmError(str(e.orig_exc)) from None
-    except UnexpectedInput as e:
-        pos = getattr(e, "pos_in_stream", None) or 0
-        tok = getattr(e, "token", None)
-        if tok is not None and str(tok) != "":
-            what = f"unexpected '{tok}'"
-        elif tok is not None:
-            what = "unexpected end"
-        else:
-            what = f"unexpected character '{text[pos:pos + 1]}'"
-        raise AsmError(f"{what} in '{text}'", pos) from None
-    except LarkError as e:  # pragma: no cover - defensive
-        raise AsmError(str(e)) from None
-
-
-# ---------------------------------------------------------------------------------------
 # Types
-
-
-_TYPE_HEADS = ("tile", "ptr", "tensor_view", "partition_view", "strided_view",
-               "gather_scatter_view")
 
 
 def strip_prefix(text: str) -> str:
@@ -624,30 +355,8 @@ def strip_prefix(text: str) -> str:
     return text
 
 
-def is_type_head(text: str) -> bool:
-    """Whether a word<...> token spells a type."""
-    head = strip_prefix(text).split("<", 1)[0]
-    return head in _TYPE_HEADS
-
-
 # tileirdisasm 13.4 spells f8E5M3FNU as fnv8E5M3FNU; accept both.
 ELEMENT_ALIASES = {"fnv8E5M3FNU": "f8E5M3FNU"}
-_WORD_TYPES: dict[str, T.Type] = {**T.ELEMENT_TYPES, "token": T.TOKEN,
-                                  **{a: T.ELEMENT_TYPES[n] for a, n in ELEMENT_ALIASES.items()}}
-
-
-def word_type(text: str) -> T.Type | None:
-    """A type written as a bare word (``f32``, ``token``, ``!cuda_tile.token``)."""
-    return _WORD_TYPES.get(strip_prefix(text))
-
-
-def parse_type_text(text: str) -> T.Type:
-    t = word_type(text)
-    if t is not None:
-        return t
-    return parse_sub(text, "type")
-
-
 # Element types whose text spelling differs from their name in nanotile.ir.types.
 TEXT_SPELLING = {v: k for k, v in ELEMENT_ALIASES.items()}
 

@@ -1,5 +1,7 @@
-"""The op format language: one declarative string per op (the op table's ``asm`` column),
-interpreted by one engine that both parses an op's text and prints it.
+"""The op format language: one declarative string per op (the op table's ``asm`` column)
+says how the op is written, and both directions follow it: grammar_gen.py turns each
+format into the op's rule of nanotile/grammar.lark (what the parser reads), and this
+module prints ops by it.
 
 It is a small cousin of MLIR's assembly-format language, and follows MLIR's spacing rules
 when printing, so ops print exactly as tileirdisasm / cuda-tile-opt print them (including
@@ -19,9 +21,9 @@ Elements (separated by spaces):
   attr-dict-with-keyword   the same, printed ``attributes {...}`` (read with or without
                      the keyword)
   ?( ... )?          optional group, printed when its first operand/attribute/type is
-                     present (a unit or defaulted attribute counts as absent); parsed when
-                     the next token can start its first element
-  !name(args)        a named directive for custom syntax (see DIRECTIVES)
+                     present (a unit or defaulted attribute counts as absent)
+  !name(args)        a named directive for custom syntax: its grammar rule is written
+                     by hand in grammar.lark, its printer is in print_directives.py
 """
 
 from __future__ import annotations
@@ -45,8 +47,7 @@ from .enums import IntegerOverflow, enum_text
 from .optable import AttrDef, OpDef
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .asm_print import OpPrinter
-    from .parser import OpParser, OpState
+    from .printer import OpPrinter
 
 # ---------------------------------------------------------------------------------------
 # Enum spellings that differ from the member name
@@ -59,20 +60,6 @@ _SPELLING = {IntegerOverflow.none: "none", IntegerOverflow.nsw: "no_signed_wrap"
 def enum_spelling(member: Enum) -> str:
     """The text of an enum value (``IntegerOverflow.nsw`` is written ``no_signed_wrap``)."""
     return _SPELLING.get(member) or enum_text(member)  # type: ignore[arg-type]
-
-
-def enum_parse(cls: type[Enum], text: str) -> Enum | None:
-    return _enum_table(cls).get(text)
-
-
-@cache
-def _enum_table(cls: type[Enum]) -> dict[str, Enum]:
-    """Spelling -> member; the first member with a spelling wins, as a linear search."""
-    table: dict[str, Enum] = {}
-    for m in cls:
-        table.setdefault(enum_spelling(m), m)
-        table.setdefault(enum_text(m), m)
-    return table
 
 
 # ---------------------------------------------------------------------------------------
@@ -148,21 +135,14 @@ def compile_format(fmt: str) -> tuple[Elem, ...]:
 
 @dataclass(frozen=True)
 class Directive:
-    parse: Callable[[OpParser, OpState, tuple[str, ...]], None]
+    """How ``!name(args)`` prints (print_directives.py registers one per name)."""
+
     print: Callable[[OpPrinter, Any, tuple[str, ...]], str]
-    can_start: Callable[[OpParser, tuple[str, ...]], bool] = lambda p, a: False
     spaced: bool = True  # gets MLIR's leading space like any other element
-    present: Callable[[Any, tuple[str, ...]], bool] = lambda op, a: True
+    present: Callable[[Any, tuple[str, ...]], bool] = lambda op, a: True  # for ?( )?
 
 
 DIRECTIVES: dict[str, Directive] = {}
-
-
-def directive(name: str, **kw: Any) -> Callable[[Callable], Callable]:
-    def deco(parse_fn: Callable) -> Callable:
-        DIRECTIVES[name] = Directive(parse=parse_fn, **kw)
-        return parse_fn
-    return deco
 
 
 # ---------------------------------------------------------------------------------------
@@ -207,354 +187,6 @@ def attr_present(a: AttrDef, attrs: dict[str, Any]) -> bool:
     if a.kind == "unit":
         return bool(v)
     return a.default is None or v != a.default
-
-
-# ---------------------------------------------------------------------------------------
-# Parsing with a format
-
-
-def parse_format(p: OpParser, st: OpState, elems: tuple[Elem, ...]) -> None:
-    for e in elems:
-        _parse_elem(p, st, e)
-
-
-def _parse_elem(p: OpParser, st: OpState, e: Elem) -> None:
-    k = e.kind
-    if k == "lit":
-        p.expect(e.name)
-    elif k == "operand":
-        od = st.opdef.operand(e.name)
-        if od is None:
-            raise AssertionError(f"format of {st.opdef.name} names unknown operand {e.name}")
-        if od.kind == "variadic":
-            st.operands[e.name] = p.parse_operand_list()
-        else:
-            st.operands[e.name] = [p.parse_operand()]
-    elif k == "type":
-        _parse_type_elem(p, st, e)
-    elif k == "attr":
-        a = st.opdef.attr(e.name)
-        assert a is not None, (st.opdef.name, e.name)
-        if a.kind == "unit":
-            st.attrs[a.name] = True
-        else:
-            st.attrs[a.name] = parse_attr_value(p, a, e.style)
-    elif k == "attrdict":
-        if p.at("{"):
-            st.attrs.update(p.parse_extra_attr_dict(st.opdef))
-    elif k == "opt":
-        if _can_start(p, st, e.children[0]):
-            parse_format(p, st, e.children)
-    elif k == "custom":
-        DIRECTIVES[e.name].parse(p, st, e.names)
-
-
-# ---------------------------------------------------------------------------------------
-# Formats compiled to closures (the parser's hot path)
-#
-# parse_format interprets a format's elements one by one, looking each operand and
-# attribute up by name on every op. compile_parser does that work once per op: each
-# element becomes a closure with its operand/attribute definitions bound, and the common
-# cases (one operand, one cached type) take a short path; anything else falls back to
-# the interpreting code above, so both read exactly the same language.
-
-_Step = Callable[["OpParser", "OpState"], None]
-
-
-def compile_parser(opdef: OpDef) -> _Step:
-    """A function reading the op's text (after its name) into an OpState."""
-    entry = _PARSERS.get(opdef.name)
-    if entry is not None and entry[0] is opdef.asm:
-        return entry[1]
-    fn = _sequence(opdef, compile_format(format_of(opdef)))
-    _PARSERS[opdef.name] = (opdef.asm, fn)
-    return fn
-
-
-_PARSERS: dict[str, tuple[str | None, _Step]] = {}  # op name -> (its format, parser)
-
-
-def _sequence(opdef: OpDef, elems: tuple[Elem, ...]) -> _Step:
-    steps = tuple(s for s in (_step(opdef, e) for e in elems) if s is not None)
-    if len(steps) == 1:
-        return steps[0]
-
-    def run(p: OpParser, st: OpState) -> None:
-        for step in steps:
-            step(p, st)
-    return run
-
-
-def _step(opdef: OpDef, e: Elem) -> _Step | None:
-    k = e.kind
-    if k == "space":
-        return None
-    if k == "lit":
-        return _lit_step(e.name)
-    if k == "operand":
-        return _operand_step(opdef, e)
-    if k == "type" and e.style != "*":
-        return _type_step(opdef, e)
-    if k == "attr":
-        a = opdef.attr(e.name)
-        assert a is not None, (opdef.name, e.name)
-        if a.kind == "unit":
-            def unit(p: OpParser, st: OpState) -> None:
-                st.attrs[name] = True
-            name = a.name
-            return unit
-        style = e.style
-
-        def attr(p: OpParser, st: OpState) -> None:
-            st.attrs[a.name] = parse_attr_value(p, a, style)
-        return attr
-    if k == "opt":
-        first = e.children[0]
-        body = _sequence(opdef, e.children)
-        if first.kind == "lit":
-            word = first.name
-
-            def opt_lit(p: OpParser, st: OpState) -> None:
-                if p.at(word):
-                    body(p, st)
-            return opt_lit
-
-        def opt(p: OpParser, st: OpState) -> None:
-            if _can_start(p, st, first):
-                body(p, st)
-        return opt
-    if k == "attrdict":
-        def attrdict(p: OpParser, st: OpState) -> None:
-            t = p.toks[p.pos]
-            if t.text == "{" and t.kind == "p":
-                st.attrs.update(p.parse_extra_attr_dict(st.opdef))
-        return attrdict
-    if k == "custom":
-        d, names = DIRECTIVES[e.name], e.names
-
-        def custom(p: OpParser, st: OpState) -> None:
-            d.parse(p, st, names)
-        return custom
-
-    def generic(p: OpParser, st: OpState) -> None:
-        _parse_elem(p, st, e)
-    return generic
-
-
-def _lit_step(text: str) -> _Step:
-    def lit(p: OpParser, st: OpState) -> None:
-        t = p.toks[p.pos]
-        if t.text == text and t.kind in "pwn":
-            p.pos += 1
-        else:
-            p.expect(text)
-    return lit
-
-
-def _operand_step(opdef: OpDef, e: Elem) -> _Step:
-    od = opdef.operand(e.name)
-    if od is None:
-        raise AssertionError(f"format of {opdef.name} names unknown operand {e.name}")
-    name = e.name
-    if od.kind == "variadic":
-        def operands(p: OpParser, st: OpState) -> None:
-            st.operands[name] = p.parse_operand_list()
-        return operands
-
-    def operand(p: OpParser, st: OpState) -> None:
-        t = p.toks[p.pos]
-        if t.kind == "v":
-            v = p.scopes[-1].get(t.text[1:])  # the innermost scope first, as lookup_value
-            if v is not None:
-                p.pos += 1
-                st.operands[name] = [v]
-                return
-        st.operands[name] = [p.parse_operand()]
-    return operand
-
-
-def _type_step(opdef: OpDef, e: Elem) -> _Step:
-    """``type($x, ...)``: the short path reads one cached type for single values."""
-    from .parser import _TYPE_CACHE
-
-    def generic(p: OpParser, st: OpState) -> None:
-        _parse_type_elem(p, st, e)
-
-    kinds = []
-    for n in e.names:
-        is_operand = opdef.operand(n) is not None
-        result = next((r for r in opdef.results if r.name == n), None)
-        if is_operand == (result is not None):
-            return generic  # unknown or ambiguous name: let the general code decide
-        if result is not None and result.variadic:
-            return generic
-        if is_operand and opdef.operand(n).kind == "variadic":  # type: ignore[union-attr]
-            return generic
-        kinds.append((n, is_operand))
-    names = tuple(kinds)
-    cache = _TYPE_CACHE
-
-    def one_type(p: OpParser, st: OpState) -> None:
-        operands = st.operands
-        for n, is_operand in names:  # every value single: all absent or one each
-            if is_operand and len(operands.get(n, ())) != 1:
-                return generic(p, st)
-        tok = p.toks[p.pos]
-        ty = cache.get(tok.text)
-        if ty is None:
-            ty = p.parse_type()
-        else:
-            p.pos += 1
-        for n, is_operand in names:
-            if is_operand:
-                st.checks.append((operands[n][0], ty, tok))
-            else:
-                st.rtypes[n] = [ty]
-    return one_type
-
-
-def _can_start(p: OpParser, st: OpState, e: Elem) -> bool:
-    k = e.kind
-    if k == "lit":
-        return p.at(e.name)
-    if k == "operand":
-        return p.peek().kind == "v"
-    if k == "type":
-        return p.at_type()
-    if k == "attr":
-        a = st.opdef.attr(e.name)
-        assert a is not None
-        tok = p.peek()
-        if a.kind == "enum":  # any keyword: a wrong one is reported as a wrong value
-            return tok.kind == "w"
-        if a.kind in ("int",):
-            return tok.kind == "n"
-        if a.kind == "hints":
-            return tok.kind == "A"
-        return False
-    if k == "custom":
-        return DIRECTIVES[e.name].can_start(p, e.names)
-    return False
-
-
-def _parse_type_elem(p: OpParser, st: OpState, e: Elem) -> None:
-    first = e.names[0]
-    if e.style == "*":
-        tok = p.peek()
-        t = p.parse_type()
-        if st.opdef.name == "get_tensor_shape":
-            src = st.operands["src"][0].type
-            if not isinstance(src, T.TensorViewType):
-                from .asm_attrs import type_text
-
-                raise p.error(f"expected tensor_view, got '{type_text(src, True)}'", tok)
-        for name in e.names:
-            if name in st.operands:
-                for v in st.operands[name]:
-                    st.checks.append((v, t, tok))
-            else:  # as many results as the operand's index space has dimensions
-                st.rtypes[name] = [t] * st.infer_count(name)
-        return
-    if first in st.operands:
-        count: int | None = len(st.operands[first])
-    else:
-        count = st.result_count(first)
-    tok = p.peek()
-    types = p.parse_type_list(count)
-    for name in e.names:
-        if name in st.operands:
-            vals = st.operands[name]
-            if len(vals) != len(types):
-                raise p.error(f"expected {len(vals)} types, got {len(types)}", tok)
-            for v, t in zip(vals, types):
-                st.checks.append((v, t, tok))
-        else:
-            n = st.result_count(name)
-            if n is not None and n != len(types):
-                raise p.error(f"expected {n} result types, got {len(types)}", tok)
-            st.rtypes[name] = list(types)
-
-
-_ENUM_WHAT = {"signedness": "signedness", "signedness_lhs": "signedness",
-              "signedness_rhs": "signedness", "comparison_predicate": "'comparison_predicate'",
-              "comparison_ordering": "'comparison_ordering'"}
-_MEMORY_ENUMS = ("memory_ordering_semantics", "memory_scope")
-_LIST_FIRST = {"signed": 0, "ordered": 0}
-# loads and stores read their memory keywords with their own messages
-_CUSTOM_MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "load_view_tko", "store_view_tko")  # MLIR lists these before their opposites
-
-
-def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
-    """MLIR's messages for a bad enum keyword (both, when it is not a keyword at all)."""
-    names = [enum_spelling(m) for m in a.enum]  # type: ignore[union-attr]
-    names.sort(key=lambda n: _LIST_FIRST.get(n, 1))
-    what = _ENUM_WHAT.get(a.name)
-    if what is None:  # enums read by MLIR's generated attribute parser
-        if a.name in _MEMORY_ENUMS and is_keyword and opname in _CUSTOM_MEMORY_OPS:
-            return [(f'invalid {a.name} attribute specification. Got "{text}" but expect '
-                     f'one of: {", ".join(names)}')]
-        return [(f"expected string or keyword containing one of the following enum values "
-                 f"for attribute '{a.name}' [{', '.join(names)}]")]
-    one_of = (f"custom op 'cuda_tile.{opname}' expected {what} to be one of: "
-              "{" + ", ".join(f"'{n}'" for n in names) + "}")
-    if is_keyword:
-        return [one_of]
-    return [f"custom op 'cuda_tile.{opname}' expected valid keyword", one_of]
-
-
-def parse_attr_value(p: OpParser, a: AttrDef, style: str = "") -> Any:
-    """Parse one attribute written in its natural (custom-form) spelling."""
-    tok = p.peek()
-    k = a.kind
-    if k == "enum":
-        t = p.next()
-        if style == "angle":
-            text = t.text[1:-1].strip() if t.kind == "A" else ""
-        else:
-            text = t.text if t.kind == "w" else ""
-        m = enum_parse(a.enum, text) if text else None  # type: ignore[arg-type]
-        if m is None:
-            raise p.errors(enum_errors(p.current_op, a, t.text, bool(text)), t)
-        return m
-    if k == "int":
-        t = p.next()
-        if t.kind != "n" or not t.text.lstrip("-").isdigit():
-            raise p.error(f"expected integer value for {a.name}", t)
-        return int(t.text)
-    if k == "bool":
-        t = p.next()
-        if t.text not in ("true", "false"):
-            raise p.error(f"expected 'true' or 'false' for {a.name}", t)
-        return t.text == "true"
-    if k == "string":
-        t = p.next()
-        if t.kind != "q":
-            raise p.error("expected attribute value", t)
-        return p.string_value(t)
-    if k == "symbol":
-        t = p.next()
-        if t.kind != "s":
-            raise p.error("expected valid '@'-identifier for symbol name", t)
-        return p.symbol_value(t)
-    if k == "i32_array":
-        return tuple(p.parse_int_list())
-    if k == "bool_array":
-        return tuple(bool(x) for x in p.parse_int_list())
-    if k == "attr":
-        t = p.next()
-        if t.kind not in ("a", "h"):
-            raise p.error(f"expected assume predicate attribute, found '{t.text}'", t)
-        return p.sub(t, "predicate")
-    if k == "attr_array":
-        return p.parse_typed_attr_array()
-    if k == "hints":
-        t = p.next()
-        if t.kind not in ("A", "h", "a"):
-            raise p.error("expected optimization hints '<...>'", t)
-        return p.sub(t, "hints")
-    if k == "type":
-        return p.parse_type()
-    raise p.error(f"cannot parse attribute {a.name} here", tok)
 
 
 # ---------------------------------------------------------------------------------------
@@ -797,4 +429,4 @@ def format_of(opdef: OpDef) -> str:
     return opdef.asm
 
 
-from . import asm_directives  # noqa: F401  (registers the named directives)
+from . import print_directives  # noqa: F401  (registers the named directives)

@@ -30,7 +30,7 @@ from .asm_attrs import (
 )
 from .asm_format import compile_format, compile_printer, enum_spelling
 from .core import Module, Operation, Region, Value
-from .optable import IMPLIED_OPERAND_TYPES, OpDef, lookup
+from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, OpDef, lookup
 
 _ENUM_MNEMONIC = {"RoundingMode": "rounding", "IntegerOverflow": "overflow",
                   "AtomicRMWMode": "atomic_rmw_mode"}
@@ -204,8 +204,6 @@ class OpPrinter:
         return type_text(t, self.generic)
 
     def opdef(self, op: Operation) -> OpDef:
-        from .asm_toplevel import TESTING_FUNC
-
         d = lookup(op.name)
         return d if d is not None else TESTING_FUNC
 

@@ -225,7 +225,7 @@ class LalrRunner:
     def __init__(self, tables: Tables, transformer: Any) -> None:
         self.tables = tables
         self.transformer = transformer
-        self.callbacks = [_callback(r, transformer) for r in tables.rules]
+        self.callbacks = [_callback(r, transformer) for r in tables.rules]  # None: no call
         count = len(tables.actions)
         self._lexers: list[tuple[Any, Any, dict, int | None] | None] = [None] * count
         self._plain: list[tuple[Any, Any, dict, int | None] | None] = [None] * count
@@ -271,6 +271,7 @@ class LalrRunner:
         states = [state]
         values: list[Any] = []
         starts: list[int] = []
+        push_state, push_value, push_start = states.append, values.append, starts.append
         while True:
             lex = lexers[state] or self.lexer(state)
             if pos == plain_at:
@@ -300,9 +301,9 @@ class LalrRunner:
                         value = self._read_type(text, at, next_pos)
                     if lex[3] is not None:  # shift it as the `type` it stands for
                         state = lex[3]
-                        states.append(state)
-                        values.append(value)
-                        starts.append(at)
+                        push_state(state)
+                        push_value(value)
+                        push_start(at)
                         pos = next_pos
                         continue
                 else:
@@ -318,12 +319,20 @@ class LalrRunner:
                                         states, values, starts) from None
                 if action >= 0:
                     state = action
-                    states.append(state)
-                    values.append(value)
-                    starts.append(at)
+                    push_state(state)
+                    push_value(value)
+                    push_start(at)
                     pos = next_pos
                     break
                 rule = ~action
+                callback = callbacks[rule]
+                if callback is None:  # `?rule: x`: x stands for the rule, in a new state
+                    state = actions[states[-2]][origins[rule]]
+                    if typ == "$END" and state == end_state:
+                        return values[-1]
+                    states[-1] = state
+                    row = actions[state]
+                    continue
                 size = sizes[rule]
                 if size:
                     children = values[-size:]
@@ -334,13 +343,13 @@ class LalrRunner:
                     children = []
                     builder.start = builder.last = at
                 builder.end = prev_end
-                result = callbacks[rule](children)
+                result = callback(children)
                 state = actions[states[-1]][origins[rule]]
                 if typ == "$END" and state == end_state:
                     return result
-                states.append(state)
-                values.append(result)
-                starts.append(builder.start)
+                push_state(state)
+                push_value(result)
+                push_start(builder.start)
                 row = actions[state]
 
     @staticmethod
@@ -389,7 +398,8 @@ class LalrRunner:
 # by one closure per rule, with lists to splice, costs a fraction of that.
 
 
-def _callback(rule: Any, transformer: Any) -> Callable[[list], Any]:
+def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
+    """The rule's callback; None where its one child stands for it (`?rule: x`)."""
     name = rule.alias or rule.options.template_source or rule.origin.name
     fn = getattr(transformer, name, None)
     if fn is None:  # a `_rule` or a repetition Lark made: its children, to splice
@@ -399,6 +409,8 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any]:
     if plan is None:
         if not expand1:
             return fn
+        if len(rule.expansion) == 1:
+            return None
         return lambda c: c[0] if len(c) == 1 else fn(c)
     include, nones_after = plan
     if any(splice for _, splice, _ in include):

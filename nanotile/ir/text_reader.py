@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -698,7 +699,8 @@ def _op_callback(rule: OpRule) -> Any:
 
 
 _SIMPLE_SLOTS = {"operand", "type", "attr", "unit", "rounding", "units", "attrdict"}
-_SIMPLE_ATTRS = {"enum", "int", "bool", "string", "symbol", "unit"}
+_BUILT_ATTRS = {"attr", "i32_array", "hints", "type"}  # built by their own rules
+_SIMPLE_ATTRS = {"enum", "int", "bool", "string", "symbol", "unit", *_BUILT_ATTRS}
 
 
 def _simple_op_callback(rule: OpRule) -> Any:
@@ -780,8 +782,10 @@ def _simple_op_callback(rule: OpRule) -> Any:
     return callback
 
 
-def _simple_attr(opname: str, a: AttrDef, slot_kind: str, child: Token) -> Any:
+def _simple_attr(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
     k = a.kind
+    if k in _BUILT_ATTRS:
+        return child
     if k == "unit":
         return True
     if slot_kind == "rounding":
@@ -915,11 +919,19 @@ def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     if isinstance(ty, T.TileType) and ty.layout is not None:  # tile-layout: the value's
         bare = T.TileType(ty.shape, ty.element)                # layout, not the constant's
     try:
-        p.attrs["value"] = make_dense(values, elem_name, bare)
+        if isinstance(values, str):  # a splat: kernels write the same few thousands of times
+            p.attrs["value"] = _splat(values, elem_name, bare)
+        else:
+            p.attrs["value"] = make_dense(values, elem_name, bare)
     except AsmError as e:
         raise TextError(e.message, self.end if "tile" in e.message else at) from None
     if s.name:
         p.rtypes[s.name] = [ty]
+
+
+@lru_cache(maxsize=1024)
+def _splat(value: str, elem_name: str, tile: T.Type) -> A.DenseElementsAttr:
+    return make_dense(value, elem_name, tile)
 
 
 def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:

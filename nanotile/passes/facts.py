@@ -9,8 +9,8 @@ a pipeline resumed from a dump knows what the original run knew.
   ``entry @k(...) attributes {nanotile.args = [[#cuda_tile.div_by<16>], []]}``.
 
 The predicates are the assume predicates (nanotile.ir.attrs: DivByAttr, BoundedAttr,
-SameElementsAttr). A parsed file holds the attribute as text (an OpaqueAttr); ``read``
-turns it back into predicates.
+SameElementsAttr); a parsed file holds them so too (the text reader reads an array of
+attributes as a list).
 """
 
 from __future__ import annotations
@@ -64,21 +64,18 @@ def read(module: Module) -> dict[Value, list[Any]]:
 
 def _lists_at(op: Operation, key: str) -> list[list[Any]]:
     from ..diagnostics import CompileError
-    from ..ir.asm_attrs import AsmError
     from .language import op_error
 
     try:
         return fact_lists(op.attributes.get(key))
-    except (ValueError, AsmError) as e:
+    except ValueError as e:
         raise CompileError(op_error(op, f"attribute {key}: {e}")) from None
 
 
 def fact_lists(attribute: Any) -> list[list[Any]]:
-    """The per-value predicate lists of a facts attribute (as built, or parsed text)."""
+    """The per-value predicate lists of a facts attribute."""
     if attribute is None:
         return []
-    if isinstance(attribute, A.OpaqueAttr):
-        return _parse_lists(attribute.text)
     if not isinstance(attribute, list | tuple) or \
             not all(isinstance(x, list | tuple) for x in attribute):
         raise ValueError("expected a list of predicate lists, e.g. [[#cuda_tile.div_by<16>], []]")
@@ -87,36 +84,3 @@ def fact_lists(attribute: Any) -> list[list[Any]]:
         raise ValueError("expected div_by, bounded or same_elements predicates, e.g. "
                          "[[#cuda_tile.div_by<16>], []]")
     return lists
-
-
-def _parse_lists(text: str) -> list[list[Any]]:
-    """``[[#cuda_tile.div_by<16>], []]`` -> [[DivByAttr(16)], []]."""
-    from ..ir.asm_attrs import parse_sub, strip_prefix
-
-    inner = _split(_unwrap(text.strip(), "[", "]"))
-    return [[parse_sub(strip_prefix(p), "predicate") for p in _split(_unwrap(group, "[", "]"))]
-            for group in inner]
-
-
-def _unwrap(text: str, left: str, right: str) -> str:
-    text = text.strip()
-    if not (text.startswith(left) and text.endswith(right)):
-        raise ValueError(f"expected {left}...{right}, got '{text}'")
-    return text[1:-1]
-
-
-def _split(text: str) -> list[str]:
-    """Top-level comma-separated parts (commas inside <> or [] do not split)."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "<[":
-            depth += 1
-        elif c in ">]":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    last = text[start:]
-    if last.strip() or parts:
-        parts.append(last)
-    return [p.strip() for p in parts]

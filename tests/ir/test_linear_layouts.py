@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
+from nanotile.diagnostics import CompileError
 from nanotile.ir import types as T
-from nanotile.ir.asm_attrs import AsmError, parse_type_text
 from nanotile.ir.layouts import (
     LinearLayout,
     SharedLayout,
@@ -24,6 +24,7 @@ from nanotile.ir.layouts import (
     shuffle_plan,
     swizzle_for,
 )
+from nanotile.ir.parser import parse_type
 
 
 def held(layout: LinearLayout, warps: int) -> dict[int, set[tuple[int, int]]]:
@@ -341,10 +342,10 @@ def test_swizzle_puts_eight_rows_of_a_column_group_in_eight_bank_groups():
     "tile<8xf32, #regs>",
 ])
 def test_layout_text_round_trip(text):
-    t = parse_type_text(text)
+    t = parse_type(text)
     assert isinstance(t, T.TileType)
     assert str(t) == text
-    assert parse_type_text(str(t)) == t
+    assert parse_type(str(t)) == t
 
 
 @pytest.mark.parametrize("text, message", [
@@ -356,5 +357,5 @@ def test_layout_text_round_trip(text):
     ("tile<8xf32, #linear<register=[[16]], lane=[], warp=[]>>", "outside"),
 ])
 def test_bad_layouts_are_located_errors(text, message):
-    with pytest.raises(AsmError, match=message):
-        parse_type_text(text)
+    with pytest.raises(CompileError, match=message):
+        parse_type(text)
