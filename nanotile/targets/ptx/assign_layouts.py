@@ -181,6 +181,8 @@ class Assignment:
             if isinstance(owner, Operation) and R.is_flexible(owner):
                 self.layout[v] = layout
                 self.pass_on(owner, layout, priority)
+            elif isinstance(owner, Operation) and owner.name in R.GATHERED:
+                self.layout[v] = layout  # its operands are in shared memory anyway
             elif isinstance(owner, Operation) and owner.name in ("for", "loop", "if"):
                 self.carry(owner, owner.results.index(v), layout, priority, result=True)
             elif isinstance(owner, Block):
@@ -286,6 +288,8 @@ class Assignment:
         if op.name == "if":
             yields = op.regions[0].blocks[0].ops[-1].operands
             return self.layout_of(yields[index]) if index < len(yields) else None
+        if op.name in R.GATHERED:  # runs of 16 bytes: one ld.shared.v4 each
+            return default_blocked(t.shape, self.warps, max(1, 16 // element_bytes(t.element)))
         row = lookup(op.name)
         if row is not None and "elementwise" in row.traits:
             for v in op.operands:
