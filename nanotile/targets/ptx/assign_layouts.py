@@ -19,7 +19,10 @@ decides how it moves). The choice is greedy, in three steps:
    result may take any layout (elementwise ops, broadcast, reshape, permute, iota,
    constants, the values a loop carries) takes the one its user wants and passes the
    matching wish to its operands, so the address arithmetic of a load is computed in
-   the load's layout, and a K loop's accumulator stays in the fragment layout.
+   the load's layout, and a K loop's accumulator stays in the fragment layout. The
+   results of extract, insert and cat (gathered from shared memory) take the layout
+   their user wants too, without wishes for their operands; unwished, a blocked layout
+   with 16-byte runs per thread (one ld.shared.v4 per run: distribute_gather).
 3. Everything else follows its operands: a reduction's result is its operand's layout
    sliced along the dimension (layout_rules.reduction_strategy), an elementwise op takes
    its first operand's, a one-element tile is ``#replicated``; then conversions are
