@@ -730,10 +730,14 @@ op("shared_store", NO_OPCODE, operands="value", results="",
 op("shared_load", NO_OPCODE, attrs=[attr("of", "type"), attr("buffer", "type")],
    traits="memory", internal=True,
    asm="'from @buffer 'as @of attr-dict : type($result)")
-# Register k reads the element at row-major index indices[k] of a row-major buffer.
-op("shared_gather", NO_OPCODE, operands="indices", attrs=[attr("buffer", "type")],
+# Register k reads the element at row-major index indices[k] of a row-major buffer; with
+# `vector` N, registers k..k+N-1 (k a multiple of N) read elements indices[k]..+N-1, one
+# aligned vector (the other indices are not read).
+op("shared_gather", NO_OPCODE, operands="indices",
+   attrs=[attr("buffer", "type"), attr("vector", "int", optional=True)],
    traits="memory", internal=True,
-   asm="$indices 'from @buffer attr-dict : type($indices) -> type($result)")
+   asm=("$indices 'from @buffer ?( 'vector @vector )? attr-dict : "
+        "type($indices) -> type($result)"))
 # The result tile of a matrix multiply-accumulate on the tensor cores: the accumulator's
 # registers in its fragment layout (`of`), A and B in shared memory (`lhs`, `rhs`), the
 # mma.sync instruction and its K (lower-mma expands it into ldmatrix + mma_sync).

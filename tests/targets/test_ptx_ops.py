@@ -760,3 +760,55 @@ def test_masked_atomics_return_value(kind, et):
     u = np.uint16 if dt(0).nbytes == 2 else np.uint32
     assert (got_mem.view(u) == want_mem.view(u)).all()
     assert (got.view(u) == want.view(u)).all()
+
+
+# ---------------------------------------------------------------- vector gathers
+
+def _gather_text(inputs, n: int, body: str) -> str:
+    """One warp; the 1-D output is 16-byte aligned (so its store, and the layout it wishes
+    on the gather's result, move 4 consecutive elements per thread)."""
+    text = kernel(inputs, ((n,), "f32"), body)
+    text = text.replace(") {\n", ") optimization_hints=<default = {num_warps = 1}> {\n", 1)
+    return text.replace("reshape %out :", "reshape %outa :").replace(
+        "{\n    ", "{\n    %outa = assume div_by<16>, %out : tile<ptr<f32>>\n    ", 1)
+
+
+@pytest.mark.parametrize("name, inputs, n, body, loads", [
+    # each thread holds runs of 4 elements of the 128, but the extracted rows are 2 long
+    # and start at column 6: two ld.shared.v2 per run, not one v4
+    ("extract", [((64, 16), F)], 128, """
+        %c0 = constant <i32: 0> : tile<i32>
+        %c3 = constant <i32: 3> : tile<i32>
+        %e = extract %x0[%c0, %c3] : tile<64x16xf32> -> tile<64x2xf32>
+        %y = reshape %e : tile<64x2xf32> -> tile<128xf32>""", {"ld.shared.v2": 2}),
+    # a split at column 2 cuts every run of 4 in two
+    ("cat_split_2", [((64, 2), F), ((64, 2), F)], 256, """
+        %c = cat %x0, %x1 dim = 1 : tile<64x2xf32>, tile<64x2xf32> -> tile<64x4xf32>
+        %y = reshape %c : tile<64x4xf32> -> tile<256xf32>""", {"ld.shared.v2": 8}),
+    # ... at column 1: element by element
+    ("cat_split_1", [((64, 1), F), ((64, 1), F)], 128, """
+        %c = cat %x0, %x1 dim = 1 : tile<64x1xf32>, tile<64x1xf32> -> tile<64x2xf32>
+        %y = reshape %c : tile<64x2xf32> -> tile<128xf32>""", {"ld.shared": 8}),
+    # the destination is read in runs of 4, the 2-wide inserted tile (at column 6) in 2s
+    ("insert", [((64, 16), F), ((32, 2), F)], 1024, """
+        %c1 = constant <i32: 1> : tile<i32>
+        %c3 = constant <i32: 3> : tile<i32>
+        %i = insert %x1, %x0[%c1, %c3] : tile<32x2xf32>, tile<64x16xf32>
+        %y = reshape %i : tile<64x16xf32> -> tile<1024xf32>""",
+     {"ld.shared.v4": 8, "ld.shared.v2": 16}),
+])
+def test_gathers_read_runs_only_where_aligned(name, inputs, n, body, loads):
+    """extract / cat / insert gather runs of registers with one ld.shared.v2/v4 only where
+    the run is consecutive and aligned in the buffer they read; elsewhere narrower
+    vectors or scalars, and the results are the interpreter's."""
+    import re
+    from collections import Counter
+
+    text = _gather_text(inputs, n, body)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
+    assert dict(Counter(re.findall(r"ld\.shared(?:\.v[24])?", ptx))) == loads
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(shape).astype(np.float32) for shape, _ in inputs]
+    got, want = _emulate_both(text, arrays, np.zeros(n, np.float32))
+    assert np.any(want != 0)
+    np.testing.assert_array_equal(got, want)

@@ -2,7 +2,8 @@
 tileiras' PTX beside them (corpus/cutile/ptx), nanotile's PTX has at least as many
 vector accesses of each kind (ld/st, global/shared) as tileiras', and no more scalar
 ones of a kind tileiras vectorises. A 2-D insert (cutile-tests) loads and stores its
-128x128 f32 tiles as 16-byte vectors, 32 per thread each way."""
+128x128 f32 tiles as 16-byte vectors, 32 per thread each way, and moves them through
+shared memory as 16-byte vectors too, as tileiras does; so does a 2-D extract."""
 
 from __future__ import annotations
 
@@ -51,3 +52,24 @@ def test_a_2d_insert_moves_its_tiles_as_vectors(gpu):
     assert ours["ld", "global", 4] == 32 and ours["st", "global", 4] == 32
     assert ours["ld", "global", 1] == 0 and ours["st", "global", 1] == 0
     assert ours["st", "shared", 4] > 0 and ours["ld", "shared", 4] > 0
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+@pytest.mark.parametrize("name, vectors", [
+    # tileiras' SASS (sm_90): LDS.128 x 64, STS.128 x 64, nothing scalar. Ours: the
+    # loaded tile stored twice (for the extract, for the insert: 32 + 32), the extracted
+    # 64x32 tile 4, and the extract (4) and insert (32 from each operand) gathers
+    ("test_insert__insert_2d__f32x2_f32x2_128_128_64_32_1_2", 68),
+    # (tileiras keeps this one in registers: no shared memory at all)
+    ("test_extract__extract_2d__f32x2_f32x2_128_128", 96),
+])
+def test_extract_and_insert_gather_shared_memory_as_vectors(name, vectors, gpu):
+    """extract / insert read their shared operands in runs of 4 consecutive elements (one
+    ld.shared.v4 each, distribute_gather.run_length) and their results are laid out in
+    such runs, so that nothing moves through shared memory one element at a time."""
+    path = CORPUS / "cutile-tests" / f"{name}.tileirbc"
+    if not path.exists():
+        pytest.skip("../shared/corpus/cutile-tests not found")
+    ours = accesses(compile_to_ptx(load_file(str(path)), gpu))
+    assert ours["ld", "shared", 1] == 0 and ours["st", "shared", 1] == 0, ours
+    assert ours["ld", "shared", 4] == vectors and ours["st", "shared", 4] == vectors, ours

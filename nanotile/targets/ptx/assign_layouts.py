@@ -19,7 +19,10 @@ decides how it moves). The choice is greedy, in three steps:
    result may take any layout (elementwise ops, broadcast, reshape, permute, iota,
    constants, the values a loop carries) takes the one its user wants and passes the
    matching wish to its operands, so the address arithmetic of a load is computed in
-   the load's layout, and a K loop's accumulator stays in the fragment layout.
+   the load's layout, and a K loop's accumulator stays in the fragment layout. The
+   results of extract, insert and cat (gathered from shared memory) take the layout
+   their user wants too, without wishes for their operands; unwished, a blocked layout
+   with 16-byte runs per thread (one ld.shared.v4 per run: distribute_gather).
 3. Everything else follows its operands: a reduction's result is its operand's layout
    sliced along the dimension (layout_rules.reduction_strategy), an elementwise op takes
    its first operand's, a one-element tile is ``#replicated``; then conversions are
@@ -181,6 +184,8 @@ class Assignment:
             if isinstance(owner, Operation) and R.is_flexible(owner):
                 self.layout[v] = layout
                 self.pass_on(owner, layout, priority)
+            elif isinstance(owner, Operation) and owner.name in R.GATHERED:
+                self.layout[v] = layout  # its operands are in shared memory anyway
             elif isinstance(owner, Operation) and owner.name in ("for", "loop", "if"):
                 self.carry(owner, owner.results.index(v), layout, priority, result=True)
             elif isinstance(owner, Block):
@@ -286,6 +291,8 @@ class Assignment:
         if op.name == "if":
             yields = op.regions[0].blocks[0].ops[-1].operands
             return self.layout_of(yields[index]) if index < len(yields) else None
+        if op.name in R.GATHERED:  # runs of 16 bytes: one ld.shared.v4 each
+            return default_blocked(t.shape, self.warps, max(1, 16 // element_bytes(t.element)))
         row = lookup(op.name)
         if row is not None and "elementwise" in row.traits:
             for v in op.operands:

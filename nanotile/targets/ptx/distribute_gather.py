@@ -1,14 +1,58 @@
 """distribute's rules for ops that read their operands from shared memory by element
 index (extract, cat, insert, pack/unpack), and the index arithmetic they share: each
 register of the result computes the row-major index of the element it needs from its
-own coordinates (``coordinates``) and reads it with ``shared_gather``."""
+own coordinates (``coordinates``) and reads it with ``shared_gather``.
+
+Where the result's layout gives each thread runs of consecutive registers along the
+last dimension (aligned: the run starts at a coordinate that is a multiple of its
+length in every thread) and the op keeps each run together in its source (the offset
+along the last dimension, index * tile size or a cat's split, a multiple of the run),
+the run's elements are consecutive in the row-major buffer and aligned there too: the
+gather says ``vector = N`` and select-instructions reads each run with one
+``ld.shared.vN`` (``run_length`` decides)."""
 
 from __future__ import annotations
 
 from ...ir import types as T
 from ...ir.core import Operation, Value
 from ...ir.enums import ComparisonPredicate, Signedness
+from ...ir.layouts import LinearLayout, SharedLayout
 from .distribute import Distributor, Unsupported, registers, simt_type
+from .shared_memory import element_bytes
+
+
+def run_length(t: T.TileType, element: T.Type, rows: tuple[int, ...],
+               buffers: tuple[T.TileType, ...]) -> int:
+    """How many consecutive registers (4, 2 or 1) of a result ``t`` in a distributed
+    layout one ``ld.shared.vN`` can gather, their elements read as ``element`` from
+    ``buffers``: the first N register bases step 1, 2, ... along the last dimension and
+    no other basis (register, lane or warp) touches those low bits, so every run starts
+    at a last coordinate that is a multiple of N; every length in ``rows`` (the source
+    rows and the offsets along them that the op adds: multiples of the run keep it
+    together and aligned) is a multiple of N; each buffer is row-major, unswizzled,
+    unpadded and placed at a multiple of the vector's bytes."""
+    layout = t.layout
+    if not isinstance(layout, LinearLayout) or not t.shape or element.name == "i1" or \
+            element.bitwidth == 4:
+        return 1
+    size = element_bytes(element)
+    for width in (4, 2):
+        if width * size > 16 or layout.contiguous_registers() < width:
+            continue
+        low = width.bit_length() - 1
+        others = (*layout.register[low:], *layout.lane, *layout.warp)
+        if any(b & (width - 1) for b in others) or any(r % width for r in rows):
+            continue
+        if all(_aligned(b.layout, width * size) for b in buffers):
+            return width
+    return 1
+
+
+def _aligned(placed: object, nbytes: int) -> bool:
+    return isinstance(placed, SharedLayout) and placed.swizzle is None and \
+        placed.padding is None and placed.offset is not None and \
+        placed.offset % nbytes == 0 and \
+        placed.order in (None, tuple(range(len(placed.shape) - 1, -1, -1)))
 
 
 class Index:
@@ -64,9 +108,11 @@ class Index:
     def select(self, cond: Value, a: Value, b: Value, t: T.Type | None = None) -> Value:
         return self.d.emit(self.anchor, "select", [cond, a, b], t or self.t)
 
-    def gather(self, index: Value, buffer: T.TileType, element: T.Type) -> Value:
+    def gather(self, index: Value, buffer: T.TileType, element: T.Type,
+               vector: int = 1) -> Value:
+        attrs = {"vector": vector} if vector > 1 else {}
         return self.d.emit(self.anchor, "shared_gather", [index],
-                           registers(self.result, element), buffer=buffer)
+                           registers(self.result, element), buffer=buffer, **attrs)
 
 
 def extract(d: Distributor, op: Operation) -> None:
@@ -75,7 +121,9 @@ def extract(d: Distributor, op: Operation) -> None:
     ix = Index(d, op, t)
     coords = [ix.add(ix.coordinate(i), ix.mul(ix.array(v), size))
               for i, (v, size) in enumerate(zip(indices, t.shape))]
-    d.replace(op, ix.gather(ix.flat(coords, source.type.shape), source.type, t.element))
+    n = run_length(t, t.element, (t.shape[-1], source.type.shape[-1]) if t.shape else (),
+                   (source.type,))
+    d.replace(op, ix.gather(ix.flat(coords, source.type.shape), source.type, t.element, n))
 
 
 def cat(d: Distributor, op: Operation) -> None:
@@ -90,8 +138,12 @@ def cat(d: Distributor, op: Operation) -> None:
     in_left[dim] = ix.select(left, coords[dim], zero)
     in_right = list(coords)
     in_right[dim] = ix.select(left, zero, ix.op("subi", coords[dim], ix.const(split)))
-    a = ix.gather(ix.flat(in_left, lhs.type.shape), lhs.type, t.element)
-    b = ix.gather(ix.flat(in_right, rhs.type.shape), rhs.type, t.element)
+    # a run lies wholly left or right when the split keeps it together; in the other
+    # operand it reads (from index 0 of its dimension) elements the select drops
+    n = run_length(t, t.element, (lhs.type.shape[-1], rhs.type.shape[-1]),
+                   (lhs.type, rhs.type))
+    a = ix.gather(ix.flat(in_left, lhs.type.shape), lhs.type, t.element, n)
+    b = ix.gather(ix.flat(in_right, rhs.type.shape), rhs.type, t.element, n)
     d.replace(op, ix.select(left, a, b, simt_type(t)))
 
 
@@ -109,8 +161,15 @@ def insert(d: Distributor, op: Operation) -> None:
         local.append(offset)
     zero = ix.const(0)
     local = [ix.select(inside, c, zero) for c in local]
-    new = ix.gather(ix.flat(local, source.type.shape), source.type, t.element)
-    old = ix.gather(ix.flat(coords, t.shape), destination.type, t.element)
+    # a run lies wholly inside the inserted tile or outside it when the tile's rows
+    # (and so its offset, index * rows) are a multiple of the run; outside, the run
+    # reads the source's first elements, which the select drops. The destination's
+    # elements are read where they are, in runs whatever the source.
+    rows = (t.shape[-1],) if t.shape else ()
+    n = run_length(t, t.element, rows + source.type.shape[-1:], (source.type,))
+    new = ix.gather(ix.flat(local, source.type.shape), source.type, t.element, n)
+    n = run_length(t, t.element, rows, (destination.type,))
+    old = ix.gather(ix.flat(coords, t.shape), destination.type, t.element, n)
     d.replace(op, ix.select(inside, new, old, simt_type(t)))
 
 
@@ -132,7 +191,8 @@ def pack(d: Distributor, op: Operation) -> None:
     if source.type.element.bitwidth == 4:
         d.replace(op, _pack_nibbles(ix, index, source.type))
         return
-    d.replace(op, ix.gather(index, source.type, t.element))
+    n = run_length(t, t.element, (t.shape[-1],) if t.shape else (), (source.type,))
+    d.replace(op, ix.gather(index, source.type, t.element, n))
 
 
 def _pack_nibbles(ix: Index, index: Value, buffer: T.TileType) -> Value:

@@ -29,6 +29,11 @@ from ...ir.optable import lookup
 # Ops that recompute their result wherever it is wanted, or pass any layout through.
 FLEXIBLE = frozenset({"iota", "constant", "broadcast", "reshape", "permute"})
 
+# Ops that gather their result from operands in shared memory, each register computing
+# the index of its element: any layout will do, so they take the one their user wants
+# (without wishes for their operands), else a blocked one with 16-byte runs per thread.
+GATHERED = frozenset({"extract", "insert", "cat"})
+
 # Combiners whose result does not depend on the order beyond float summation order: an
 # integer op, or a float op rounding to nearest. A reduce with one of these may be split
 # into per-thread folds, warp shuffles and a combination across warps.

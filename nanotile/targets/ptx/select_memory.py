@@ -163,7 +163,10 @@ def shared_gather(s: Selection, op: Operation) -> None:
     """Register k reads element indices[k] of a row-major buffer seen as a dense array of
     the result's type. A 4-bit result read from a buffer of bytes (unpack) takes two
     elements per byte, low nibble first; from a buffer of 4-bit elements, one per byte
-    (element_bytes: how they are stored)."""
+    (element_bytes: how they are stored). With ``vector = N`` (distribute_gather's
+    run_length: proven consecutive and aligned), registers k .. k+N-1, k a multiple of N,
+    read elements indices[k] .. indices[k]+N-1 with one ld.shared.vN; the other indices
+    are not read."""
     buffer: T.TileType = op.attributes["buffer"]
     placed: SharedLayout = buffer.layout
     if placed.swizzle is not None or placed.padding is not None or placed.offset is None:
@@ -173,19 +176,24 @@ def shared_gather(s: Selection, op: Operation) -> None:
     ty = _shared_type(element, load=True)
     outs = s.fresh(op.results[0].type)
     indices = s.get(op.operands[0])
-    done: dict[str, str] = {}
-    for k, out in enumerate(outs):
+    width = op.attributes.get("vector", 1)
+    if len(indices) == 1 or len(outs) % width:
+        width = 1
+    done: dict[str, list[str]] = {}
+    for k in range(0, len(outs), width):
+        run = outs[k:k + width]
         index = indices[k if len(indices) > 1 else 0]
-        if index in done:  # the same element again: one load
-            s.fn.instr(f"mov.{_mov(element)}", out, done[index])
+        if index in done:  # the same elements again: one load
+            for out, prior in zip(run, done[index]):
+                s.fn.instr(f"mov.{_mov(element)}", out, prior)
             continue
         if element.bitwidth == 4 and buffer.element.bitwidth != 4:
-            _gather_nibble(s, index, placed.offset, out)
+            _gather_nibble(s, index, placed.offset, run[0])
         else:
             addr = s.fn.reg("b32")
             s.fn.instr("mad.lo.s32", addr, index, str(size), smem(s))
-            _shared_move(s, False, ty, f"[{addr}+{placed.offset}]", [out], element, None)
-        done[index] = out
+            _shared_move(s, False, ty, f"[{addr}+{placed.offset}]", run, element, None)
+        done[index] = run
     s.values[op.results[0]] = outs
 
 
