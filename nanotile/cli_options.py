@@ -275,18 +275,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.file is None:
             parser.error("an input file is needed")
         from .loader import read_input
+        from .output import check_folder
 
+        check_folder(args.output)
         data = read_input(args.file)
         source = data.decode("utf-8", "replace")
         module = load_input(data, args.file, args)
         module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True)
         text = output_text(module)
+        from .output import write_output
+
+        write_output(args.output, text.encode())
     except CompileError as e:
         sys.stderr.write(e.format(source) + "\n")
         return 1
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
     return 0

@@ -8,8 +8,8 @@ given alone, with a progress bar on a terminal.
 
 It emits text (the canonical form), bytecode, PTX or a cubin (EMITTERS). Input is
 detected by content (bytecode magic) by nanotile.loader. Output files are written
-atomically (a temporary file renamed into place), so a failure never leaves a
-half-written file. Every user error is a diagnostic and exit code 1, never a traceback.
+atomically (a temporary file renamed into place, nanotile.output), so a failure never
+leaves a half-written file; they get the permissions the umask gives a new file. Every user error is a diagnostic and exit code 1, never a traceback.
 
 The pass pipeline runs once, with the user's flags (nanotile.cli_options): for
 ``--emit=ptx``/``cubin`` always (the default pipeline of ``--gpu-name``, which ends in
@@ -22,12 +22,12 @@ else the Tile IR. A pipeline ending in PTX cannot be written as bytecode, and
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .diagnostics import CompileError, Diagnostic
+from .output import check_folder, write_output
 
 USAGE = ("usage: nanotile FILE... [-o OUT] [--emit=KIND] [--generic] [--debuginfo] "
          "[--no-verify] [-j N]\n"
@@ -171,35 +171,6 @@ def _missing(arg: str) -> str:
     raise UsageError(f"option '{arg}' needs a value")
 
 
-def write_output(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically ('-' = standard output)."""
-    if path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".nanotile-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise CompileError(Diagnostic("error", f"cannot write output: {e.strerror}", path)
-                           ) from None
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def report(err: CompileError, source: str | None) -> None:
     sys.stderr.write(err.format(source) + "\n")
 
@@ -295,6 +266,7 @@ def compile_file(opts: Options, pipeline_args) -> int:
     source: str | None = None
     assert opts.input is not None
     try:
+        check_folder(opts.output)
         data = read_input(opts.input)
         if not data.startswith(b"\x7fTileIR"):
             source = data.decode("utf-8", errors="replace")

@@ -233,7 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     from .loader import read_input
 
     filename = "<stdin>" if opts.input == "-" else opts.input
+    from .output import check_folder
+
     try:
+        check_folder(opts.output)
         data = read_input(opts.input)
     except CompileError as e:
         sys.stderr.write(e.format() + "\n")

@@ -19,9 +19,7 @@ or sm_100) and the PTX runs in the PTX emulator instead of the interpreter
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 
 from .diagnostics import CompileError
 
@@ -91,18 +89,10 @@ def _arguments(entry, names, arrays, abi: str) -> list:
 def _write_outputs(path: str, names: list[str], arrays: list) -> None:
     import numpy as np
 
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    except OSError as e:
-        raise _Usage(f"--outputs: cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **{n: a for n, a in zip(names, arrays) if a.ndim})
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    from .output import atomic_output
+
+    with atomic_output(path) as f:
+        np.savez(f, **{n: a for n, a in zip(names, arrays) if a.ndim})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,6 +140,10 @@ def _run(args) -> int:
         raise _Usage("--debug and --trace run in the interpreter only, not with --emulate")
     if args.gpu_name is not None and not args.emulate:
         raise _Usage("--gpu-name needs --emulate")
+    if args.outputs:
+        from .output import check_folder
+
+        check_folder(args.outputs)
     module = load_file(args.file)
     entries = module.entries()
     kernel = args.kernel

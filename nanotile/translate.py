@@ -22,9 +22,7 @@ the whole conversion succeeded.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
 from .bytecode import wire as W
@@ -152,24 +150,6 @@ def _decode_text(data: bytes, filename: str) -> str:
                                       offset=e.start)) from None
 
 
-def _write_output(path: str, data: bytes) -> None:
-    """Write all of ``data`` or nothing (a temporary file renamed into place)."""
-    if path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".nanotile-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _run_chunks(data: bytes, filename: str, opts: Options) -> tuple[int, bytes]:
     """Convert each ``// -----`` chunk (or the whole input); returns (status, output)."""
     from .verify.diagnostics_check import check_expected, split_input_file
@@ -216,7 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     filename = opts.inputs[0] if opts.inputs else "-"
     from .loader import read_input
 
+    from .output import check_folder
+
     try:
+        check_folder(opts.output)
         data = read_input(filename)
         status, output = _run_chunks(data, filename, opts)
     except CompileError as e:
@@ -226,7 +209,13 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(e.format(source) + "\n")
         return 1
     if status == 0:
-        _write_output(opts.output, output)
+        from .output import write_output
+
+        try:
+            write_output(opts.output, output)
+        except CompileError as e:
+            sys.stderr.write(e.format() + "\n")
+            return 1
     return status
 
 

@@ -1,0 +1,145 @@
+"""What every command does alike (nanotile, nanotile run, nanotile-opt, nanotile-translate,
+python -m nanotile.passes): output files, help, --version, Ctrl-C, errors on the command
+line. The kernel is written here: no corpus needed."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+KERNEL = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<i32>>, %x: tile<i32>) {
+    %c8 = constant <i32: 8> : tile<i32>
+    %y = muli %x, %c8 : tile<i32>
+    %t = store_ptr_tko weak %p, %y : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.fixture
+def kernel(tmp_path) -> Path:
+    path = tmp_path / "k.mlir"
+    path.write_text(KERNEL)
+    np.savez(tmp_path / "in.npz", p=np.zeros(1, np.int32), x=np.array(5, np.int32))
+    return path
+
+
+def _main(command: str):
+    if command == "nanotile":
+        from nanotile.cli import main
+    elif command == "nanotile-opt":
+        from nanotile.opt import main
+    elif command == "nanotile-translate":
+        from nanotile.translate import main
+    else:
+        from nanotile.cli_options import main
+    return main
+
+
+def _write_argv(command: str, source: Path, out: Path) -> tuple[str, list[str]]:
+    """The command line of ``command`` that writes ``source``'s output to ``out``."""
+    if command == "nanotile run":
+        return "nanotile", ["run", str(source), "--grid", "1", "--inputs",
+                            str(source.parent / "in.npz"), "--outputs", str(out)]
+    if command == "nanotile-translate":
+        return command, ["-mlir-to-cudatilebc", str(source), "-o", str(out)]
+    return command, [str(source), "-o", str(out)]
+
+
+WRITERS = ["nanotile", "nanotile run", "nanotile-opt", "nanotile-translate",
+           "python -m nanotile.passes"]
+
+
+@pytest.fixture
+def umask():
+    """Set the umask for one test (and put the old one back)."""
+    old = os.umask(0o022)
+    yield os.umask
+    os.umask(old)
+
+
+# -- output files ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_outputs_are_created_with_the_umask(command, kernel, tmp_path, umask, capsys):
+    for mask, mode in ((0o022, 0o644), (0o077, 0o600), (0o002, 0o664)):
+        out = tmp_path / f"out-{mask:o}"
+        umask(mask)
+        program, argv = _write_argv(command, kernel, out)
+        assert _main(program)(argv) == 0, capsys.readouterr().err
+        assert stat.S_IMODE(out.stat().st_mode) == mode, (command, oct(mask))
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_a_replaced_output_keeps_its_mode(command, kernel, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.write_text("old")
+    out.chmod(0o640)
+    program, argv = _write_argv(command, kernel, out)
+    assert _main(program)(argv) == 0, capsys.readouterr().err
+    assert out.read_bytes() != b"old" and stat.S_IMODE(out.stat().st_mode) == 0o640
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_output_into_a_missing_folder_is_one_located_line(command, kernel, tmp_path, capsys):
+    out = tmp_path / "missing" / "out"
+    program, argv = _write_argv(command, kernel, out)
+    assert _main(program)(argv) == 1
+    err = capsys.readouterr().err
+    assert err == (f"{out}: error: cannot write output: folder '{out.parent}' does not "
+                   "exist\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npz", "k.mlir"]
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_output_under_a_file_is_one_located_line(command, kernel, tmp_path, capsys):
+    out = tmp_path / "k.mlir" / "out"
+    program, argv = _write_argv(command, kernel, out)
+    assert _main(program)(argv) == 1
+    assert capsys.readouterr().err == (f"{out}: error: cannot write output: "
+                                       f"'{kernel}' is not a folder\n")
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_a_failed_write_leaves_no_file(command, kernel, tmp_path, monkeypatch, capsys):
+    """An error in the middle of writing (here: the disk is full) leaves the old output
+    and no temporary file."""
+    out = tmp_path / "out"
+    out.write_text("previous\n")
+
+    class Full:
+        """A file whose every write fails (but the first few bytes')."""
+
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return self.f.__exit__(*exc)
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+        def write(self, data):
+            self.f.write(data[:3])
+            raise OSError(28, "No space left on device")
+
+    real_fdopen, real_open = os.fdopen, open
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Full(real_fdopen(fd, mode)))
+    monkeypatch.setattr("builtins.open", lambda path, mode="r", *a, **k: (
+        Full(real_open(path, mode, *a, **k)) if "w" in mode else real_open(path, mode, *a, **k)))
+    program, argv = _write_argv(command, kernel, out)
+    assert _main(program)(argv) == 1
+    assert capsys.readouterr().err == (f"{out}: error: cannot write output: No space left "
+                                       "on device\n")
+    assert out.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npz", "k.mlir", "out"]
