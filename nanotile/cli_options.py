@@ -126,10 +126,13 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     from .passes.registry import PASSES
 
     if args.list_passes:
+        arrows = {name: f"{cls.input} -> {cls.output or cls.input}"
+                  for name, cls in PASSES.items()}
         width = max(len(name) for name in PASSES)
-        for name, cls in sorted(PASSES.items()):
-            arrow = f"{cls.input} -> {cls.output or cls.input}"
-            out.write(f"  {name:<{width}}  {arrow:<24}  {cls.summary()}\n")
+        arrow_width = max(len(arrow) for arrow in arrows.values())
+        for name, cls in sorted(PASSES.items()):  # one line each, whole: grep finds it
+            out.write(f"  {name:<{width}}  {arrows[name]:<{arrow_width}}  "
+                      f"{cls.summary()}\n")
     if args.print_pipeline:
         out.write(",".join(step.spelling() for step in _pipeline(args)) + "\n")
     if args.print_language:

@@ -5,6 +5,7 @@ line. The kernel is written here: no corpus needed."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -143,3 +144,24 @@ def test_a_failed_write_leaves_no_file(command, kernel, tmp_path, monkeypatch, c
                                        "on device\n")
     assert out.read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npz", "k.mlir", "out"]
+
+
+# -- --list-passes ----------------------------------------------------------------------
+
+
+def test_list_passes_shows_whole_descriptions(capsys):
+    from nanotile.cli import main
+    from nanotile.passes.registry import PASSES
+
+    assert main(["--list-passes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(PASSES)
+    columns = set()
+    for line, (name, cls) in zip(lines, sorted(PASSES.items())):
+        first_paragraph = " ".join(cls.__doc__.strip().split("\n\n")[0].split())
+        assert line.startswith(f"  {name} ") and line.endswith(f"  {first_paragraph}"), name
+        columns.add(len(line) - len(first_paragraph))
+    assert len(columns) == 1  # the descriptions start in one column
+    branches = next(line for line in lines if "ptx-simplify-branches" in line)
+    assert branches.endswith("drop jumps to the next label, unreachable code and unused "
+                             "labels.")
