@@ -165,3 +165,66 @@ def test_list_passes_shows_whole_descriptions(capsys):
     branches = next(line for line in lines if "ptx-simplify-branches" in line)
     assert branches.endswith("drop jumps to the next label, unreachable code and unused "
                              "labels.")
+
+
+# -- nanotile run -----------------------------------------------------------------------
+
+
+def test_nanotile_run_targets_what_the_compiler_targets():
+    import inspect
+
+    import nanotile
+    from nanotile.emulated_run import run_emulated
+    from nanotile.passes.pipelines import DEFAULT_TARGET
+    from nanotile.run_cli import _parser
+
+    assert DEFAULT_TARGET == "sm_100"
+    help_text = _parser().format_help()
+    assert re.search(r"--gpu-name.*\n.*\(default\s+sm_100, as for\s+nanotile\)", help_text)
+    assert inspect.signature(nanotile.run).parameters["gpu_name"].default is None
+    assert inspect.signature(run_emulated).parameters["gpu_name"].default is None
+
+
+def test_nanotile_run_defaults_to_the_compilers_gpu(kernel, tmp_path, monkeypatch, capsys):
+    import nanotile.targets.compile as compile_module
+    from nanotile.cli import main
+
+    seen = []
+    real = compile_module.compile_to_ptx
+    monkeypatch.setattr(compile_module, "compile_to_ptx",
+                        lambda module, gpu: seen.append(gpu) or real(module, gpu))
+    assert main(["run", str(kernel), "--grid", "1", "--inputs", str(tmp_path / "in.npz"),
+                 "--emulate"]) == 0, capsys.readouterr().err
+    assert seen == ["sm_100"]
+
+
+def test_nanotile_run_help_documents_abi_and_npz(capsys):
+    from nanotile.cli import main
+
+    assert main(["run", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert re.search(r"--abi \{auto,raw,cutile\} how the arrays of --inputs become", out)
+    assert "the .npz convention:" in out
+    for words in ("in the order they were saved", "a 0-d array is a scalar",
+                  "its shape, its strides", "every array of rank >= 1",
+                  "written whole or not at all", "np.savez('in.npz'"):
+        assert words in out, words
+
+
+def test_nanotile_run_prints_a_summary(kernel, tmp_path, capsys):
+    from nanotile.cli import main
+
+    out = tmp_path / "out.npz"
+    argv = ["run", str(kernel), "--grid", "2,3", "--inputs", str(tmp_path / "in.npz")]
+    assert main([*argv, "--outputs", str(out)]) == 0
+    stdout, err = capsys.readouterr()
+    assert stdout == ""
+    assert re.fullmatch(rf"nanotile run: @k, grid 2x3 \(6 blocks\), the interpreter, "
+                        rf"\d+\.\d\d\d s; wrote {re.escape(str(out))} \(p\)\n", err)
+    assert np.load(out)["p"].tolist() == [40]
+    assert main([*argv, "--emulate"]) == 0
+    assert re.fullmatch(r"nanotile run: @k, grid 2x3 \(6 blocks\), the PTX emulator "
+                        r"\(sm_100\), \d+\.\d\d\d s; no --outputs: nothing written\n",
+                        capsys.readouterr().err)
+    assert main([*argv, "-q"]) == 0
+    assert capsys.readouterr().err == ""
