@@ -7,7 +7,7 @@ nanotile-opt, nanotile-translate, python -m nanotile.passes).
   with status 141 (128 + SIGPIPE), as ``cat`` does.
 
 ``version_text(prog)`` is what ``--version`` prints: ``nanotile-opt (nanotile) 0.1.0``.
-The version is ``nanotile.__version__``.
+The version is ``nanotile.__version__``, which pyproject.toml reads too.
 """
 
 from __future__ import annotations

@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+ROOT = Path(__file__).resolve().parents[1]
 KERNEL = """cuda_tile.module @m {
   entry @k(%p: tile<ptr<i32>>, %x: tile<i32>) {
     %c8 = constant <i32: 8> : tile<i32>
@@ -144,6 +147,125 @@ def test_a_failed_write_leaves_no_file(command, kernel, tmp_path, monkeypatch, c
                                        "on device\n")
     assert out.read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npz", "k.mlir", "out"]
+
+
+# -- help and --version -----------------------------------------------------------------
+
+
+def _run(*argv: str, stdin: str | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """``python ARGV`` with the repository on the path, as a user runs the programs."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, input=stdin,
+                          capture_output=True, text=True, check=False, timeout=300, **kwargs)
+
+
+PROGRAMS = {  # command -> how to start it from Python
+    "nanotile": ["-m", "nanotile"],
+    "nanotile run": ["-m", "nanotile", "run"],
+    "nanotile-opt": ["-c", "import sys; from nanotile.opt import main; sys.exit(main())"],
+    "nanotile-translate": ["-c", "import sys; from nanotile.translate import main; "
+                                 "sys.exit(main())"],
+    "python -m nanotile.passes": ["-m", "nanotile.passes"],
+}
+
+
+@pytest.mark.parametrize("command", PROGRAMS)
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_goes_to_standard_output(command, flag):
+    """`nanotile --help | less` shows the help: it is on stdout, and the status is 0."""
+    result = _run(*PROGRAMS[command], flag)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith(f"usage: {command} ")
+
+
+@pytest.mark.parametrize("command", PROGRAMS)
+def test_version(command):
+    from nanotile import __version__
+
+    result = _run(*PROGRAMS[command], "--version")
+    assert (result.returncode, result.stderr) == (0, "")
+    name = command if command == "nanotile" else f"{command} (nanotile)"
+    assert result.stdout == f"{name} {__version__}\n"
+
+
+def test_the_package_version_is_the_one_printed():
+    import tomllib
+
+    from nanotile import __version__
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == \
+        {"attr": "nanotile.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__)
+
+
+def test_nanotile_help_lists_the_commands_and_every_flag(capsys):
+    import argparse
+
+    from nanotile import cli_options
+    from nanotile.cli import main
+
+    assert main(["--help"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert re.search(r"^  nanotile run FILE +run a kernel", out, re.MULTILINE)
+    for program in ("nanotile-opt", "nanotile-translate", "python -m nanotile.passes"):
+        assert program in " ".join(out.split())
+    groups = re.findall(r"^(\S[^\n]*):$", out, re.MULTILINE)
+    assert groups == ["commands", "input and output", "pass pipeline",
+                      "dumps and timing (on standard error)",
+                      "equality saturation (the eqsat pass)",
+                      "information (print on standard output and exit)", "general"]
+    parser = argparse.ArgumentParser(add_help=False)
+    cli_options.add_arguments(parser)
+    flags = {s for action in parser._actions for s in action.option_strings}
+    flags |= {"-o", "--output", "--emit", "-j", "--jobs", "--generic", "--debuginfo",
+              "--no-verify", "--bytecode-version", "--gpu-name", "-h", "--help",
+              "--version"}
+    assert {"--list-passes", "--print-pipeline", "--print-language"} <= flags
+    for flag in flags:
+        assert re.search(rf"(^|[ ,]){re.escape(flag)}\b", out, re.MULTILINE), flag
+
+
+def test_the_flags_in_nanotile_help_are_accepted(kernel, tmp_path, capsys):
+    """Every flag of the driver's own group does what the help says it takes."""
+    from nanotile.cli import main
+
+    argv = [str(kernel), "-o", str(tmp_path / "a.mlir"), "--output", str(tmp_path / "b.mlir"),
+            "--emit", "text", "-j", "1", "--jobs", "1", "--generic", "--debuginfo",
+            "--bytecode-version", "13.3", "--gpu-name", "sm_90", "--target", "sm_90",
+            "--no-verify"]
+    assert main(argv) == 0, capsys.readouterr().err
+
+
+def test_nanotile_translate_help_lists_what_it_accepts():
+    from nanotile import translate
+
+    for flag in [*translate._MODES, *translate._IGNORED, "-o", "-bytecode-version",
+                 "-list-versions", "-split-input-file", "-verify-diagnostics",
+                 "-mlir-print-debuginfo", "-allow-unregistered-dialect", "-help",
+                 "-version"]:
+        assert re.search(rf"^  {flag}\b", translate.HELP, re.MULTILINE), flag
+    for line in translate.HELP.splitlines():
+        if line.startswith("  -"):
+            flag = line.split()[0].split("=")[0]
+            value = ["x"] if flag == "-o" else ["13.3"] if flag == "-bytecode-version" else []
+            translate.parse_args([flag, *value])  # no UsageError
+
+
+def test_a_bad_flag_is_one_line(capsys):
+    from nanotile.cli import main
+    from nanotile.opt import main as opt_main
+    from nanotile.translate import main as translate_main
+
+    assert main(["--bogus"]) == 2
+    assert capsys.readouterr().err == ("nanotile: error: unknown option '--bogus' (nanotile "
+                                       "--help lists the options)\n")
+    assert opt_main(["--bogus"]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1
+    assert translate_main(["--bogus"]) == 2
+    assert len(capsys.readouterr().err.splitlines()) == 1
 
 
 # -- --list-passes ----------------------------------------------------------------------
