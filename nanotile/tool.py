@@ -3,6 +3,10 @@ nanotile-opt, nanotile-translate, python -m nanotile.passes).
 
 ``@command("nanotile-opt")`` wraps a ``main(argv) -> int``:
 
+- Ctrl-C stops the program with one line, ``nanotile-opt: interrupted``, and status 130
+  (128 + SIGINT, what a shell reports), not a KeyboardInterrupt traceback; output files
+  are never half written (nanotile.output), so nothing needs cleaning up. (Worker
+  processes of ``nanotile A B ...`` die of the signal quietly: nanotile.batch.)
 - A reader that goes away (``nanotile --list-passes | head -1``) stops the program quietly
   with status 141 (128 + SIGPIPE), as ``cat`` does.
 
@@ -17,6 +21,7 @@ import os
 import sys
 from collections.abc import Callable
 
+INTERRUPTED = 130  # 128 + SIGINT
 BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 Main = Callable[[list[str] | None], int]
@@ -37,6 +42,9 @@ def command(prog: str) -> Callable[[Main], Main]:
         def wrapped(argv: list[str] | None = None) -> int:
             try:
                 return main(argv)
+            except KeyboardInterrupt:
+                sys.stderr.write(f"{prog}: interrupted\n")
+                return INTERRUPTED
             except BrokenPipeError:
                 _stop_stdout()
                 return BROKEN_PIPE

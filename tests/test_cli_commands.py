@@ -350,3 +350,68 @@ def test_nanotile_run_prints_a_summary(kernel, tmp_path, capsys):
                         capsys.readouterr().err)
     assert main([*argv, "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# -- Ctrl-C -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_ctrl_c_is_one_line_and_status_130(command, kernel, tmp_path, monkeypatch, capsys):
+    import nanotile.loader
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(nanotile.loader, "read_input", interrupted)
+    monkeypatch.setattr(nanotile.loader, "load_file", interrupted)
+    program, argv = _write_argv(command, kernel, tmp_path / "out")
+    try:
+        status = _main(program)(argv)
+    except KeyboardInterrupt:
+        pytest.fail("KeyboardInterrupt escaped main()")
+    assert status == 130
+    assert capsys.readouterr().err == f"{command}: interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npz", "k.mlir"]
+
+
+def _interrupt(argv: list[str], tmp_path: Path, group: bool) -> subprocess.CompletedProcess:
+    """Start ``nanotile ARGV``, wait until it is blocked reading its inputs (FIFOs nobody
+    writes), then send SIGINT to its process group (a terminal's Ctrl-C) or to it alone
+    (``kill -INT``)."""
+    import signal
+    import time
+
+    code = ("import sys; from nanotile.cli import main; sys.stderr.write('ready\\n'); "
+            "sys.stderr.flush(); sys.exit(main(sys.argv[1:]))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen([sys.executable, "-c", code, *argv], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    assert process.stderr.readline() == "ready\n"
+    time.sleep(2)  # in main now, waiting on the FIFOs (workers started for several)
+    if group:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        os.kill(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    with pytest.raises(ProcessLookupError):  # no worker left in its process group
+        os.killpg(process.pid, 0)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "kill"])
+@pytest.mark.parametrize("inputs", [1, 3])
+def test_ctrl_c_of_a_running_compile(tmp_path, group, inputs):
+    """Interrupted while reading its input(s) (with several: in worker processes): one
+    line, status 130, no output and no worker left behind."""
+    fifos = []
+    for n in range(inputs):
+        os.mkfifo(tmp_path / f"k{n}.mlir")
+        fifos.append(f"k{n}.mlir")
+    out = "out" if inputs > 1 else "out.mlir"
+    result = _interrupt([*fifos, "-j", "2", "-o", out], tmp_path, group)
+    assert (result.returncode, result.stderr, result.stdout) == \
+        (130, "nanotile: interrupted\n", "")
+    left = [p.name for p in (tmp_path / "out").iterdir()] if inputs > 1 else []
+    assert left == [] and not (tmp_path / "out.mlir").exists()
+    assert not any(p.name.startswith(".nanotile-") for p in tmp_path.rglob("*"))
