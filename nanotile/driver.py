@@ -297,6 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         sys.stderr.write(f"nanotile: error: {e} (nanotile --help lists the options)\n")
         return 2
+    if opts.emit in ("bytecode", "cubin"):
+        from .output import refuse_binary_on_terminal
+
+        try:
+            refuse_binary_on_terminal(opts.output, f"--emit={opts.emit}")
+        except CompileError as e:
+            report(e, None)
+            return 1
     if len(opts.inputs) > 1:
         from .batch import compile_many
 

@@ -10,7 +10,8 @@ the user's umask (``tempfile.mkstemp`` would make it 0600, and every output priv
 file that is replaced keeps its mode. A path that exists and is not a regular file
 (``/dev/null``, a FIFO) is written directly. Failures are CompileErrors located at the
 path, e.g. ``out/k.mlir: error: cannot write output: folder 'out' does not exist``;
-``check_folder`` says so before any work is done.
+``check_folder`` says so before any work is done. ``refuse_binary_on_terminal``: bytecode
+and cubins go to a file or a pipe, not to a terminal.
 """
 
 from __future__ import annotations
@@ -36,6 +37,22 @@ def write_output(path: str, data: bytes) -> None:
         return
     with atomic_output(path) as f:
         f.write(data)
+
+
+def refuse_binary_on_terminal(path: str, what: str) -> None:
+    """Binary output (``what``: the flag asking for it) is not written to a terminal, where
+    it would only garble the screen: a CompileError unless ``-o`` names a file or
+    standard output is redirected."""
+    if path != "-":
+        return
+    try:
+        terminal = os.isatty(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
+        terminal = False
+    if terminal:
+        raise CompileError(Diagnostic(
+            "error", f"{what} writes binary data, which a terminal cannot show: give -o FILE "
+                     "(or redirect standard output)", "<command line>"))
 
 
 def check_folder(path: str) -> None:

@@ -227,9 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     filename = opts.inputs[0] if opts.inputs else "-"
     from .loader import read_input
 
-    from .output import check_folder
+    from .output import check_folder, refuse_binary_on_terminal
 
     try:
+        if opts.mode == "-mlir-to-cudatilebc":
+            refuse_binary_on_terminal(opts.output, opts.mode)
         check_folder(opts.output)
         data = read_input(filename)
         status, output = _run_chunks(data, filename, opts)

@@ -415,3 +415,56 @@ def test_ctrl_c_of_a_running_compile(tmp_path, group, inputs):
     left = [p.name for p in (tmp_path / "out").iterdir()] if inputs > 1 else []
     assert left == [] and not (tmp_path / "out.mlir").exists()
     assert not any(p.name.startswith(".nanotile-") for p in tmp_path.rglob("*"))
+
+
+# -- binary output and terminals --------------------------------------------------------
+
+
+def _on_terminal(argv: list[str], cwd: Path) -> tuple[int, bytes, str]:
+    """Run ``python ARGV`` with its standard output on a pseudo-terminal: (status, what
+    reached the terminal, standard error)."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:
+        process = subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=slave,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the program has ended and closed the terminal
+                break
+            if not chunk:
+                break
+            shown += chunk
+        err = process.stderr.read().decode()
+        return process.wait(timeout=120), shown, err
+    finally:
+        os.close(master)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["-m", "nanotile", "k.mlir", "--emit=bytecode"], "--emit=bytecode"),
+    (["-m", "nanotile", "k.mlir", "--emit", "cubin"], "--emit=cubin"),
+    (["-c", "import sys; from nanotile.translate import main; sys.exit(main())",
+      "-mlir-to-cudatilebc", "k.mlir"], "-mlir-to-cudatilebc"),
+])
+def test_binary_output_is_not_written_to_a_terminal(argv, flag, kernel):
+    status, shown, err = _on_terminal(argv, kernel.parent)
+    assert (status, shown) == (1, b"")
+    assert err == (f"<command line>: error: {flag} writes binary data, which a terminal "
+                   "cannot show: give -o FILE (or redirect standard output)\n")
+
+
+def test_binary_output_goes_to_a_file_or_a_pipe_from_a_terminal(kernel, tmp_path):
+    status, shown, err = _on_terminal(["-m", "nanotile", "k.mlir", "--emit=bytecode", "-o",
+                                       "k.tileirbc"], kernel.parent)
+    assert (status, shown, err) == (0, b"", "")
+    assert (tmp_path / "k.tileirbc").read_bytes().startswith(b"\x7fTileIR")
+    piped = subprocess.run([sys.executable, "-m", "nanotile", "k.mlir", "--emit=bytecode"],
+                           cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                           capture_output=True, check=False, timeout=120)
+    assert piped.returncode == 0 and piped.stdout == (tmp_path / "k.tileirbc").read_bytes()
