@@ -144,11 +144,17 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
                       f"{cls.summary()}\n")
     if args.print_pipeline:
         out.write(",".join(step.spelling() for step in _pipeline(args)) + "\n")
+    def language(flag: str, name: str):
+        try:
+            return get_language(name)
+        except CompileError as e:
+            raise CompileError(_flag_error(f"{flag}: {e.diagnostics[0].message}")) from None
+
     if args.print_language:
-        out.write(get_language(args.print_language).describe())
+        out.write(language("--print-language", args.print_language).describe())
     if args.diff_languages:
         a, b = args.diff_languages
-        out.write(diff(get_language(a), get_language(b)))
+        out.write(diff(language("--diff-languages", a), language("--diff-languages", b)))
     return bool(args.list_passes or args.print_pipeline or args.print_language
                 or args.diff_languages)
 
@@ -247,6 +253,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
     from .passes.registry import PASSES
 
     steps = apply_cli_flags(_pipeline(args), args)
+    _check_folders(args)
     for flag in ("dump_before", "dump_after"):
         for name in _names(getattr(args, flag)) - {"all"} - set(PASSES):
             raise CompileError(_flag_error(f"--{flag.replace('_', '-')}: unknown pass "
@@ -266,6 +273,17 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
     finally:
         if args.time_passes:
             err_stream.write(timing_report(options.timings))
+
+
+def _check_folders(args: argparse.Namespace) -> None:
+    """--dump-dir and --dump-egraph name folders (made when missing): a file there is an
+    error before anything runs."""
+    import os
+
+    for flag, folder in (("--dump-dir", args.dump_dir), ("--dump-egraph", args.dump_egraph)):
+        if folder and os.path.exists(folder) and not os.path.isdir(folder):
+            raise CompileError(_flag_error(f"{flag}={folder}: '{folder}' is a file, not a "
+                                           "folder"))
 
 
 def _flag_error(message: str) -> Diagnostic:

@@ -297,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         sys.stderr.write(f"nanotile: error: {e} (nanotile --help lists the options)\n")
         return 2
+    except CompileError as e:  # --print-language foo, ...
+        report(e, None)
+        return 1
     if opts.emit in ("bytecode", "cubin"):
         from .output import refuse_binary_on_terminal
 

@@ -468,3 +468,39 @@ def test_binary_output_goes_to_a_file_or_a_pipe_from_a_terminal(kernel, tmp_path
                            cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                            capture_output=True, check=False, timeout=120)
     assert piped.returncode == 0 and piped.stdout == (tmp_path / "k.tileirbc").read_bytes()
+
+
+# -- errors on the command line ---------------------------------------------------------
+
+KNOWN = "(known: tile, tile-canon, tile-opt, tile-ptr, tile-ordered, tile-layout, simt, " \
+        "ptx-sm90, ptx-sm100)"
+
+
+@pytest.mark.parametrize("command", ["nanotile", "python -m nanotile.passes"])
+@pytest.mark.parametrize("argv, message", [
+    (["--print-language", "foo"], f"--print-language: unknown language 'foo' {KNOWN}"),
+    (["--diff-languages", "tile", "foo"], f"--diff-languages: unknown language 'foo' {KNOWN}"),
+    (["K", "-p", "cse", "--dump-dir=FILE"], "--dump-dir=FILE: 'FILE' is a file, not a folder"),
+    (["K", "-p", "eqsat", "--dump-egraph=FILE"],
+     "--dump-egraph=FILE: 'FILE' is a file, not a folder"),
+    (["K", "-p", "cse", "--dump-dir=FILE/d"], "--dump-dir: cannot write 'FILE/d': Not a "
+                                              "directory"),
+])
+def test_command_line_errors_are_one_located_line(command, argv, message, kernel, tmp_path,
+                                                   monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE").write_text("a file")
+    argv = [str(kernel) if a == "K" else a for a in argv]
+    assert _main(command)(argv) == 1
+    assert capsys.readouterr() == ("", f"<command line>: error: {message}\n")
+    assert (tmp_path / "FILE").read_text() == "a file"
+
+
+def test_an_unwritable_egraph_dump_is_one_located_line(kernel, tmp_path, monkeypatch, capsys):
+    from nanotile.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE").write_text("a file")
+    assert main([str(kernel), "-p", "eqsat", "--dump-egraph=FILE/d"]) == 1
+    assert capsys.readouterr().err == ("<command line>: error: --dump-egraph: cannot write "
+                                       "'FILE/d': Not a directory\n")

@@ -224,13 +224,19 @@ def _report(program: Program, stats: Stats, settings: Settings, item: str,
 
 def _dump_egraph(program: Program, directory: str, stem: str) -> None:
     """``stem``.json and .dot (and .svg when Graphviz's ``dot`` is installed)."""
-    os.makedirs(directory, exist_ok=True)
     serialized = program.egraph.serialize([])
     base = os.path.join(directory, stem.replace("/", "_"))
     for suffix, text in ((".json", serialized.to_json()), (".dot", serialized.to_dot())):
-        with open(base + suffix + ".tmp", "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(base + suffix + ".tmp", base + suffix)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            with open(base + suffix + ".tmp", "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(base + suffix + ".tmp", base + suffix)
+        except OSError as e:  # a user's folder: an error of the command line, located
+            where = e.filename if isinstance(e.filename, str) else base + suffix
+            raise CompileError(Diagnostic("error", f"--dump-egraph: cannot write '{where}': "
+                                                   f"{e.strerror or e}", "<command line>")
+                               ) from None
     dot = shutil.which("dot")
     if dot is not None:
         subprocess.run([dot, "-Tsvg", base + ".dot", "-o", base + ".svg"], check=False,
