@@ -37,8 +37,9 @@ def run(module_or_path, kernel: str, grid, *args, device: str = "interp",
         gpu_name: str | None = None, **options) -> None:
     """Run a kernel in the reference interpreter (``device="interp"``, the options of
     nanotile.interp.run), or with ``device="emulator"`` compile it to PTX for ``gpu_name``
-    (default: the compiler's, sm_100) and run that in the PTX emulator (nanotile.emulated_run; ``out`` receives the printed
-    text; the interpreter-only options are refused)."""
+    (default: the compiler's, sm_100) and run that in the PTX emulator
+    (nanotile.emulated_run; ``out`` receives the printed text; the interpreter-only options
+    are refused)."""
     if device == "emulator":
         from .emulated_run import run_emulated
 

@@ -9,7 +9,8 @@ given alone, with a progress bar on a terminal.
 It emits text (the canonical form), bytecode, PTX or a cubin (EMITTERS). Input is
 detected by content (bytecode magic) by nanotile.loader. Output files are written
 atomically (a temporary file renamed into place, nanotile.output), so a failure never
-leaves a half-written file; they get the permissions the umask gives a new file. Every user error is a diagnostic and exit code 1, never a traceback.
+leaves a half-written file; they get the permissions the umask gives a new file. Every
+user error is a diagnostic and exit code 1, never a traceback.
 
 The pass pipeline runs once, with the user's flags (nanotile.cli_options): for
 ``--emit=ptx``/``cubin`` always (the default pipeline of ``--gpu-name``, which ends in

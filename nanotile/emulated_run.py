@@ -72,8 +72,8 @@ def _check_arguments(entry, kernel: str, args: tuple) -> None:
 
 def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
                  gpu_name: str | None = None, out: TextIO | None = None) -> None:
-    """Compile for ``gpu_name`` (default: the compiler's, DEFAULT_TARGET) and run ``kernel`` over ``grid`` in the PTX emulator.
-    Array arguments are updated in place; printed text goes to ``out`` (default: standard
+    """Compile for ``gpu_name`` (default: the compiler's, DEFAULT_TARGET) and run
+    ``kernel`` over ``grid`` in the PTX emulator. Array arguments are updated in place; printed text goes to ``out`` (default: standard
     output); errors are InterpError (bad arguments), CompileError (compilation) or
     PtxError (the emulated run)."""
     from .interp.errors import InterpError

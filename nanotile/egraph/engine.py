@@ -4,8 +4,9 @@ Rule files are parsed with the low-level bindings (``parse_program(text, filenam
 so that egglog's errors point into the file; only declarations, rules and rulesets may
 appear in them (no ``run``, ``include``, ``push``...), which is checked before anything
 runs, and no ``(Leaf N ...)`` with a number: leaves are the kernel's values, numbered per
-kernel by the bridge (a rule building one is reported there too, nanotile.egraph.bridge). Rulesets named ``*-facts`` are analyses: each round saturates them before running
-the rewriting rulesets once each. Rounds stop when nothing changes or a limit (rounds,
+kernel by the bridge (a rule building one is reported there too, nanotile.egraph.bridge).
+Rulesets named ``*-facts`` are analyses: each round saturates them before running the
+rewriting rulesets once each. Rounds stop when nothing changes or a limit (rounds,
 e-nodes, seconds) is reached; node limits are checked between rulesets.
 
 Loading the schema and the rules takes longer than optimising a typical kernel, so a
