@@ -6,7 +6,8 @@ Public API (imports are lazy so that ``import nanotile`` stays fast):
 - ``load(path)`` -> ir.Module                    (text or bytecode, by content)
 - ``print_module(module)`` -> str               (canonical text)
 - ``run(module_or_path, kernel, grid, *args)``    (execute in the NumPy interpreter;
-  ``device="emulator", gpu_name="sm_90"``: compile to PTX, run it in the PTX emulator)
+  ``device="emulator", gpu_name="sm_100"``: compile to PTX, run it in the PTX emulator;
+  sm_100 is the default, as for the compiler)
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ def print_module(module, **options) -> str:
 
 
 def run(module_or_path, kernel: str, grid, *args, device: str = "interp",
-        gpu_name: str = "sm_90", **options) -> None:
+        gpu_name: str | None = None, **options) -> None:
     """Run a kernel in the reference interpreter (``device="interp"``, the options of
     nanotile.interp.run), or with ``device="emulator"`` compile it to PTX for ``gpu_name``
-    and run that in the PTX emulator (nanotile.emulated_run; ``out`` receives the printed
-    text; the interpreter-only options are refused)."""
+    (default: the compiler's, sm_100) and run that in the PTX emulator
+    (nanotile.emulated_run; ``out`` receives the printed text; the interpreter-only options
+    are refused)."""
     if device == "emulator":
         from .emulated_run import run_emulated
 

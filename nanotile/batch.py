@@ -10,7 +10,8 @@ emitted kind (``.mlir``, ``.tileirbc``, ``.ptx``, ``.cubin``); without ``-o``, t
 PTX go to standard output, one input after the other, in the order given. What each
 compilation prints (diagnostics, dumps) is shown in that order too, never interleaved.
 On a terminal a progress line counts the inputs done and failed. The exit status is 1
-when any input failed, after all of them were tried.
+when any input failed, after all of them were tried. Ctrl-C stops every worker at once:
+the inputs done keep their outputs, the others are left as they were (nanotile.tool).
 """
 
 from __future__ import annotations
@@ -97,10 +98,59 @@ def _results(jobs: list[Any], pipeline_args: Any, workers: int):
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        futures = [pool.submit(compile_captured, job, pipeline_args) for job in jobs]
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
+                               initializer=_start_worker)
+    try:
+        futures = [pool.submit(_compile_in_worker, job, pipeline_args) for job in jobs]
         for future in futures:
             yield future.result()
+    except BaseException:  # Ctrl-C (or the caller stopped early): stop every worker now
+        _interrupt_workers(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+# Ctrl-C in a worker: a job being compiled stops with KeyboardInterrupt, so that what it
+# was writing is cleaned up (nanotile.output), and the worker exits; an idle worker exits
+# at once. Either way without a traceback and without starting a next job.
+_in_job = False
+
+
+def _start_worker() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, _on_interrupt)
+
+
+def _on_interrupt(signum: int, frame: Any) -> None:
+    if _in_job:
+        raise KeyboardInterrupt
+    os._exit(130)
+
+
+def _compile_in_worker(job: Any, pipeline_args: Any) -> tuple[int, bytes, str]:
+    global _in_job
+    _in_job = True
+    try:
+        return compile_captured(job, pipeline_args)
+    except KeyboardInterrupt:
+        os._exit(130)  # the job has cleaned up; do not take the next one
+    finally:
+        _in_job = False
+
+
+def _interrupt_workers(pool: Any) -> None:
+    """Pass Ctrl-C on to the workers (a terminal sends it to all of them already; a
+    ``kill -INT`` reaches only this process). ProcessPoolExecutor has no public way to
+    reach its processes before Python 3.14 (terminate_workers)."""
+    import signal
+
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            os.kill(process.pid, signal.SIGINT)
+        except OSError:
+            pass  # it has ended already
 
 
 def _context() -> Any:

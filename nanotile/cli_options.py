@@ -29,21 +29,41 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from .diagnostics import CompileError, Diagnostic
+from .tool import command, version_text
 
 if TYPE_CHECKING:  # imported when needed: `nanotile FILE` and --help start fast
     from .ir.core import Module
     from .passes.base import Pass
 
+PROG = "python -m nanotile.passes"
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
               "check_semantics", "rules", "dump_egglog", "dump_egraph")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Register the pipeline flags (MLIR's names where MLIR has them)."""
+    """Register the pipeline flags (MLIR's names where MLIR has them), in groups."""
     g = parser.add_argument_group("pass pipeline")
     g.add_argument("-p", "--pass-pipeline", dest="pipeline", metavar="PASSES",
-                   help="run these passes, e.g. 'cse,dce,fold-constants{identities=false}'")
+                   help="run these passes, e.g. 'cse,dce,fold-constants{identities=false}' "
+                        "(default: the target's pipeline, see --print-pipeline)")
+    g.add_argument("--stop-after", metavar="PASS",
+                   help="stop after this pass (PASS,N: its N-th run; or a step number)")
+    g.add_argument("--start-after", metavar="PASS",
+                   help="the input is the IR after this pass of the pipeline: resume there "
+                        "(PASS,N: after its N-th run; or the number of a --dump-dir file)")
+    g.add_argument("--no-verify", action="store_true",
+                   help="do not check the output language after each pass")
+    g.add_argument("--check-semantics", action="store_true",
+                   help="run the kernels in the interpreter after each tile-level pass and "
+                        "name the first pass that changes a result")
+    try:
+        g.add_argument("--gpu-name", "--target", dest="target", default=None,
+                       choices=["sm_90", "sm_100"],
+                       help="target whose default pipeline runs (default sm_100)")
+    except argparse.ArgumentError:
+        pass  # the driver already has the flag; its value is used
+    g = parser.add_argument_group("dumps and timing (on standard error)")
     g.add_argument("--dump-after", metavar="all|P1,P2",
                    help="print the IR after every pass / after the passes named")
     g.add_argument("--dump-before", metavar="all|P1,P2",
@@ -57,39 +77,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--dump-after-failure", "--mlir-print-ir-after-failure",
                    action="store_true", help="print the IR when a pass or its checks fail")
     g.add_argument("--dump-dir", "--mlir-print-ir-tree-dir", metavar="DIR",
-                   help="write one numbered file per stage into DIR")
-    g.add_argument("--stop-after", metavar="PASS",
-                   help="stop after this pass (PASS,N: its N-th run; or a step number)")
-    g.add_argument("--start-after", metavar="PASS",
-                   help="the input is the IR after this pass of the pipeline: resume there "
-                        "(PASS,N: after its N-th run; or the number of a --dump-dir file)")
-    g.add_argument("--list-passes", action="store_true", help="list the passes and exit")
-    g.add_argument("--print-pipeline", action="store_true",
-                   help="print the pipeline that would run and exit")
-    g.add_argument("--print-language", metavar="NAME", help="print a language and exit")
-    g.add_argument("--print-grammar", action="store_true",
-                   help="print the text syntax (nanotile/grammar.lark, Lark) and exit")
-    g.add_argument("--diff-languages", metavar=("A", "B"), nargs=2,
-                   help="print what language B adds to / removes from A and exit")
+                   help="write one numbered file per stage into the folder DIR")
     g.add_argument("--time-passes", "--mlir-timing", action="store_true",
                    help="print a table of pass times")
-    g.add_argument("--no-verify", action="store_true",
-                   help="do not check the output language after each pass")
-    g.add_argument("--check-semantics", action="store_true",
-                   help="run the kernels in the interpreter after each tile-level pass and "
-                        "name the first pass that changes a result")
+    g = parser.add_argument_group("equality saturation (the eqsat pass)")
     g.add_argument("--rules", action="append", metavar="FILE.egg",
                    help="add an egglog rule file to the eqsat pass (repeatable)")
     g.add_argument("--dump-egglog", action="store_true",
                    help="print the egglog program each eqsat run executed")
     g.add_argument("--dump-egraph", metavar="DIR",
-                   help="write each eqsat e-graph to DIR as JSON and DOT (SVG with dot)")
-    try:
-        g.add_argument("--gpu-name", "--target", dest="target", default=None,
-                       choices=["sm_90", "sm_100"],
-                       help="target whose default pipeline runs (default sm_100)")
-    except argparse.ArgumentError:
-        pass  # the driver already has the flag; its value is used
+                   help="write each eqsat e-graph to the folder DIR as JSON and DOT (SVG "
+                        "with dot)")
+    g = parser.add_argument_group("information (print on standard output and exit)")
+    g.add_argument("--list-passes", action="store_true",
+                   help="list the passes: name, languages in -> out, description")
+    g.add_argument("--print-pipeline", action="store_true",
+                   help="print the pipeline that would run (the default one, or -p's)")
+    g.add_argument("--print-language", metavar="NAME",
+                   help="print a language (tile, tile-canon, ..., ptx-sm100)")
+    g.add_argument("--diff-languages", metavar=("A", "B"), nargs=2,
+                   help="print what language B adds to / removes from A")
+    g.add_argument("--print-grammar", action="store_true",
+                   help="print the text syntax (nanotile/grammar.lark, Lark)")
 
 
 def parse_known(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
@@ -126,17 +135,26 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     from .passes.registry import PASSES
 
     if args.list_passes:
+        arrows = {name: f"{cls.input} -> {cls.output or cls.input}"
+                  for name, cls in PASSES.items()}
         width = max(len(name) for name in PASSES)
-        for name, cls in sorted(PASSES.items()):
-            arrow = f"{cls.input} -> {cls.output or cls.input}"
-            out.write(f"  {name:<{width}}  {arrow:<24}  {cls.summary()}\n")
+        arrow_width = max(len(arrow) for arrow in arrows.values())
+        for name, cls in sorted(PASSES.items()):  # one line each, whole: grep finds it
+            out.write(f"  {name:<{width}}  {arrows[name]:<{arrow_width}}  "
+                      f"{cls.summary()}\n")
     if args.print_pipeline:
         out.write(",".join(step.spelling() for step in _pipeline(args)) + "\n")
+    def language(flag: str, name: str):
+        try:
+            return get_language(name)
+        except CompileError as e:
+            raise CompileError(_flag_error(f"{flag}: {e.diagnostics[0].message}")) from None
+
     if args.print_language:
-        out.write(get_language(args.print_language).describe())
+        out.write(language("--print-language", args.print_language).describe())
     if args.diff_languages:
         a, b = args.diff_languages
-        out.write(diff(get_language(a), get_language(b)))
+        out.write(diff(language("--diff-languages", a), language("--diff-languages", b)))
     return bool(args.list_passes or args.print_pipeline or args.print_language
                 or args.diff_languages)
 
@@ -235,6 +253,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
     from .passes.registry import PASSES
 
     steps = apply_cli_flags(_pipeline(args), args)
+    _check_folders(args)
     for flag in ("dump_before", "dump_after"):
         for name in _names(getattr(args, flag)) - {"all"} - set(PASSES):
             raise CompileError(_flag_error(f"--{flag.replace('_', '-')}: unknown pass "
@@ -256,18 +275,38 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
             err_stream.write(timing_report(options.timings))
 
 
+def _check_folders(args: argparse.Namespace) -> None:
+    """--dump-dir and --dump-egraph name folders (made when missing): a file there is an
+    error before anything runs."""
+    import os
+
+    for flag, folder in (("--dump-dir", args.dump_dir), ("--dump-egraph", args.dump_egraph)):
+        if folder and os.path.exists(folder) and not os.path.isdir(folder):
+            raise CompileError(_flag_error(f"{flag}={folder}: '{folder}' is a file, not a "
+                                           "folder"))
+
+
 def _flag_error(message: str) -> Diagnostic:
     return Diagnostic("error", message, "<command line>")
 
 
+@command(PROG)
 def main(argv: list[str] | None = None) -> int:
     """``python -m nanotile.passes FILE [flags]``: read, run the pipeline, print."""
-    parser = argparse.ArgumentParser(prog="python -m nanotile.passes",
-                                     description="Run nanotile passes over a Tile IR file.")
+    parser = argparse.ArgumentParser(
+        prog=PROG, usage=f"{PROG} [FILE] [-o OUT] [options]",
+        description="Run nanotile passes over a Tile IR file (the default pipeline, or -p's) "
+                    "and print the result; nanotile FILE takes the same flags.")
     parser.add_argument("file", nargs="?", help="input (text or bytecode; '-' = stdin)")
-    parser.add_argument("-o", dest="output", default="-", help="output file")
+    parser.add_argument("-o", dest="output", default="-", metavar="OUT",
+                        help="output file ('-' = standard output, the default)")
+    parser.add_argument("--version", action="version", version=version_text(PROG).strip(),
+                        help="print the version and exit")
     add_arguments(parser)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, a bad flag: argparse has said it
+        return e.code if isinstance(e.code, int) else 2
     source: str | None = None
     try:
         if handle_info_flags(args, sys.stdout):
@@ -275,18 +314,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.file is None:
             parser.error("an input file is needed")
         from .loader import read_input
+        from .output import check_folder
 
+        check_folder(args.output)
         data = read_input(args.file)
         source = data.decode("utf-8", "replace")
         module = load_input(data, args.file, args)
         module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True)
         text = output_text(module)
+        from .output import write_output
+
+        write_output(args.output, text.encode())
     except CompileError as e:
         sys.stderr.write(e.format(source) + "\n")
         return 1
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
     return 0

@@ -8,8 +8,9 @@ given alone, with a progress bar on a terminal.
 
 It emits text (the canonical form), bytecode, PTX or a cubin (EMITTERS). Input is
 detected by content (bytecode magic) by nanotile.loader. Output files are written
-atomically (a temporary file renamed into place), so a failure never leaves a
-half-written file. Every user error is a diagnostic and exit code 1, never a traceback.
+atomically (a temporary file renamed into place, nanotile.output), so a failure never
+leaves a half-written file; they get the permissions the umask gives a new file. Every
+user error is a diagnostic and exit code 1, never a traceback.
 
 The pass pipeline runs once, with the user's flags (nanotile.cli_options): for
 ``--emit=ptx``/``cubin`` always (the default pipeline of ``--gpu-name``, which ends in
@@ -22,31 +23,72 @@ else the Tile IR. A pipeline ending in PTX cannot be written as bytecode, and
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .diagnostics import CompileError, Diagnostic
+from .output import check_folder, write_output
 
-USAGE = ("usage: nanotile FILE... [-o OUT] [--emit=KIND] [--generic] [--debuginfo] "
-         "[--no-verify] [-j N]\n"
-         "  FILE           Tile IR text or bytecode ('-' = standard input)\n"
-         "  -o OUT         write the output to OUT ('-' = standard output, the default);\n"
-         "                 with several inputs, a directory for OUT/NAME.<kind's suffix>\n"
-         "  -j N           compile several inputs in N worker processes (default: one per "
-         "CPU)\n"
-         "  --emit=KIND    what to produce: {kinds}\n"
-         "  --generic      print ops in MLIR's generic form\n"
-         "  --debuginfo    print locations (loc(...))\n"
-         "  --no-verify    skip the dialect verifier\n"
-         "  --bytecode-version=13.x  version written by --emit=bytecode (default 13.4)\n"
-         "  --print-grammar  print the syntax of Tile IR text (a Lark grammar) and exit\n"
-         "  --gpu-name=sm_90|sm_100  target of --emit=ptx / --emit=cubin and of the default\n"
-         "                 pipeline (default sm_100)\n"
-         "  pass pipeline: -p PASSES, --dump-after=P, --time-passes, --rules FILE.egg,\n"
-         "                 --dump-egglog, --dump-egraph=DIR ... (python -m nanotile.passes -h);\n"
-         "                 the pipeline runs once, down to PTX for --emit=ptx/cubin\n")
+SYNOPSIS = """\
+usage: nanotile FILE... [-o OUT] [--emit=KIND] [options]
+       nanotile run FILE --grid X[,Y[,Z]] [--inputs IN.npz] [--outputs OUT.npz] [options]
+
+nanotile compiles NVIDIA CUDA Tile IR: it reads text or bytecode, checks it, runs the pass
+pipeline when a flag asks for it (always for --emit=ptx and --emit=cubin) and writes text,
+bytecode, PTX or a cubin.
+
+commands:
+  nanotile FILE...     compile or print each FILE (this page)
+  nanotile run FILE    run a kernel in the interpreter, or in the PTX emulator, on the
+                       arrays of a .npz file (nanotile run --help)
+  related programs:    nanotile-opt and nanotile-translate (the flags of NVIDIA's
+                       cuda-tile-opt and cuda-tile-translate); python -m nanotile.passes
+                       (the pipeline flags below, on one file)
+
+"""
+
+
+def help_text() -> str:
+    """``nanotile --help``: the synopsis, then every flag, in groups (the pipeline's from
+    nanotile.cli_options, so that they cannot be left out)."""
+    import argparse
+
+    from . import cli_options
+
+    parser = argparse.ArgumentParser(prog="nanotile", usage=argparse.SUPPRESS, add_help=False,
+                                     conflict_handler="resolve")
+    io = parser.add_argument_group("input and output")
+    cli_options.add_arguments(parser)
+    io.add_argument("FILE", nargs="*",
+                    help="Tile IR text or bytecode, found by content ('-' = standard input)")
+    io.add_argument("-o", "--output", metavar="OUT",
+                    help="write the output to OUT ('-' = standard output, the default); "
+                         "with several inputs, the folder for OUT/NAME.<kind's suffix>")
+    io.add_argument("--emit", metavar="KIND",
+                    help=f"what to produce: {', '.join(EMITTERS)} (default text; -o K.ptx "
+                         "and -o K.cubin choose ptx and cubin); bytecode and cubin are "
+                         "written to a terminal only with -o")
+    io.add_argument("-j", "--jobs", metavar="N",
+                    help="compile several inputs in N worker processes (default: one per "
+                         "CPU)")
+    io.add_argument("--gpu-name", "--target", metavar="sm_90|sm_100",
+                    help="target of --emit=ptx and --emit=cubin, and whose default pipeline "
+                         "runs (default sm_100)")
+    io.add_argument("--generic", action="store_true",
+                    help="print ops in MLIR's generic form")
+    io.add_argument("--debuginfo", action="store_true", help="print locations (loc(...))")
+    io.add_argument("--bytecode-version", metavar="13.x",
+                    help="version written by --emit=bytecode (default 13.4)")
+    io.add_argument("--no-verify", action="store_true",
+                    help="skip the dialect verifier, and the language checks after each "
+                         "pass")
+    general = parser.add_argument_group("general")
+    general.add_argument("-h", "--help", action="store_true",
+                         help="print this help and exit")
+    general.add_argument("--version", action="store_true",
+                         help="print the version of nanotile and exit")
+    return SYNOPSIS + parser.format_help()
 
 
 @dataclass
@@ -121,8 +163,6 @@ def parse_args(argv: list[str]) -> Options:
     flags = {"--generic": "generic", "--debuginfo": "debuginfo"}
     it = iter(argv)
     for arg in it:
-        if arg in ("-h", "--help"):
-            raise UsageError("")
         if arg == "-o" or arg == "--output":
             opts.output = next(it, None) or _missing(arg)
         elif arg.startswith(("-o=", "--output=")):
@@ -137,6 +177,8 @@ def parse_args(argv: list[str]) -> Options:
             opts.extra["gpu_name"] = arg.split("=", 1)[1]
         elif arg.startswith("--bytecode-version="):
             opts.extra["bytecode_version"] = arg.split("=", 1)[1]
+        elif arg == "--bytecode-version":
+            opts.extra["bytecode_version"] = next(it, None) or _missing(arg)
         elif arg == "--no-verify":
             opts.verify = False
         elif arg in ("-j", "--jobs"):
@@ -169,35 +211,6 @@ def _jobs(text: str) -> int:
 
 def _missing(arg: str) -> str:
     raise UsageError(f"option '{arg}' needs a value")
-
-
-def write_output(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically ('-' = standard output)."""
-    if path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".nanotile-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise CompileError(Diagnostic("error", f"cannot write output: {e.strerror}", path)
-                           ) from None
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def report(err: CompileError, source: str | None) -> None:
@@ -269,16 +282,33 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     from . import cli_options
 
+    if "-h" in argv or "--help" in argv:
+        sys.stdout.write(help_text())
+        return 0
+    if "--version" in argv:
+        from .tool import version_text
+
+        sys.stdout.write(version_text("nanotile"))
+        return 0
     try:
         pipeline_args, argv = _pipeline_flags(cli_options, argv)
         if cli_options.handle_info_flags(pipeline_args, sys.stdout):
             return 0
         opts = parse_args(argv)
     except UsageError as e:
-        if str(e):
-            sys.stderr.write(f"nanotile: error: {e}\n")
-        sys.stderr.write(USAGE.format(kinds=", ".join(sorted(EMITTERS))))
-        return 0 if not str(e) else 2
+        sys.stderr.write(f"nanotile: error: {e} (nanotile --help lists the options)\n")
+        return 2
+    except CompileError as e:  # --print-language foo, ...
+        report(e, None)
+        return 1
+    if opts.emit in ("bytecode", "cubin"):
+        from .output import refuse_binary_on_terminal
+
+        try:
+            refuse_binary_on_terminal(opts.output, f"--emit={opts.emit}")
+        except CompileError as e:
+            report(e, None)
+            return 1
     if len(opts.inputs) > 1:
         from .batch import compile_many
 
@@ -295,6 +325,7 @@ def compile_file(opts: Options, pipeline_args) -> int:
     source: str | None = None
     assert opts.input is not None
     try:
+        check_folder(opts.output)
         data = read_input(opts.input)
         if not data.startswith(b"\x7fTileIR"):
             source = data.decode("utf-8", errors="replace")

@@ -1,7 +1,7 @@
 """Run a Tile IR kernel the way a GPU would: compile it to PTX and execute the PTX in the
 PTX emulator (nanotile.ptxemu).
 
-    run_emulated(module_or_path, kernel, grid, *args, gpu_name="sm_90", out=None)
+    run_emulated(module_or_path, kernel, grid, *args, gpu_name=None, out=None)
 
 takes the same arguments as the interpreter (``nanotile.interp.run``): a C-contiguous
 NumPy array per pointer parameter (updated in place after the run) and a number per
@@ -71,9 +71,9 @@ def _check_arguments(entry, kernel: str, args: tuple) -> None:
 
 
 def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
-                 gpu_name: str = "sm_90", out: TextIO | None = None) -> None:
-    """Compile for ``gpu_name`` and run ``kernel`` over ``grid`` in the PTX emulator.
-    Array arguments are updated in place; printed text goes to ``out`` (default: standard
+                 gpu_name: str | None = None, out: TextIO | None = None) -> None:
+    """Compile for ``gpu_name`` (default: the compiler's, DEFAULT_TARGET) and run
+    ``kernel`` over ``grid`` in the PTX emulator. Array arguments are updated in place; printed text goes to ``out`` (default: standard
     output); errors are InterpError (bad arguments), CompileError (compilation) or
     PtxError (the emulated run)."""
     from .interp.errors import InterpError
@@ -82,6 +82,9 @@ def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], 
     from .targets.compile import compile_to_ptx
     from .targets.target import get_target
 
+    from .passes.pipelines import DEFAULT_TARGET
+
+    gpu_name = gpu_name or DEFAULT_TARGET
     dims = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
         raise InterpError(f"grid must be 1 to 3 positive sizes, got {grid!r}")

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import CompileError, Diagnostic
+from .tool import command, version_text
 
 SPLIT_MARKER = "// -----"
 
@@ -93,6 +94,9 @@ def parse_args(argv: list[str]) -> OptOptions:
             name, value = name.split("=", 1)
         if name in ("h", "help"):
             raise UsageError("")
+        if name == "version":
+            opts.extra["version"] = True
+            continue
         if name == "o":
             if value is None:
                 if i >= len(argv):
@@ -147,9 +151,19 @@ def run_passes(modules: list[Any], pipelines: list[str]) -> None:
 
 
 def usage() -> str:
-    lines = ["usage: nanotile-opt [FILE|-] [-o OUT] [flags]", "flags (one or two dashes):"]
+    lines = ["usage: nanotile-opt [FILE|-] [-o OUT] [flags]", "",
+             "Parse and verify Tile IR text, run the passes named, print the module (the "
+             "flags of",
+             "NVIDIA's cuda-tile-opt). FILE defaults to standard input.", "",
+             "flags (one or two dashes):",
+             f"  -{'o OUT':28s} output file ('-' = standard output, the default)"]
     for name, (text, _) in FLAGS.items():
         lines.append(f"  -{name:28s} {text}")
+    lines += [f"  -{'PASS':28s} run a pass of nanotile --list-passes (e.g. -cse, -fuse-fma)",
+              f"  -{'pass-pipeline=P':28s} run the passes of MLIR's "
+              "'builtin.module(...(a,b))'",
+              f"  -{'help':28s} print this help and exit",
+              f"  -{'version':28s} print the version and exit"]
     return "\n".join(lines) + "\n"
 
 
@@ -219,6 +233,7 @@ def check_diagnostics(text: str, filename: str, diags: list[Diagnostic]) -> tupl
     return bool(result), []
 
 
+@command("nanotile-opt")
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -227,13 +242,19 @@ def main(argv: list[str] | None = None) -> int:
         if not str(e):
             sys.stdout.write(usage())
             return 0
-        sys.stderr.write(f"nanotile-opt: {e}\n{usage()}")
+        sys.stderr.write(f"nanotile-opt: {e} (nanotile-opt --help lists the flags)\n")
         return 2
+    if opts.extra.get("version"):
+        sys.stdout.write(version_text("nanotile-opt"))
+        return 0
     from .driver import write_output
     from .loader import read_input
 
     filename = "<stdin>" if opts.input == "-" else opts.input
+    from .output import check_folder
+
     try:
+        check_folder(opts.output)
         data = read_input(opts.input)
     except CompileError as e:
         sys.stderr.write(e.format() + "\n")

@@ -1,55 +1,106 @@
 """``nanotile run``: execute a kernel of a Tile IR file (text or bytecode) on .npz data.
 
     nanotile run FILE [--kernel K] --grid X[,Y[,Z]] [--inputs in.npz] [--outputs out.npz]
-                 [--abi auto|raw|cutile] [--debug] [--trace] [--emulate [--gpu-name=sm_90]]
+                 [--abi auto|raw|cutile] [--debug] [--trace] [--emulate [--gpu-name=sm_100]]
+                 [-q]
 
-The arrays of ``in.npz``, in the order they were saved, are the kernel's arguments: with
-``--abi raw`` one entry per kernel parameter (0-d arrays for scalars); with ``--abi
-cutile`` each array of rank >= 1 is expanded to cuTile's convention (pointer, shape,
-strides); ``auto`` (the default) takes raw when the count matches the parameters and
-cutile otherwise. After the run every array argument (rank >= 1) is written to
-``out.npz`` under its input name. Errors are reported as ``file: error: ...`` with exit
-status 1, never a traceback; ``out.npz`` is written whole or not at all.
+How the arrays of ``in.npz`` become the kernel's arguments, and what ``out.npz`` holds, is
+NPZ_CONVENTION (printed by ``nanotile run --help``). Errors are reported as ``file:
+error: ...`` with exit status 1 (2 for a bad command line), never a traceback; ``out.npz``
+is written whole or not at all. On success one line goes to standard error (the kernel,
+the grid, where it ran, the time, the outputs written; ``-q``: none); standard output
+has only what the kernel prints.
 
-With ``--emulate`` the kernel is compiled to PTX for ``--gpu-name`` (sm_90, the default,
-or sm_100) and the PTX runs in the PTX emulator instead of the interpreter
-(nanotile.emulated_run); ``--debug`` and ``--trace`` are interpreter-only.
+With ``--emulate`` the kernel is compiled to PTX for ``--gpu-name`` (sm_100, the default,
+as for ``nanotile``, or sm_90) and the PTX runs in the PTX emulator instead of the
+interpreter (nanotile.emulated_run); ``--debug`` and ``--trace`` are interpreter-only.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
+import time
 
 from .diagnostics import CompileError
+from .tool import command, version_text
+
+NPZ_CONVENTION = """\
+the .npz convention:
+  The arrays of --inputs (a NumPy .npz file, np.savez), in the order they were saved,
+  are the kernel's arguments; a 0-d array is a scalar (np.int32(5), np.float32(0.5)).
+    --abi raw     one array per kernel parameter, in order
+    --abi cutile  each array of rank >= 1 becomes the arguments cuTile passes for it:
+                  the array, its shape, its strides (in elements; i32 scalars, one per
+                  dimension each); scalars pass as they are
+    --abi auto    raw when there are as many arrays as parameters, else cutile (default)
+  After the run, every array of rank >= 1, as the kernel left it, is written to
+  --outputs under its name in --inputs (scalars are left out); the file is written whole
+  or not at all.
+
+example (vector_add(a, b, c): c = a + b, cuTile's convention):
+  python -c "import numpy as np; a = np.arange(1024, dtype=np.float32);
+             np.savez('in.npz', a=a, b=a, c=np.zeros_like(a))"
+  nanotile run vector_add.tileirbc --grid 1 --inputs in.npz --outputs out.npz
+  python -c "import numpy as np; print(np.load('out.npz')['c'][:4])"   # [0. 2. 4. 6.]
+
+On success a one-line summary goes to standard error (-q: none); standard output has
+only what the kernel prints.
+"""
 
 
 class _Usage(Exception):
     pass
 
 
+class _Exit(Exception):
+    """--help or --version was answered: exit with this status."""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # raise instead of exiting from inside
         raise _Usage(message)
 
+    def exit(self, status: int = 0, message: str | None = None) -> None:
+        if message:
+            sys.stderr.write(message)
+        raise _Exit(status)
+
 
 def _parser() -> _Parser:
-    p = _Parser(prog="nanotile run", description="Run a Tile IR kernel in the interpreter.")
+    from .passes.pipelines import DEFAULT_TARGET, PIPELINES
+
+    p = _Parser(prog="nanotile run", epilog=NPZ_CONVENTION,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                description="Run a kernel of a Tile IR file in the interpreter (or, with\n"
+                            "--emulate, its PTX in the PTX emulator) on the arrays of a .npz "
+                            "file.")
     p.add_argument("file", help="Tile IR text (.mlir) or bytecode (.tileirbc)")
     p.add_argument("--kernel", help="entry to run (default: the only entry)")
-    p.add_argument("--grid", required=True, help="grid size: X, X,Y or X,Y,Z")
-    p.add_argument("--inputs", help=".npz file with the kernel's arguments")
-    p.add_argument("--outputs", help=".npz file to write the arrays to after the run")
-    p.add_argument("--abi", choices=("auto", "raw", "cutile"), default="auto")
+    p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]",
+                   help="grid size: X, X,Y or X,Y,Z blocks")
+    p.add_argument("--inputs", metavar="IN.npz",
+                   help="the kernel's arguments (see the .npz convention below)")
+    p.add_argument("--outputs", metavar="OUT.npz",
+                   help="write the arrays to this .npz file after the run")
+    p.add_argument("--abi", choices=("auto", "raw", "cutile"), default="auto",
+                   help="how the arrays of --inputs become the kernel's arguments: one per "
+                        "parameter (raw), or each array with its shape and strides (cutile, "
+                        "the convention of cuTile's kernels); auto, the default, picks raw "
+                        "when the counts match")
     p.add_argument("--debug", action="store_true",
                    help="check assume predicates, overflow flags, division by zero")
     p.add_argument("--trace", action="store_true",
                    help="log every executed op and its results to standard error")
     p.add_argument("--emulate", action="store_true",
                    help="compile to PTX and run it in the PTX emulator")
-    p.add_argument("--gpu-name", help="PTX target for --emulate: sm_90 (default) or sm_100")
+    p.add_argument("--gpu-name", metavar="|".join(PIPELINES),
+                   help=f"PTX target for --emulate (default {DEFAULT_TARGET}, as for "
+                        "nanotile)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print no summary on success")
+    p.add_argument("--version", action="version", version=version_text("nanotile run").strip(),
+                   help="print the version and exit")
     return p
 
 
@@ -91,24 +142,19 @@ def _arguments(entry, names, arrays, abi: str) -> list:
 def _write_outputs(path: str, names: list[str], arrays: list) -> None:
     import numpy as np
 
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    except OSError as e:
-        raise _Usage(f"--outputs: cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **{n: a for n, a in zip(names, arrays) if a.ndim})
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    from .output import atomic_output
+
+    with atomic_output(path) as f:
+        np.savez(f, **{n: a for n, a in zip(names, arrays) if a.ndim})
 
 
+@command("nanotile run")
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         args = _parser().parse_args(argv)
+    except _Exit as e:
+        return e.args[0]
     except _Usage as e:
         print(f"nanotile run: error: {e}", file=sys.stderr)
         return 2
@@ -150,6 +196,10 @@ def _run(args) -> int:
         raise _Usage("--debug and --trace run in the interpreter only, not with --emulate")
     if args.gpu_name is not None and not args.emulate:
         raise _Usage("--gpu-name needs --emulate")
+    if args.outputs:
+        from .output import check_folder
+
+        check_folder(args.outputs)
     module = load_file(args.file)
     entries = module.entries()
     kernel = args.kernel
@@ -164,12 +214,29 @@ def _run(args) -> int:
         raise InterpError(f"no kernel named '{kernel}' (entries: {names})")
     names, arrays = _inputs(args.inputs)
     kernel_args = _arguments(entry, names, arrays, args.abi)
+    start = time.perf_counter()
     if args.emulate:
-        run(module, kernel, grid, *kernel_args, device="emulator",
-            gpu_name=args.gpu_name or "sm_90")
+        from .passes.pipelines import DEFAULT_TARGET
+
+        gpu = args.gpu_name or DEFAULT_TARGET
+        run(module, kernel, grid, *kernel_args, device="emulator", gpu_name=gpu)
+        where = f"the PTX emulator ({gpu})"
     else:
         run(module, kernel, grid, *kernel_args, debug=args.debug,
             trace=sys.stderr if args.trace else None)
+        where = "the interpreter"
+    seconds = time.perf_counter() - start
+    written = ""
     if args.outputs:
         _write_outputs(args.outputs, names, arrays)
+        saved = [n for n, a in zip(names, arrays) if a.ndim]
+        written = f"; wrote {args.outputs} ({', '.join(saved) or 'no arrays'})"
+    if not args.quiet:
+        sys.stdout.flush()  # what the kernel printed comes first
+        blocks = 1
+        for d in grid:
+            blocks *= d
+        sys.stderr.write(f"nanotile run: @{kernel}, grid {'x'.join(map(str, grid))} "
+                         f"({blocks} block{'s' if blocks != 1 else ''}), {where}, "
+                         f"{seconds:.3f} s{written or '; no --outputs: nothing written'}\n")
     return 0

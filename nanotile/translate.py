@@ -1,34 +1,49 @@
 """``nanotile-translate``: convert between Tile IR text and bytecode.
 
-A drop-in for the flags of NVIDIA's ``cuda-tile-translate`` that the reference tests use:
-
-  -mlir-to-cudatilebc       text -> bytecode
-  -cudatilebc-to-mlir       bytecode -> text
-  -test-cudatile-roundtrip  text -> bytecode -> text
-  -bytecode-version=13.x    bytecode version to write (13.1 .. 13.4; default 13.4;
-                            the test-only 250.0 and 250.1 are accepted too)
-  -o FILE                   output file ('-' or none = standard output)
-  --list-versions           print the supported bytecode versions, then the test-only ones
-  -split-input-file         handle each ``// -----`` chunk of the input separately
-  -verify-diagnostics       check the diagnostics against ``expected-*`` comments
-  -mlir-print-debuginfo     print locations
-  -allow-unregistered-dialect  parse ops of unknown dialects (the writer still refuses them)
-  -no-implicit-module       accepted, no effect
+A drop-in for the flags of NVIDIA's ``cuda-tile-translate`` that the reference tests use
+(HELP lists them; ``nanotile-translate --help`` prints it). Flags are spelled with one or
+two dashes, as in LLVM's tools.
 
 Errors are printed as ``file:line:col: error: ...`` (text) or ``file: at byte offset N:
 error: ...`` (bytecode) and the exit status is 1; an output file is written only when
-the whole conversion succeeded.
+the whole conversion succeeded. Bytecode is not written to a terminal (give ``-o``).
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
 from .bytecode import wire as W
 from .diagnostics import CompileError, Diagnostic
+from .tool import command, version_text
+
+HELP = """\
+usage: nanotile-translate MODE [FILE|-] [-o OUT] [flags]
+
+Convert Tile IR between text and bytecode (the flags of NVIDIA's cuda-tile-translate;
+one or two dashes). FILE defaults to standard input.
+
+modes (one is needed):
+  -mlir-to-cudatilebc          text -> bytecode
+  -cudatilebc-to-mlir          bytecode -> text
+  -test-cudatile-roundtrip     text -> bytecode -> text
+
+flags:
+  -o OUT                       output file ('-' or none = standard output; bytecode
+                               goes to a terminal only with -o)
+  -bytecode-version=13.x       bytecode version to write (13.1 .. 13.4; default 13.4;
+                               the test-only 250.0 and 250.1 are accepted too)
+  -list-versions               print the supported bytecode versions, then the test-only
+                               ones, and exit
+  -split-input-file            handle each '// -----' chunk of the input separately
+  -verify-diagnostics          check the diagnostics against expected-* comments
+  -mlir-print-debuginfo        print locations
+  -allow-unregistered-dialect  parse ops of unknown dialects (the writer still refuses them)
+  -no-implicit-module          accepted, no effect
+  -help                        print this help and exit
+  -version                     print the version and exit
+"""
 
 _MODES = ("-mlir-to-cudatilebc", "-cudatilebc-to-mlir", "-test-cudatile-roundtrip")
 _IGNORED = ("-no-implicit-module",)
@@ -44,6 +59,8 @@ class Options:
     verify: bool = False
     debuginfo: bool = False
     list_versions: bool = False
+    help: bool = False
+    version_asked: bool = False
     allow_unregistered: bool = False  # ops of unknown dialects parse (the writer refuses them)
 
 
@@ -75,6 +92,10 @@ def parse_args(argv: list[str]) -> Options:
                 opts.output = value
             else:
                 opts.version = parse_version_arg(value)
+        elif name in ("-h", "-help"):
+            opts.help = True
+        elif name == "-version":
+            opts.version_asked = True
         elif name == "-list-versions":
             opts.list_versions = True
         elif name == "-split-input-file":
@@ -152,24 +173,6 @@ def _decode_text(data: bytes, filename: str) -> str:
                                       offset=e.start)) from None
 
 
-def _write_output(path: str, data: bytes) -> None:
-    """Write all of ``data`` or nothing (a temporary file renamed into place)."""
-    if path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".nanotile-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _run_chunks(data: bytes, filename: str, opts: Options) -> tuple[int, bytes]:
     """Convert each ``// -----`` chunk (or the whole input); returns (status, output)."""
     from .verify.diagnostics_check import check_expected, split_input_file
@@ -198,13 +201,21 @@ def _run_chunks(data: bytes, filename: str, opts: Options) -> tuple[int, bytes]:
     return status, separator.join(out)
 
 
+@command("nanotile-translate")
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         opts = parse_args(argv)
     except UsageError as e:
-        sys.stderr.write(f"nanotile-translate: {e}\n")
+        sys.stderr.write(f"nanotile-translate: {e} (nanotile-translate --help lists the "
+                         "flags)\n")
         return 2
+    if opts.help:
+        sys.stdout.write(HELP)
+        return 0
+    if opts.version_asked:
+        sys.stdout.write(version_text("nanotile-translate"))
+        return 0
     if opts.list_versions:
         # Production versions, then the test-only ones (as cuda-tile built with tests).
         versions = W.SUPPORTED_VERSIONS + W.TESTING_VERSIONS
@@ -216,7 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     filename = opts.inputs[0] if opts.inputs else "-"
     from .loader import read_input
 
+    from .output import check_folder, refuse_binary_on_terminal
+
     try:
+        if opts.mode == "-mlir-to-cudatilebc":
+            refuse_binary_on_terminal(opts.output, opts.mode)
+        check_folder(opts.output)
         data = read_input(filename)
         status, output = _run_chunks(data, filename, opts)
     except CompileError as e:
@@ -226,7 +242,13 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(e.format(source) + "\n")
         return 1
     if status == 0:
-        _write_output(opts.output, output)
+        from .output import write_output
+
+        try:
+            write_output(opts.output, output)
+        except CompileError as e:
+            sys.stderr.write(e.format() + "\n")
+            return 1
     return status
 
 

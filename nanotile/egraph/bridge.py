@@ -13,6 +13,8 @@ by term id) right before the first anchor that needs it. Where a term node is an
 original op with its original operands, that op object is kept (its name and location
 too), so unchanged code comes out unchanged. If anything cannot be rebuilt (a type the
 input never had, a leaf used before it is defined) ``Fallback`` leaves the item as it was.
+A leaf the item does not have (a rule built ``(Leaf 999 t)``) is ``UnknownLeaf``: the
+rules are wrong, an error for the user.
 """
 
 from __future__ import annotations
@@ -35,6 +37,15 @@ def is_term(op: Operation) -> bool:
 
 class Fallback(Exception):
     """The item cannot be rebuilt from the extracted terms; keep it as it was."""
+
+
+class UnknownLeaf(Exception):
+    """The extracted terms use ``(Leaf index ...)``, which the item does not have (only a
+    rule can have made it)."""
+
+    def __init__(self, index: Any, count: int) -> None:
+        super().__init__(index, count)
+        self.index, self.count = index, count
 
 
 @dataclass
@@ -268,7 +279,10 @@ class Rebuilder:
         name = node.name
         args = node.args
         if name == "Leaf":
-            value = self.enc.leaves[_lit(self.termdag, args[0])]
+            index = _lit(self.termdag, args[0])
+            if not (isinstance(index, int) and 0 <= index < len(self.enc.leaves)):
+                raise UnknownLeaf(index, len(self.enc.leaves))
+            value = self.enc.leaves[index]
             if self.enc.defined_in(value, block) and value not in available:
                 raise Fallback(f"{value!r} would be used before it is defined")
             return value, value

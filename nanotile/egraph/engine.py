@@ -3,8 +3,10 @@
 Rule files are parsed with the low-level bindings (``parse_program(text, filename=...)``)
 so that egglog's errors point into the file; only declarations, rules and rulesets may
 appear in them (no ``run``, ``include``, ``push``...), which is checked before anything
-runs. Rulesets named ``*-facts`` are analyses: each round saturates them before running
-the rewriting rulesets once each. Rounds stop when nothing changes or a limit (rounds,
+runs, and no ``(Leaf N ...)`` with a number: leaves are the kernel's values, numbered per
+kernel by the bridge (a rule building one is reported there too, nanotile.egraph.bridge).
+Rulesets named ``*-facts`` are analyses: each round saturates them before running the
+rewriting rulesets once each. Rounds stop when nothing changes or a limit (rounds,
 e-nodes, seconds) is reached; node limits are checked between rulesets.
 
 Loading the schema and the rules takes longer than optimising a typical kernel, so a
@@ -63,6 +65,31 @@ class Stats:
     ruleset_seconds: dict[str, float] = field(default_factory=dict)
     insert_seconds: float = 0.0
     extract_seconds: float = 0.0
+
+
+_LEAF = re.compile(r"\(\s*Leaf\s+(-?\d+)\b")
+
+
+def find_leaf_literal(text: str, number: str | None = None) -> tuple[int, int] | None:
+    """(line, column) of the first ``(Leaf N`` with a literal N (that N, if given) in the
+    egglog ``text``, comments left out; None if there is none."""
+    for line_number, line in enumerate(text.splitlines(), 1):
+        code = _without_comment(line)
+        for match in _LEAF.finditer(code):
+            if number is None or match.group(1) == number:
+                return line_number, match.start() + 1
+    return None
+
+
+def _without_comment(line: str) -> str:
+    """``line`` up to its ``;`` comment (a ``;`` inside a string is kept)."""
+    quoted = False
+    for i, char in enumerate(line):
+        if char == '"' and (i == 0 or line[i - 1] != "\\"):
+            quoted = not quoted
+        elif char == ";" and not quoted:
+            return line[:i]
+    return line
 
 
 def builtin_rule_files() -> list[Path]:
@@ -162,6 +189,16 @@ class Program:
         except OSError as e:
             raise CompileError(Diagnostic("error", f"cannot read rule file: {e.strerror}",
                                           filename)) from None
+        except UnicodeDecodeError as e:
+            raise CompileError(Diagnostic("error", "not a rule file: egglog rules are UTF-8 "
+                                                   "text, and this byte is not", filename,
+                                          offset=e.start)) from None
+        leaf = find_leaf_literal(text)
+        if leaf is not None:
+            raise CompileError(Diagnostic(
+                "error", "a rule may not name a Leaf by number: (Leaf N ...) stands for one "
+                         "value of the kernel being optimised; match Leaf terms instead",
+                filename, *leaf, own_text=text))
         try:
             commands = self.egraph.parse_program(text, filename=filename)
         except Exception as e:  # noqa: BLE001
@@ -230,7 +267,7 @@ class Program:
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         return None  # load_rules reports it
 
 

@@ -28,9 +28,9 @@ from typing import Any, TextIO
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Block, Module, Operation
 from ..ir.rewrite import blocks_of, collect_uses, replace_uses
-from .bridge import Encoder, Fallback, Rebuilder, is_term
+from .bridge import Encoder, Fallback, Rebuilder, UnknownLeaf, is_term
 from .cost import CostModel, cost_model_for
-from .engine import Limits, Program, Stats, builtin_rule_files
+from .engine import Limits, Program, Stats, builtin_rule_files, find_leaf_literal
 
 
 @dataclass
@@ -144,6 +144,35 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
         return _rebuild(module, item, enc, termdag, terms)
     except Fallback as reason:
         return _left_alone(settings, item, str(reason))
+    except UnknownLeaf as e:
+        raise _unknown_leaf(e, module, item, settings) from None
+
+
+def _unknown_leaf(e: UnknownLeaf, module: Module, item: Operation,
+                  settings: Settings) -> CompileError:
+    """A rule built a Leaf the item does not have: located at that rule when a rule file
+    writes the number (``(Leaf 999 t)``), else at the kernel."""
+    name = item.attributes.get("sym_name", item.name)
+    have = {0: "none", 1: "0"}.get(e.count, f"0 to {e.count - 1}")
+    message = (f"{settings.pass_name}: the rules made (Leaf {e.index} ...), a value kernel "
+               f"@{name} does not have (its leaves: {have}); a Leaf stands for a value "
+               "of the kernel: rules may match Leaf terms, not make new ones")
+    for path in settings.rule_files:
+        found = find_leaf_literal(_read_rules(path), str(e.index))
+        if found is not None:
+            return CompileError(Diagnostic("error", message, str(path), *found,
+                                           own_text=_read_rules(path)))
+    filename = module.source.filename if module.source is not None else "<input>"
+    line = item.source.line if item.source is not None else None
+    column = item.source.column if item.source is not None else None
+    return CompileError(Diagnostic("error", message, filename, line, column))
+
+
+def _read_rules(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _left_alone(settings: Settings, item: Operation, reason: str) -> bool:
@@ -224,13 +253,19 @@ def _report(program: Program, stats: Stats, settings: Settings, item: str,
 
 def _dump_egraph(program: Program, directory: str, stem: str) -> None:
     """``stem``.json and .dot (and .svg when Graphviz's ``dot`` is installed)."""
-    os.makedirs(directory, exist_ok=True)
     serialized = program.egraph.serialize([])
     base = os.path.join(directory, stem.replace("/", "_"))
     for suffix, text in ((".json", serialized.to_json()), (".dot", serialized.to_dot())):
-        with open(base + suffix + ".tmp", "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(base + suffix + ".tmp", base + suffix)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            with open(base + suffix + ".tmp", "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(base + suffix + ".tmp", base + suffix)
+        except OSError as e:  # a user's folder: an error of the command line, located
+            where = e.filename if isinstance(e.filename, str) else base + suffix
+            raise CompileError(Diagnostic("error", f"--dump-egraph: cannot write '{where}': "
+                                                   f"{e.strerror or e}", "<command line>")
+                               ) from None
     dot = shutil.which("dot")
     if dot is not None:
         subprocess.run([dot, "-Tsvg", base + ".dot", "-o", base + ".svg"], check=False,

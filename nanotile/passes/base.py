@@ -65,8 +65,9 @@ class Pass:
 
     @classmethod
     def summary(cls) -> str:
+        """The first paragraph of the docstring, on one line (--list-passes shows it)."""
         doc = (cls.__doc__ or "").strip()
-        return doc.splitlines()[0] if doc else ""
+        return " ".join(doc.split("\n\n")[0].split())
 
     @classmethod
     def from_options(cls, options: dict[str, str]) -> Pass:

@@ -235,15 +235,12 @@ class PipelineRun:
         directory = self.options.dump_dir
         if directory is None:
             return
-        os.makedirs(directory, exist_ok=True)
         suffix = ".ptx" if module.ptx is not None else ".mlir"
         path = os.path.join(directory, f"{number:02d}-{name}{suffix}")
         header = dump_header("Before", "pipeline") if name == "input" else \
             dump_header("After", name)
         text = f"{header}\n{print_ir(module).rstrip()}\n"
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(path + ".tmp", path)
+        _write_dump(path, text, "--dump-dir")
 
     def _timed(self, name: str, action: Callable[[], T]) -> T:
         start = time.perf_counter()
@@ -251,6 +248,26 @@ class PipelineRun:
             return action()
         finally:
             self.options.timings.append((name, time.perf_counter() - start))
+
+
+def _write_dump(path: str, text: str, flag: str) -> None:
+    """Write a dump file into its folder (made when missing), atomically; an error is a
+    CompileError naming ``flag`` (the user's folder), not an OSError."""
+    temp = path + ".tmp"
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(temp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temp, path)
+    except OSError as e:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        where = e.filename if isinstance(e.filename, str) else path
+        raise CompileError(Diagnostic("error", f"{flag}: cannot write '{where}': "
+                                               f"{e.strerror or e}", "<command line>")
+                           ) from None
 
 
 def _filename(module: Module) -> str:

@@ -64,7 +64,7 @@ def test_user_rule_applies(kernel, tmp_path):
     ("; bad\n(ruleset bad)\n(rewrite (Mulf x y r z t)\n", ":4:1: error: ", "parse error"),
     ("(ruleset bad)\n(rewrite (Mulf x y r z t) (Negf x 1) :ruleset bad)\n", ":2:",
      "type"),
-    ("(ruleset r)\n(run 3)\n", ": error: ", "found a 'RunSchedule' command"),
+    ("(ruleset bad)\n(run 3)\n", ": error: ", "found a 'RunSchedule' command"),
 ])
 def test_user_rule_errors_point_into_the_file(kernel, tmp_path, text, where, message):
     rules = tmp_path / "bad_rules.egg"
@@ -81,6 +81,42 @@ def test_user_rule_errors_point_into_the_file(kernel, tmp_path, text, where, mes
 def test_missing_rule_file(kernel, tmp_path):
     result = nanotile(str(kernel), "--rules", str(tmp_path / "nope.egg"), "-p", "eqsat")
     assert result.returncode == 1 and "cannot read rule file" in result.stderr
+
+
+def test_a_binary_rule_file_is_one_located_line(kernel, tmp_path):
+    rules = tmp_path / "rules.egg"
+    rules.write_bytes(b"(ruleset bad)\n\x7fTileIR\x00\xff\xfe")
+    result = nanotile(str(kernel), "--rules", str(rules), "-p", "eqsat")
+    assert result.returncode == 1
+    assert result.stderr == (f"{rules}: at byte offset 22: error: not a rule file: egglog "
+                             "rules are UTF-8 text, and this byte is not\n")
+
+
+def test_a_rule_naming_a_leaf_is_refused_where_it_is_written(kernel, tmp_path):
+    rules = tmp_path / "rules.egg"
+    rules.write_text("; (Leaf 5 t) in a comment is fine\n(ruleset bad)\n"
+                     "(rule ((= e (Mulf x y r z t))) ((union e (Leaf 999 t))) :ruleset bad)\n")
+    result = nanotile(str(kernel), "--rules", str(rules), "-p", "eqsat")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"{rules}:3:42: error: a rule may not name a Leaf by number: (Leaf N ...) stands for "
+        "one value of the kernel being optimised; match Leaf terms instead",
+        "(rule ((= e (Mulf x y r z t))) ((union e (Leaf 999 t))) :ruleset bad)",
+        " " * 41 + "^"]
+
+
+def test_a_rule_making_a_leaf_the_kernel_lacks_is_an_error(kernel, tmp_path):
+    """A Leaf number computed by a rule cannot be seen in the file: the error names the
+    kernel whose e-graph held it."""
+    rules = tmp_path / "rules.egg"
+    rules.write_text("(ruleset bad)\n(rule ((= e (Mulf x y r z t)) (= x (Leaf i t)))\n"
+                     "      ((union e (Leaf (+ i 100) t))) :ruleset bad)\n")
+    result = nanotile(str(kernel), "--rules", str(rules), "-p", "eqsat")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        f"{kernel}:2:3: error: eqsat: the rules made (Leaf 100 ...), a value kernel @k does "
+        "not have (its leaves: 0); a Leaf stands for a value of the kernel: rules may match "
+        "Leaf terms, not make new ones")
 
 
 def test_dumps_and_statistics(kernel, tmp_path):

@@ -114,6 +114,6 @@ def test_unwritable_output_is_reported(inputs, tmp_path, capsys):
     path, _, _ = inputs
     out = tmp_path / "missing" / "out.npz"
     assert main(["run", VECTOR_ADD, "--grid", "3", "--inputs", str(path),
-                 "--outputs", str(out)]) == 2
+                 "--outputs", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "--outputs: cannot write" in err and "Traceback" not in err
+    assert err == f"{out}: error: cannot write output: folder '{out.parent}' does not exist\n"

@@ -46,7 +46,7 @@ def global_memory(op: Operation) -> bool:
 
 @dataclass(frozen=True)
 class InsertBarriers(Pass):
-    """barrier ops around shared-memory writes and after/before global writes."""
+    """Insert barrier ops around shared-memory writes and after/before global writes."""
 
     name = "insert-barriers"
     input = "tile-layout"
