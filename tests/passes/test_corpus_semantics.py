@@ -10,7 +10,8 @@ from nanotile.passes.manager import RunOptions, run_pipeline
 from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import PASSES, parse_pipeline
 
-from .support import CUTILE, corpus_bytecode, corpus_text, needs_interp, needs_text
+from .support import (CUTILE, corpus_bytecode, corpus_text, example_text, kernel_id,
+                      needs_interp, needs_text)
 
 # One file per kernel (the 13.x variants are the same kernels at other versions).
 KERNELS = [p for p in corpus_bytecode() if "13_" not in p.name]
@@ -46,7 +47,7 @@ def test_pass_keeps_results(path, pipeline):
 @needs_interp
 @needs_text
 @pytest.mark.parametrize("path", [p for p in corpus_text() if "13_" not in p.name
-                                  and "debug" not in p.name], ids=lambda p: p.stem)
+                                  and "debug" not in p.name] + example_text(), ids=kernel_id)
 def test_default_pipeline_keeps_results_from_text(path):
     check(path, default_pipeline())
 
