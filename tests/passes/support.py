@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / ".." / "shared"
 CUTILE = SHARED / "corpus" / "cutile"
+EXAMPLES = ROOT / "examples"  # in the repository: there on a fresh clone too
 GOLDEN = Path(__file__).resolve().parent / "golden"
 BACKEND_GOLDEN = ROOT / "tests" / "targets" / "ptx" / "golden"
 
@@ -46,7 +47,7 @@ def corpus_text() -> list[Path]:
 
 def example_text() -> list[Path]:
     """The kernels of examples/ (in the repository: there on a fresh clone too)."""
-    return sorted((ROOT / "examples").glob("*.mlir"))
+    return sorted(EXAMPLES.glob("*.mlir"))
 
 
 def kernel_id(path: Path) -> str:
