@@ -70,7 +70,7 @@ def tool(name: str) -> Path:
         path = Path(root) / "cu13" / "bin" / name
         if path.exists():
             return path
-    raise SystemExit(f"{name} not found (pip install -e '.[test]')")
+    raise SystemExit(f"{name} not found (pip install -e '.[oracles]')")
 
 
 def measured(cmd: list[str], timeout: float, env: dict | None = None) -> dict:

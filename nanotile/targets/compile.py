@@ -81,7 +81,8 @@ def assemble(ptx: str, gpu_name: str, verbose: bool = False) -> tuple[bytes, str
 
     exe = ptxas_path()
     if exe is None:
-        raise CompileError(Diagnostic("error", "ptxas not found (install nvidia-cuda-nvcc)",
+        raise CompileError(Diagnostic("error", "ptxas not found (pip install "
+                                      "nvidia-cuda-nvcc, or nanotile's [oracles] extra)",
                                       "<ptxas>"))
     target = get_target(gpu_name)
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,6 +20,8 @@ HAVE_TEXT = all(importlib.util.find_spec(f"nanotile.ir.{m}") for m in ("parser",
 needs_text = pytest.mark.skipif(not HAVE_TEXT, reason="needs nanotile.ir.parser and "
                                 "nanotile.ir.printer (issue 2)")
 TILEIRDISASM = nvidia_tool("tileirdisasm")
+NO_REFERENCE_TESTS = "needs ../shared/corpus/cuda-tile-tests (absent from a fresh clone)"
+NO_CUTILE = "needs ../shared/corpus/cutile (absent from a fresh clone)"
 
 
 def test_list_versions(capsys):
@@ -36,7 +38,7 @@ def test_bad_bytecode_version_argument(value, capsys):
     assert f"Invalid argument '{value}': the supported versions are [13.1 - 13.4]" in err
 
 
-@pytest.mark.skipif(not REFERENCE_TESTS.is_dir(), reason="reference tests not found")
+@pytest.mark.skipif(not REFERENCE_TESTS.is_dir(), reason=NO_REFERENCE_TESTS)
 def test_malformed_bytecode_is_one_line_and_no_output(tmp_path, capsys):
     out = tmp_path / "out.mlir"
     bad = REFERENCE_TESTS / "invalid" / "invalid_magic_number.tileirbc"
@@ -46,14 +48,14 @@ def test_malformed_bytecode_is_one_line_and_no_output(tmp_path, capsys):
     assert not out.exists()
 
 
-@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+@pytest.mark.skipif(not CUTILE.is_dir(), reason=NO_CUTILE)
 def test_unreadable_input(tmp_path, capsys):
     assert main(["-cudatilebc-to-mlir", str(tmp_path / "missing.tileirbc")]) == 1
     assert "cannot read file" in capsys.readouterr().err
 
 
 @needs_text
-@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+@pytest.mark.skipif(not CUTILE.is_dir(), reason=NO_CUTILE)
 def test_bytecode_to_text_prints_the_kernel(tmp_path):
     out = tmp_path / "va.mlir"
     assert main(["-cudatilebc-to-mlir", str(CUTILE / "vector_add.tileirbc"), "-o",
@@ -79,7 +81,7 @@ def test_text_to_bytecode_disassembles_to_the_same_text(path, tmp_path):
 
 
 @needs_text
-@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+@pytest.mark.skipif(not CUTILE.is_dir(), reason=NO_CUTILE)
 @pytest.mark.parametrize("name", ["vector_add", "layernorm"])
 def test_text_with_debug_info_encodes_byte_exact(name, tmp_path):
     """tileirdisasm -g's text holds everything cuTile wrote: it encodes to the same bytes."""
@@ -97,7 +99,7 @@ def test_round_trip_flag(tmp_path, capsys):
     assert "entry @k()" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not CUTILE.is_dir(), reason="corpus not found")
+@pytest.mark.skipif(not CUTILE.is_dir(), reason=NO_CUTILE)
 def test_driver_emits_bytecode(tmp_path, capsys):
     """`nanotile FILE --emit=bytecode` re-encodes a bytecode file byte for byte, and
     writes other versions on request; a bad version is one error line and no file."""
@@ -119,7 +121,7 @@ def test_driver_emits_bytecode(tmp_path, capsys):
 
 @needs_text
 @pytest.mark.skipif(TILEIRDISASM is None, reason="NVIDIA tileirdisasm is not installed")
-@pytest.mark.skipif(not REFERENCE_TESTS.is_dir(), reason="reference tests not found")
+@pytest.mark.skipif(not REFERENCE_TESTS.is_dir(), reason=NO_REFERENCE_TESTS)
 def test_reference_test_modules_encode_for_tileirdisasm(tmp_path):
     """Every module of cuda-tile's test suite that parses and verifies (entries and
     globals only) encodes to bytecode that tileirdisasm reads and that nanotile reads

@@ -20,30 +20,19 @@ import numpy as np
 import pytest
 
 from nanotile.interp import cutile_args, run
+from tests.shared_corpus import missing_reason
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "cutile"
 RNG = np.random.default_rng(1234)
 
 
-def _text_parser_works() -> bool:
-    """True once nanotile.ir.parser reads the corpus text (it was being written alongside)."""
-    try:
-        from nanotile.loader import load_file
-
-        load_file(str(CORPUS / "vector_add.mlir"))
-    except Exception:  # noqa: BLE001 - missing or unfinished parser: skip the text runs
-        return False
-    return True
-
-
-FORMATS = ["tileirbc", pytest.param("mlir", marks=pytest.mark.skipif(
-    not _text_parser_works(), reason="the text parser cannot read the corpus text yet"))]
+FORMATS = ["tileirbc", "mlir"]
 
 
 def kernel_path(name: str, fmt: str) -> Path:
     path = CORPUS / f"{name}.{fmt}"
     if not path.exists():
-        pytest.skip(f"corpus file missing: {path}")
+        pytest.skip(missing_reason(path))
     return path
 
 

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import CORPUS, run_cli
+from tests.shared_corpus import CUTILE, EXAMPLES, shared_file
 
-GOOD = CORPUS / "cutile" / "vector_add.mlir"
+from .helpers import run_cli
+
+GOOD = EXAMPLES / "axpy.mlir"  # the kernel each case breaks in one spot
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -20,19 +22,19 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
 
 
 def _mutations() -> dict[str, tuple[str, str, str]]:
-    """name -> (old, new, expected message); each replaces one spot of vector_add."""
+    """name -> (old, new, expected message); each replaces one spot of examples/axpy.mlir."""
     return {
         "missing_brace": ("  return\n}\n", "  return\n", "expected '}'"),
-        "unknown_op": ("%1 = addf", "%1 = frobnicate", "custom op 'frobnicate' is unknown"),
-        "undefined_value": ("addf %tile, %tile_10", "addf %tile, %nope",
+        "unknown_op": ("%24 = fma", "%24 = frobnicate", "custom op 'frobnicate' is unknown"),
+        "undefined_value": ("fma %23, %17, %20", "fma %23, %17, %nope",
                             "use of undeclared SSA value name '%nope'"),
-        "non_power_of_two": ("-> tile<1024xf32>, token", "-> tile<1000xf32>, token",
-                             "all dimensions must be powers of two, got 1000"),
-        "type_mismatch": ("addf %tile, %tile_10  : tile<1024xf32>",
-                          "addf %tile, %tile_10  : tile<1024xf16>",
+        "non_power_of_two": ("-> tile<128xf32>, token", "-> tile<100xf32>, token",
+                             "all dimensions must be powers of two, got 100"),
+        "type_mismatch": ("fma %23, %17, %20  : tile<128xf32>",
+                          "fma %23, %17, %20  : tile<128xf16>",
                           "expects different type than prior uses"),
-        "redefinition": ("%1 = addf", "%tile = addf", "redefinition of SSA value '%tile'"),
-        "bad_token": ("%1 = addf", "%1 = addf $", "unexpected character '$'"),
+        "redefinition": ("%24 = fma", "%23 = fma", "redefinition of SSA value '%23'"),
+        "bad_token": ("%24 = fma", "%24 = fma $", "unexpected character '$'"),
         "terminator_in_middle": ("  return\n}", "  return\n  return\n}",
                                  "'return' op must be the last operation"),
     }
@@ -58,7 +60,7 @@ def test_bad_input(case: str, tool: str, tmp_path: Path) -> None:
 
 
 def test_error_points_at_the_culprit(tmp_path: Path) -> None:
-    src = GOOD.read_text().replace("addf %tile, %tile_10", "addf %tile, %nope", 1)
+    src = GOOD.read_text().replace("fma %23, %17, %20", "fma %23, %17, %nope", 1)
     bad = _write(tmp_path, "u.mlir", src)
     res = run_cli("nanotile.cli", str(bad))
     line_no = next(i for i, ln in enumerate(src.splitlines(), 1) if "%nope" in ln)
@@ -99,14 +101,17 @@ def test_comments_are_ignored_everywhere(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
 
 
-def test_truncated_files_fail_cleanly() -> None:
+@pytest.mark.parametrize("path", [CUTILE / "layernorm.debug.mlir", EXAMPLES / "rms_norm.mlir"],
+                         ids=["layernorm.debug", "example-rms_norm"])
+def test_truncated_files_fail_cleanly(path: Path) -> None:
     """Cut a kernel at many places: each piece parses or gives a located CompileError,
-    never another exception (that would be a traceback for the user)."""
+    never another exception (that would be a traceback for the user). The corpus kernel
+    has debug info (locations, scopes); the example has none."""
     from nanotile.diagnostics import CompileError
     from nanotile.ir.parser import parse_modules
     from nanotile.ir.printer import print_modules
 
-    src = (CORPUS / "cutile" / "layernorm.debug.mlir").read_text()
+    src = shared_file(path).read_text()
     for cut in range(0, len(src), max(1, len(src) // 150)):
         piece = src[:cut]
         try:

@@ -10,11 +10,19 @@ from nanotile import opt
 from nanotile.ir.parser import parse_modules, parse_text
 from nanotile.ir.printer import print_module, print_modules
 
-from .helpers import CORPUS, normalise_names, run_cli
+from tests.shared_corpus import CUTILE, EXAMPLES, needs_shared, shared_file
 
-MATMUL = CORPUS / "cutile" / "matmul_f16.mlir"
+from .helpers import normalise_names, run_cli
+
+MATMUL = CUTILE / "matmul_f16.mlir"  # tileirdisasm's text of cuTile's bytecode
+EXAMPLE = EXAMPLES / "matmul_f16.mlir"  # nanotile's text of it (under a comment header)
 
 
+def _without_comments(text: str) -> str:
+    return "".join(line for line in text.splitlines(True) if not line.startswith("//"))
+
+
+@needs_shared(MATMUL)
 def test_driver_prints_matmul_kernel() -> None:
     res = run_cli("nanotile.cli", str(MATMUL))
     assert res.returncode == 0, res.stderr
@@ -24,27 +32,34 @@ def test_driver_prints_matmul_kernel() -> None:
     assert normalise_names(res.stdout) == normalise_names(MATMUL.read_text())
 
 
+@needs_shared(MATMUL)
 def test_driver_reads_bytecode() -> None:
-    try:
-        import nanotile.bytecode.reader  # noqa: F401
-    except ImportError:
-        pytest.skip("bytecode reader not available yet")
-    res = run_cli("nanotile.cli", str(CORPUS / "cutile" / "matmul_f16.tileirbc"))
-    if res.returncode != 0:
-        pytest.skip(f"bytecode reader cannot read it yet: {res.stderr[:200]}")
+    res = run_cli("nanotile.cli", str(CUTILE / "matmul_f16.tileirbc"))
+    assert res.returncode == 0, res.stderr
     assert normalise_names(res.stdout) == normalise_names(MATMUL.read_text())
+
+
+def test_driver_prints_the_example_as_shipped() -> None:
+    """examples/matmul_f16: the text and the bytecode both print as the shipped text (a
+    fixed point of the printer, the comment header aside)."""
+    for path in (EXAMPLE, EXAMPLE.with_suffix(".tileirbc")):
+        res = run_cli("nanotile.cli", str(path))
+        assert res.returncode == 0, res.stderr
+        assert res.stdout.startswith("entry @matmul_f16(%arg0: tile<ptr<f16>>")
+        assert "mmaf %" in res.stdout and " = for " in res.stdout
+        assert res.stdout == _without_comments(EXAMPLE.read_text())
 
 
 def test_driver_output_file(tmp_path: Path) -> None:
     out = tmp_path / "k.mlir"
-    res = run_cli("nanotile.cli", str(MATMUL), "-o", str(out), "--emit=text")
+    res = run_cli("nanotile.cli", str(EXAMPLE), "-o", str(out), "--emit=text")
     assert res.returncode == 0 and res.stdout == ""
-    assert normalise_names(out.read_text()) == normalise_names(MATMUL.read_text())
+    assert out.read_text() == _without_comments(EXAMPLE.read_text())
 
 
 def test_generic_form_round_trips() -> None:
     """custom -> generic -> parse -> custom gives the same text."""
-    for path in sorted((CORPUS / "cutile").glob("*.mlir")):
+    for path in sorted(CUTILE.glob("*.mlir")) + sorted(EXAMPLES.glob("*.mlir")):
         custom = print_modules(parse_modules(path.read_text(), path.name))
         generic = print_modules(parse_modules(custom, "c"), generic=True)
         assert '"cuda_tile.' in generic
@@ -52,7 +67,7 @@ def test_generic_form_round_trips() -> None:
 
 
 def test_debuginfo_round_trips() -> None:
-    path = CORPUS / "cutile" / "vector_add.debug.mlir"
+    path = shared_file(CUTILE / "vector_add.debug.mlir")
     src = path.read_text()
     m = parse_text(src, path.name)
     assert any(op.location is not None for op in m.walk())
@@ -106,11 +121,13 @@ def test_verify_diagnostics(tmp_path: Path) -> None:
 
 def test_flag_spellings(tmp_path: Path) -> None:
     out1, out2 = tmp_path / "1.mlir", tmp_path / "2.mlir"
-    assert opt.main(["-mlir-print-op-generic", str(MATMUL), "-o", str(out1)]) == 0
-    assert opt.main(["--mlir-print-op-generic", str(MATMUL), f"--o={out2}"]) == 0
+    assert opt.main(["-mlir-print-op-generic", str(EXAMPLE), "-o", str(out1)]) == 0
+    assert opt.main(["--mlir-print-op-generic", str(EXAMPLE), f"--o={out2}"]) == 0
     assert out1.read_text() == out2.read_text()
+    assert '"cuda_tile.mmaf"' in out1.read_text()
 
 
+@needs_shared(MATMUL)  # tileirdisasm's text names its values (%assume...); nanotile's does not
 def test_discard_value_names() -> None:
     """--discard-value-names numbers every value, as text read back from bytecode is."""
     res = run_cli("nanotile.opt", "--discard-value-names", str(MATMUL))

@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / ".." / "shared"
 CUTILE = SHARED / "corpus" / "cutile"
+EXAMPLES = ROOT / "examples"  # in the repository: there on a fresh clone too
 GOLDEN = Path(__file__).resolve().parent / "golden"
 BACKEND_GOLDEN = ROOT / "tests" / "targets" / "ptx" / "golden"
 
@@ -42,3 +43,13 @@ def corpus_bytecode() -> list[Path]:
 
 def corpus_text() -> list[Path]:
     return sorted(p for p in CUTILE.glob("*.mlir"))
+
+
+def example_text() -> list[Path]:
+    """The kernels of examples/ (in the repository: there on a fresh clone too)."""
+    return sorted(EXAMPLES.glob("*.mlir"))
+
+
+def kernel_id(path: Path) -> str:
+    """A test id: the file's stem, examples/STEM for an example (matmul_f16 is both)."""
+    return f"examples/{path.stem}" if path.parent.name == "examples" else path.stem

@@ -10,10 +10,13 @@ from nanotile.passes.manager import RunOptions, run_pipeline
 from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import PASSES, parse_pipeline
 
-from .support import CUTILE, corpus_bytecode, corpus_text, needs_interp, needs_text
+from .support import (CUTILE, EXAMPLES, corpus_bytecode, corpus_text, example_text, kernel_id,
+                      needs_interp, needs_text)
 
 # One file per kernel (the 13.x variants are the same kernels at other versions).
-KERNELS = [p for p in corpus_bytecode() if "13_" not in p.name]
+# The examples too (small: on a fresh clone, without ../shared, they are what is checked).
+KERNELS = [p for p in corpus_bytecode() if "13_" not in p.name] + sorted(
+    EXAMPLES.glob("*.tileirbc"))
 PIPELINES = [*sorted(PASSES), default_pipeline("sm_90"), default_pipeline("sm_100")]
 
 
@@ -38,7 +41,7 @@ def after_its_inputs(steps: list) -> list:
 
 @needs_interp
 @pytest.mark.parametrize("pipeline", PIPELINES, ids=lambda p: p if "," not in p else "default")
-@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", KERNELS, ids=kernel_id)
 def test_pass_keeps_results(path, pipeline):
     check(path, pipeline)
 
@@ -46,7 +49,7 @@ def test_pass_keeps_results(path, pipeline):
 @needs_interp
 @needs_text
 @pytest.mark.parametrize("path", [p for p in corpus_text() if "13_" not in p.name
-                                  and "debug" not in p.name], ids=lambda p: p.stem)
+                                  and "debug" not in p.name] + example_text(), ids=kernel_id)
 def test_default_pipeline_keeps_results_from_text(path):
     check(path, default_pipeline())
 

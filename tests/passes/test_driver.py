@@ -43,7 +43,7 @@ def test_nanotile_dump_after_all_prints_every_stage_that_reparses(capsys):
         language = step_output(step, language)
         reparse(text, language, f"<after {name}>")
     assert dumps[-1][2].strip() == out.strip()  # --emit=text of a PTX stage prints PTX
-    assert ".visible .entry layernorm(" in out
+    assert ".visible .entry rms_norm(" in out
 
 
 @wired

@@ -13,14 +13,14 @@ from nanotile.passes.manager import RunOptions, run_pipeline
 from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import parse_pipeline
 
-from .support import CUTILE, corpus_text, needs_text
+from .support import CUTILE, corpus_text, example_text, kernel_id, needs_text
 from .test_cli import reparse, split_dumps
 
-KERNELS = [p for p in corpus_text() if "13_" not in p.name]
+KERNELS = [p for p in corpus_text() if "13_" not in p.name] + example_text()
 
 
 @needs_text
-@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", KERNELS, ids=kernel_id)
 def test_every_dump_reparses(path):
     from nanotile.ir.parser import parse_text
     from nanotile.passes.manager import print_ir, step_output

@@ -15,7 +15,7 @@ from nanotile.passes.base import PassContext
 from nanotile.passes.canonicalize_cmp_select import compare_range
 from nanotile.passes.registry import parse_pipeline
 
-from .support import CUTILE
+from .support import EXAMPLES
 
 OPERATORS = {P.less_than: operator.lt, P.less_than_or_equal: operator.le,
              P.greater_than: operator.gt, P.greater_than_or_equal: operator.ge,
@@ -34,7 +34,7 @@ def test_compare_range_only_answers_when_every_value_agrees(predicate, lo, width
 
 
 def test_assume_to_facts_records_predicates_on_the_assumed_values():
-    module = load_file(str(CUTILE / "layernorm.tileirbc"))
+    module = load_file(str(EXAMPLES / "rms_norm.tileirbc"))
     params = module.entries()[0].regions[0].block.arguments
     ctx = PassContext()
     for step in parse_pipeline("assume-to-facts,simplify-grid-queries"):
@@ -47,7 +47,7 @@ def test_assume_to_facts_records_predicates_on_the_assumed_values():
 
 
 def test_keep_ops_option_records_but_keeps():
-    module = load_file(str(CUTILE / "vector_add.tileirbc"))
+    module = load_file(str(EXAMPLES / "axpy.tileirbc"))
     ctx = PassContext()
     (step,) = parse_pipeline("assume-to-facts{keep-ops=true}")
     assert step.apply(module, ctx) is False

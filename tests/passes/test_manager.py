@@ -15,7 +15,7 @@ from nanotile.passes.base import Pass, PassContext
 from nanotile.passes.manager import RunOptions, run_pipeline, select_steps, timing_report
 from nanotile.passes.registry import parse_pipeline
 
-from .support import CUTILE, needs_interp
+from .support import EXAMPLES, needs_interp
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,14 @@ class NeedsCanon(Pass):
         return False
 
 
-def vector_add() -> Module:
-    return load_file(str(CUTILE / "vector_add.tileirbc"))
+def rms_norm() -> Module:
+    """examples/rms_norm: its addf ops (the row sum, + eps) decide what it computes."""
+    return load_file(str(EXAMPLES / "rms_norm.tileirbc"))
 
 
 def test_language_checker_names_the_broken_pass_and_the_op():
     with pytest.raises(CompileError) as info:
-        run_pipeline(vector_add(), parse_pipeline("cse") + [ClaimsCanonKeepsAssume()])
+        run_pipeline(rms_norm(), parse_pipeline("cse") + [ClaimsCanonKeepsAssume()])
     message = info.value.diagnostics[0].message
     assert "after pass 'broken-canon' (output language tile-canon)" in message
     assert "op 'assume' is not part of language 'tile-canon'" in message
@@ -80,13 +81,13 @@ def test_language_checker_names_the_broken_pass_and_the_op():
 
 def test_structural_invariant_names_the_broken_pass():
     with pytest.raises(CompileError) as info:
-        run_pipeline(vector_add(), [MovesFirstOpLast()])
+        run_pipeline(rms_norm(), [MovesFirstOpLast()])
     text = info.value.format()
     assert "after pass 'broken-order'" in text and "used before it is defined" in text
 
 
 def test_no_verify_lets_it_through():
-    run_pipeline(vector_add(), [ClaimsCanonKeepsAssume()], RunOptions(verify=False))
+    run_pipeline(rms_norm(), [ClaimsCanonKeepsAssume()], RunOptions(verify=False))
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def test_a_pass_that_changed_nothing_is_not_checked_again():
     """As in MLIR: a module the pass left unchanged was checked already (as the input,
     or after the pass that last changed it); a pass that changes it is checked."""
     options = RunOptions(time_passes=True)
-    run_pipeline(vector_add(), [ChangesNothing(), ChangesNothing(), AddBecomesSub(),
+    run_pipeline(rms_norm(), [ChangesNothing(), ChangesNothing(), AddBecomesSub(),
                                 ChangesNothing()], options)
     checks = [name for name, _ in options.timings if name == "(verify)"]
     assert len(checks) == 2  # the input, and after broken-add
@@ -112,27 +113,27 @@ def test_a_pass_that_changed_nothing_is_not_checked_again():
 def test_input_language_is_checked():
     with pytest.raises(CompileError, match="pass 'needs-canon' reads language 'tile-canon', "
                                            "but the module is in 'tile'"):
-        run_pipeline(vector_add(), [NeedsCanon()], RunOptions(input_language="tile"))
+        run_pipeline(rms_norm(), [NeedsCanon()], RunOptions(input_language="tile"))
     with pytest.raises(CompileError, match="the input is not in language tile-canon: "
                                            "op 'assume'"):
-        run_pipeline(vector_add(), [NeedsCanon()])
-    run_pipeline(vector_add(), parse_pipeline("assume-to-facts,cse") + [NeedsCanon()])
+        run_pipeline(rms_norm(), [NeedsCanon()])
+    run_pipeline(rms_norm(), parse_pipeline("assume-to-facts,cse") + [NeedsCanon()])
 
 
 @needs_interp
 def test_check_semantics_names_the_first_pass_that_changes_a_result():
     steps = parse_pipeline("assume-to-facts,cse") + [AddBecomesSub()] + parse_pipeline("dce")
     with pytest.raises(CompileError) as info:
-        run_pipeline(vector_add(), steps, RunOptions(check_semantics=True))
+        run_pipeline(rms_norm(), steps, RunOptions(check_semantics=True))
     message = info.value.diagnostics[0].message
     assert message.startswith("pass 'broken-add' changed what the program computes")
-    assert "@vector_add" in message and "array argument #2" in message
+    assert "@rms_norm" in message and "array argument #2" in message
 
 
 @needs_interp
 def test_check_semantics_is_quiet_for_correct_passes_and_blind_without_the_flag():
-    run_pipeline(vector_add(), [AddBecomesSub()])  # nothing checks meaning by default
-    run_pipeline(vector_add(), parse_pipeline("cse,dce"), RunOptions(check_semantics=True))
+    run_pipeline(rms_norm(), [AddBecomesSub()])  # nothing checks meaning by default
+    run_pipeline(rms_norm(), parse_pipeline("cse,dce"), RunOptions(check_semantics=True))
 
 
 def test_stop_and_start_after_select_steps():
@@ -146,7 +147,7 @@ def test_stop_and_start_after_select_steps():
 
 
 def test_stop_after_really_stops():
-    module = vector_add()
+    module = rms_norm()
     run_pipeline(module, parse_pipeline("cse,assume-to-facts,dce"),
                  RunOptions(stop_after="cse"))
     assert any(op.name == "assume" for op in module.walk())
@@ -154,7 +155,7 @@ def test_stop_after_really_stops():
 
 def test_time_passes_table_has_every_pass_and_a_total():
     options = RunOptions(time_passes=True)
-    run_pipeline(vector_add(), parse_pipeline("cse,dce"), options)
+    run_pipeline(rms_norm(), parse_pipeline("cse,dce"), options)
     report = timing_report(options.timings)
     assert "Execution time report" in report
     for name in ("cse", "dce", "(verify)", "Total"):
@@ -167,8 +168,8 @@ def test_input_is_checked_against_the_language_resumed_from():
     steps = parse_pipeline("assume-to-facts,cse")
     with pytest.raises(CompileError, match="the input is not in language tile-canon: op "
                                            "'assume' is not part"):
-        run_pipeline(vector_add(), steps, RunOptions(start_after="assume-to-facts"))
-    module = vector_add()
+        run_pipeline(rms_norm(), steps, RunOptions(start_after="assume-to-facts"))
+    module = rms_norm()
     run_pipeline(module, steps[:1])
     run_pipeline(module, steps, RunOptions(start_after="assume-to-facts"))
 
@@ -191,11 +192,14 @@ class WrongResultType(Pass):
 def test_dialect_verifier_runs_after_each_pass_and_points_at_the_op():
     pytest.importorskip("nanotile.verify")
     with pytest.raises(CompileError) as info:
-        run_pipeline(vector_add(), parse_pipeline("cse") + [WrongResultType()])
+        run_pipeline(load_file(str(EXAMPLES / "rms_norm.mlir")),
+                     parse_pipeline("cse") + [WrongResultType()])
     (diag,) = [d for d in info.value.diagnostics if "addf" in d.message]
     assert diag.message.startswith("after pass 'broken-type' (output language tile)")
     assert "'cuda_tile.addf' op failed to verify" in diag.message
-    assert diag.line is not None  # the op's debug location: kernels.py, line of `a + b`
+    # where the op is: its line and column in the text it was read from
+    line = (EXAMPLES / "rms_norm.mlir").read_text().splitlines()[diag.line - 1]
+    assert line[diag.column - 1:].startswith("addf ")
 
 
 def test_stop_before_start_is_a_user_error():

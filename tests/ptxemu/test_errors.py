@@ -168,13 +168,24 @@ def test_fault_in_batched_mode_names_the_batch() -> None:
         run_ptx(text, "k", grid=(4,), block=(32,), args=[np.zeros(32, np.uint32)])
 
 
-def test_mangled_corpus_ptx_never_crashes() -> None:
-    """Truncated, cut and duplicated pieces of NVIDIA's PTX give PtxError, not tracebacks."""
+@pytest.mark.parametrize("source", ["nvidia:histogram_atomic", "nanotile:rms_norm"])
+def test_mangled_corpus_ptx_never_crashes(source: str) -> None:
+    """Truncated, cut and duplicated pieces of PTX give PtxError, not tracebacks: NVIDIA's
+    (tileiras' PTX of a corpus kernel) and nanotile's (of an example kernel)."""
     import random
 
     from nanotile.ptxemu.coverage import unsupported
     from tests.ptxemu.cutile_cases import PTX_DIR
-    text = (PTX_DIR / "histogram_atomic.sm_90.ptx").read_text()
+    from tests.shared_corpus import EXAMPLES, shared_file
+
+    who, name = source.split(":")
+    if who == "nvidia":
+        text = shared_file(PTX_DIR / f"{name}.sm_90.ptx").read_text()
+    else:
+        from nanotile.loader import load_file
+        from nanotile.targets.compile import compile_to_ptx
+
+        text = compile_to_ptx(load_file(str(EXAMPLES / f"{name}.mlir")), "sm_90")
     rng = random.Random(5)
     for _ in range(150):
         a = rng.randrange(len(text))

@@ -25,6 +25,8 @@ import nanotile
 from nanotile.compare import PrintLog, first_difference, order_explains, print_difference
 from nanotile.interp import InterpError, cutile_args
 
+from tests.shared_corpus import EXAMPLES, shared_file
+
 from .corpus_cases import CORPUS, KERNELS, TESTS_CORPUS, corpus_case, cutile_tests_case
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,7 +283,8 @@ def test_hex_float_is_c_printf(value, spec, text):
 
 
 def test_cli_emulate_prints_what_the_interpreter_prints():
-    src = str(TESTS_CORPUS / "test_typeinfer__test_printf_format.print_kernel__noargs.tileirbc")
+    src = str(shared_file(TESTS_CORPUS / "test_typeinfer__test_printf_format.print_kernel__"
+                                         "noargs.tileirbc"))
     interp = _cli(src, "--grid", "1")
     assert interp.returncode == 0, interp.stderr
     assert "0x1p+3" in interp.stdout and "escape % 123" in interp.stdout
@@ -295,18 +298,18 @@ def test_module_is_not_changed_and_bad_device_is_an_error():
     from nanotile.diagnostics import CompileError
     from nanotile.ir.printer import print_module
 
-    module = nanotile.load(str(CORPUS / "vector_add.tileirbc"))
+    module = nanotile.load(str(EXAMPLES / "axpy.tileirbc"))  # out = alpha * x + y
     before = print_module(module)
-    a = np.arange(1500, dtype=np.float32)
+    a = np.arange(1000, dtype=np.float32)
     c = np.zeros_like(a)
-    nanotile.run(module, "vector_add", 2, *cutile_args(a, a, c), device="emulator")
-    np.testing.assert_array_equal(c, 2 * a)
+    args = cutile_args(a, a, c, np.float32(2))
+    nanotile.run(module, "axpy", 8, *args, device="emulator")
+    np.testing.assert_array_equal(c, 3 * a)
     assert print_module(module) == before  # the back end's pipeline ran on a copy
     with pytest.raises(InterpError, match="unknown device 'gpu'"):
-        nanotile.run(module, "vector_add", 2, *cutile_args(a, a, c), device="gpu")
+        nanotile.run(module, "axpy", 8, *args, device="gpu")
     with pytest.raises(CompileError, match="unknown --gpu-name 'sm_80'"):
-        nanotile.run(module, "vector_add", 2, *cutile_args(a, a, c), device="emulator",
-                     gpu_name="sm_80")
+        nanotile.run(module, "axpy", 8, *args, device="emulator", gpu_name="sm_80")
     with pytest.raises(InterpError, match="no kernel named 'nope'"):
         nanotile.run(module, "nope", 2, device="emulator")
 
@@ -319,28 +322,30 @@ def _cli(*argv: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_cli_emulate(tmp_path, target):
-    src = str(CORPUS / "transpose.tileirbc")
-    x = np.random.default_rng(3).standard_normal((70, 40), dtype=np.float32)
-    np.savez(tmp_path / "in.npz", x=x, y=np.zeros((40, 70), np.float32))
+    src = str(EXAMPLES / "matmul_f16.tileirbc")  # c = a @ b, 32 x 32 tiles of c
+    rng = np.random.default_rng(3)  # small integers: the f16 product is exact
+    a = rng.integers(-3, 4, (64, 32)).astype(np.float16)
+    b = rng.integers(-3, 4, (32, 96)).astype(np.float16)
+    np.savez(tmp_path / "in.npz", a=a, b=b, c=np.zeros((64, 96), np.float16))
     out = tmp_path / "out.npz"
-    proc = _cli(src, f"--gpu-name={target}", "--emulate", "--kernel", "transpose",
-                "--grid", "2,2", "--inputs", str(tmp_path / "in.npz"), "--outputs", str(out))
+    proc = _cli(src, f"--gpu-name={target}", "--emulate", "--kernel", "matmul_f16",
+                "--grid", "2,3", "--inputs", str(tmp_path / "in.npz"), "--outputs", str(out))
     assert proc.returncode == 0, proc.stderr
     with np.load(out) as data:
-        np.testing.assert_array_equal(data["y"], x.T)
-        np.testing.assert_array_equal(data["x"], x)
+        np.testing.assert_array_equal(data["c"], (a.astype(np.float32) @ b).astype(np.float16))
+        np.testing.assert_array_equal(data["a"], a)
 
 
 @pytest.mark.parametrize("extra, message", [
     (["--gpu-name=sm_80", "--emulate"], "unknown --gpu-name 'sm_80'"),
     (["--gpu-name=sm_90"], "--gpu-name needs --emulate"),
     (["--emulate", "--kernel", "nope"], "no kernel named 'nope'"),
-    (["--emulate", "--abi", "raw"], "takes 10 arguments, 2 given"),
+    (["--emulate", "--abi", "raw"], "takes 15 arguments, 3 given"),
 ])
 def test_cli_errors_are_clean(tmp_path, extra, message):
-    src = str(CORPUS / "transpose.tileirbc")
-    np.savez(tmp_path / "in.npz", x=np.zeros((70, 40), np.float32),
-             y=np.zeros((40, 70), np.float32))
+    src = str(EXAMPLES / "matmul_f16.tileirbc")
+    np.savez(tmp_path / "in.npz", a=np.zeros((64, 32), np.float16),
+             b=np.zeros((32, 64), np.float16), c=np.zeros((64, 64), np.float16))
     out = tmp_path / "out.npz"
     proc = _cli(src, "--grid", "2,2", "--inputs", str(tmp_path / "in.npz"),
                 "--outputs", str(out), *extra)

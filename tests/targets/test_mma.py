@@ -24,6 +24,8 @@ from nanotile.ptxemu import run_ptx
 from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
 from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
+from tests.shared_corpus import EXAMPLES, shared_file
+
 from .corpus_cases import CORPUS
 
 TARGETS = ["sm_90", "sm_100"]
@@ -169,12 +171,30 @@ def test_fragments_are_exact_on_integers():
 # ---------------------------------------------------------------- corpus kernels
 
 @pytest.mark.parametrize("gpu", TARGETS)
+def test_example_matmul_f16_uses_mma_sync(gpu):
+    """examples/matmul_f16 (32x16 @ 16x32 + 32x32 f32 per step of its K loop): mma.sync,
+    exact against NumPy on small integers (any fragment mix-up changes the result)."""
+    path = str(EXAMPLES / "matmul_f16.tileirbc")
+    ptx = compile_to_ptx(load_file(path), gpu)
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") > 0
+    assert "fma.rn" not in ptx
+    if ptxas_path() is not None:
+        assemble(ptx, gpu)
+    rng = np.random.default_rng(6)
+    a = rng.integers(-4, 5, (64, 80)).astype(np.float16)
+    b = rng.integers(-4, 5, (80, 32)).astype(np.float16)
+    c = np.zeros((64, 32), np.float16)
+    run_ptx(ptx, "matmul_f16", grid=(2, 1), args=cutile_args(a, b, c))
+    np.testing.assert_array_equal(c, (a.astype(np.float32) @ b).astype(np.float16))
+
+
+@pytest.mark.parametrize("gpu", TARGETS)
 def test_matmul_f16_uses_mma_sync(gpu):
     """cuTile's matmul_f16 (128x32 @ 32x128 + 128x128 f32): mma.sync, matching the
     interpreter on a 130x40 @ 40x20 problem (edge tiles padded with zeros)."""
     from .corpus_cases import corpus_case
 
-    path = str(CORPUS / "matmul_f16.tileirbc")
+    path = str(shared_file(CORPUS / "matmul_f16.tileirbc"))
     ptx = compile_to_ptx(load_file(path), gpu)
     assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
     if ptxas_path() is not None:

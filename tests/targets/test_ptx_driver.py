@@ -19,6 +19,7 @@ from nanotile.targets.compile import ptxas_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / ".." / "shared" / "corpus"
+EXAMPLES = ROOT / "examples"
 
 
 def nanotile(*args: str) -> subprocess.CompletedProcess:
@@ -29,11 +30,11 @@ def nanotile(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("gpu,target", [("sm_90", "sm_90a"), ("sm_100", "sm_100a")])
 def test_driver_writes_ptx(tmp_path, gpu, target):
     out = tmp_path / "k.ptx"
-    result = nanotile(str(SHARED / "cutile" / "transpose.mlir"), f"--gpu-name={gpu}", "-o",
+    result = nanotile(str(EXAMPLES / "softmax_rows.mlir"), f"--gpu-name={gpu}", "-o",
                       str(out))
     assert result.returncode == 0, result.stderr
     text = out.read_text()
-    assert f".target {target}" in text and ".visible .entry transpose(" in text
+    assert f".target {target}" in text and ".visible .entry softmax_rows(" in text
     assert text.count(".param .u64") == 2 and text.count(".param .u32") == 8
 
 
@@ -41,7 +42,7 @@ def test_driver_emits_cubin(tmp_path):
     if ptxas_path() is None:
         pytest.skip("ptxas not installed (nvidia-cuda-nvcc wheel)")
     out = tmp_path / "k.cubin"
-    result = nanotile(str(SHARED / "cutile" / "vector_add.tileirbc"), "--gpu-name=sm_100",
+    result = nanotile(str(EXAMPLES / "axpy.tileirbc"), "--gpu-name=sm_100",
                       "--emit=cubin", "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert out.read_bytes()[:4] == b"\x7fELF"
@@ -64,7 +65,7 @@ def test_unsupported_kernel_is_a_clean_error(tmp_path):
 
 
 def test_unknown_gpu_name_is_a_usage_error():
-    result = nanotile(str(SHARED / "cutile" / "vector_add.mlir"), "--gpu-name=sm_80",
+    result = nanotile(str(EXAMPLES / "axpy.mlir"), "--gpu-name=sm_80",
                       "--emit=ptx")
     assert result.returncode != 0 and "sm_80" in result.stderr
     assert "Traceback" not in result.stderr
@@ -76,18 +77,20 @@ def test_sm100_ptx_runs_like_the_interpreter():
     from nanotile.ptxemu import run_ptx
     from nanotile.targets.compile import compile_to_ptx
 
-    path = str(SHARED / "cutile" / "row_softmax.tileirbc")
-    x = np.random.default_rng(5).standard_normal((3, 500), dtype=np.float32)
+    path = str(EXAMPLES / "softmax_rows.tileirbc")
+    x = np.random.default_rng(5).standard_normal((3, 100), dtype=np.float32)
     want, got = np.zeros_like(x), np.zeros_like(x)
-    run(path, "row_softmax", (3,), *cutile_args(x.copy(), want))
-    run_ptx(compile_to_ptx(load_file(path), "sm_100"), "row_softmax", grid=(3,),
+    run(path, "softmax_rows", (3,), *cutile_args(x.copy(), want))
+    run_ptx(compile_to_ptx(load_file(path), "sm_100"), "softmax_rows", grid=(3,),
             args=cutile_args(x.copy(), got))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
 # -- the lower stages are passes of the pipeline: one run, every stage printable ----------
 
-VECTOR_ADD = str(SHARED / "cutile" / "vector_add.mlir")
+AXPY = str(EXAMPLES / "axpy.mlir")
 HEADER = re.compile(r"^// -----// IR Dump After (\S+) //----- //$", re.MULTILINE)
 
 
@@ -121,7 +124,7 @@ def test_emit_ptx_dump_after_all_shows_every_stage_in_order(capsys, gpu):
     from nanotile.passes.registry import parse_pipeline
     from nanotile.targets.compile import compile_to_ptx
 
-    status, out, err = nanotile_main(capsys, VECTOR_ADD, f"--gpu-name={gpu}", "--emit=ptx",
+    status, out, err = nanotile_main(capsys, AXPY, f"--gpu-name={gpu}", "--emit=ptx",
                                      "--dump-after=all")
     assert status == 0, err
     dumps = dumps_of(err)
@@ -136,14 +139,14 @@ def test_emit_ptx_dump_after_all_shows_every_stage_in_order(capsys, gpu):
     # tile-layout (once assign-layouts is in the pipeline): Tile IR with layouts in the types
     if "assign-layouts" in text:
         assert "#blocked<" in text["assign-layouts"] and "#replicated" in text["assign-layouts"]
-        assert "entry @vector_add" in text["assign-layouts"]
+        assert "entry @axpy" in text["assign-layouts"]
     # ptx: the dump after select-instructions is PTX text for the target, and the last dump is
     # what --emit=ptx writes, which is what compile_to_ptx returns
     lowered = text["select-instructions"]
-    assert f".target {gpu}a" in lowered and ".visible .entry vector_add(" in lowered
+    assert f".target {gpu}a" in lowered and ".visible .entry axpy(" in lowered
     assert "cuda_tile" not in lowered and "entry @" not in lowered
     assert dumps[-1][1].strip() == out.strip()
-    assert out == compile_to_ptx(load_file(VECTOR_ADD), gpu)
+    assert out == compile_to_ptx(load_file(AXPY), gpu)
 
 
 def test_emit_ptx_runs_the_pipeline_once(capsys, monkeypatch):
@@ -158,7 +161,7 @@ def test_emit_ptx_runs_the_pipeline_once(capsys, monkeypatch):
             "apply": lambda self, module, ctx, _cls=cls: runs.append(self.name)
             or _cls.apply(self, module, ctx)})
         monkeypatch.setitem(registry.PASSES, name, dataclass(frozen=True)(counted))
-    status, out, err = nanotile_main(capsys, VECTOR_ADD, "--gpu-name=sm_90", "--emit=ptx",
+    status, out, err = nanotile_main(capsys, AXPY, "--gpu-name=sm_90", "--emit=ptx",
                                      "--time-passes")
     assert status == 0, err
     assert ".target sm_90a" in out
@@ -171,7 +174,7 @@ def test_emit_ptx_runs_the_pipeline_once(capsys, monkeypatch):
 
 
 def test_dump_dir_writes_ptx_files_for_ptx_stages(capsys, tmp_path):
-    status, out, err = nanotile_main(capsys, VECTOR_ADD, "--gpu-name=sm_100", "--emit=ptx",
+    status, out, err = nanotile_main(capsys, AXPY, "--gpu-name=sm_100", "--emit=ptx",
                                      f"--dump-dir={tmp_path}")
     assert status == 0, err
     files = sorted(p.name for p in tmp_path.iterdir())
@@ -187,27 +190,27 @@ def test_dump_dir_writes_ptx_files_for_ptx_stages(capsys, tmp_path):
 
 
 def test_emit_text_of_a_pipeline_ending_in_ptx_prints_ptx(capsys):
-    status, out, err = nanotile_main(capsys, VECTOR_ADD, "-p", to_ptx("sm_90"))
+    status, out, err = nanotile_main(capsys, AXPY, "-p", to_ptx("sm_90"))
     assert status == 0, err
     assert out.startswith("//\n// Generated by nanotile for sm_90")
-    assert ".visible .entry vector_add(" in out
+    assert ".visible .entry axpy(" in out
 
 
 def test_pipeline_ending_in_ptx_with_emit_bytecode_is_an_error(capsys, tmp_path):
     out = tmp_path / "k.tileirbc"
-    status, _, err = nanotile_main(capsys, VECTOR_ADD, "--emit=bytecode", "--time-passes",
+    status, _, err = nanotile_main(capsys, AXPY, "--emit=bytecode", "--time-passes",
                                    "-o", str(out))
     assert status == 1 and "Traceback" not in err
     assert "--emit=bytecode writes Tile IR, but the pipeline ends in PTX" in err
     assert "Execution time report" not in err and not out.exists()  # refused before running
-    status, _, err = nanotile_main(capsys, VECTOR_ADD, "--emit=bytecode",
+    status, _, err = nanotile_main(capsys, AXPY, "--emit=bytecode",
                                    "--stop-after=resolve-tokens", "-o", str(out))
     assert status == 0, err
     assert out.read_bytes().startswith(b"\x7fTileIR")
 
 
 def test_emit_ptx_of_a_pipeline_stopping_before_ptx_is_an_error(capsys):
-    status, _, err = nanotile_main(capsys, VECTOR_ADD, "--emit=ptx", "--stop-after=cse")
+    status, _, err = nanotile_main(capsys, AXPY, "--emit=ptx", "--stop-after=cse")
     assert status == 1
     assert "--emit=ptx needs a pipeline that ends in PTX, but this one ends in language " \
            "'tile-canon'" in err
@@ -235,25 +238,25 @@ def test_ptx_language_check_names_the_pass_that_broke_the_program(capsys, monkey
 
     monkeypatch.setitem(registry.PASSES, "branch-to-nowhere", BranchToNowhere)
     pipeline = f"{to_ptx(gpu)},branch-to-nowhere"
-    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", pipeline)
+    status, _, err = nanotile_main(capsys, AXPY, "-p", pipeline)
     assert status == 1 and "Traceback" not in err
     # a ptx-sm90 pass runs on ptx-sm100 too, and the module stays in the target's language
     language = "ptx-sm90" if gpu == "sm_90" else "ptx-sm100"
     assert f"error: after pass 'branch-to-nowhere' (output language {language}): kernel " \
-           "'vector_add': 'bra.uni $L_nowhere;' branches to label '$L_nowhere', which the " \
+           "'axpy': 'bra.uni $L_nowhere;' branches to label '$L_nowhere', which the " \
            "kernel does not define" in err
-    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", pipeline, "--no-verify")
+    status, _, err = nanotile_main(capsys, AXPY, "-p", pipeline, "--no-verify")
     assert status == 0, err
 
 
 def test_tile_pass_after_select_instructions_is_refused(capsys):
-    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", f"{to_ptx('sm_100')},cse")
+    status, _, err = nanotile_main(capsys, AXPY, "-p", f"{to_ptx('sm_100')},cse")
     assert status == 1
     assert "pass 'cse' reads language 'tile', but the module is in 'ptx-sm100'" in err
 
 
 def test_start_after_select_instructions_resumes_from_a_ptx_dump(capsys, tmp_path):
-    status, ptx, err = nanotile_main(capsys, VECTOR_ADD, "--gpu-name=sm_90", "--emit=ptx")
+    status, ptx, err = nanotile_main(capsys, AXPY, "--gpu-name=sm_90", "--emit=ptx")
     assert status == 0, err
     dump = tmp_path / "k.ptx"
     dump.write_text(ptx)
@@ -265,11 +268,11 @@ def test_start_after_select_instructions_resumes_from_a_ptx_dump(capsys, tmp_pat
 
 def test_gpu_name_and_the_pipelines_target_agree(capsys):
     # -p chooses the target when --gpu-name is not given ...
-    status, out, err = nanotile_main(capsys, VECTOR_ADD, "-p", to_ptx("sm_90"), "--emit=ptx")
+    status, out, err = nanotile_main(capsys, AXPY, "-p", to_ptx("sm_90"), "--emit=ptx")
     assert status == 0, err
     assert ".target sm_90a" in out
     # ... and a pipeline lowering for another target than --gpu-name is an error
-    status, _, err = nanotile_main(capsys, VECTOR_ADD, "-p", to_ptx("sm_90"), "--emit=ptx",
+    status, _, err = nanotile_main(capsys, AXPY, "-p", to_ptx("sm_90"), "--emit=ptx",
                                    "--gpu-name=sm_100")
     assert status == 1
     assert "--gpu-name=sm_100, but the pipeline lowers to PTX for sm_90" in err
@@ -287,8 +290,8 @@ def test_compile_to_ptx_without_the_tile_pipeline_runs_only_the_backend_steps():
     backend = backend_steps("sm_90")
     assert backend[0].spelling() == "lower-constants"
     assert [s.spelling() for s in steps[-len(backend):]] == [s.spelling() for s in backend]
-    module = load_file(VECTOR_ADD)
+    module = load_file(AXPY)
     run_pipeline(module, steps[:-len(backend)])
     assert module.ptx is None
     assert compile_to_ptx(module, "sm_90", run_pipeline=False) == \
-        compile_to_ptx(load_file(VECTOR_ADD), "sm_90")
+        compile_to_ptx(load_file(AXPY), "sm_90")

@@ -31,16 +31,20 @@ from nanotile.targets.ptx.ir import (
     replace_uses,
     uses,
 )
+from tests.shared_corpus import shared_file
 
 CORPUS = Path(__file__).resolve().parents[4] / ".." / "shared" / "corpus" / "cutile"
-NAMES = sorted(p.stem for p in CORPUS.glob("*.mlir"))
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
+# the corpus kernels (when ../shared is there) and the examples, as "examples/NAME"
+NAMES = sorted(p.stem for p in CORPUS.glob("*.mlir")) + sorted(
+    f"examples/{p.stem}" for p in EXAMPLES.glob("*.mlir"))
 TARGETS = ["sm_90", "sm_100"]
 
 
 @cache
 def corpus_ptx(name: str, target: str) -> str:
-    """The PTX select-instructions writes for a corpus kernel (the default pipeline up to
-    it: before any PTX pass), rendered."""
+    """The PTX select-instructions writes for a corpus kernel or an example (the default
+    pipeline up to it: before any PTX pass), rendered."""
     import io
 
     from nanotile.loader import load_file
@@ -48,7 +52,9 @@ def corpus_ptx(name: str, target: str) -> str:
     from nanotile.passes.pipelines import default_pipeline
     from nanotile.passes.registry import parse_pipeline
 
-    module = load_file(str(CORPUS / f"{name}.mlir"))
+    path = EXAMPLES / f"{name[9:]}.mlir" if name.startswith("examples/") else \
+        shared_file(CORPUS / f"{name}.mlir")
+    module = load_file(str(path))
     steps = parse_pipeline(default_pipeline(target))
     options = RunOptions(verify=False, stop_after="select-instructions")
     PipelineRun(options, io.StringIO()).run(module, steps)
@@ -72,8 +78,6 @@ def _split_regs(text: str):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", NAMES)
 def test_round_trip(name, target):
-    if not NAMES:
-        pytest.skip("corpus missing")
     text = corpus_ptx(name, target)
     prog = parse_ptx_program(text, f"{name}.ptx")
     assert prog.target == target
@@ -93,7 +97,8 @@ def test_round_trip(name, target):
     assert prog.instruction_count() == n_instr
 
 
-@pytest.mark.parametrize("name", ["vector_add", "control_flow", "layernorm", "row_softmax"])
+@pytest.mark.parametrize("name", ["vector_add", "control_flow", "layernorm", "row_softmax",
+                                  "examples/matmul_f16", "examples/rms_norm"])
 def test_ptxas_accepts_rendered(name):
     from nanotile.targets.compile import assemble, ptxas_path
 
