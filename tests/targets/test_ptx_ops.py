@@ -697,6 +697,7 @@ def _permute_text(a: int, b: int, et: str, warps: int) -> str:
     (2, 16, "i64", 4, 2),    # 64-bit values in two halves
     (8, 4, "f16", 4, 1),     # 16-bit values widened to 32 bits
     (16, 4, "i8", 1, 4),     # the source register depends on a lane bit: 2 + 2, selp
+    (16, 4, "i64", 1, 8),    # ... with 64-bit values: each half selected, then joined
     (8, 8, "f32", 1, 4),
     (4, 32, "i32", 1, 16),   # ... on two lane bits: 4 shuffles per register
 ])

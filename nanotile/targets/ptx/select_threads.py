@@ -204,9 +204,9 @@ def shuffle_idx(s: Selection, op: Operation) -> None:
             fn.instr("setp.eq.u32", take, chosen, str(c ^ registers[r]))
             picked = []
             for new, old in zip(words, got):
-                out = fn.reg("b32")
-                fn.instr("selp.b32", out, new, old, take)
-                picked.append(out)
+                word = fn.reg("b32")
+                fn.instr("selp.b32", word, new, old, take)
+                picked.append(word)
             got = picked
         _from_words(s, got, cls, out)
         outs.append(out)
