@@ -94,8 +94,9 @@ CASES = {
           %s = mulf %l, %r : tile<f32>
           yield %s : tile<f32>
         }""", 0),
-    # 16384 f32 + 16384 i32 = 128 KB to stage: streamed through shared memory in chunks
-    # of 48 KB, folded in index order across chunks (an argmax with the first index).
+    # 16384 f32 + 16384 i32 (an argmax with the first index): split like a sum
+    # (lower-reductions), only the warps' partials in shared memory where an index-order
+    # fold would stage 128 KB.
     "reduce_streamed_argmax": ([((16384,), F)], ((1,), "i32"), """
         %ix = iota : tile<16384xi32>
         %m:2 = reduce %x0, %ix dim=0 identities=[0xFF800000 : f32, 0 : i32] : tile<16384xf32>, tile<16384xi32> -> tile<f32>, tile<i32>
@@ -813,3 +814,68 @@ def test_gathers_read_runs_only_where_aligned(name, inputs, n, body, loads):
     got, want = _emulate_both(text, arrays, np.zeros(n, np.float32))
     assert np.any(want != 0)
     np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- two-operand reduce
+
+
+_ARGMAX = """cuda_tile.module @m {
+  entry @k(%a0: tile<ptr<f32>>, %out: tile<ptr<i32>>) {
+    %ix = iota : tile<4096xi32>
+    %p1 = reshape %a0 : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %pb = broadcast %p1 : tile<1xptr<f32>> -> tile<4096xptr<f32>>
+    %p = offset %pb, %ix : tile<4096xptr<f32>>, tile<4096xi32> -> tile<4096xptr<f32>>
+    %x, %t = load_ptr_tko weak %p : tile<4096xptr<f32>> -> tile<4096xf32>, token
+    %m:2 = reduce %x, %ix dim=0 identities=[0xFF800000 : f32, 0 : i32] : tile<4096xf32>, tile<4096xi32> -> tile<f32>, tile<i32>
+    (%v0: tile<f32>, %v1: tile<f32>, %j0: tile<i32>, %j1: tile<i32>) {
+      %gt = cmpf greater_than ordered %v0, %v1 : tile<f32> -> tile<i1>
+      %eq = cmpf equal ordered %v0, %v1 : tile<f32> -> tile<i1>
+      %lt = cmpi less_than %j0, %j1, signed : tile<i32> -> tile<i1>
+      %tie = andi %eq, %lt : tile<i1>
+      %take = ori %gt, %tie : tile<i1>
+      %v = select %take, %v0, %v1 : tile<i1>, tile<f32>
+      %j = select %take, %j0, %j1 : tile<i1>, tile<i32>
+      yield %v, %j : tile<f32>, tile<i32>
+    }
+    %st = store_ptr_tko weak %out, %m#1 : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_two_operand_argmax_splits_across_lanes_and_warps(gpu):
+    """An argmax (value and index reduced together, ties to the lower index) over 4096
+    elements spread over registers, lanes and warps: lower-reductions splits it like a
+    sum (the spec allows any order; this body is exact in every order), so the PTX
+    exchanges both operands by shfl.sync.bfly and only the 4 warps' partials go through
+    shared memory (the index-order fold would stage 32 KB there). Small integer values
+    make ties everywhere, the largest value among them, so the tie-break decides."""
+    import re
+
+    from nanotile.ptxemu import run_ptx
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(-8, 8, 4096).astype(np.float32)
+    x[[100, 2000, 4000]] = 9.0  # the maximum three times: the first one wins
+    want, got = np.zeros(1, np.int32), np.full(1, -1, np.int32)
+    run(parse_text(_ARGMAX, "<argmax>"), "k", (1,), x.copy(), want)
+    assert want[0] == 100
+    ptx = compile_to_ptx(parse_text(_ARGMAX, "<argmax>"), gpu)
+    if ptxas_path() is not None:
+        assemble(ptx, gpu)
+    assert ptx.count("shfl.sync.bfly") >= 2 * 5  # both operands, 5 lane bits
+    assert ".extern .shared" not in ptx  # no dynamic shared memory
+    sizes = [int(n) for n in re.findall(r"\.shared .*__nt_smem\[(\d+)\]", ptx)]
+    assert sizes and max(sizes) <= 64
+    run_ptx(ptx, "k", grid=(1,), args=[x.copy(), got])
+    assert got[0] == want[0] == 100
+    # the tie-break with the maximum at other places, including the last element
+    for where in ([4095], [7, 8], [31, 32, 4095], [1024, 3072]):
+        y = x.copy()
+        y[[100, 2000, 4000]] = 0.0
+        y[where] = 10.0
+        got[0] = -1
+        run_ptx(ptx, "k", grid=(1,), args=[y, got])
+        assert got[0] == where[0]

@@ -130,18 +130,21 @@ def _pick(d: Distributor, anchor: Operation, source: Value, picks: list[int], t)
 
 
 def _butterfly(d: Distributor, op: Operation, lane_bits: list[int]) -> None:
-    acc = op.operands[0]
-    t = simt_type(op.results[0].type)
+    """All operands exchanged together: each step shuffles every operand from the lane
+    across one lane bit and combines with the body."""
+    accs = list(op.operands)
+    ts = [simt_type(r.type) for r in op.results]
     if op.operands[0].type.layout.registers != op.results[0].type.layout.registers:
         raise Unsupported("a lane reduce whose registers do not match its result's")
-    if simt_type(acc.type) != t:  # one register, as an array or a scalar
-        acc = d.emit(op, "pick", [acc], t, registers=(0,))
+    accs = [d.emit(op, "pick", [acc], t, registers=(0,)) if simt_type(acc.type) != t
+            else acc for acc, t in zip(accs, ts)]  # one register, as an array or a scalar
     for b in lane_bits:
-        other = d.emit(op, "shuffle_xor", [acc], t, mask=1 << b)
-        acc, = apply_body(op, op.regions[0], [other], [acc])
-    identity = _identity(d, op, _identities(op)[0], t)
-    acc, = apply_body(op, op.regions[0], [identity], [acc])  # the identity joins last,
-    d.replace(op, acc)                                       # as in the interpreter
+        others = [d.emit(op, "shuffle_xor", [acc], t, mask=1 << b)
+                  for acc, t in zip(accs, ts)]
+        accs = apply_body(op, op.regions[0], others, accs)
+    identities = [_identity(d, op, attr, t) for attr, t in zip(_identities(op), ts)]
+    accs = apply_body(op, op.regions[0], identities, accs)  # the identity joins last,
+    d.replace(op, *accs)                                     # as in the interpreter
 
 
 def scan(d: Distributor, op: Operation) -> None:

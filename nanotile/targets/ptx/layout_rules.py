@@ -34,11 +34,21 @@ FLEXIBLE = frozenset({"iota", "constant", "broadcast", "reshape", "permute"})
 # (without wishes for their operands), else a blocked one with 16-byte runs per thread.
 GATHERED = frozenset({"extract", "insert", "cat"})
 
-# Combiners whose result does not depend on the order beyond float summation order: an
-# integer op, or a float op rounding to nearest. A reduce with one of these may be split
-# into per-thread folds, warp shuffles and a combination across warps.
-REORDERABLE_COMBINERS = frozenset({"addi", "muli", "maxi", "mini", "andi", "ori", "xori",
-                                   "addf", "mulf", "maxf", "minf"})
+# The spec defines a reduction as the combination of ANY sequence of the line's elements
+# and identities (CUDA Tile C++ reference, "Reductions and Scans", tile reduction), so a
+# reduce may be split into per-thread folds, warp shuffles and a combination across warps
+# whatever its body and however many operands it has (scans may not: each result is an
+# ordered prefix). What keeps a reduce's operands in shared memory is the back end (a
+# body it cannot copy) or the oracles (see ``splittable``), not the spec.
+
+# Float ops whose result is one of their operands (or a constant): a body whose float
+# values all come from these rounds nothing, so any order gives the interpreter's values
+# (argmax/argmin: compare, then select the value and the index).
+EXACT_FLOAT_OPS = frozenset({"select", "maxf", "minf", "constant"})
+
+# One-op float combiners rounding to nearest: reordered, they move by a few ulps, which
+# the oracles accept for a float reduction (passes/semantics.py RTOL).
+NEAREST_COMBINERS = frozenset({"addf", "mulf"})
 
 
 def is_flexible(op: Operation) -> bool:
@@ -79,14 +89,38 @@ def column_major(rank: int) -> tuple[int, ...]:
 # ---- reductions ------------------------------------------------------------------------
 
 
-def reorderable(op: Operation) -> bool:
-    """The body of a reduce is one REORDERABLE_COMBINERS op on its single operand pair,
-    rounding to nearest."""
-    ops = op.regions[0].block.ops
-    if len(op.operands) != 1 or len(ops) != 2 or ops[0].name not in REORDERABLE_COMBINERS:
+def splittable(op: Operation) -> bool:
+    """Whether lower-reductions splits ``op`` (a reduce, any number of operands) into
+    register, lane and warp steps. Its body must be pure ops without regions (distribute
+    copies it onto register arrays for each step) and compute the same values in the
+    split's order as the oracles expect (the interpreter folds by a pairwise tree,
+    --check-semantics and the emulator sweep compare with it: integers exactly, floats to
+    a few ulps, or else as the sequential fold, nanotile.compare.order_explains):
+
+    - integer and comparison ops, and float ops that round nothing (EXACT_FLOAT_OPS):
+      argmax, argmin, integer sums...;
+    - or a single NEAREST_COMBINERS op rounding to nearest (a float sum or product).
+
+    Other float bodies are as free to reorder under the spec, but their results move by
+    more than the tolerance (a Welford combination of mean and M2; a sum rounding towards
+    +inf): they stay in shared memory and fold in index order, the sequential fold."""
+    if op.name != "reduce":
         return False
-    mode = ops[0].attributes.get("rounding_mode")
-    return mode is None or mode == RoundingMode.nearest_even
+    body = op.regions[0].block.ops[:-1]
+    for inner in body:
+        row = lookup(inner.name)
+        if row is None or not row.is_pure or inner.regions:
+            return False
+    if len(body) == 1 and body[0].name in NEAREST_COMBINERS:
+        mode = body[0].attributes.get("rounding_mode")
+        return mode is None or mode == RoundingMode.nearest_even
+    return not any(_float_result(inner) and inner.name not in EXACT_FLOAT_OPS
+                   for inner in body)
+
+
+def _float_result(op: Operation) -> bool:
+    return any(getattr(getattr(r.type, "element", None), "is_float", False)
+               for r in op.results)
 
 
 def line_in_registers(layout: LinearLayout, dim: int) -> bool:
@@ -100,15 +134,17 @@ def reduction_strategy(op: Operation, layout: LinearLayout | None) -> str:
     """How a reduce or scan over an operand in ``layout`` runs:
 
     - ``"registers"``: each line lies in one thread's registers: fold there, in order;
-    - ``"split"``: a reorderable reduce: fold each thread's part, then across the lanes
-      (shuffles) and the warps (shared memory) (lower-reductions);
+    - ``"split"``: a reduce (any operands, any body that ``splittable`` accepts): fold
+      each thread's part, then across the lanes (shuffles) and the warps (only their
+      partials go through shared memory) (lower-reductions);
     - ``"shared"``: the operands go to shared memory and each thread folds its lines in
-      index order (a scan, or a combiner whose order matters).
+      index order: a scan (each result is an ordered prefix), or a reduce whose body
+      ``splittable`` refuses.
     """
     dim = op.attributes["dim"]
     if layout is not None and line_in_registers(layout, dim):
         return "registers"
-    if op.name == "reduce" and reorderable(op):
+    if splittable(op):
         return "split"
     return "shared"
 
