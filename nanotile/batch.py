@@ -105,7 +105,7 @@ def _results(jobs: list[Any], pipeline_args: Any, workers: int):
         for future in futures:
             yield future.result()
     except BaseException:  # Ctrl-C (or the caller stopped early): stop every worker now
-        _interrupt_workers(pool)
+        _stop_workers(pool)
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
@@ -124,6 +124,9 @@ def _start_worker() -> None:
 
 
 def _on_interrupt(signum: int, frame: Any) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # one is enough: let the job clean up
     if _in_job:
         raise KeyboardInterrupt
     os._exit(130)
@@ -140,17 +143,31 @@ def _compile_in_worker(job: Any, pipeline_args: Any) -> tuple[int, bytes, str]:
         _in_job = False
 
 
-def _interrupt_workers(pool: Any) -> None:
+def _stop_workers(pool: Any, seconds: float = 5.0) -> None:
     """Pass Ctrl-C on to the workers (a terminal sends it to all of them already; a
-    ``kill -INT`` reaches only this process). ProcessPoolExecutor has no public way to
-    reach its processes before Python 3.14 (terminate_workers)."""
+    ``kill -INT`` reaches only this process), again while any is alive, since a worker
+    the pool was still starting misses the first; one still alive after ``seconds`` (its
+    handler not installed yet, or blocked where a signal cannot reach it) is killed, so
+    that shutting the pool down never waits for it. ProcessPoolExecutor has no public
+    way to reach its processes before Python 3.14 (terminate_workers)."""
     import signal
+    import time
 
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        try:
-            os.kill(process.pid, signal.SIGINT)
-        except OSError:
-            pass  # it has ended already
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = [p for p in list((getattr(pool, "_processes", None) or {}).values())
+                 if p.is_alive()]
+        if not alive:
+            return
+        for process in alive:
+            try:
+                os.kill(process.pid, signal.SIGKILL if time.monotonic() > deadline
+                        else signal.SIGINT)
+            except OSError:
+                pass  # it has ended already
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.1)
 
 
 def _context() -> Any:

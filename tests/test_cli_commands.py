@@ -379,7 +379,6 @@ def _interrupt(argv: list[str], tmp_path: Path, group: bool) -> subprocess.Compl
     writes), then send SIGINT to its process group (a terminal's Ctrl-C) or to it alone
     (``kill -INT``)."""
     import signal
-    import time
 
     code = ("import sys; from nanotile.cli import main; sys.stderr.write('ready\\n'); "
             "sys.stderr.flush(); sys.exit(main(sys.argv[1:]))")
@@ -388,15 +387,41 @@ def _interrupt(argv: list[str], tmp_path: Path, group: bool) -> subprocess.Compl
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     assert process.stderr.readline() == "ready\n"
-    time.sleep(2)  # in main now, waiting on the FIFOs (workers started for several)
-    if group:
-        os.killpg(process.pid, signal.SIGINT)
-    else:
-        os.kill(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    writers = _wait_for_a_reader([tmp_path / a for a in argv if a.endswith(".mlir")])
+    try:
+        if group:
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            os.kill(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        for fd in writers:
+            os.close(fd)
     with pytest.raises(ProcessLookupError):  # no worker left in its process group
         os.killpg(process.pid, 0)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def _wait_for_a_reader(fifos: list[Path], seconds: float = 60) -> list[int]:
+    """Wait (however loaded the machine) until a process has opened one of ``fifos`` to
+    read it: opening a FIFO to write without blocking succeeds only then. The write ends
+    stay open (the caller closes them), so the reader waits for data, not end of file."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        writers = []
+        for fifo in fifos:
+            if not fifo.exists():
+                continue
+            try:
+                writers.append(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # ENXIO: no reader yet
+                pass
+        if writers:
+            return writers
+        time.sleep(0.05)
+    raise AssertionError(f"nobody opened {[f.name for f in fifos]} within {seconds} s")
 
 
 @pytest.mark.parametrize("group", [True, False], ids=["terminal", "kill"])
