@@ -47,14 +47,20 @@ def _ld(c: C):
     def ld(w, m):
         L = w.cta.launch
         a = af(w)
-        if n > 1:
-            bad = (a[m] % np.uint64(size * n)) != 0
-            if bad.any():
-                raise MemoryFault(f"misaligned v{n} access at 0x{int(a[m][bad][0]):x}")
+        _check_aligned(a, m, n, size)
         for j, s in enumerate(sets):
             bits = L.load(w, space, a + np.uint64(j * size) if j else a, size, m)
             s(w, m, bits.view(u).view(dt) if dt != u else bits)
     return ld
+
+
+def _check_aligned(addresses, mask, n: int, size: int) -> None:
+    """A vector access of ``n`` elements of ``size`` bytes needs an address aligned to
+    its whole width (PTX ISA, vector data types); the emulator faults as the GPU would."""
+    if n > 1:
+        bad = (addresses[mask] % np.uint64(size * n)) != 0
+        if bad.any():
+            raise MemoryFault(f"misaligned v{n} access at 0x{int(addresses[mask][bad][0]):x}")
 
 
 @op("st")
@@ -73,10 +79,7 @@ def _st(c: C):
     def st(w, m):
         L = w.cta.launch
         a = af(w)
-        if n > 1:
-            bad = (a[m] % np.uint64(size * n)) != 0
-            if bad.any():
-                raise MemoryFault(f"misaligned v{n} access at 0x{int(a[m][bad][0]):x}")
+        _check_aligned(a, m, n, size)
         for j, g in enumerate(gets):
             L.store(w, space, a + np.uint64(j * size) if j else a, size, g(w).view(u), m)
     return st
