@@ -33,6 +33,7 @@ from .output import check_folder, write_output
 SYNOPSIS = """\
 usage: nanotile FILE... [-o OUT] [--emit=KIND] [options]
        nanotile run FILE --grid X[,Y[,Z]] [--inputs IN.npz] [--outputs OUT.npz] [options]
+       nanotile lab list | nanotile lab check N [--reference]
 
 nanotile compiles NVIDIA CUDA Tile IR: it reads text or bytecode, checks it, runs the pass
 pipeline when a flag asks for it (always for --emit=ptx and --emit=cubin) and writes text,
@@ -42,6 +43,7 @@ commands:
   nanotile FILE...     compile or print each FILE (this page)
   nanotile run FILE    run a kernel in the interpreter, or in the PTX emulator, on the
                        arrays of a .npz file (nanotile run --help)
+  nanotile lab ...     the course labs of labs/ and their autograders (nanotile lab --help)
   related programs:    nanotile-opt and nanotile-translate (the flags of NVIDIA's
                        cuda-tile-opt and cuda-tile-translate); python -m nanotile.passes
                        (the pipeline flags below, on one file)
