@@ -43,11 +43,11 @@ def run(module_or_path, kernel: str, grid, *args, device: str = "interp",
     if device == "emulator":
         from .emulated_run import run_emulated
 
-        unknown = set(options) - {"out"}
+        unknown = set(options) - {"out", "progress"}
         if unknown:
             raise TypeError(f"options {sorted(unknown)} apply to the interpreter only")
         return run_emulated(module_or_path, kernel, grid, *args, gpu_name=gpu_name,
-                            out=options.get("out"))
+                            out=options.get("out"), progress=options.get("progress"))
     if device != "interp":
         from .interp.errors import InterpError
 

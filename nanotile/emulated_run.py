@@ -52,6 +52,7 @@ def _check_arguments(entry, kernel: str, args: tuple) -> None:
     parameter, a C-contiguous array for each pointer, a scalar for everything else."""
     import numpy as np
 
+    from .interp import check_pointer_argument
     from .interp.errors import InterpError
     from .ir.types import PointerType, TileType
 
@@ -65,13 +66,16 @@ def _check_arguments(entry, kernel: str, args: tuple) -> None:
         if pointer and not (isinstance(arg, np.ndarray) and arg.flags.c_contiguous):
             raise InterpError(f"argument {i} of '{kernel}' must be a C-contiguous NumPy "
                               f"array (parameter type {param.type})")
+        if pointer:
+            check_pointer_argument(i, kernel, arg, param.type.element)
         if not pointer and isinstance(arg, np.ndarray) and arg.ndim > 0:
             raise InterpError(f"argument {i} of '{kernel}' must be a scalar (parameter "
                               f"type {param.type})")
 
 
 def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
-                 gpu_name: str | None = None, out: TextIO | None = None) -> None:
+                 gpu_name: str | None = None, out: TextIO | None = None,
+                 progress=None) -> None:
     """Compile for ``gpu_name`` (default: the compiler's, DEFAULT_TARGET) and run
     ``kernel`` over ``grid`` in the PTX emulator. Array arguments are updated in place; printed text goes to ``out`` (default: standard
     output); errors are InterpError (bad arguments), CompileError (compilation) or
@@ -85,13 +89,15 @@ def run_emulated(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], 
     from .passes.pipelines import DEFAULT_TARGET
 
     gpu_name = gpu_name or DEFAULT_TARGET
+    from .ir.limits import grid_error
+
     dims = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise InterpError(f"grid must be 1 to 3 positive sizes, got {grid!r}")
+    if error := grid_error(dims):
+        raise InterpError(error)
     get_target(gpu_name)  # an unknown target is reported before any work
     module = load_module(module_or_path)
     _check_arguments(_entry(module, kernel), kernel, args)
     ptx = compile_to_ptx(module, gpu_name)
     with printf_output(out):
         run_ptx(ptx, kernel, grid=dims, args=list(args),
-                filename=f"<{kernel}.{gpu_name}.ptx>")
+                filename=f"<{kernel}.{gpu_name}.ptx>", progress=progress)

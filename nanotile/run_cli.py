@@ -78,7 +78,9 @@ def _parser() -> _Parser:
     p.add_argument("file", help="Tile IR text (.mlir) or bytecode (.tileirbc)")
     p.add_argument("--kernel", help="entry to run (default: the only entry)")
     p.add_argument("--grid", required=True, metavar="X[,Y[,Z]]",
-                   help="grid size: X, X,Y or X,Y,Z blocks")
+                   help="grid size: X, X,Y or X,Y,Z blocks (at most a GPU's "
+                        "2147483647,65535,65535; a long run shows its progress on a "
+                        "terminal)")
     p.add_argument("--inputs", metavar="IN.npz",
                    help="the kernel's arguments (see the .npz convention below)")
     p.add_argument("--outputs", metavar="OUT.npz",
@@ -105,13 +107,46 @@ def _parser() -> _Parser:
 
 
 def _grid(text: str) -> tuple[int, ...]:
+    from .ir.limits import grid_error
+
     try:
         dims = tuple(int(x) for x in text.split(","))
     except ValueError:
         raise _Usage(f"--grid: expected X[,Y[,Z]] positive integers, got '{text}'") from None
     if not 1 <= len(dims) <= 3 or min(dims) < 1:
         raise _Usage(f"--grid: expected 1 to 3 positive integers, got '{text}'")
+    if error := grid_error(dims):
+        raise _Usage(f"--grid: {error}")
     return dims
+
+
+class _ProgressLine:
+    """``block 1200/65536 (1%)`` on one rewritten line of a terminal's standard error,
+    shown once a run has taken a second, at most a few times a second."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.start = time.monotonic()
+        self.last = self.start
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.25 or now - self.start < 1.0:
+            return
+        self.last = now
+        self.shown = True
+        self.stream.write(f"\rnanotile run: block {done}/{total} ({100 * done // total}%)")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.shown:
+            self.stream.write("\r\033[K")  # erase the line for the summary
+            self.stream.flush()
+
+
+def _progress_line(quiet: bool) -> _ProgressLine | None:
+    return None if quiet or not sys.stderr.isatty() else _ProgressLine(sys.stderr)
 
 
 def _inputs(path: str | None):
@@ -215,16 +250,22 @@ def _run(args) -> int:
     names, arrays = _inputs(args.inputs)
     kernel_args = _arguments(entry, names, arrays, args.abi)
     start = time.perf_counter()
-    if args.emulate:
-        from .passes.pipelines import DEFAULT_TARGET
+    progress = _progress_line(args.quiet or args.trace)
+    try:
+        if args.emulate:
+            from .passes.pipelines import DEFAULT_TARGET
 
-        gpu = args.gpu_name or DEFAULT_TARGET
-        run(module, kernel, grid, *kernel_args, device="emulator", gpu_name=gpu)
-        where = f"the PTX emulator ({gpu})"
-    else:
-        run(module, kernel, grid, *kernel_args, debug=args.debug,
-            trace=sys.stderr if args.trace else None)
-        where = "the interpreter"
+            gpu = args.gpu_name or DEFAULT_TARGET
+            run(module, kernel, grid, *kernel_args, device="emulator", gpu_name=gpu,
+                progress=progress)
+            where = f"the PTX emulator ({gpu})"
+        else:
+            run(module, kernel, grid, *kernel_args, debug=args.debug,
+                trace=sys.stderr if args.trace else None, progress=progress)
+            where = "the interpreter"
+    finally:
+        if progress is not None:
+            progress.finish()
     seconds = time.perf_counter() - start
     written = ""
     if args.outputs:

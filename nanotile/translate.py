@@ -129,11 +129,20 @@ def parse_version_arg(value: str) -> W.Version:
 def _parse_text(text: str, filename: str, allow_unregistered: bool = False):
     from .ir.parser import parse_text
 
-    module = parse_text(text, filename, allow_unregistered=allow_unregistered)
-    try:
-        from .verify import verify_module
-    except ImportError:  # the verifier is optional for translation
-        return module
+    return _verified(parse_text(text, filename, allow_unregistered=allow_unregistered))
+
+
+def _read_bytecode(data: bytes, filename: str):
+    from .bytecode.reader import read_bytecode
+
+    return _verified(read_bytecode(data, filename))
+
+
+def _verified(module):
+    """``module`` if it verifies, else its errors raised: what a translation reads is
+    verified before it is written, as MLIR's translation driver does for cuda-tile-translate."""
+    from .verify import verify_module
+
     errors = [d for d in verify_module(module) if d.severity == "error"]
     if errors:
         raise CompileError(errors)
@@ -156,7 +165,7 @@ def convert(data: bytes, filename: str, opts: Options) -> bytes:
     from .bytecode.writer import write_bytecode
 
     if opts.mode == "-cudatilebc-to-mlir":
-        return _print(read_bytecode(data, filename), opts).encode()
+        return _print(_read_bytecode(data, filename), opts).encode()
     text = _decode_text(data, filename)
     module = _parse_text(text, filename, opts.allow_unregistered)
     blob = write_bytecode(module, opts.version, filename)

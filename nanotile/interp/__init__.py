@@ -60,11 +60,14 @@ flags and division by zero, which are undefined behaviour otherwise.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .errors import InterpError
 
 __all__ = ["InterpError", "cutile_args", "run"]
+
+Progress = Callable[[int, int], None]  # (blocks done, blocks in the grid)
 
 
 def _load_semantics() -> None:
@@ -85,7 +88,7 @@ def _load_semantics() -> None:
 def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
         debug: bool = False, out: TextIO | None = None,
         max_iterations: int | None = 10_000_000, strict_memory: bool = True,
-        trace: TextIO | None = None) -> None:
+        trace: TextIO | None = None, progress: Progress | None = None) -> None:
     """Run entry ``kernel`` of a module (or a Tile IR file) over ``grid``.
 
     ``out`` receives print_tko output (default: standard output). A loop that runs more
@@ -93,6 +96,7 @@ def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: An
     With ``strict_memory=False`` an access outside every array reads 0 and writes
     nothing instead of raising InterpError (it is still undefined behaviour). ``trace``
     receives one line per executed op (its results' types and first values).
+    ``progress(done, total)`` is called after each tile block.
     """
     import numpy as np
 
@@ -114,16 +118,19 @@ def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: An
         raise InterpError(f"no kernel named '{kernel}' in the module (entries: {names})")
     grid3 = _grid(grid)
     machine = Machine(module, grid3, debug=debug, out=out, max_iterations=max_iterations,
-                      strict_memory=strict_memory, trace=trace)
+                      strict_memory=strict_memory, trace=trace, progress=progress)
     values = _bind_arguments(machine, entry, args)
     with np.errstate(all="ignore"):  # wrap-around and IEEE specials are the semantics
         machine.run_entry(entry, values)
 
 
 def _grid(grid: int | tuple[int, ...]) -> tuple[int, int, int]:
+    from ..ir.limits import grid_error
+
     dims = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
-    if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise InterpError(f"grid must be 1 to 3 positive sizes, got {grid!r}")
+    error = grid_error(dims)
+    if error:
+        raise InterpError(error)
     return dims + (1,) * (3 - len(dims))  # type: ignore[return-value]
 
 
@@ -132,7 +139,7 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
     import numpy as np
 
     from ..ir.types import PointerType, TileType
-    from .dtypes import from_float, storage_bytes, wrap
+    from .dtypes import from_float, wrap
 
     params = entry.regions[0].block.arguments
     name = entry.attributes["sym_name"]
@@ -151,10 +158,7 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
             if not isinstance(arg, np.ndarray):
                 raise InterpError(f"argument {i} of '{name}' must be a NumPy array "
                                   f"(parameter type {t})")
-            want = storage_bytes(et.pointee)
-            if want >= 1 and arg.itemsize != want:
-                raise InterpError(f"argument {i} of '{name}': an array of {arg.dtype} "
-                                  f"({arg.itemsize}-byte elements) passed for {t}")
+            check_pointer_argument(i, name, arg, et)
             key = id(arg)
             if key not in registered:
                 registered[key] = machine.memory.register(arg, f"argument {i}")
@@ -167,6 +171,15 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
         else:
             values.append(wrap(np.asarray(int(arg), dtype=object), et))
     return values
+
+
+def check_pointer_argument(index: int, kernel: str, array, pointer) -> None:
+    """Refuse an array whose dtype is not the pointee's (dtypes.accepts_array)."""
+    from .dtypes import accepts_array, storage_dtype
+
+    if not accepts_array(array.dtype, pointer.pointee):
+        raise InterpError(f"argument {index} of '{kernel}': an array of {array.dtype} passed "
+                          f"for tile<{pointer}> (expected {storage_dtype(pointer.pointee)})")
 
 
 def cutile_args(*args: Any) -> list:

@@ -65,6 +65,24 @@ def storage_bytes(t: ElementType | PointerType) -> float:
     return t.bitwidth / 8
 
 
+def accepts_array(dtype: np.dtype, pointee: ElementType | PointerType) -> bool:
+    """Whether an array of ``dtype`` may be passed for a ``ptr<pointee>`` parameter: its
+    storage dtype exactly; for integers (signless) either signedness of the same width;
+    for the float types NumPy lacks (bf16, f8, f4), also unsigned integers holding the raw
+    bits. Anything else (int32 for f32, strings, objects) would be read reinterpreted."""
+    if isinstance(pointee, PointerType):
+        return dtype in (np.dtype(np.uint64), np.dtype(np.int64))
+    width = max(1, int(storage_bytes(pointee)))
+    if pointee.name == "i1":
+        return dtype == np.bool_ or (dtype.kind in "iu" and dtype.itemsize == 1)
+    if not pointee.is_float:
+        return dtype.kind in "iu" and dtype.itemsize == width
+    if dtype == storage_dtype(pointee):
+        return True
+    native = pointee.name in ("f16", "f32", "tf32", "f64")
+    return not native and dtype.kind == "u" and dtype.itemsize == width
+
+
 def compute_dtype(t: ElementType) -> np.dtype:
     """The dtype floating-point arithmetic on ``t`` runs in."""
     return np.dtype(np.float64) if t.name == "f64" else np.dtype(np.float32)

@@ -11,6 +11,7 @@ they drive region execution.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import numpy as np
@@ -34,8 +35,10 @@ class Machine:
     def __init__(self, module: Module, grid: tuple[int, int, int], *, debug: bool = False,
                  out: TextIO | None = None,
                  max_iterations: int | None = DEFAULT_MAX_ITERATIONS,
-                 strict_memory: bool = True, trace: TextIO | None = None) -> None:
+                 strict_memory: bool = True, trace: TextIO | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
         self.module = module
+        self.progress = progress  # called with (blocks done, blocks in all) after each
         self.trace = trace  # where to log every executed op (None: no log)
         self.grid = grid
         self.debug = debug
@@ -93,10 +96,14 @@ class Machine:
     def run_entry(self, entry: Operation, args: list) -> None:
         body = entry.regions[0].block
         gx, gy, gz = self.grid
+        done = 0
         for z in range(gz):
             for y in range(gy):
                 for x in range(gx):
                     TileBlock(self, (x, y, z)).run(body, args)
+                    done += 1
+                    if self.progress is not None:
+                        self.progress(done, gx * gy * gz)
 
 
 def _position(op: Operation) -> str:

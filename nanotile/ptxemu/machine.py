@@ -12,6 +12,7 @@ place: an instruction builds a new array, so two registers can share one array s
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -371,8 +372,10 @@ class Launch:
 
     def __init__(self, kernel: CompiledKernel, gmem: GlobalMemory, const: Space | None,
                  grid: tuple[int, int, int], block: tuple[int, int, int], param_bytes: bytes,
-                 dynamic_shared: int, max_warp_steps: int = 50_000_000) -> None:
+                 dynamic_shared: int, max_warp_steps: int = 50_000_000,
+                 progress: Callable[[int, int], None] | None = None) -> None:
         self.kernel = kernel
+        self.progress = progress  # called with (CTAs done, CTAs in all) as CTAs finish
         self.gmem = gmem
         self.const = const
         self.grid = grid
@@ -406,17 +409,19 @@ class Launch:
 
     def run(self) -> None:
         gx, gy, gz = self.grid
-        ids = [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
+        total = gx * gy * gz
+        # CTA ids in launch order, made as they run (a grid may be billions of CTAs)
+        ids = ((x, y, z) for z in range(gz) for y in range(gy) for x in range(gx))
         nthreads = self.block[0] * self.block[1] * self.block[2]
         per = self.kernel.width // nthreads if self.kernel.width != 32 else 0
-        if per:
-            # batched mode: independent CTAs (no shared memory, barriers or warp-level
-            # instructions) run side by side as one wide warp
-            for i in range(0, len(ids), per):
-                self.run_cta(CTA(self, ids[i], ids[i:i + per]))
-            return
-        for cid in ids:
-            self.run_cta(CTA(self, cid))
+        done = 0
+        # batched mode: independent CTAs (no shared memory, barriers or warp-level
+        # instructions) run side by side as one wide warp
+        while group := list(itertools.islice(ids, per or 1)):
+            self.run_cta(CTA(self, group[0], group) if per else CTA(self, group[0]))
+            done += len(group)
+            if self.progress is not None:
+                self.progress(done, total)
 
     # -- CTA scheduling
     def run_cta(self, cta: CTA) -> None:

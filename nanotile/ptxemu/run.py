@@ -130,7 +130,7 @@ def declared_dynamic_shared(ptx: str, kernel: str) -> int:
 def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
             shared_bytes: int | None = None,
             filename: str = "<ptx>", max_warp_steps: int = 50_000_000,
-            batch: bool = True) -> RunStats:
+            batch: bool = True, progress=None) -> RunStats:
     """Run ``kernel`` from PTX text on the emulator.
 
     ``args`` follow the kernel's ``.param`` list: a NumPy array is copied into emulated
@@ -144,7 +144,8 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
 
     With ``batch`` (the default), a kernel made only of instructions that do not depend on
     warps, CTAs or shared memory (``ops.BATCHABLE``) runs many CTAs at once as one wide
-    warp; the results are the same, only faster."""
+    warp; the results are the same, only faster. ``progress(done, total)`` is called as
+    CTAs finish."""
     t0 = time.perf_counter()
     module = _parse_cached(ptx, filename)
     gmem = GlobalMemory()
@@ -204,7 +205,8 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
             raise PtxError(f"argument for '{pname}' is {len(data)} bytes, the parameter {size}",
                            module.filename)
         pbytes[off:off + len(data)] = data
-    launch = Launch(k, gmem, const, grid, block, bytes(pbytes), shared_bytes, max_warp_steps)
+    launch = Launch(k, gmem, const, grid, block, bytes(pbytes), shared_bytes, max_warp_steps,
+                    progress)
     with np.errstate(all="ignore"):
         try:
             launch.run()

@@ -28,6 +28,9 @@ def _assume(op: Operation) -> None:
         _bounded(pred, t)
     elif pred is None:
         raise fail("requires attribute 'predicate'")
+    else:  # e.g. an integer read from bytecode: ODS's message for an interface constraint
+        raise fail("attribute 'predicate' failed to satisfy constraint: "
+                   "AssumePredicateAttrInterface instance")
 
 
 def _div_by(p: DivByAttr, t) -> None:
