@@ -189,9 +189,14 @@ class ValueBuilder(Transformer):
         except KeyError:
             raise TextError(f"unknown padding value '{c[0]}'", c[0].start_pos) from None
 
-    def dim_map(self, c: list[Any]) -> tuple[int, ...] | None:
-        dims = c[0]
-        return None if dims == tuple(range(len(dims))) else dims  # identity: the default
+    def dim_map(self, c: list[Any]) -> tuple[int, ...]:
+        return c[0]
+
+    @staticmethod
+    def _view_dim_map(tile: tuple[int, ...], dim_map: tuple[int, ...] | None):
+        """None for the identity map of the tile's dimensions (the default, not printed);
+        a map of another length stays, for the verifier to refuse."""
+        return None if dim_map == tuple(range(len(tile))) else dim_map
 
     @staticmethod
     def _view_base(t: T.Type) -> T.TensorViewType:
@@ -201,11 +206,13 @@ class ValueBuilder(Transformer):
 
     def partition_view(self, c: list[Any]) -> T.Type:
         dims, pad, base, dim_map = c
-        return T.PartitionViewType(dims, self._view_base(base), dim_map, pad)
+        return T.PartitionViewType(dims, self._view_base(base),
+                                   self._view_dim_map(dims, dim_map), pad)
 
     def strided_view(self, c: list[Any]) -> T.Type:
         dims, strides, pad, base, dim_map = c
-        return T.StridedViewType(dims, strides, self._view_base(base), dim_map, pad)
+        return T.StridedViewType(dims, strides, self._view_base(base),
+                                 self._view_dim_map(dims, dim_map), pad)
 
     def gather_scatter_view(self, c: list[Any]) -> T.Type:
         dims, pad, base, sparse_dim = c
