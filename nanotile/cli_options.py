@@ -101,11 +101,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="print the text syntax (nanotile/grammar.lark, Lark)")
 
 
+class FlagError(Exception):
+    """A pipeline flag is malformed (``--dump-egraph`` without its folder, ...): the
+    driver reports it as a command-line error instead of argparse exiting inside."""
+
+
+class _RaisingParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        raise FlagError(message)
+
+
 def parse_known(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """Split ``argv`` into the pipeline flags and the rest (for drivers that parse their
     own options). ``--no-verify`` and ``--gpu-name=X`` stay in the rest as well: they mean
-    the same to the driver."""
-    parser = argparse.ArgumentParser(prog="nanotile", add_help=False, allow_abbrev=False)
+    the same to the driver. Raises FlagError."""
+    parser = _RaisingParser(prog="nanotile", add_help=False, allow_abbrev=False)
     add_arguments(parser)
     args, rest = parser.parse_known_args(argv)
     rest += [a for a in argv if a == "--no-verify" or a.startswith("--gpu-name=")]

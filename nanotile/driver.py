@@ -239,7 +239,10 @@ def _pipeline_flags(cli_options, argv: list[str]):
     (nanotile.cli_options); ``--gpu-name`` stays for the driver as well."""
     if not any(a.startswith("-") and a not in ("-", "-o") for a in argv):
         return cli_options.parse_known([])[0], argv
-    args, rest = cli_options.parse_known(argv)
+    try:
+        args, rest = cli_options.parse_known(argv)
+    except cli_options.FlagError as e:
+        raise UsageError(str(e)) from None
     if getattr(args, "target", None):
         rest.append(f"--gpu-name={args.target}")
     return args, rest

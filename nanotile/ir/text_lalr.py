@@ -294,7 +294,8 @@ class LalrRunner:
                                             states, values, starts)
                 if typ in kept:
                     value = new_str(token, word)  # a Lark Token, without its slow __new__
-                    value.type, value.start_pos = typ, at
+                    # .value too: Lark's repr of a Token reads it (an error message may)
+                    value.type, value.start_pos, value.value = typ, at, word
                 elif typ == "CACHED_TYPE":
                     value = memo.get(word)
                     if value is None:
