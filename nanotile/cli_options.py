@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # imported when needed: `nanotile FILE` and --help start fast
 PROG = "python -m nanotile.passes"
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
-              "check_semantics", "rules", "dump_egglog", "dump_egraph")
+              "check_semantics", "rules", "dump_egglog", "dump_egraph", "dump_html")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="write one numbered file per stage into the folder DIR")
     g.add_argument("--time-passes", "--mlir-timing", action="store_true",
                    help="print a table of pass times")
+    g.add_argument("--dump-html", metavar="PAGE.html",
+                   help="write one self-contained HTML page about the run: the stages and "
+                        "their languages, each stage's IR and its diff, the e-graphs, the "
+                        "pass times, the final PTX")
     g = parser.add_argument_group("equality saturation (the eqsat pass)")
     g.add_argument("--rules", action="append", metavar="FILE.egg",
                    help="add an egglog rule file to the eqsat pass (repeatable)")
@@ -253,9 +257,11 @@ def wants_pipeline(args: argparse.Namespace) -> bool:
 
 
 def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
-                  err_stream: TextIO, run_default: bool = False) -> Module:
+                  err_stream: TextIO, run_default: bool = False,
+                  input_name: str | None = None) -> Module:
     """Do everything the pipeline flags in ``args`` ask for; returns the resulting module.
-    Raises CompileError (naming the pass) when a pass or a check fails."""
+    Raises CompileError (naming the pass) when a pass or a check fails. ``input_name``
+    (the input file) titles the --dump-html page."""
     if not run_default and not wants_pipeline(args):
         return module
     from .passes.eqsat import apply_cli_flags
@@ -278,11 +284,37 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
         from .targets.ptx.ir import language_of
 
         options.input_language = language_of(module.ptx)
+    if getattr(args, "dump_html", None):
+        return _run_explored(module, steps, options, args, err_stream, input_name)
     try:
         return run_pipeline(module, steps, options, err_stream)
     finally:
         if args.time_passes:
             err_stream.write(timing_report(options.timings))
+
+
+def _run_explored(module: Module, steps: list[Pass], options, args: argparse.Namespace,
+                  err_stream: TextIO, input_name: str | None) -> Module:
+    """run_from_args with --dump-html: the page shows the stages run, also when a pass
+    fails (then with the error)."""
+    from . import explorer  # imported only here: Pygments and the page cost start-up time
+    from .passes.manager import run_pipeline, timing_report
+
+    explorer.check_page_path(args.dump_html)
+    recorder = explorer.Recorder(options.timings)
+    options.on_stage = recorder.record
+    title = input_name if input_name not in (None, "-") else explorer.page_title(module)
+    try:
+        module = run_pipeline(module, recorder.watch_egraphs(steps), options, err_stream)
+    except CompileError as e:
+        explorer.write_page(args.dump_html, recorder, title, failure=e.format())
+        raise
+    finally:
+        recorder.close()
+        if args.time_passes:
+            err_stream.write(timing_report(options.timings))
+    explorer.write_page(args.dump_html, recorder, title)
+    return module
 
 
 def _check_folders(args: argparse.Namespace) -> None:
@@ -330,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         data = read_input(args.file)
         source = data.decode("utf-8", "replace")
         module = load_input(data, args.file, args)
-        module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True)
+        module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True,
+                               input_name=args.file)
         text = output_text(module)
         from .output import write_output
 

@@ -280,7 +280,7 @@ def run_pipeline(module: object, opts: Options, args, cli_options) -> object:
                          "before select-instructions (e.g. --stop-after=resolve-tokens)",
                 "<command line>"))
     return cli_options.run_from_args(module, args, sys.stdout, sys.stderr,  # type: ignore[arg-type]
-                                     run_default=to_ptx)
+                                     run_default=to_ptx, input_name=opts.input)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -300,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
         if cli_options.handle_info_flags(pipeline_args, sys.stdout):
             return 0
         opts = parse_args(argv)
+        if len(opts.inputs) > 1 and pipeline_args.dump_html:
+            raise UsageError("--dump-html writes one page, about one input: give one FILE")
     except UsageError as e:
         sys.stderr.write(f"nanotile: error: {e} (nanotile --help lists the options)\n")
         return 2

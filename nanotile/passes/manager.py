@@ -52,6 +52,10 @@ class RunOptions:
     # module is verified against it, so a pipeline started mid-way checks its input)
     input_language: str | None = None
     timings: list[tuple[str, float]] = field(default_factory=list)
+    # called with (step number, step or None for the input, its output language, module)
+    # after the input is checked and after each step: the explorer (--dump-html) records
+    # the stages through it
+    on_stage: Callable[[int, Pass | None, str, Module], None] | None = None
 
 
 def dump_header(kind: str, name: str) -> str:
@@ -160,6 +164,7 @@ class PipelineRun:
             runner = get_language(language).runner
             self.oracle = self._timed("(check-semantics)", lambda: Oracle(module, runner=runner))
         self._to_dir(module, first, "input")
+        self._report_stage(first, None, language, module)
         for number, step in enumerate(todo, start=first + 1):
             language = self._run_step(module, step, language, number)
         return module
@@ -199,7 +204,13 @@ class PipelineRun:
         if show:
             self._dump(module, "After", step.spelling())
         self._to_dir(module, number, step.name)
+        self._report_stage(number, step, output, module)
         return output
+
+    def _report_stage(self, number: int, step: Pass | None, language: str,
+                      module: Module) -> None:
+        if self.options.on_stage is not None:
+            self.options.on_stage(number, step, language, module)
 
     def _check_input(self, step: Pass, language: str) -> None:
         if not accepts(get_language(step.input), get_language(language), LANGUAGES.get):
@@ -283,11 +294,18 @@ def run_pipeline(module: Module, steps: list[Pass], options: RunOptions | None =
     return run.run(module, steps)
 
 
-def timing_report(timings: list[tuple[str, float]]) -> str:
-    """MLIR-style table: wall time per pass (summed over repeats), then the total."""
+def timing_totals(timings: list[tuple[str, float]]) -> dict[str, float]:
+    """Seconds per name (a pass, "(verify)"...), summed over repeats, in the order of
+    their first run: the rows of --time-passes."""
     totals: dict[str, float] = {}
     for name, seconds in timings:
         totals[name] = totals.get(name, 0.0) + seconds
+    return totals
+
+
+def timing_report(timings: list[tuple[str, float]]) -> str:
+    """MLIR-style table: wall time per pass (summed over repeats), then the total."""
+    totals = timing_totals(timings)
     total = sum(totals.values()) or 1e-12
     rule = "===" + "-" * 73 + "==="
     lines = [rule, "  ... Execution time report ...".center(79), rule,
