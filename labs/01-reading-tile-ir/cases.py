@@ -131,17 +131,22 @@ Rules = Mapping[str, Callable[..., object]]
 
 
 def checked(rules: Rules) -> dict[str, Callable[..., object]]:
-    """``rules`` wrapped so that what each returns is checked as the machine assumes it:
-    a list with one NumPy value per result, held in the storage dtype of the result's
-    element type (nanotile/interp/dtypes.py) and, outside reduce bodies (which the
-    interpreter may run on whole tiles), of the result's shape. A rule that breaks this
-    fails its op's run with a TypeError saying what it returned."""
+    """``rules`` wrapped so that each is checked as the machine assumes rules behave: it
+    leaves its operands as they were, and returns a list with one NumPy value per result,
+    held in the storage dtype of the result's element type (nanotile/interp/dtypes.py)
+    and, outside reduce bodies (which the interpreter may run on whole tiles), of the
+    result's shape. A rule that breaks this fails its op's run with a TypeError."""
     return {name: _checked(name, rule) for name, rule in rules.items()}
 
 
 def _checked(name: str, rule: Callable[..., object]) -> Callable[..., object]:
     def run(tile_block: object, op: Operation, values: list) -> object:
+        before = [v.tobytes() if isinstance(v, np.ndarray) else None for v in values]
         out = rule(tile_block, op, values)
+        for index, (value, saved) in enumerate(zip(values, before)):
+            if saved is not None and value.tobytes() != saved:
+                raise TypeError(f"the '{name}' rule changed operand {index} in place; "
+                                "tiles are values: return a new array")
         if isinstance(out, Control):
             return out
         if not isinstance(out, (list, tuple)) or len(out) != len(op.results):

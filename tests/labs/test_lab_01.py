@@ -104,6 +104,16 @@ def test_a_rule_returning_the_wrong_dtype_is_named(grader, reference) -> None:
     assert result.fraction < 1 and "float64" in result.message
 
 
+def test_a_rule_writing_into_its_operand_is_caught(grader, reference) -> None:
+    def reshape(tb, op, args):
+        result = args[0].reshape(op.results[0].type.shape)  # a view of the operand...
+        result.flat[0] = result.flat[-1]  # ...so this writes into the operand too
+        return [result]
+
+    result = score(grader, "broadcast", with_rules(reference, reshape=reshape))
+    assert result.fraction < 1 and "in place" in result.message
+
+
 def test_only_an_error_the_rule_raises_itself_counts_for_overflow(grader, reference) -> None:
     project = reference.rules["addi"]
 
