@@ -65,7 +65,8 @@ def same_answer(given: object, truth: object) -> bool:
 
 def check_questions(solution: SimpleNamespace) -> labkit.Score:
     truths = true_answers()
-    wrong = [name for name, truth in truths.items()
+    wrong = [f"{name} ({'a string' if isinstance(truth, str) else 'an int'})"
+             for name, truth in truths.items()
              if not same_answer(getattr(solution.answers, name, None), truth)]
     score = labkit.fraction_passed(len(truths) - len(wrong), len(truths), "answers right")
     if wrong:
