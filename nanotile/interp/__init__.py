@@ -19,6 +19,8 @@ Example (cuTile's vector_add from the corpus; 3000 elements, tiles of 1024)::
 
 Semantics live in the ``ops_*`` modules, one function per op (the registry), and run
 vectorised over whole tiles. The machine (machine.py) runs tile blocks one after another.
+``replaced_semantics(rules)`` runs other functions for some ops within a ``with`` block
+(the course labs run a student's rules this way, labs/01-reading-tile-ir).
 
 Memory order and tokens
 -----------------------
@@ -60,12 +62,13 @@ flags and division by zero, which are undefined behaviour otherwise.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from .errors import InterpError
 
-__all__ = ["InterpError", "cutile_args", "run"]
+__all__ = ["InterpError", "cutile_args", "replaced_semantics", "run"]
 
 Progress = Callable[[int, int], None]  # (blocks done, blocks in the grid)
 
@@ -83,6 +86,27 @@ def _load_semantics() -> None:
         ops_shape,
         ops_tile,
     )
+
+
+@contextmanager
+def replaced_semantics(rules: Mapping[str, Callable[..., Any]]) -> Iterator[None]:
+    """Within the ``with`` block, run ``rules`` (op name -> semantics function, called as
+    the registered ones are: ``rule(tile_block, op, operand_values) -> results``) instead
+    of the registered semantics of those ops; the registry is as before on leaving, also
+    when the block raises. Runs started inside the block use the replacements."""
+    from .registry import SEMANTICS
+
+    _load_semantics()  # registered first, so that no later import overwrites a rule
+    saved = {name: SEMANTICS.get(name) for name in rules}
+    SEMANTICS.update(rules)
+    try:
+        yield
+    finally:
+        for name, fn in saved.items():
+            if fn is None:
+                SEMANTICS.pop(name, None)
+            else:
+                SEMANTICS[name] = fn
 
 
 def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: Any,
