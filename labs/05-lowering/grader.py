@@ -310,18 +310,15 @@ def _simt(case: Case):
 # ---- the parts ---------------------------------------------------------------------------
 
 def _results(cases: list[Case]):
+    """A part: the share of ``cases`` whose kernel stores what the interpreter computes."""
     def check(solution: object) -> labkit.Score:
         outcomes = [outcome(solution, case) for case in cases]
         score = labkit.fraction_passed(sum(o.right for o in outcomes), len(cases),
                                        "kernels store what the interpreter computes")
-        return _with_first_problem(score, outcomes)
+        problem = next((o.problem for o in outcomes if not o.right), "")
+        return labkit.Score(score.fraction, f"{score.message}; {problem}" if problem
+                            else score.message)
     return check
-
-
-def _with_first_problem(score: labkit.Score, outcomes: list[Outcome]) -> labkit.Score:
-    problem = next((o.problem for o in outcomes if not o.right), "")
-    return labkit.Score(score.fraction, f"{score.message}; {problem}" if problem
-                        else score.message)
 
 
 def check_ptxas(solution: object) -> labkit.Score:
@@ -354,14 +351,13 @@ def check_ptxas(solution: object) -> labkit.Score:
 def check_instruction_counts(solution: object) -> labkit.Score:
     """Emulated warp instructions of every right case, against nanotile's lowering plus
     SLACK_PER_THREAD instructions per element."""
-    reference = _REFERENCE
     slack = SLACK_PER_THREAD * WARPS
     within, worst = 0, ""
     for case in ALL_CASES:
         mine = outcome(solution, case)
         if not mine.right:
             continue
-        theirs = outcome(reference, case).warp_instructions
+        theirs = outcome(_REFERENCE, case).warp_instructions
         if mine.warp_instructions <= theirs + slack:
             within += 1
         elif not worst:
