@@ -15,7 +15,9 @@ What a target selects differently: instruction selection (ptx/select_*.py) is sh
 ``SELECT_HOOKS`` below -> rule). The shared code asks for its hook's rule first and uses
 its own lowering when the target has none or the rule declines (returns None / False).
 sm90 has none; sm100 registers the cvt forms PTX 8.6 added for the element types only it
-has (f4E2M1FN, f8E8M0FNU), in sm100/select_convert.py.
+has (f4E2M1FN, f8E8M0FNU), in sm100/select_convert.py. A Target made with
+``dataclasses.replace(target, select_overrides=...)`` selects with other rules (the
+``elementwise`` hook lets a course lab put a student's lowering in place of the shared one).
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ SELECT_HOOKS = {
     # f8E5M3FNU), round-to-nearest (f8E8M0FNU nearest); directed modes of f8E8M0FNU from
     # f64 never reach the hook.
     "encode_narrow_float": "(lw, x: str, rt: ElementType, mode: RoundingMode, out: str) -> bool",
+    # ptx/select_arith.emit_scalar: the instructions of one register of an elementwise op
+    # (``ins``: its operands' registers, ``out``: the result's), asked before the shared
+    # rules; True if done, False to use the shared lowering. No target of nanotile sets it:
+    # it is how a course lab (labs/05-lowering) plugs a student's rules into the pipeline.
+    "elementwise": "(lw, op: Operation, ins: list[str], out: str) -> bool",
 }
 
 

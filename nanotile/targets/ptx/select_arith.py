@@ -3,7 +3,8 @@
 ``emit_scalar`` selects the instructions of one elementwise op on registers. f16/bf16
 arithmetic is refused here: widen-narrow-floats has already moved it to f32. i8/i16 live
 sign-extended in 32-bit registers and are re-normalised after arithmetic. Transcendentals,
-remf, atan2 and fpowi are sequences of select_math.
+remf, atan2 and fpowi are sequences of select_math. A target's ``elementwise`` rule
+(target.SELECT_HOOKS) is asked first; none of nanotile's targets has one.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def zext(lw: Lowering, reg: str, t: T.ElementType) -> str:
 
 def emit_scalar(lw: Lowering, op: Operation, ins: list[str], out: str) -> None:
     """Lower one elementwise op on registers ``ins`` into register ``out``."""
+    rule = lw.target.select_rule("elementwise")
+    if rule is not None and rule(lw, op, ins, out):
+        return  # the target's own rule (target.SELECT_HOOKS)
     name = op.name
     t = elem(op.operands[0].type) if op.operands else elem(op.results[0].type)
     rt = elem(op.results[0].type)
