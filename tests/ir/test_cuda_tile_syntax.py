@@ -80,3 +80,14 @@ def test_module_attributes_and_generic_module() -> None:
             '  }) : () -> ()\n'
             '}) : () -> ()\n')
     assert _read(text).startswith("cuda_tile.module @m {\n  entry @k() {")
+
+
+@pytest.mark.parametrize("head", ["module", "builtin.module", "module @outer",
+                                  "module attributes {gpu.container_module}"])
+def test_builtin_module_around_cuda_tile_modules(head: str) -> None:
+    """MLIR's ``module { ... }`` around cuda_tile modules (cuda-tile's loop_split.mlir,
+    canonicalize.mlir): the modules inside are read, the wrapper is not printed."""
+    inner = _entry("").replace("cuda_tile.module @m", "cuda_tile.module @a")
+    modules = parse_modules(f"{head} {{\n{inner}{inner.replace('@a', '@b')}}}\n", "a.mlir")
+    assert [m.name for m in modules] == ["a", "b"]
+    assert [m.items[0].name for m in modules] == ["entry", "entry"]
