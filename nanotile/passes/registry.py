@@ -24,6 +24,7 @@ from .eqsat import Eqsat
 from .fold_constants import FoldConstants
 from .fold_static_if import FoldStaticIf
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
+from .loop_split import LoopSplit
 from .lower_views import LowerViews
 from .resolve_tokens import ResolveTokens
 from .simplify_grid_queries import SimplifyGridQueries
@@ -40,6 +41,7 @@ PASSES: dict[str, type[Pass]] = {
         FoldConstants,
         FoldStaticIf,
         LoopInvariantCodeMotion,
+        LoopSplit,
         LowerViews,
         ResolveTokens,
         SimplifyGridQueries,
