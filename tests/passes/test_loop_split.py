@@ -280,6 +280,7 @@ def nanotile_opt(*argv: str, stdin: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("flags, loops", [
     (["-loop-split"], 2),
     (["--pass-pipeline=builtin.module(cuda_tile.module(cuda_tile.entry(loop-split)))"], 2),
+    (["--loop-split=split-threshold=0"], 1),
     ([("--pass-pipeline=builtin.module(cuda_tile.module(cuda_tile.entry("
       "loop-split{split-threshold=2})))")], 1),
 ])
