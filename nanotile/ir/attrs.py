@@ -182,7 +182,7 @@ class DISubprogramAttr:
     name: str
     linkage_name: str
     compile_unit: DICompileUnitAttr
-    scope_line: int
+    scope_line: int = 0  # optional in cuda-tile: 0 when not given, and then not printed
 
 
 @dataclass(frozen=True, slots=True)

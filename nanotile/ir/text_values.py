@@ -358,7 +358,7 @@ class ValueBuilder(Transformer):
         try:
             return A.DISubprogramAttr(f["file"], f["line"], f["name"],
                                       f.get("linkageName", f["name"]), f["compileUnit"],
-                                      f.get("scopeLine", f["line"]))
+                                      f.get("scopeLine", 0))
         except KeyError as e:
             raise TextError(f"di_subprogram is missing the field {e.args[0]}") from None
 

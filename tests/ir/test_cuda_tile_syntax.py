@@ -91,3 +91,18 @@ def test_builtin_module_around_cuda_tile_modules(head: str) -> None:
     modules = parse_modules(f"{head} {{\n{inner}{inner.replace('@a', '@b')}}}\n", "a.mlir")
     assert [m.name for m in modules] == ["a", "b"]
     assert [m.items[0].name for m in modules] == ["entry", "entry"]
+
+
+def test_subprogram_scope_line_is_optional() -> None:
+    """scopeLine is an OptionalParameter in cuda-tile: absent, it reads as 0 and prints as
+    absent (it used to read as the line and print)."""
+    for scope_line in ("", ", scopeLine = 16"):
+        text = ('#f = #cuda_tile.di_file<"a.py" in "">\n'
+                "#cu = #cuda_tile.di_compile_unit<file = #f>\n"
+                '#sp = #cuda_tile.di_subprogram<file = #f, line = 15, name = "k", '
+                f'linkageName = "k", compileUnit = #cu{scope_line}>\n'
+                + _entry("").replace("  }\n}", '  } loc(#cuda_tile.di_loc<loc("a.py":15:1) in '
+                                               "#sp>)\n}"))
+        out = print_modules(parse_modules(text, "a.mlir"), debuginfo=True)
+        assert ('linkageName = "k", compileUnit = #di_compile_unit'
+                f"{scope_line}>\n") in out
