@@ -307,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="output file ('-' = standard output, the default)")
     parser.add_argument("--version", action="version", version=version_text(PROG).strip(),
                         help="print the version and exit")
+    parser.add_argument("--debuginfo", action="store_true",
+                        help="print locations (loc(...)), as nanotile FILE --debuginfo")
     add_arguments(parser)
     try:
         args = parser.parse_args(argv)
@@ -326,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         source = data.decode("utf-8", "replace")
         module = load_input(data, args.file, args)
         module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True)
-        text = output_text(module)
+        text = output_text(module, debuginfo=args.debuginfo)
         from .output import write_output
 
         write_output(args.output, text.encode())

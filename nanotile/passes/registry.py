@@ -30,6 +30,7 @@ from .resolve_tokens import ResolveTokens
 from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
+from .synthesize_debug_info_scopes import SynthesizeDebugInfoScopes
 
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls for cls in (
@@ -47,6 +48,7 @@ PASSES: dict[str, type[Pass]] = {
         SimplifyGridQueries,
         SimplifyShapes,
         SimplifyTokens,
+        SynthesizeDebugInfoScopes,
     )
 }
 

@@ -72,8 +72,6 @@ XFAIL: dict[str, str] = {
         "invalid_attribute_name.bc) are not in the shared corpus",
     # Passes (issues 6, 7) and test-only passes of cuda-tile-opt
     "Dialect/CudaTile/canonicalize.mlir": "needs nanotile-opt --canonicalize (issue 6)",
-    "Transforms/synthesize-debuginfo-scopes.mlir":
-        "needs the synthesize-debug-info-scopes pass (not in any issue yet)",
     "Dialect/CudaTile/debuginfo_update_symbol_names.mlir":
         "needs cuda-tile-opt's test pass --test-debuginfo-update-symbol-name (no issue)",
     "Dialect/CudaTile/debuginfo_update_symbol_names_fail.mlir":
