@@ -190,7 +190,7 @@ class DILexicalBlockAttr:
     scope: Any
     file: DIFileAttr
     line: int
-    column: int
+    column: int = 0  # optional in cuda-tile
 
 
 @dataclass(frozen=True, slots=True)

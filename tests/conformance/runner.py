@@ -58,8 +58,6 @@ XFAIL: dict[str, str] = {
         "is the mask for cuda-tile's parser whatever its type, for nanotile the mask when "
         "it is a tile of i1 and else the padding value (cuda-tile's own printer writes a "
         "lone padding value so: nanotile reads back what it prints)",
-    "Dialect/CudaTile/debuginfo_loc_invalid.mlir":
-        "the parser does not read di_loc<loc(...) in #scope> locations yet (issue 2)",
     # Bytecode writer/tool messages (issue 3)
     "Bytecode/list_versions.mlir":
         "nanotile lists 13.1 13.2 13.3 13.4 250.0 250.1; the 13.3 reference's CHECK-NEXT "
