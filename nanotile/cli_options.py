@@ -131,6 +131,18 @@ def load_backend() -> None:
     from . import targets  # noqa: F401
 
 
+def pass_table() -> str:
+    """--list-passes: each pass, its languages and summary, one line each (grep finds it)."""
+    load_backend()
+    from .passes.registry import PASSES
+
+    arrows = {name: f"{cls.input} -> {cls.output or cls.input}" for name, cls in PASSES.items()}
+    width = max(len(name) for name in PASSES)
+    arrow_width = max(len(arrow) for arrow in arrows.values())
+    return "".join(f"  {name:<{width}}  {arrows[name]:<{arrow_width}}  {cls.summary()}\n"
+                   for name, cls in sorted(PASSES.items()))
+
+
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     """Answer --print-grammar, --list-passes, --print-pipeline, --print-language,
     --diff-languages.
@@ -146,16 +158,9 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     load_backend()
     from .passes.language import diff
     from .passes.languages import get_language
-    from .passes.registry import PASSES
 
     if args.list_passes:
-        arrows = {name: f"{cls.input} -> {cls.output or cls.input}"
-                  for name, cls in PASSES.items()}
-        width = max(len(name) for name in PASSES)
-        arrow_width = max(len(arrow) for arrow in arrows.values())
-        for name, cls in sorted(PASSES.items()):  # one line each, whole: grep finds it
-            out.write(f"  {name:<{width}}  {arrows[name]:<{arrow_width}}  "
-                      f"{cls.summary()}\n")
+        out.write(pass_table())
     if args.print_pipeline:
         out.write(",".join(step.spelling() for step in _pipeline(args)) + "\n")
     def language(flag: str, name: str):
@@ -344,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="output file ('-' = standard output, the default)")
     parser.add_argument("--version", action="version", version=version_text(PROG).strip(),
                         help="print the version and exit")
+    parser.add_argument("--debuginfo", action="store_true",
+                        help="print locations (loc(...)), as nanotile FILE --debuginfo")
     add_arguments(parser)
     try:
         args = parser.parse_args(argv)
@@ -364,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         module = load_input(data, args.file, args)
         module = run_from_args(module, args, sys.stdout, sys.stderr, run_default=True,
                                input_name=args.file)
-        text = output_text(module)
+        text = output_text(module, debuginfo=args.debuginfo)
         from .output import write_output
 
         write_output(args.output, text.encode())

@@ -3,6 +3,7 @@
     nanotile-opt [FILE|-] [-o OUT] [-split-input-file] [-verify-diagnostics]
                  [-mlir-print-op-generic] [-mlir-print-debuginfo]
                  [-allow-unregistered-dialect] [-no-implicit-module]
+                 [-PASS[=OPTIONS] | -pass-pipeline=P]... [-list-passes]
 
 Flags are spelled with one or two dashes, as MLIR accepts. It parses the input, runs the
 verifier and prints the module. With ``-split-input-file`` the input is cut at lines
@@ -11,7 +12,8 @@ with ``-verify-diagnostics`` the diagnostics are matched against the ``expected-
 comments instead of being printed (nanotile.verify.diagnostics_check).
 
 New flags are rows of FLAGS. Passes run after verification, in order, as mlir-opt does:
-``-PASS`` (a registered pass or alias, e.g. ``-fuse-fma``) or
+``-PASS`` (a registered pass or alias, e.g. ``-fuse-fma``; ``-PASS='opt=value ...'`` gives
+it options) or
 ``--pass-pipeline='builtin.module(...(fuse-fma))'`` (the innermost list is used).
 """
 
@@ -94,8 +96,8 @@ def parse_args(argv: list[str]) -> OptOptions:
             name, value = name.split("=", 1)
         if name in ("h", "help"):
             raise UsageError("")
-        if name == "version":
-            opts.extra["version"] = True
+        if name in ("version", "list-passes"):
+            opts.extra[name] = True
             continue
         if name == "o":
             if value is None:
@@ -106,8 +108,9 @@ def parse_args(argv: list[str]) -> OptOptions:
             opts.output = value
             continue
         flag = FLAGS.get(name)
-        if flag is None and (name == "pass-pipeline" or (value is None and _is_pass(name))):
-            pipeline = _innermost(value) if name == "pass-pipeline" else name
+        if flag is None and (name == "pass-pipeline" or _is_pass(name)):
+            pipeline = (_innermost(value) if name == "pass-pipeline"
+                        else _with_options(name, value))
             opts.extra.setdefault("passes", []).append(pipeline)
             continue
         if flag is None:
@@ -127,6 +130,11 @@ def _is_pass(name: str) -> bool:
 
     load_backend()
     return name in PASSES or name in ALIASES
+
+
+def _with_options(name: str, options: str | None) -> str:
+    """``-loop-split='split-threshold=2'`` (mlir-opt's pass options) -> ``loop-split{...}``."""
+    return name if options is None else name + "{" + options.strip("'\"") + "}"
 
 
 def _innermost(pipeline: str | None) -> str:
@@ -152,16 +160,17 @@ def run_passes(modules: list[Any], pipelines: list[str]) -> None:
 
 def usage() -> str:
     lines = ["usage: nanotile-opt [FILE|-] [-o OUT] [flags]", "",
-             "Parse and verify Tile IR text, run the passes named, print the module (the "
-             "flags of",
+             ("Parse and verify Tile IR text, run the passes named, print the module (the "
+              "flags of"),
              "NVIDIA's cuda-tile-opt). FILE defaults to standard input.", "",
              "flags (one or two dashes):",
              f"  -{'o OUT':28s} output file ('-' = standard output, the default)"]
     for name, (text, _) in FLAGS.items():
         lines.append(f"  -{name:28s} {text}")
-    lines += [f"  -{'PASS':28s} run a pass of nanotile --list-passes (e.g. -cse, -fuse-fma)",
-              f"  -{'pass-pipeline=P':28s} run the passes of MLIR's "
-              "'builtin.module(...(a,b))'",
+    lines += [f"  -{'PASS':28s} run a pass of -list-passes (e.g. -cse, -fuse-fma)",
+              f"  -{'PASS=OPTIONS':28s} run it with options, e.g. -loop-split='split-threshold=2'",
+              f"  -{'pass-pipeline=P':28s} run the passes of MLIR's 'builtin.module(...(a,b))'",
+              f"  -{'list-passes':28s} list the passes, their languages and what they do",
               f"  -{'help':28s} print this help and exit",
               f"  -{'version':28s} print the version and exit"]
     return "\n".join(lines) + "\n"
@@ -246,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if opts.extra.get("version"):
         sys.stdout.write(version_text("nanotile-opt"))
+        return 0
+    if opts.extra.get("list-passes"):
+        from .cli_options import pass_table
+
+        sys.stdout.write(pass_table())
         return 0
     from .driver import write_output
     from .loader import read_input

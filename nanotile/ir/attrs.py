@@ -182,7 +182,7 @@ class DISubprogramAttr:
     name: str
     linkage_name: str
     compile_unit: DICompileUnitAttr
-    scope_line: int
+    scope_line: int = 0  # optional in cuda-tile: 0 when not given, and then not printed
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +190,7 @@ class DILexicalBlockAttr:
     scope: Any
     file: DIFileAttr
     line: int
-    column: int
+    column: int = 0  # optional in cuda-tile
 
 
 @dataclass(frozen=True, slots=True)

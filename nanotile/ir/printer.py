@@ -359,6 +359,11 @@ def location_text(loc: Any, pr: OpPrinter) -> str:
     return di_text(loc, pr)
 
 
+def scope_line_text(x: A.DISubprogramAttr) -> str:
+    """``, scopeLine = N``, or nothing for 0 (an OptionalParameter in cuda-tile)."""
+    return f", scopeLine = {x.scope_line}" if x.scope_line else ""
+
+
 def di_text(x: Any, pr: OpPrinter) -> str:
     if isinstance(x, A.DIFileAttr):
         return f"#cuda_tile.di_file<{string_text(x.name)} in {string_text(x.directory)}>"
@@ -367,7 +372,7 @@ def di_text(x: Any, pr: OpPrinter) -> str:
     if isinstance(x, A.DISubprogramAttr):
         return (f"#cuda_tile.di_subprogram<file = {pr.ref(x.file)}, line = {x.line}, "
                 f"name = {string_text(x.name)}, linkageName = {string_text(x.linkage_name)}, "
-                f"compileUnit = {pr.ref(x.compile_unit)}, scopeLine = {x.scope_line}>")
+                f"compileUnit = {pr.ref(x.compile_unit)}{scope_line_text(x)}>")
     if isinstance(x, A.DILexicalBlockAttr):
         return (f"#cuda_tile.di_lexical_block<scope = {pr.ref(x.scope)}, file = "
                 f"{pr.ref(x.file)}, line = {x.line}, column = {x.column}>")

@@ -620,7 +620,7 @@ class IRBuilder(ValueBuilder):
         return m
 
     def builtin_module(self, c: list[Any]) -> list[Module]:
-        items = c[4:-1]
+        items = c[3:-1]
         self.pop_scope()
         return _group_modules(items)
 

@@ -84,6 +84,29 @@ _POINTEE_ERROR = ("failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or
                   "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64")
 
 
+# cuda-tile's struct(params) debug-info attributes: text name -> field of the attribute
+_SUBPROGRAM = {"file": "file", "line": "line", "name": "name", "linkageName": "linkage_name",
+               "compileUnit": "compile_unit", "scopeLine": "scope_line"}
+_LEXICAL_BLOCK = {"scope": "scope", "file": "file", "line": "line", "column": "column"}
+
+
+def _struct(fields: list[Any], names: dict[str, str],
+            optional: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The ``key = value`` fields of a struct(params) attribute, checked as MLIR does."""
+    given = [f for f in fields if f is not None]
+    if not given:
+        raise TextError("expected a parameter name in struct")
+    out: dict[str, Any] = {}
+    for key, value in given:
+        if key not in names or names[key] in out:
+            raise TextError(f"duplicate or unknown struct parameter name: {key}")
+        out[names[key]] = value
+    for key, field in names.items():
+        if field not in out and key not in optional:
+            raise TextError(f"struct is missing required parameter: {key}")
+    return out
+
+
 def _dims(shape: Token | None) -> list[str]:
     return str(shape)[:-1].split("x") if shape is not None else []
 
@@ -351,7 +374,7 @@ class ValueBuilder(Transformer):
         return A.DIFileAttr(parse_string_literal(str(c[0])), parse_string_literal(str(c[1])))
 
     def di_compile_unit(self, c: list[Any]) -> A.DICompileUnitAttr:
-        return A.DICompileUnitAttr(c[0])
+        return A.DICompileUnitAttr(**_struct(c, {"file": "file"}))
 
     def di_field(self, c: list[Any]) -> tuple[str, Any]:
         value = c[1]
@@ -361,20 +384,10 @@ class ValueBuilder(Transformer):
         return (str(c[0]), value)
 
     def di_subprogram(self, c: list[Any]) -> A.DISubprogramAttr:
-        f = dict(c)
-        try:
-            return A.DISubprogramAttr(f["file"], f["line"], f["name"],
-                                      f.get("linkageName", f["name"]), f["compileUnit"],
-                                      f.get("scopeLine", f["line"]))
-        except KeyError as e:
-            raise TextError(f"di_subprogram is missing the field {e.args[0]}") from None
+        return A.DISubprogramAttr(**_struct(c, _SUBPROGRAM, frozenset({"scopeLine"})))
 
     def di_lexical_block(self, c: list[Any]) -> A.DILexicalBlockAttr:
-        f = dict(c)
-        try:
-            return A.DILexicalBlockAttr(f["scope"], f["file"], f["line"], f.get("column", 0))
-        except KeyError as e:
-            raise TextError(f"di_lexical_block is missing the field {e.args[0]}") from None
+        return A.DILexicalBlockAttr(**_struct(c, _LEXICAL_BLOCK, frozenset({"column"})))
 
     def di_loc(self, c: list[Any]) -> Any:
         return DILocRaw(c[0], c[1], self.start)

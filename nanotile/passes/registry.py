@@ -24,11 +24,13 @@ from .eqsat import Eqsat
 from .fold_constants import FoldConstants
 from .fold_static_if import FoldStaticIf
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
+from .loop_split import LoopSplit
 from .lower_views import LowerViews
 from .resolve_tokens import ResolveTokens
 from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
+from .synthesize_debug_info_scopes import SynthesizeDebugInfoScopes
 
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls for cls in (
@@ -40,11 +42,13 @@ PASSES: dict[str, type[Pass]] = {
         FoldConstants,
         FoldStaticIf,
         LoopInvariantCodeMotion,
+        LoopSplit,
         LowerViews,
         ResolveTokens,
         SimplifyGridQueries,
         SimplifyShapes,
         SimplifyTokens,
+        SynthesizeDebugInfoScopes,
     )
 }
 

@@ -54,7 +54,8 @@ def attr_text(a) -> str:
     if isinstance(a, DISubprogramAttr):
         return (f"#cuda_tile.di_subprogram<file = {attr_text(a.file)}, line = {a.line}, "
                 f'name = "{a.name}", linkageName = "{a.linkage_name}", compileUnit = '
-                f"{attr_text(a.compile_unit)}, scopeLine = {a.scope_line}>")
+                f"{attr_text(a.compile_unit)}"
+                f"{f', scopeLine = {a.scope_line}' if a.scope_line else ''}>")
     if isinstance(a, DILexicalBlockAttr):
         return (f"#cuda_tile.di_lexical_block<scope = {attr_text(a.scope)}, file = "
                 f"{attr_text(a.file)}, line = {a.line}, column = {a.column}>")

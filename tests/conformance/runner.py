@@ -58,8 +58,6 @@ XFAIL: dict[str, str] = {
         "is the mask for cuda-tile's parser whatever its type, for nanotile the mask when "
         "it is a tile of i1 and else the padding value (cuda-tile's own printer writes a "
         "lone padding value so: nanotile reads back what it prints)",
-    "Dialect/CudaTile/debuginfo_loc_invalid.mlir":
-        "the parser does not read di_loc<loc(...) in #scope> locations yet (issue 2)",
     # Bytecode writer/tool messages (issue 3)
     "Bytecode/list_versions.mlir":
         "nanotile lists 13.1 13.2 13.3 13.4 250.0 250.1; the 13.3 reference's CHECK-NEXT "
@@ -72,8 +70,6 @@ XFAIL: dict[str, str] = {
         "invalid_attribute_name.bc) are not in the shared corpus",
     # Passes (issues 6, 7) and test-only passes of cuda-tile-opt
     "Dialect/CudaTile/canonicalize.mlir": "needs nanotile-opt --canonicalize (issue 6)",
-    "Transforms/synthesize-debuginfo-scopes.mlir":
-        "needs the synthesize-debug-info-scopes pass (not in any issue yet)",
     "Dialect/CudaTile/debuginfo_update_symbol_names.mlir":
         "needs cuda-tile-opt's test pass --test-debuginfo-update-symbol-name (no issue)",
     "Dialect/CudaTile/debuginfo_update_symbol_names_fail.mlir":

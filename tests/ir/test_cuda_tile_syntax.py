@@ -80,3 +80,62 @@ def test_module_attributes_and_generic_module() -> None:
             '  }) : () -> ()\n'
             '}) : () -> ()\n')
     assert _read(text).startswith("cuda_tile.module @m {\n  entry @k() {")
+
+
+@pytest.mark.parametrize("head", ["module", "builtin.module", "module @outer",
+                                  "module attributes {gpu.container_module}"])
+def test_builtin_module_around_cuda_tile_modules(head: str) -> None:
+    """MLIR's ``module { ... }`` around cuda_tile modules (cuda-tile's loop_split.mlir,
+    canonicalize.mlir): the modules inside are read, the wrapper is not printed."""
+    inner = _entry("").replace("cuda_tile.module @m", "cuda_tile.module @a")
+    modules = parse_modules(f"{head} {{\n{inner}{inner.replace('@a', '@b')}}}\n", "a.mlir")
+    assert [m.name for m in modules] == ["a", "b"]
+    assert [m.items[0].name for m in modules] == ["entry", "entry"]
+
+
+def test_subprogram_scope_line_is_optional() -> None:
+    """scopeLine is an OptionalParameter in cuda-tile: absent, it reads as 0 and prints as
+    absent (it used to read as the line and print)."""
+    for scope_line in ("", ", scopeLine = 16"):
+        text = ('#f = #cuda_tile.di_file<"a.py" in "">\n'
+                "#cu = #cuda_tile.di_compile_unit<file = #f>\n"
+                '#sp = #cuda_tile.di_subprogram<file = #f, line = 15, name = "k", '
+                f'linkageName = "k", compileUnit = #cu{scope_line}>\n'
+                + _entry("").replace("  }\n}", '  } loc(#cuda_tile.di_loc<loc("a.py":15:1) in '
+                                               "#sp>)\n}"))
+        out = print_modules(parse_modules(text, "a.mlir"), debuginfo=True)
+        assert ('linkageName = "k", compileUnit = #di_compile_unit'
+                f"{scope_line}>\n") in out
+
+
+@pytest.mark.parametrize("fields, message", [
+    ("", "expected a parameter name in struct"),
+    ("file = #f, line = 1, linkageName = \"k\", compileUnit = #cu",
+     "struct is missing required parameter: name"),
+    ("file = #f, line = 1, name = \"k\", name = \"k\", linkageName = \"k\", compileUnit = #cu",
+     "duplicate or unknown struct parameter name: name"),
+    ("file = #f, line = 1, name = \"k\", linkage = \"k\", compileUnit = #cu",
+     "duplicate or unknown struct parameter name: linkage"),
+])
+def test_debug_info_struct_messages(fields: str, message: str) -> None:
+    """di_subprogram, di_compile_unit and di_lexical_block are cuda-tile struct(params)
+    attributes: MLIR's messages for an empty, incomplete or wrong field list."""
+    from nanotile.diagnostics import CompileError
+
+    text = ('#f = #cuda_tile.di_file<"a.py" in "">\n'
+            "#cu = #cuda_tile.di_compile_unit<file = #f>\n"
+            f"#sp = #cuda_tile.di_subprogram<{fields}>\n")
+    with pytest.raises(CompileError, match=message):
+        parse_modules(text, "a.mlir")
+
+
+def test_debug_info_struct_fields_in_any_order() -> None:
+    text = ('#f = #cuda_tile.di_file<"a.py" in "">\n'
+            "#cu = #cuda_tile.di_compile_unit<file = #f>\n"
+            '#sp = #cuda_tile.di_subprogram<name = "k", compileUnit = #cu, line = 3, '
+            'linkageName = "k", file = #f>\n'
+            + _entry("").replace("  }\n}", '  } loc(#cuda_tile.di_loc<loc("a.py":3:1) in '
+                                           "#sp>)\n}"))
+    out = print_modules(parse_modules(text, "a.mlir"), debuginfo=True)
+    assert ('#di_subprogram = #cuda_tile.di_subprogram<file = #di_file, line = 3, name = "k", '
+            'linkageName = "k", compileUnit = #di_compile_unit>') in out

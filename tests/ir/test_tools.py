@@ -134,3 +134,24 @@ def test_discard_value_names() -> None:
     assert res.returncode == 0, res.stderr
     assert "%assume" not in res.stdout and "%0 = make_token" in res.stdout
     assert normalise_names(res.stdout) == normalise_names(MATMUL.read_text())
+
+
+def test_opt_lists_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    """-list-passes: the table of nanotile --list-passes, cuda-tile-opt's passes among them."""
+    from nanotile.cli_options import pass_table
+
+    assert opt.main(["-list-passes"]) == 0
+    out = capsys.readouterr().out
+    assert out == pass_table()
+    assert "  loop-split  " in out and "  fuse-fma" not in out  # fuse-fma: an alias
+    assert opt.main(["--help"]) == 0
+    assert "-list-passes" in capsys.readouterr().out
+
+
+def test_opt_pass_with_options() -> None:
+    """-PASS=OPTIONS, as mlir-opt gives a pass its options; a wrong option is an error."""
+    args = opt.parse_args(["-loop-split=split-threshold=2", "--cse"])
+    assert args.extra["passes"] == ["loop-split{split-threshold=2}", "cse"]
+    res = run_cli("nanotile.opt", "-loop-split=colour=red", str(EXAMPLE))
+    assert res.returncode == 1 and "pass 'loop-split' has no option 'colour'" in res.stderr
+    assert "Traceback" not in res.stderr

@@ -3,7 +3,8 @@ names the pipeline. The output of ``python -m nanotile.passes FILE -p PIPELINE``
 ``filecheck``; the unchanged input must NOT (so the checks test the pass); and the pass
 keeps the golden kernels' interpreter results (--check-semantics). A RUN line
 ``// RUN: not nanotile-passes %s -p X 2>&1 | filecheck %s`` (lit's form) expects a refusal:
-exit code 1, no traceback, and the checks run on the diagnostics."""
+exit code 1, no traceback, and the checks run on the diagnostics; ``-p X --debuginfo``
+prints locations."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from .support import BACKEND_GOLDEN, GOLDEN, ROOT, filecheck_path, needs_interp,
 
 # the tile passes' goldens and the back end's (tests mirror the package)
 FILES = sorted(GOLDEN.glob("*.mlir")) + sorted(BACKEND_GOLDEN.glob("*.mlir"))
-RUN = re.compile(r"^// RUN: (not )?nanotile-passes %s -p (\S+) (2>&1 )?\| filecheck %s$",
-                 re.MULTILINE)
+RUN = re.compile(r"^// RUN: (not )?nanotile-passes %s -p (\S+) (?:--debuginfo )?(2>&1 )?"
+                 r"\| filecheck %s$", re.MULTILINE)
 
 needs_filecheck = pytest.mark.skipif(filecheck_path() is None,
                                      reason="filecheck (pip package 'filecheck') not found")
@@ -28,6 +29,10 @@ def pipeline_of(path) -> str:
     match = RUN.search(path.read_text())
     assert match, f"{path.name}: no RUN line"
     return match.group(2)
+
+
+def debuginfo(path) -> list[str]:
+    return ["--debuginfo"] if " --debuginfo " in RUN.search(path.read_text()).group(0) else []
 
 
 def expects_refusal(path) -> bool:
@@ -56,7 +61,7 @@ def test_every_golden_file_has_a_run_line():
 @needs_filecheck
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_golden(path):
-    result = passes(str(path), "-p", pipeline_of(path))
+    result = passes(str(path), "-p", pipeline_of(path), *debuginfo(path))
     if expects_refusal(path):
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
         check = filecheck(path, result.stdout + result.stderr)
