@@ -6,7 +6,7 @@ with NVIDIA's tools replaced by ours:
 
     cuda-tile-opt        -> python -m nanotile.opt
     cuda-tile-translate  -> python -m nanotile.translate
-    FileCheck            -> the ``filecheck`` Python package
+    FileCheck            -> the ``filecheck`` Python package (tests.conformance.filecheck_llvm)
     %round_trip_test     -> python -m tests.conformance.round_trip
     not                  -> a shell function that inverts the exit status (a crash,
                             i.e. a Python traceback, still counts as a failure)
@@ -186,10 +186,8 @@ def missing_tools(command: str) -> list[str]:
 
 
 def filecheck_command() -> str:
-    exe = Path(sys.executable).with_name("filecheck")
-    if exe.exists():
-        return shlex.quote(str(exe))
-    return f"{shlex.quote(PYTHON)} -m filecheck"
+    """The filecheck package, with LLVM's CHECK-NOT range (tests.conformance.filecheck_llvm)."""
+    return f"{shlex.quote(PYTHON)} -m tests.conformance.filecheck_llvm"
 
 
 def substitute(command: str, path: Path, tmp: Path) -> str:

@@ -76,3 +76,21 @@ def test_table_reports_totals(tmp_path):
     path = _write(tmp_path, "// RUN: true\n")
     table = runner.format_table([runner.run_file(path)])
     assert "1/1" in table and "files passing: 1/1" in table
+
+
+def test_check_not_ends_where_the_next_match_begins(tmp_path):
+    """LLVM FileCheck's CHECK-NOT range (filecheck_llvm): the next match's own text is
+    not searched, but the lines before it are."""
+    import subprocess
+    import sys
+
+    checks = tmp_path / "checks.txt"
+    checks.write_text("// CHECK: begin\n// CHECK-NOT: if\n// CHECK: label @inner_if\n")
+
+    def filecheck(text: str) -> int:
+        return subprocess.run([sys.executable, "-m", "tests.conformance.filecheck_llvm",
+                               str(checks)], input=text, text=True, capture_output=True,
+                              cwd=Path(__file__).resolve().parents[2]).returncode
+
+    assert filecheck("begin\nlabel @inner_if\n") == 0
+    assert filecheck("begin\nif\nlabel @inner_if\n") == 1
