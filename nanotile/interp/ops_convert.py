@@ -90,6 +90,13 @@ def _to_e8m0(x: np.ndarray, mode: RoundingMode) -> np.ndarray:
     return from_bits(bits.astype(np.uint8), ElementType("f8E8M0FNU", 8, True))
 
 
+def _toward_zero_f32(x: np.ndarray) -> np.ndarray:
+    """``x`` rounded to float32 toward zero (NumPy's cast rounds to nearest)."""
+    y = x.astype(np.float32)
+    overshoot = np.isfinite(x) & (np.abs(y.astype(x.dtype)) > np.abs(x))
+    return np.where(overshoot, np.nextafter(y, np.float32(0)), y)
+
+
 @semantics("ftof")
 def _ftof(tb, op: Operation, args: list) -> list:
     src, dst = _src(op), _dst(op)
@@ -98,7 +105,9 @@ def _ftof(tb, op: Operation, args: list) -> list:
     if dst.name == "f8E8M0FNU" and mode in (RoundingMode.zero, RoundingMode.positive_inf):
         return [_to_e8m0(x, mode)]
     if dst.name == "tf32" and mode in (RoundingMode.zero, RoundingMode.nearest_away):
-        return [round_tf32(x.astype(np.float32), mode.name)]
+        # an f64 narrows to f32 with the same rounding first (what tileiras does)
+        narrowed = _toward_zero_f32(x) if mode == RoundingMode.zero else x.astype(np.float32)
+        return [round_tf32(narrowed, mode.name)]
     return [from_float(x, dst)]  # one rounding (f64 sources are not narrowed first)
 
 

@@ -15,7 +15,7 @@ from nanotile.interp import run
 from nanotile.ir.parser import parse_text
 from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
 
-_NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i8": np.int8,
+_NP = {"f32": np.float32, "tf32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32, "i8": np.int8,
        "i64": np.int64, "i16": np.int16}
 
 
@@ -879,3 +879,35 @@ def test_two_operand_argmax_splits_across_lanes_and_warps(gpu):
         got[0] = -1
         run_ptx(ptx, "k", grid=(1,), args=[y, got])
         assert got[0] == where[0]
+
+
+@pytest.mark.parametrize("mode", ["", " rounding<zero>"])
+def test_ftof_f64_to_tf32_rounds_as_tileiras(mode):
+    """f64 -> tf32 narrows to f32 first with the same rounding, then to tf32 (tileiras:
+    F2F.F32.F64[.RZ] then F2FP.TF32.F32[.RZ]); the interpreter does the same. Inputs sit
+    next to f32 and tf32 rounding boundaries, where one and two roundings differ."""
+    from nanotile.ptxemu import run_ptx
+
+    n = 256
+    text = kernel([((n,), "f64")], ((n,), "tf32"),
+                  f"%y = ftof %x0{mode} : tile<{n}xf64> -> tile<{n}xtf32>")
+    rng = np.random.default_rng(3)
+    base = rng.uniform(-4, 4, n).astype(np.float32).astype(np.float64)
+    ulp32 = np.spacing(base.astype(np.float32)).astype(np.float64)
+    x = base + ulp32 * rng.choice([-0.5, -0.25, 0.25, 0.5, 4095.5, 4096.5], n)
+    x[:4] = [np.inf, -np.inf, np.nan, -0.0]
+    want, got = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    run(parse_text(text, "<ftof>"), "k", (1,), x.copy(), want)
+    for gpu in ("sm_90", "sm_100"):
+        ptx = compile_to_ptx(parse_text(text, "<ftof>"), gpu)
+        if ptxas_path() is not None:
+            assemble(ptx, gpu)
+        run_ptx(ptx, "k", grid=(1,), args=[x.copy(), got])
+        assert np.array_equal(np.isnan(got), np.isnan(x))  # NaN payloads may differ
+        numbers = ~np.isnan(x)
+        np.testing.assert_array_equal(got.view(np.uint32)[numbers],
+                                      want.view(np.uint32)[numbers])
+    assert not np.any(want.view(np.uint32)[~np.isnan(x)] & 0x1FFF)  # tf32: 13 low bits 0
+    if mode:  # toward zero: never larger in magnitude
+        finite = np.isfinite(x)
+        assert np.all(np.abs(want[finite]) <= np.abs(x[finite]))

@@ -185,12 +185,21 @@ _TF32_RND = {RoundingMode.nearest_even: "rn", RoundingMode.zero: "rz",
 
 def _f32_to_tf32(lw: Lowering, x: str, t, op: Operation, out: str) -> None:
     """ftof to tf32 rounds to 10 mantissa bits (cvt.{rn,rz,rna}.tf32.f32; the tf32 lives in
-    an f32 register with its 13 low bits zero). f16 and bf16 widen to f32 exactly first."""
+    an f32 register with its 13 low bits zero). f16 and bf16 widen to f32 exactly first;
+    f64 narrows to f32 with the same rounding first, as tileiras does (F2F.F32.F64 then
+    F2FP.TF32.F32, both .RZ for zero), which only nearest_even and zero have."""
     fn = lw.fn
     rnd = _TF32_RND.get(op.attributes.get("rounding_mode", RoundingMode.nearest_even))
-    if rnd is None or t.name not in ("f16", "bf16", "f32"):
+    if rnd is None or t.name not in ("f16", "bf16", "f32", "f64"):
         raise Unsupported(f"ftof {t.name} -> tf32 with this rounding mode is not lowered yet")
-    if t.name != "f32":
+    if t.name == "f64":
+        if rnd == "rna":  # tileiras refuses it too
+            raise Unsupported("ftof f64 -> tf32: only 'nearest_even' and 'zero' are supported "
+                              "for narrowing conversions to standard types")
+        f = fn.reg("f32")
+        fn.emit(f"cvt.{rnd}.f32.f64 {f}, {x}")
+        x = f
+    elif t.name != "f32":
         f = fn.reg("f32")
         fn.emit(f"cvt.f32.{t.name} {f}, {x}")
         x = f
