@@ -33,6 +33,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from nanotile import labkit
+from nanotile.diagnostics import CompileError
 
 HERE = Path(__file__).resolve().parent
 
@@ -175,7 +176,6 @@ def _helpers():
 
 def load_error(rules: Path) -> str | None:
     """The located error of a rule file that does not load, else None."""
-    from nanotile.diagnostics import CompileError
     from nanotile.egraph.cost import CostModel
     from nanotile.egraph.engine import Program
 
@@ -226,8 +226,6 @@ def _listed(names: list[str], limit: int = 3) -> str:
 @cache
 def _measured(rules: Path, text: str) -> dict[str, object]:
     """Each kernel measured with ``rules`` (its content ``text``), or the error it met."""
-    from nanotile.diagnostics import CompileError
-
     measure = _measure_module()
     out: dict[str, object] = {}
     for kernel in measure.KERNELS:
@@ -286,8 +284,6 @@ def check_own_checks(solution: SimpleNamespace) -> labkit.Score:
         return labkit.Score(0.0, "the rule file does not load (see the first part)")
     setup, checks = prove.split(solution.checks)
     forms = [form for _, form in checks]
-    from nanotile.diagnostics import CompileError
-
     try:
         yours = prove.run_checks(solution.rules, setup, forms, filename=solution.checks_file)
         nanotiles = prove.run_checks(measure.reference_rules(), setup, forms,
