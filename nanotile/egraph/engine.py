@@ -39,7 +39,9 @@ from .schema import RULES_DIR, schema_text
 _ALLOWED = {"AddRuleset", "UnstableCombinedRuleset", "RuleCommand", "RewriteCommand",
             "BiRewriteCommand", "Constructor", "Relation", "Function", "Datatype",
             "Datatypes", "Sort"}
-_WHERE = re.compile(r"In (\d+):(\d+)(?:-\d+)? of (.+?): (.*)", re.DOTALL)
+# where egglog quotes a place: "In 4:7-13 of f.egg: " or "In 1:1-3:12 of f.egg: ", the
+# quoted text following (as many lines as the place spans)
+_WHERE = re.compile(r"^In (\d+):(\d+)(?:-(?:(\d+):)?\d+)? of (.+?): ", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -101,13 +103,26 @@ def egglog_error(error: Exception, default_file: str, text: str | None = None
     """An egglog error as a located diagnostic (``file:line:col: error: ...``, then the
     line of ``text``, the rule file, with a caret)."""
     report = str(error).strip()
-    match = _WHERE.match(report)
-    if match is None:
+    places = list(_WHERE.finditer(report))
+    if not places or places[0].start() != 0:
         return CompileError(Diagnostic("error", f"egglog: {report}", default_file))
-    line, column, filename, message = match.groups()
-    message = " ".join(message.split())
-    return CompileError(Diagnostic("error", message, filename, int(line), int(column),
-                                   own_text=text if filename == default_file else None))
+    # egglog quotes each place involved (a ruleset declared twice: both declarations),
+    # then says what is wrong; the error goes where the file being loaded has it
+    chosen = next((p for p in places if p.group(4) == default_file), places[0])
+    quoted, _ = _quoted(chosen, report)
+    _, reason = _quoted(places[-1], report)
+    message = " ".join(f"{quoted} {reason}".split())
+    filename = chosen.group(4)
+    own = text if filename == default_file and text is not None else ""  # not the kernel's
+    return CompileError(Diagnostic("error", message, filename, int(chosen.group(1)),
+                                   int(chosen.group(2)), own_text=own))
+
+
+def _quoted(place: re.Match, report: str) -> tuple[str, str]:
+    """The text egglog quotes at ``place`` (the lines it spans) and what follows it."""
+    spanned = int(place.group(3)) - int(place.group(1)) + 1 if place.group(3) else 1
+    lines = report[place.end():].split("\n")
+    return "\n".join(lines[:spanned]), "\n".join(lines[spanned:])
 
 
 def egglog_bindings():

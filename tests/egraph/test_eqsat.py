@@ -65,6 +65,11 @@ def test_user_rule_applies(kernel, tmp_path):
     ("(ruleset bad)\n(rewrite (Mulf x y r z t) (Negf x 1) :ruleset bad)\n", ":2:",
      "type"),
     ("(ruleset bad)\n(run 3)\n", ": error: ", "found a 'RunSchedule' command"),
+    # a rule spanning lines: located at its first line
+    ("(ruleset bad)\n(rewrite (Mulf x y r z t)\n  (Mulf y x r z t)\n  :ruleset nope)\n",
+     ":2:1: error: ", "No such ruleset: nope"),
+    # a ruleset nanotile has already: the user's declaration, not the built-in one
+    ("; mine\n(ruleset float-identities)\n", ":2:1: error: ", "Shadowing is not allowed"),
 ])
 def test_user_rule_errors_point_into_the_file(kernel, tmp_path, text, where, message):
     rules = tmp_path / "bad_rules.egg"
@@ -76,6 +81,8 @@ def test_user_rule_errors_point_into_the_file(kernel, tmp_path, text, where, mes
     assert f"{rules}{where}" in result.stderr, result.stderr
     assert message.lower() in result.stderr.lower()
     assert not out.exists()
+    for quoted in result.stderr.splitlines()[1:2]:  # a line quoted is the rule file's
+        assert quoted in text.splitlines(), result.stderr
 
 
 def test_missing_rule_file(kernel, tmp_path):

@@ -70,10 +70,12 @@ CASES: dict[str, tuple[str, str]] = {
         (let $b (Negf (Negf $y {F}) {F}))
         (let $c (Addf $x (ConstF 0.0 {F}) {NE} {F}))
         (let $d (Mulf $z (ConstF 1.0 {F}) "nearest_even" true {F}))
-        (let $e (Subf $x $x {NE} {F}))""",
-        f"""(check (= $a $x))(check (= $b $y))
+        (let $e (Subf $x $x {NE} {F}))
+        (let $f (Subf $y (ConstF 0.0 {F}) {NE} {F}))
+        (let $g (Subf $z (ConstF 0.0 {F}) "negative_inf" false {F}))""",
+        f"""(check (= $a $x))(check (= $b $y))(check (= $f $y))
         (fail (check (= $c $x)))(fail (check (= $d $z)))
-        (fail (check (= $e (ConstF 0.0 {F}))))"""),
+        (fail (check (= $e (ConstF 0.0 {F}))))(fail (check (= $g $z)))"""),
     "constant_folding": (
         f"""(let $a (Addi (ConstI 2147483647 {I}) (ConstI 1 {I}) "none" {I}))
         (let $b (Muli (ConstI 100 "tile<i8>") (ConstI 3 "tile<i8>") "none" "tile<i8>"))

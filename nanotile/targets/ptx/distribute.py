@@ -32,7 +32,7 @@ Anything else is a CompileError naming the op.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import attrs as A
@@ -42,6 +42,7 @@ from ...ir.layouts import REGS, LinearLayout, RegisterArray, SharedLayout
 from ...ir.optable import lookup
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
+from .lower_convert_layout import LAYOUT_ALGEBRA, ConversionPlanner, check_planner
 
 
 class Unsupported(Exception):
@@ -71,20 +72,26 @@ class Distribute(Pass):
     name = "distribute"
     input = "tile-layout"
     output = "simt"
+    # the conversions' kinds and shuffle plans: lower-convert-layout's (set from Python)
+    planner: ConversionPlanner = field(default=LAYOUT_ALGEBRA)
+
+    def __post_init__(self) -> None:
+        check_planner(self)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         for entry in module.entries():
-            Distributor(entry).run()
+            Distributor(entry, self.planner).run()
         return True
 
 
 class Distributor:
     """The lowering of one entry: rules replace ops, then every value is retyped."""
 
-    def __init__(self, entry: Operation) -> None:
+    def __init__(self, entry: Operation, planner: ConversionPlanner = LAYOUT_ALGEBRA) -> None:
         from ..target import entry_warps
 
         self.entry = entry
+        self.planner = planner
         self.warps = entry_warps(entry)
         self.mapping: dict[Value, Value] = {}
 

@@ -6,14 +6,7 @@ from __future__ import annotations
 from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.core import Operation, make_op
-from ...ir.layouts import (
-    LinearLayout,
-    SharedLayout,
-    conversion,
-    coordinates,
-    flat_index,
-    shuffle_plan,
-)
+from ...ir.layouts import LinearLayout, SharedLayout, coordinates, flat_index
 from ...ir.rewrite import insert_before
 from .distribute import Distributor, Unsupported, layout_of, registers, simt_type, splat_constant
 
@@ -88,11 +81,11 @@ def convert_layout(d: Distributor, op: Operation) -> None:
         if src.elements == 1:
             d.replace(op, op.operands[0])
             return
-        if conversion(src, dst) in ("none", "registers"):
+        if d.planner.conversion(src, dst) in ("none", "registers"):
             picks = [src.register_of(dst.register_part(k)) for k in range(dst.registers)]
             d.replace(op, pick(d, op, [op.operands[0]], picks, simt_type(t)))
             return
-        plan = shuffle_plan(src, dst)
+        plan = d.planner.shuffle_plan(src, dst)
         if plan is None:
             raise Unsupported(f"a conversion that moves data between threads "
                               f"({src} -> {dst}): lower-convert-layout must route it "

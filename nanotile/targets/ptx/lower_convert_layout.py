@@ -21,19 +21,55 @@ nanotile.ir.layouts.conversion_cost says what each route costs, for an extractor
 compare layouts by.
 
 Conversions that already read or write ``#shared`` are left as they are.
+
+The kinds and the shuffle plans come from a ``ConversionPlanner``, by default the layout
+algebra's functions. This pass and distribute (which emits the shuffles) take the same
+planner as their ``planner`` field, set from Python only: labs/04-layouts builds the
+pipeline with a student's planner in both.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from ...diagnostics import CompileError, Diagnostic
+from ...ir import layouts
 from ...ir import types as T
 from ...ir.core import Module, Operation, make_op
-from ...ir.layouts import LinearLayout, conversion, shuffle_plan
+from ...ir.layouts import LinearLayout, ShufflePlan
 from ...ir.rewrite import all_ops, erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from .layout_rules import shared_layout
+
+
+@dataclass(frozen=True)
+class ConversionPlanner:
+    """How the back end plans a conversion between two register layouts: its kind
+    (``conversion(src, dst)``: "none", "registers", "warp" or "shared", as
+    nanotile.ir.layouts.conversion) and, for a "warp" one, the shuffle plan to use
+    (``shuffle_plan(src, dst)``; None sends it through shared memory). ``name`` is how a
+    pipeline dump spells it."""
+
+    conversion: Callable[[LinearLayout, LinearLayout], str] = layouts.conversion
+    shuffle_plan: Callable[[LinearLayout, LinearLayout], ShufflePlan | None] = \
+        layouts.shuffle_plan
+    name: str = "layouts"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+LAYOUT_ALGEBRA = ConversionPlanner()
+
+
+def check_planner(step: Pass) -> None:
+    """A ``planner`` given in a pipeline string (text, not a planner) is an error."""
+    if not isinstance(getattr(step, "planner"), ConversionPlanner):
+        raise CompileError(Diagnostic("error", f"pass '{step.name}': option 'planner' is "
+                                               "set from Python, not in a pipeline",
+                                      "<command line>"))
 
 
 @dataclass(frozen=True)
@@ -44,6 +80,10 @@ class LowerConvertLayout(Pass):
     name = "lower-convert-layout"
     input = "tile-layout"
     output = "tile-layout"
+    planner: ConversionPlanner = field(default=LAYOUT_ALGEBRA)
+
+    def __post_init__(self) -> None:
+        check_planner(self)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False
@@ -54,12 +94,13 @@ class LowerConvertLayout(Pass):
             src, dst = op.operands[0].type.layout, op.results[0].type.layout
             if not (isinstance(src, LinearLayout) and isinstance(dst, LinearLayout)):
                 continue
-            kind = conversion(src, dst)
+            kind = self.planner.conversion(src, dst)
             if kind == "none":
                 mapping[op.results[0]] = op.operands[0]
                 erase(op)
                 changed = True
-            elif kind == "shared" or (kind == "warp" and shuffle_plan(src, dst) is None):
+            elif kind == "shared" or (kind == "warp" and
+                                      self.planner.shuffle_plan(src, dst) is None):
                 through_shared(op)
                 changed = True
         replace_uses(module, mapping)

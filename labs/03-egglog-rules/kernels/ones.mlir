@@ -1,0 +1,24 @@
+// ones: out = (x * 1.0) / 1.0 + 1.0 * y, which is x + y for every x and y
+cuda_tile.module @lab3 {
+  entry @ones(%px: tile<ptr<f32>>, %py: tile<ptr<f32>>, %pout: tile<ptr<f32>>) {
+    %i = iota : tile<128xi32>
+    %bx = reshape %px : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %ax = broadcast %bx : tile<1xptr<f32>> -> tile<128xptr<f32>>
+    %ptrx = offset %ax, %i : tile<128xptr<f32>>, tile<128xi32> -> tile<128xptr<f32>>
+    %x, %tx = load_ptr_tko weak %ptrx : tile<128xptr<f32>> -> tile<128xf32>, token
+    %by = reshape %py : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %ay = broadcast %by : tile<1xptr<f32>> -> tile<128xptr<f32>>
+    %ptry = offset %ay, %i : tile<128xptr<f32>>, tile<128xi32> -> tile<128xptr<f32>>
+    %y, %ty = load_ptr_tko weak %ptry : tile<128xptr<f32>> -> tile<128xf32>, token
+    %one = constant <f32: 1.0> : tile<128xf32>
+    %a = mulf %x, %one : tile<128xf32>
+    %b = divf %a, %one : tile<128xf32>
+    %c = mulf %one, %y : tile<128xf32>
+    %r = addf %b, %c : tile<128xf32>
+    %bo = reshape %pout : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %ao = broadcast %bo : tile<1xptr<f32>> -> tile<128xptr<f32>>
+    %ptro = offset %ao, %i : tile<128xptr<f32>>, tile<128xi32> -> tile<128xptr<f32>>
+    %tr = store_ptr_tko weak %ptro, %r : tile<128xptr<f32>>, tile<128xf32> -> token
+    return
+  }
+}

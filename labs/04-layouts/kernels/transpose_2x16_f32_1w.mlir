@@ -1,0 +1,34 @@
+// transpose_2x16_f32_1w: out = in transposed; a 2x16 f32 tile over 1 warp.
+// The permute leaves the tile in a layout the store does not want: a convert_layout.
+cuda_tile.module @lab4 {
+  entry @transpose_2x16_f32_1w(%pin: tile<ptr<f32>>, %pout: tile<ptr<f32>>) optimization_hints=<default = {num_warps = 1}> {
+    %rows_src = iota : tile<2xi32>
+    %r_src = reshape %rows_src : tile<2xi32> -> tile<2x1xi32>
+    %n_src = constant <i32: 16> : tile<2x1xi32>
+    %rn_src = muli %r_src, %n_src : tile<2x1xi32>
+    %rb_src = broadcast %rn_src : tile<2x1xi32> -> tile<2x16xi32>
+    %cols_src = iota : tile<16xi32>
+    %c_src = reshape %cols_src : tile<16xi32> -> tile<1x16xi32>
+    %cb_src = broadcast %c_src : tile<1x16xi32> -> tile<2x16xi32>
+    %src = addi %rb_src, %cb_src : tile<2x16xi32>
+    %b_pi = reshape %pin : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %bb_pi = broadcast %b_pi : tile<1x1xptr<f32>> -> tile<2x16xptr<f32>>
+    %pi = offset %bb_pi, %src : tile<2x16xptr<f32>>, tile<2x16xi32> -> tile<2x16xptr<f32>>
+    %x, %t1 = load_ptr_tko weak %pi : tile<2x16xptr<f32>> -> tile<2x16xf32>, token
+    %y = permute %x [1, 0] : tile<2x16xf32> -> tile<16x2xf32>
+    %rows_dst = iota : tile<16xi32>
+    %r_dst = reshape %rows_dst : tile<16xi32> -> tile<16x1xi32>
+    %n_dst = constant <i32: 2> : tile<16x1xi32>
+    %rn_dst = muli %r_dst, %n_dst : tile<16x1xi32>
+    %rb_dst = broadcast %rn_dst : tile<16x1xi32> -> tile<16x2xi32>
+    %cols_dst = iota : tile<2xi32>
+    %c_dst = reshape %cols_dst : tile<2xi32> -> tile<1x2xi32>
+    %cb_dst = broadcast %c_dst : tile<1x2xi32> -> tile<16x2xi32>
+    %dst = addi %rb_dst, %cb_dst : tile<16x2xi32>
+    %b_po = reshape %pout : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %bb_po = broadcast %b_po : tile<1x1xptr<f32>> -> tile<16x2xptr<f32>>
+    %po = offset %bb_po, %dst : tile<16x2xptr<f32>>, tile<16x2xi32> -> tile<16x2xptr<f32>>
+    %t2 = store_ptr_tko weak %po, %y : tile<16x2xptr<f32>>, tile<16x2xf32> -> token
+    return
+  }
+}
