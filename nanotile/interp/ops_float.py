@@ -92,6 +92,26 @@ def _direct(c: np.ndarray, t: ElementType, side: np.ndarray, mode: RoundingMode)
 _DIRECTED = (RoundingMode.zero, RoundingMode.negative_inf, RoundingMode.positive_inf)
 
 
+def _zero_sum_sign(name: str, c: np.ndarray, exact_zero: np.ndarray, xs: list) -> np.ndarray:
+    """Under rounding toward -inf, a sum (addf, subf, fma) that is exactly zero is -0
+    unless both addends are +0 (IEEE 754-2019, 6.3: "under that attribute, the sign of an
+    exact zero sum (or difference) shall be -0"); NumPy's sums give +0 there."""
+    if name not in ("addf", "subf", "fma"):
+        return c
+    if name == "fma":
+        product = xs[0] * xs[1]
+        addends = (np.where(product == 0, np.copysign(0.0, xs[0]) * np.copysign(1.0, xs[1]),
+                            product), xs[2])
+    else:
+        addends = (xs[0], -xs[1] if name == "subf" else xs[1])
+    both_plus_zero = (addends[0] == 0) & ~np.signbit(addends[0]) \
+        & (addends[1] == 0) & ~np.signbit(addends[1])
+    negative_zero = np.asarray(exact_zero & ~both_plus_zero)
+    if not negative_zero.any():
+        return c
+    return np.where(negative_zero, -np.abs(c), c).astype(c.dtype)
+
+
 def _exact_f64(name: str, vals: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """f64 with a directed mode: (round-to-nearest result, sign(result - exact))."""
     shape = np.broadcast(*vals).shape
@@ -164,12 +184,17 @@ def _rounded(name: str):
             r, side = _exact_f64(name, xs)
             if mode in _DIRECTED:
                 r = _direct(r, t, side, mode)
+            if mode == RoundingMode.negative_inf:
+                r = _zero_sum_sign(name, r, (r == 0) & (side == 0), xs)
             return [_finish(r, t, op)]
         if name == "fma" and t.name != "f64":  # a*b is exact in f64: one rounding
             xs = [x.astype(np.float64) for x in xs]
-        c = from_float(_NEAREST[name](*xs), t)
+        nearest = _NEAREST[name](*xs)
+        c = from_float(nearest, t)
         if mode in _DIRECTED:
             c = _direct(c, t, _side_f64(name, to_compute(c, t), xs), mode)
+        if mode == RoundingMode.negative_inf:  # float64 sums of narrower types are exact
+            c = _zero_sum_sign(name, c, nearest == 0, xs)
         return [_ftz(c, t, op)]
 
     return run

@@ -158,6 +158,8 @@ def _float_op(c: C, t: str):
         else:
             s, e = _exact(b, xs)
             r = fp.round_to(s, e, t, mode)
+            if mode == "rm" and b in ("add", "sub", "fma", "mad"):
+                r = _zero_sum_sign(b, r, (s == 0) & (e == 0), xs)
         if ftz:
             r = fp.flush(r, t)
         if sat:
@@ -166,6 +168,23 @@ def _float_op(c: C, t: str):
             r = fp.canon_nan(r, t)
         return sd(w, m, r)
     return fop
+
+
+def _zero_sum_sign(base: str, r: np.ndarray, exact_zero: np.ndarray, xs: list) -> np.ndarray:
+    """.rm: a sum (add, sub, fma) that is exactly zero is -0 unless both addends are +0
+    (IEEE 754-2019, 6.3); the float64 sums above give +0 there."""
+    if base in ("fma", "mad"):
+        product_sign = np.signbit(xs[0]) ^ np.signbit(xs[1])
+        first_plus_zero = (xs[0] * xs[1] == 0) & ~product_sign
+        second = xs[2]
+    else:
+        first_plus_zero = (xs[0] == 0) & ~np.signbit(xs[0])
+        second = -xs[1] if base == "sub" else xs[1]
+    both_plus_zero = first_plus_zero & (second == 0) & ~np.signbit(second)
+    negative_zero = exact_zero & ~both_plus_zero
+    if not negative_zero.any():
+        return r
+    return np.where(negative_zero, -np.abs(r), r).astype(r.dtype)
 
 
 def _approx_op(c: C, t: str, ftz: bool):

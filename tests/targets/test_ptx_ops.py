@@ -911,3 +911,34 @@ def test_ftof_f64_to_tf32_rounds_as_tileiras(mode):
     if mode:  # toward zero: never larger in magnitude
         finite = np.isfinite(x)
         assert np.all(np.abs(want[finite]) <= np.abs(x[finite]))
+
+
+@pytest.mark.parametrize(("et", "body"), [
+    ("f32", "%y = subf %x0, %x1 rounding<negative_inf> : tile<128xf32>"),
+    ("f32", "%y = addf %x0, %x1 rounding<negative_inf> : tile<128xf32>"),
+    ("f64", "%y = subf %x0, %x1 rounding<negative_inf> : tile<128xf64>"),
+    ("f32", "%y = fma %x0, %x1, %x0 rounding<negative_inf> : tile<128xf32>"),
+])
+def test_exact_zero_sums_round_to_minus_zero_toward_negative_inf(et, body):
+    """IEEE 754 6.3: under roundTowardNegative an exact zero sum is -0 unless both
+    addends are +0; the interpreter and the emulator agree bit for bit."""
+    from nanotile.ptxemu import run_ptx
+
+    n, dtype = 128, _NP[et]
+    text = kernel([((n,), et), ((n,), et)], ((n,), et), body)
+    x = np.array([1.5, 0.0, -0.0, 0.0, -0.0, 2.0, -3.0, 1.0] * 16, dtype)
+    y = np.array([1.5, 0.0, 0.0, -0.0, -0.0, -2.0, -3.0, -1.0] * 16, dtype)
+    if "addf" in body:
+        y = -y
+    want, got = np.ones(n, dtype), np.ones(n, dtype)
+    run(parse_text(text, "<rm>"), "k", (1,), x.copy(), y.copy(), want)
+    run_ptx(compile_to_ptx(parse_text(text, "<rm>"), "sm_90"), "k", grid=(1,),
+            args=[x.copy(), y.copy(), got])
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(got, want)
+    if "fma" not in body:  # zero results are -0 except when both addends are +0
+        second = -y if "subf" in body else y
+        plus_zero_pairs = (x == 0) & ~np.signbit(x) & (second == 0) & ~np.signbit(second)
+        zero = want == 0
+        assert np.all(np.signbit(want[zero & ~plus_zero_pairs]))
+        assert not np.any(np.signbit(want[zero & plus_zero_pairs]))
