@@ -193,6 +193,9 @@ def _int_binary(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], o
     fn, name = lw.fn, op.name
     signed = op.attributes.get("signedness", Signedness.signed) == Signedness.signed
     base = _INT_BINARY[name]
+    if name == "mulhii":
+        _mulhi(lw, t, ins, out)
+        return
     if t.name == "i1":
         if name not in ("andi", "ori", "xori"):
             raise Unsupported(f"'{name}' on i1")
@@ -206,16 +209,32 @@ def _int_binary(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], o
         fn.emit(f"shr.{ityp(t, signed)} {out}, {x}, {_u32(lw, ins[1], t)}")
     elif name in ("negi", "absi"):
         fn.emit(f"{base}.s{bits} {out}, {ins[0]}")
-    elif name in ("divi", "remi", "maxi", "mini", "mulhii"):
+    elif name in ("divi", "remi", "maxi", "mini"):
         xs = ins if signed else [zext(lw, r, t) for r in ins]
-        if name == "mulhii" and t.bitwidth < 32:
-            raise Unsupported("mulhii on narrow integers")
         fn.emit(f"{base}.{ityp(t, signed)} {out}, {xs[0]}, {xs[1]}")
         rounding = op.attributes.get("rounding")
         if name == "divi" and rounding not in (None, RoundingMode.zero):
             _round_quotient(lw, out, xs, t, rounding, signed)
     else:
         fn.emit(f"{base}.s{bits} {out}, {ins[0]}, {ins[1]}")
+    normalize(lw, out, t)
+
+
+def _mulhi(lw: Lowering, t: T.ElementType, ins: list[str], out: str) -> None:
+    """mulhii: the high half of the *unsigned* double-width product (Ops.td defines it
+    for unsigned integers only; it has no signedness attribute). i8/i16, held
+    sign-extended in 32-bit registers, are zero-extended and multiplied in 32 bits,
+    where their product fits; i1's product fits in its low half, so its high half is 0."""
+    fn = lw.fn
+    if t.name == "i1":
+        fn.emit(f"mov.pred {out}, 0")
+        return
+    if t.bitwidth >= 32:
+        fn.emit(f"mul.hi.{ityp(t, False)} {out}, {ins[0]}, {ins[1]}")
+        return
+    x, y = (zext(lw, r, t) for r in ins)
+    fn.emit(f"mul.lo.u32 {out}, {x}, {y}")
+    fn.emit(f"shr.u32 {out}, {out}, {t.bitwidth}")
     normalize(lw, out, t)
 
 
