@@ -426,6 +426,40 @@ def test_mulhii_on_i1_is_zero():
     np.testing.assert_array_equal(got, want)
 
 
+def _shift_amounts(et: str, n: int, rng) -> np.ndarray:
+    """Shift amounts (read as unsigned): 0 to the bit width + 8, every amount whose
+    low 32 bits are small (2^32 + k for i64), and random values over the whole range."""
+    bits = 8 * np.dtype(_NP[et]).itemsize
+    small = list(range(bits + 9))
+    big = [2 ** 31, 2 ** 32 - 1] if bits >= 32 else [2 ** (bits - 1), 2 ** bits - 1]
+    if bits == 64:
+        big += [2 ** 32, 2 ** 32 + 1, 2 ** 32 + 63, 2 ** 33 + 2, 2 ** 63, 2 ** 64 - 1]
+    fixed = np.array(small + big, np.uint64).astype(_NP[et])  # wraps to the type
+    x = _full_range(et, n, rng)
+    x[:fixed.size] = fixed
+    return x
+
+
+@pytest.mark.parametrize("et", ["i8", "i16", "i32", "i64"])
+@pytest.mark.parametrize("op", ["shli", "shri signed", "shri unsigned"])
+def test_shift_amounts_past_the_bit_width(op, et):
+    """The amount is unsigned and a shift by the bit width or more gives 0 (shli, shri
+    unsigned) or copies of the sign bit (shri signed), as in the interpreter. PTX's
+    shl/shr take a u32 amount and clamp it to the register's width; an i64 amount of
+    2^32 + 1 must not become a shift by 1."""
+    n = 512
+    rng = np.random.default_rng(17)
+    x, amount = _full_range(et, n, rng), _shift_amounts(et, n, rng)
+    name, *sign = op.split()
+    expr = f"%y = {name} %x0, %x1 {' '.join(sign)} : tile<{n}x{et}>".replace("  ", " ")
+    text = kernel([((n,), et), ((n,), et)], ((n,), et), expr)
+    for gpu in ("sm_90", "sm_100"):
+        got, want = _emulate_both(text, [x, amount], np.zeros(n, _NP[et]), gpu)
+        bad = got != want
+        assert not bad.any(), (gpu, list(zip(x[bad][:4], amount[bad][:4], got[bad][:4],
+                                             want[bad][:4])))
+
+
 # ---------------------------------------------------------------- f16/bf16 atomics
 
 _ATOMICS = {

@@ -259,11 +259,16 @@ def _round_quotient(lw: Lowering, q: str, xs: list[str], t: T.ElementType, round
 
 
 def _u32(lw: Lowering, reg: str, t: T.ElementType) -> str:
-    """Shift amounts are u32 in PTX."""
+    """A shift amount as PTX's u32 (which shl/shr clamp to the register's width). An i64
+    amount is clamped to 64 first: its low 32 bits alone would make 2^32 + 1 a shift by
+    1, where the amount, read as unsigned, is past the width (the result 0 or the sign).
+    Narrower amounts need nothing: one held sign-extended that is negative is >= 2^31 as
+    u32, past the width as its unsigned value is."""
     if t.bitwidth != 64:
         return reg
-    r = lw.fn.reg("b32")
-    lw.fn.emit(f"cvt.u32.u64 {r}, {reg}")
+    clamped, r = lw.fn.reg("b64"), lw.fn.reg("b32")
+    lw.fn.emit(f"min.u64 {clamped}, {reg}, 64")
+    lw.fn.emit(f"cvt.u32.u64 {r}, {clamped}")
     return r
 
 
