@@ -206,12 +206,7 @@ CSE_KERNELS = [
     %t2 = store_ptr_tko weak %q, %shifted : tile<ptr<f32>>, tile<f32> -> token
     return
   }"""), (count("maxf", 3, IN_REDUCE), count("constant", 1, IN_REDUCE),
-           count("constant", 3, TOP)),
-           # golden checks only: eqsat gives the body the equal constant defined outside,
-           # after the reduce (the body's %one becomes %one_outside), which the verifier
-           # refuses; with the golden checks alone the kernel still tests that cse leaves
-           # reduce bodies self-contained
-           pipeline=False),
+           count("constant", 3, TOP))),
 ]
 
 # --------------------------------------------------------------------------------------

@@ -10,8 +10,10 @@ before the op holding the inner block) and a leaf inside.
 ``rebuild`` takes the extracted DAG (a TermDag, sharing preserved) and writes each block
 again: anchors stay in order, each root's term is materialised once per block (memoised
 by term id) right before the first anchor that needs it. Where a term node is an
-original op with its original operands, that op object is kept (its name and location
-too), so unchanged code comes out unchanged. If anything cannot be rebuilt (a type the
+original op of that block with its original operands, that op object is kept (its name
+and location too), so unchanged code comes out unchanged. Equal constants are one term
+wherever they are: one built in an outer block serves an inner block only where it was
+placed before the op holding that block. If anything cannot be rebuilt (a type the
 input never had, a leaf used before it is defined) ``Fallback`` leaves the item as it was.
 A leaf the item does not have (a rule built ``(Leaf 999 t)``) is ``UnknownLeaf``: the
 rules are wrong, an error for the user.
@@ -62,10 +64,12 @@ class Encoder:
     constx: list[Operation] = field(default_factory=list)
     types: dict[str, Type] = field(default_factory=dict)
     term_ops: set[int] = field(default_factory=set)            # id() of ops made terms
+    # (id(block), term key) -> the first op of that block with that term
     originals: dict[tuple, Operation] = field(default_factory=dict)
     roots: list[Value] = field(default_factory=list)
     before: dict[int, list[Value]] = field(default_factory=dict)  # id(anchor) -> roots
     op_block: dict[int, Block] = field(default_factory=dict)   # id(op) -> its block
+    position: dict[int, int] = field(default_factory=dict)     # id(op) -> index there
     holder: dict[int, Operation] = field(default_factory=dict)  # id(block) -> its op
     # id() of the ops (constants aside) that may be terms; None: every pure op
     window: set[int] | None = None
@@ -73,8 +77,9 @@ class Encoder:
     # -- encoding ----------------------------------------------------------------------
 
     def encode_block(self, block: Block) -> None:
-        for op in block.ops:
+        for index, op in enumerate(block.ops):
             self.op_block[id(op)] = block
+            self.position[id(op)] = index
             if self._is_term(op):
                 self._encode_term(op, block)
                 continue
@@ -85,13 +90,16 @@ class Encoder:
                     self.holder[id(inner)] = op
                     self.encode_block(inner)
 
-    def encloses(self, outer: Block, inner: Block) -> bool:
-        """``inner`` is ``outer`` or nested in an op of ``outer`` (so sees its values)."""
-        block: Block | None = inner
-        while block is not None and block is not outer:
-            holder = self.holder.get(id(block))
-            block = self.op_block.get(id(holder)) if holder is not None else None
-        return block is outer
+    def visible(self, home: Block, anchor: Operation, inner: Block) -> bool:
+        """A value placed in ``home`` just before its op ``anchor`` is visible in
+        ``inner``: ``inner`` is nested in an op of ``home`` at or after ``anchor``.
+        (Being nested in ``home`` is not enough: a value placed before a later anchor
+        would be used before it is defined.)"""
+        holder: Operation | None = self.holder.get(id(inner))
+        while holder is not None and self.op_block.get(id(holder)) is not home:
+            block = self.op_block.get(id(holder))
+            holder = self.holder.get(id(block)) if block is not None else None
+        return holder is not None and self.position[id(holder)] >= self.position[id(anchor)]
 
     def defined_in(self, value: Value, block: Block) -> bool:
         owner = value.owner
@@ -121,7 +129,7 @@ class Encoder:
         self.names[result] = name
         self.block_of[result] = block
         self.term_ops.add(id(op))
-        self.originals.setdefault(key, op)
+        self.originals.setdefault((id(block), *key), op)
         if len(self.uses.get(result, ())) == 1:
             self.lines.append(f"(SingleUse {name})")
         self._facts(result, name)
@@ -228,7 +236,8 @@ class Rebuilder:
         self.mapping: dict[Value, Value] = {}
         self.used: set[int] = set()  # id() of original ops placed again
         self.created: set[int] = set()  # id() of ops made from terms
-        self.constants: dict[tuple, list[tuple[Block, Value]]] = {}  # key -> built where
+        # term key -> (block, the anchor it was placed before, value), for each placement
+        self.constants: dict[tuple, list[tuple[Block, Operation, Value]]] = {}
 
     def block(self, block: Block) -> list[Operation]:
         """The new op list of ``block`` (not installed yet)."""
@@ -300,9 +309,9 @@ class Rebuilder:
         literals = [_lit(self.termdag, a) for a in args[arity:-1]]
         key = (name, tuple(_lit_text(v) for v in literals), ty_text,
                tuple(id(orig) if orig is not None else -1 for _, orig in children))
-        original = self.enc.originals.get(key)
+        original = self.enc.originals.get((id(block), *key))
         operands = [value for value, _ in children]
-        if original is not None and self.enc.op_block.get(id(original)) is block and id(original) not in self.used:
+        if original is not None and id(original) not in self.used:
             self.used.add(id(original))
             original.operands = operands
             ops.append(original)
@@ -320,22 +329,22 @@ class Rebuilder:
         else:
             source = None
             key = (f"({name} {raw!r} {egg_string(ty_text)})",)
-        original = self.enc.originals.get(key) or source
-        if original is not None and self.enc.op_block.get(id(original)) is block and id(original) not in self.used \
-                and original.results[0].type == ty:
+        original = self.enc.originals.get((id(block), *key)) or source
+        if original is not None and self.enc.op_block.get(id(original)) is block \
+                and id(original) not in self.used and original.results[0].type == ty:
             self.used.add(id(original))
             ops.append(original)
-            self.constants.setdefault(key, []).append((block, original.results[0]))
+            self.constants.setdefault(key, []).append((block, anchor, original.results[0]))
             return original.results[0], original.results[0]
-        for home, value in self.constants.get(key, ()):
-            if self.enc.encloses(home, block):  # built before the op holding this block
+        for home, placed_before, value in self.constants.get(key, ()):
+            if home is block or self.enc.visible(home, placed_before, block):
                 return value, value
         if source is not None:
             op = make_op("constant", [], [ty], dict(source.attributes))
         else:
             op = make_splat(raw, ty)
         value = self._place(op, anchor, ops)
-        self.constants.setdefault(key, []).append((block, value))
+        self.constants.setdefault(key, []).append((block, anchor, value))
         return value, None
 
     def _place(self, op: Operation, anchor: Operation, ops: list[Operation]) -> Value:

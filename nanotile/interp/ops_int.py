@@ -180,6 +180,9 @@ def _remi(tb, op: Operation, args: list) -> list:
     return [wrap(np.where(zero, 0, r), t)]
 
 
+# Ops.td reads the amount as unsigned and says nothing of amounts >= the bit width; the
+# arithmetic (x * 2^n mod 2^N, x / 2^n rounded down) gives 0 or the sign, as PTX's
+# clamping shl/shr do, so that is the rule for every amount (an i64 one >= 2^32 too).
 @semantics("shli")
 def _shli(tb, op: Operation, args: list) -> list:
     t = _et(op)

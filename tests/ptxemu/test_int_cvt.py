@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from tests.ptxemu.ptxkit import elementwise, f32
 
@@ -36,6 +37,23 @@ def test_mul_lo_hi_wide() -> None:
     big = np.array([2 ** 64 - 1, 2 ** 40], np.uint64)
     got = run2("mul.hi.u64 {d}, {a}, {b};", "u64", "u64", big, big)
     assert list(got) == [((2 ** 64 - 1) ** 2) >> 64, 2 ** 16]
+
+
+@pytest.mark.parametrize("t", ["u16", "u32", "u64", "s16", "s32", "s64"])
+def test_mul_hi_is_the_high_half_of_the_exact_product(t) -> None:
+    """mul.hi on random values over the whole range and the extremes: bit for bit the
+    high half of the exact 2N-bit product (unsigned or signed as the type says)."""
+    bits = int(t[1:])
+    dt = np.dtype(f"{'u' if t[0] == 'u' else ''}int{bits}")
+    info = np.iinfo(dt)
+    rng = np.random.default_rng(bits)
+    a, b = (rng.integers(info.min, info.max, 256, dtype=dt, endpoint=True) for _ in "ab")
+    edges = np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1], dt)
+    a[:36], b[:36] = np.repeat(edges, 6), np.tile(edges, 6)
+    got = run2(f"mul.hi.{t} {{d}}, {{a}}, {{b}};", t, t, a, b)
+    mask = (1 << bits) - 1
+    want = [((int(x) * int(y)) >> bits) & mask for x, y in zip(a, b)]
+    assert [int(v) & mask for v in got] == want
 
 
 def test_div_rem_truncate_toward_zero() -> None:

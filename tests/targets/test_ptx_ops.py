@@ -378,6 +378,88 @@ def test_fpowi(et, it):
     np.testing.assert_allclose(g[tiny], w[tiny], rtol=0, atol=2e-45)
 
 
+# ---------------------------------------------------------------- integer edge values
+
+def _full_range(et: str, n: int, rng) -> np.ndarray:
+    """Random values over the whole range of ``et`` (the top bit set in about half),
+    then the extremes: 0, 1, -1, min, max, min+1, max-1."""
+    info = np.iinfo(_NP[et])
+    x = rng.integers(info.min, info.max, n, dtype=_NP[et], endpoint=True)
+    x[:7] = [0, 1, -1, info.min, info.max, info.min + 1, info.max - 1]
+    return x
+
+
+@pytest.mark.parametrize("et", ["i8", "i16", "i32", "i64"])
+def test_mulhii_is_the_unsigned_high_half(et):
+    """mulhii is defined for unsigned integers only (Ops.td): the high N bits of the
+    unsigned 2N-bit product, bit for bit with the interpreter; every pair of edge
+    values, then random values over the whole range."""
+    n = 512
+    rng = np.random.default_rng(21)
+    x, y = _full_range(et, n, rng), _full_range(et, n, rng)
+    edges = x[:7]
+    x[:49], y[:49] = np.repeat(edges, 7), np.tile(edges, 7)
+    text = kernel([((n,), et), ((n,), et)], ((n,), et), f"%y = mulhii %x0, %x1 : tile<{n}x{et}>")
+    for gpu in ("sm_90", "sm_100"):
+        got, want = _emulate_both(text, [x, y], np.zeros(n, _NP[et]), gpu)
+        bits = 8 * x.itemsize
+        mask = (1 << bits) - 1
+        exact = [((int(a) & mask) * (int(b) & mask)) >> bits for a, b in zip(x, y)]
+        assert [int(v) & mask for v in want] == exact  # the interpreter is unsigned
+        bad = got != want
+        assert not bad.any(), (gpu, list(zip(x[bad][:4], y[bad][:4], got[bad][:4],
+                                             want[bad][:4])))
+
+
+def test_mulhii_on_i1_is_zero():
+    """A 1-bit product fits in its low half: mulhii on i1 is false (tileiras stores 0)."""
+    n = 128
+    x = np.random.default_rng(3).integers(0, 2, n).astype(np.int32)
+    text = kernel([((n,), "i32")], ((n,), "i32"), f"""
+        %z = constant <i32: 0> : tile<{n}xi32>
+        %b = cmpi not_equal %x0, %z, signed : tile<{n}xi32> -> tile<{n}xi1>
+        %h = mulhii %b, %b : tile<{n}xi1>
+        %n = xori %h, %b : tile<{n}xi1>
+        %y = exti %n unsigned : tile<{n}xi1> -> tile<{n}xi32>""")
+    got, want = _emulate_both(text, [x], np.zeros(n, np.int32))
+    np.testing.assert_array_equal(want, x)
+    np.testing.assert_array_equal(got, want)
+
+
+def _shift_amounts(et: str, n: int, rng) -> np.ndarray:
+    """Shift amounts (read as unsigned): 0 to the bit width + 8, every amount whose
+    low 32 bits are small (2^32 + k for i64), and random values over the whole range."""
+    bits = 8 * np.dtype(_NP[et]).itemsize
+    small = list(range(bits + 9))
+    big = [2 ** 31, 2 ** 32 - 1] if bits >= 32 else [2 ** (bits - 1), 2 ** bits - 1]
+    if bits == 64:
+        big += [2 ** 32, 2 ** 32 + 1, 2 ** 32 + 63, 2 ** 33 + 2, 2 ** 63, 2 ** 64 - 1]
+    fixed = np.array(small + big, np.uint64).astype(_NP[et])  # wraps to the type
+    x = _full_range(et, n, rng)
+    x[:fixed.size] = fixed
+    return x
+
+
+@pytest.mark.parametrize("et", ["i8", "i16", "i32", "i64"])
+@pytest.mark.parametrize("op", ["shli", "shri signed", "shri unsigned"])
+def test_shift_amounts_past_the_bit_width(op, et):
+    """The amount is unsigned and a shift by the bit width or more gives 0 (shli, shri
+    unsigned) or copies of the sign bit (shri signed), as in the interpreter. PTX's
+    shl/shr take a u32 amount and clamp it to the register's width; an i64 amount of
+    2^32 + 1 must not become a shift by 1."""
+    n = 512
+    rng = np.random.default_rng(17)
+    x, amount = _full_range(et, n, rng), _shift_amounts(et, n, rng)
+    name, *sign = op.split()
+    expr = f"%y = {name} %x0, %x1 {' '.join(sign)} : tile<{n}x{et}>".replace("  ", " ")
+    text = kernel([((n,), et), ((n,), et)], ((n,), et), expr)
+    for gpu in ("sm_90", "sm_100"):
+        got, want = _emulate_both(text, [x, amount], np.zeros(n, _NP[et]), gpu)
+        bad = got != want
+        assert not bad.any(), (gpu, list(zip(x[bad][:4], amount[bad][:4], got[bad][:4],
+                                             want[bad][:4])))
+
+
 # ---------------------------------------------------------------- f16/bf16 atomics
 
 _ATOMICS = {

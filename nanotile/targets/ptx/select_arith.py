@@ -193,6 +193,9 @@ def _int_binary(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], o
     fn, name = lw.fn, op.name
     signed = op.attributes.get("signedness", Signedness.signed) == Signedness.signed
     base = _INT_BINARY[name]
+    if name == "mulhii":
+        _mulhi(lw, t, ins, out)
+        return
     if t.name == "i1":
         if name not in ("andi", "ori", "xori"):
             raise Unsupported(f"'{name}' on i1")
@@ -206,16 +209,32 @@ def _int_binary(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], o
         fn.emit(f"shr.{ityp(t, signed)} {out}, {x}, {_u32(lw, ins[1], t)}")
     elif name in ("negi", "absi"):
         fn.emit(f"{base}.s{bits} {out}, {ins[0]}")
-    elif name in ("divi", "remi", "maxi", "mini", "mulhii"):
+    elif name in ("divi", "remi", "maxi", "mini"):
         xs = ins if signed else [zext(lw, r, t) for r in ins]
-        if name == "mulhii" and t.bitwidth < 32:
-            raise Unsupported("mulhii on narrow integers")
         fn.emit(f"{base}.{ityp(t, signed)} {out}, {xs[0]}, {xs[1]}")
         rounding = op.attributes.get("rounding")
         if name == "divi" and rounding not in (None, RoundingMode.zero):
             _round_quotient(lw, out, xs, t, rounding, signed)
     else:
         fn.emit(f"{base}.s{bits} {out}, {ins[0]}, {ins[1]}")
+    normalize(lw, out, t)
+
+
+def _mulhi(lw: Lowering, t: T.ElementType, ins: list[str], out: str) -> None:
+    """mulhii: the high half of the *unsigned* double-width product (Ops.td defines it
+    for unsigned integers only; it has no signedness attribute). i8/i16, held
+    sign-extended in 32-bit registers, are zero-extended and multiplied in 32 bits,
+    where their product fits; i1's product fits in its low half, so its high half is 0."""
+    fn = lw.fn
+    if t.name == "i1":
+        fn.emit(f"mov.pred {out}, 0")
+        return
+    if t.bitwidth >= 32:
+        fn.emit(f"mul.hi.{ityp(t, False)} {out}, {ins[0]}, {ins[1]}")
+        return
+    x, y = (zext(lw, r, t) for r in ins)
+    fn.emit(f"mul.lo.u32 {out}, {x}, {y}")
+    fn.emit(f"shr.u32 {out}, {out}, {t.bitwidth}")
     normalize(lw, out, t)
 
 
@@ -240,11 +259,16 @@ def _round_quotient(lw: Lowering, q: str, xs: list[str], t: T.ElementType, round
 
 
 def _u32(lw: Lowering, reg: str, t: T.ElementType) -> str:
-    """Shift amounts are u32 in PTX."""
+    """A shift amount as PTX's u32 (which shl/shr clamp to the register's width). An i64
+    amount is clamped to 64 first: its low 32 bits alone would make 2^32 + 1 a shift by
+    1, where the amount, read as unsigned, is past the width (the result 0 or the sign).
+    Narrower amounts need nothing: one held sign-extended that is negative is >= 2^31 as
+    u32, past the width as its unsigned value is."""
     if t.bitwidth != 64:
         return reg
-    r = lw.fn.reg("b32")
-    lw.fn.emit(f"cvt.u32.u64 {r}, {reg}")
+    clamped, r = lw.fn.reg("b64"), lw.fn.reg("b32")
+    lw.fn.emit(f"min.u64 {clamped}, {reg}, 64")
+    lw.fn.emit(f"cvt.u32.u64 {r}, {clamped}")
     return r
 
 
