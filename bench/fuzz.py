@@ -336,8 +336,10 @@ def check_flags(path: str, flags: list[str], folder: str) -> str:
     flags = [f.replace("OUT", os.path.join(folder, "out")) for f in flags]
     stdout = io.TextIOWrapper(io.BytesIO())  # has .buffer, for binary output
     stderr = io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        status = main([path, *flags])
+    # in the scratch folder: a flag may take a path from the next one (--dump-egraph -)
+    with contextlib.chdir(folder), contextlib.redirect_stdout(stdout), \
+            contextlib.redirect_stderr(stderr):
+        status = main([os.path.abspath(path), *flags])
     if "internal error" in stderr.getvalue() or status not in (0, 1, 2):
         raise RuntimeError(f"status {status}: {stderr.getvalue()[-300:]}")
     if status == 1 and not _LOCATED_MESSAGE.search(stderr.getvalue()):
