@@ -55,6 +55,10 @@ class SelectInstructions(Pass):
     def output_language(self) -> str:
         return LANGUAGE_OF_GPU[self.gpu]
 
+    @classmethod
+    def output_languages(cls) -> tuple[str, ...]:
+        return tuple(LANGUAGE_OF_GPU.values())
+
     def spelling(self) -> str:
         return f"{self.name}{{gpu={self.gpu}}}"
 
