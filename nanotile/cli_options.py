@@ -149,11 +149,10 @@ def language_table() -> str:
     """--print-language without NAME: each language a module can be in (the input's and
     those some pass writes), top to bottom, with the passes that write it and its summary."""
     load_backend()
-    from .passes.language import first_line
     from .passes.languages import LANGUAGES
     from .passes.registry import entered_languages
 
-    rows = [(name, ", ".join(writers) or "(the input)", first_line(LANGUAGES[name].doc))
+    rows = [(name, ", ".join(writers) or "(the input)", LANGUAGES[name].summary())
             for name, writers in entered_languages().items()]
     name_width = max(len(r[0]) for r in rows)
     writer_width = max(len(r[1]) for r in rows)
