@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import inspect
 import re
 import sys
@@ -52,7 +53,8 @@ def generate() -> dict[str, str]:
 # The default pipelines, step by step
 
 
-def pipeline_steps(target: str) -> list[tuple[int, object, str, str]]:
+@functools.cache
+def pipeline_steps(target: str) -> tuple[tuple[int, object, str, str], ...]:
     """(step number, pass, language before, language after) for each step of ``target``'s
     default pipeline; numbers count from 1, as ``--stop-after`` and ``--dump-dir`` do."""
     from .passes.manager import step_output
@@ -64,7 +66,7 @@ def pipeline_steps(target: str) -> list[tuple[int, object, str, str]]:
         after = step_output(step, language)
         steps.append((number, step, language, after))
         language = after
-    return steps
+    return tuple(steps)
 
 
 def targets() -> list[str]:
@@ -77,56 +79,57 @@ def targets() -> list[str]:
 # docs/languages.md
 
 
-def languages_page() -> str:
-    from .passes.languages import LANGUAGES
-    from .passes.registry import PASSES
+LANGUAGES_INTRO = (
+    "A module is in one *language* at every stage of the pipeline: a named set of ops, "
+    "types and attributes plus invariants (functions that return what is wrong). The pass "
+    "manager checks the module against the output language of every pass (unless "
+    "`--no-verify`), and a pass refuses a module that is not in the language it reads. "
+    "Each language below `tile` is declared as a diff of another (`extend`: `+` what it "
+    "adds, `-` what it removes), as in the nanopass framework. "
+    "[architecture.md](architecture.md) tells where they fit.\n\n"
+    "This page shows the languages the default pipelines pass through, in pipeline order: "
+    "`tile` in full (`nanotile --print-language tile`), every later one as its difference "
+    "from the stage before it (`nanotile --diff-languages A B`) with its full definition "
+    "folded below. `nanotile --print-language` lists them with the passes that write them; "
+    "`nanotile --list-passes` shows what each pass reads and writes. A pass that reads a "
+    "Tile IR language takes any module made only of parts that language allows: the "
+    "passes reading `tile` run on `tile-canon` and `tile-ptr` modules too.")
 
-    entered: dict[str, dict[str, tuple[int, str]]] = {"tile": {}}  # language -> target ->
-    previous: dict[str, str] = {}                                   # (step, spelling)
+
+def stages() -> tuple[dict[str, dict[str, tuple[int, str]]], dict[str, str]]:
+    """Where the default pipelines enter each language: language -> target -> (step
+    number, the step's spelling); and language -> the language of the stage before."""
+    entered: dict[str, dict[str, tuple[int, str]]] = {"tile": {t: (0, "") for t in targets()}}
+    previous: dict[str, str] = {}
     for target in targets():
-        entered["tile"][target] = (0, "")
         for number, step, before, after in pipeline_steps(target):
             if after != before and target not in entered.setdefault(after, {}):
                 entered[after][target] = (number, step.spelling())
                 previous.setdefault(after, before)
+    return entered, previous
+
+
+def languages_page() -> str:
+    from .passes.languages import LANGUAGES
+    from .passes.registry import PASSES
+
+    entered, previous = stages()
     order = [name for name in LANGUAGES if name in entered]
     lines = [MARK.format("the language registry (nanotile/passes/languages.py, "
                          "nanotile/targets/ptx/languages.py)"),
-             "# Languages", "",
-             "A module is in one *language* at every stage of the pipeline: a named set of "
-             "ops, types and attributes plus invariants (functions that return what is "
-             "wrong). The pass manager checks the module against the output language of "
-             "every pass (unless `--no-verify`), and a pass refuses a module that is not "
-             "in the language it reads. Each language below `tile` is declared as a diff "
-             "of another (`extend`: `+` what it adds, `-` what it removes), as in the "
-             "nanopass framework. [architecture.md](architecture.md) tells where they fit.",
-             "", "This page shows the languages the default pipelines pass through, in "
-             "pipeline order: `tile` in full (`nanotile --print-language tile`), every "
-             "later one as its difference from the stage before it (`nanotile "
-             "--diff-languages A B`) with its full definition folded below. "
-             "`nanotile --print-language` lists them with the passes that write them; "
-             "`nanotile --list-passes` shows what each pass reads and writes. A pass that "
-             "reads a Tile IR language takes any module made only of parts that language "
-             "allows: the passes reading `tile` run on `tile-canon` and `tile-ptr` "
-             "modules too.", "",
+             "# Languages", "", LANGUAGES_INTRO, "",
              "| language | " + " | ".join(f"{t}: entered at" for t in targets())
              + " | what holds there |",
              "|---|" + "---|" * len(targets()) + "---|"]
     for name in order:
-        cells = []
-        for target in targets():
-            if target not in entered[name]:
-                cells.append("(not reached)")
-            elif name == "tile":
-                cells.append("the input")
-            else:
-                number, spelling = entered[name][target]
-                cells.append(f"step {number}, `{spelling}`")
+        cells = ["the input" if name == "tile" else
+                 f"step {entered[name][t][0]}, `{entered[name][t][1]}`"
+                 if t in entered[name] else "(not reached)" for t in targets()]
         lines.append(f"| [`{name}`](#{name}) | " + " | ".join(cells)
                      + f" | {_cell(LANGUAGES[name].summary())} |")
     for name in order:
-        base = LANGUAGES[name].parent if LANGUAGES[name].parent in order else \
-            previous.get(name)
+        parent = LANGUAGES[name].parent
+        base = parent if parent in order else previous.get(name)
         lines += ["", f"## {name}", "", *_definition(name, base)]
         readers = sorted(n for n, cls in PASSES.items() if cls.input == name)
         if readers:
@@ -179,10 +182,10 @@ def _language_source(name: str) -> str:
 
 
 def pass_index() -> str:
-    from .passes.pipelines import NOT_IN_DEFAULT
+    from .passes.pipelines import DEFAULT_TARGET, NOT_IN_DEFAULT
     from .passes.registry import PASSES
 
-    first = targets()[-1]  # the default target: its pipeline gives the order
+    first = DEFAULT_TARGET  # its pipeline gives the order
     order: list[str] = []
     numbers: dict[str, int] = {}
     for number, step, _, _ in pipeline_steps(first):
@@ -194,7 +197,7 @@ def pass_index() -> str:
              "its golden test. They are listed in the order of the default pipeline "
              f"(`nanotile --print-pipeline --gpu-name={first}`; the step is the first "
              "time it runs there), then the passes no default pipeline runs. "
-             "[../guide-write-a-pass.md](../guide-write-a-pass.md) shows how to add one.",
+             "[guide-write-a-pass.md](../guide-write-a-pass.md) shows how to add one.",
              "", "| step | pass | reads -> writes | what it does |", "|---|---|---|---|"]
     for name in order + sorted(set(PASSES) - set(order)):
         cls = PASSES[name]
@@ -244,6 +247,9 @@ def _where_it_runs(name: str) -> list[str]:
     for target in targets():
         runs = [(n, step.spelling()) for n, step, _, _ in pipeline_steps(target)
                 if step.name == name]
+        if not runs:
+            lines.append(f"- {target}: not in its pipeline")
+            continue
         total = len(pipeline_steps(target))
         spellings = ", ".join(f"`{s}`" for s in sorted({s for _, s in runs}))
         numbers = ", ".join(str(n) for n, _ in runs)
@@ -376,6 +382,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="write nothing; list the stale pages and exit 1 if any")
     args = parser.parse_args(argv)
+    if not (ROOT / "tests").is_dir() or not (ROOT / "pyproject.toml").is_file():
+        sys.stderr.write(f"python -m nanotile.docs: {ROOT} is not a source checkout of "
+                         "nanotile (the pages are made from its tests/ and go to its docs/)\n")
+        return 1
     pages = generate()
     problems = stale(pages)
     if args.check:
