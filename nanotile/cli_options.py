@@ -97,8 +97,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="list the passes: name, languages in -> out, description")
     g.add_argument("--print-pipeline", action="store_true",
                    help="print the pipeline that would run (the default one, or -p's)")
-    g.add_argument("--print-language", metavar="NAME",
-                   help="print a language (tile, tile-canon, ..., ptx-sm100)")
+    g.add_argument("--print-language", metavar="NAME", nargs="?", const="",
+                   help="print a language (tile, tile-canon, ..., ptx-sm100); without NAME, "
+                        "list the languages a module can be in and the passes that write "
+                        "them")
     g.add_argument("--diff-languages", metavar=("A", "B"), nargs=2,
                    help="print what language B adds to / removes from A")
     g.add_argument("--print-grammar", action="store_true",
@@ -143,6 +145,30 @@ def pass_table() -> str:
                    for name, cls in sorted(PASSES.items()))
 
 
+def language_table() -> str:
+    """--print-language without NAME: each language a module can be in (the input's and
+    those some pass writes), top to bottom, with the passes that write it and its summary."""
+    load_backend()
+    from .passes.languages import LANGUAGES
+    from .passes.registry import entered_languages
+
+    rows = [(name, ", ".join(writers) or "(the input)", LANGUAGES[name].summary())
+            for name, writers in entered_languages().items()]
+    name_width = max(len(r[0]) for r in rows)
+    writer_width = max(len(r[1]) for r in rows)
+    return "".join(f"  {name:<{name_width}}  {writers:<{writer_width}}  {doc}\n"
+                   for name, writers, doc in rows)
+
+
+def _not_written_note(name: str) -> str:
+    """A line after a declared language no pass writes (tile-opt, tile-ordered)."""
+    from .passes.registry import entered_languages
+
+    if name in entered_languages():
+        return ""
+    return "  (declared in nanotile/passes/languages.py, but no registered pass writes it)\n"
+
+
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     """Answer --print-grammar, --list-passes, --print-pipeline, --print-language,
     --diff-languages.
@@ -152,7 +178,7 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
 
         out.write(GRAMMAR_PATH.read_text())
         return True
-    if not (args.list_passes or args.print_pipeline or args.print_language
+    if not (args.list_passes or args.print_pipeline or args.print_language is not None
             or args.diff_languages):
         return False  # nothing to import: start-up stays fast
     load_backend()
@@ -169,13 +195,15 @@ def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
         except CompileError as e:
             raise CompileError(_flag_error(f"{flag}: {e.diagnostics[0].message}")) from None
 
-    if args.print_language:
+    if args.print_language == "":
+        out.write(language_table())
+    elif args.print_language:
         out.write(language("--print-language", args.print_language).describe())
+        out.write(_not_written_note(args.print_language))
     if args.diff_languages:
         a, b = args.diff_languages
         out.write(diff(language("--diff-languages", a), language("--diff-languages", b)))
-    return bool(args.list_passes or args.print_pipeline or args.print_language
-                or args.diff_languages)
+    return True
 
 
 def final_language(args: argparse.Namespace) -> str:

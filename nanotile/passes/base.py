@@ -59,6 +59,12 @@ class Pass:
         """The language this instance writes (None = the one it was given)."""
         return self.output
 
+    @classmethod
+    def output_languages(cls) -> tuple[str, ...]:
+        """Every language some instance of the pass writes (none: it keeps the one it was
+        given); ``--print-language`` lists only languages a pass writes."""
+        return (cls.output,) if cls.output else ()
+
     def apply(self, module: Module, ctx: PassContext) -> bool:
         """Rewrite ``module`` in place; return True if anything changed."""
         raise NotImplementedError

@@ -33,15 +33,15 @@ class Eqsat(Pass):
     rules: str = ""          # user rule files, comma-separated
     rulesets: str = ""       # run only these rulesets (comma-separated); "" = all
     builtin: bool = True     # load nanotile's own rule files
-    iterations: int = 8
-    node_limit: int = 200_000
+    iterations: int = 8      # rounds of the rulesets at most
+    node_limit: int = 200_000  # stop growing the e-graph past this many e-nodes
     time_limit: int = 10     # seconds
     window: int = 1000       # an item with more pure ops goes in windows of this many
-    fast_math: bool = False
+    fast_math: bool = False  # allow rewrites that are not exact: (FastMath 1) holds
     contract: bool = False   # also run the contracting rulesets (fma, mma accumulate)
-    dump_egglog: bool = False
-    dump_egraph: str = ""
-    stats: bool = False
+    dump_egglog: bool = False  # print the egglog program each run executed
+    dump_egraph: str = ""    # a folder: each e-graph as JSON and DOT (SVG with dot)
+    stats: bool = False      # print e-nodes, rounds and seconds per e-graph (--time-passes)
     target: str = ""         # whose cost model extraction uses (egraph.cost.register)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:

@@ -119,6 +119,12 @@ class Language:
                                      f"language '{self.name}' ({type(part).__name__})")]
         return []
 
+    def summary(self) -> str:
+        """The doc's first sentence, on one line (the language listings show it)."""
+        text = " ".join(self.doc.split())
+        end = text.find(". ")
+        return text if end < 0 else text[:end + 1]
+
     def describe(self) -> str:
         """The text ``--print-language`` shows."""
         lines = [f"language {self.name}" + (f" extends {self.parent}" if self.parent else ""),
@@ -132,7 +138,8 @@ class Language:
         lines.append("  invariants:")
         lines += [f"    {name}: {first_line(fn.__doc__)}" for name, fn in self.invariants]
         if self.extra_ops:
-            lines.append("  (* = declared here, not yet in the op table)")
+            lines.append("  (* = PTX instructions, not ops of the op table)" if self.ptx else
+                         "  (* = declared here, not yet in the op table)")
         return "\n".join(lines) + "\n"
 
 

@@ -156,8 +156,12 @@ def register_language(language: Language) -> Language:
 
 
 def get_language(name: str) -> Language:
-    """The language called ``name``; an unknown name is a user error listing the known ones."""
+    """The language called ``name``; an unknown name is a user error listing the languages
+    a module can be in (those declared but written by no pass are found, not listed)."""
     if name not in LANGUAGES:
+        from .registry import entered_languages
+
         raise CompileError(Diagnostic("error", f"unknown language '{name}' (known: "
-                                               f"{', '.join(LANGUAGES)})", "<command line>"))
+                                               f"{', '.join(entered_languages())})",
+                                      "<command line>"))
     return LANGUAGES[name]

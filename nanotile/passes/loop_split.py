@@ -186,7 +186,7 @@ class LoopSplit(Pass):
     """Split a for loop where an if compares its induction variable with an invariant."""
 
     name = "loop-split"
-    split_threshold: int = 1
+    split_threshold: int = 1  # 0: never split, 1: always, N: a branch of N ops or more
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False

@@ -64,6 +64,22 @@ def register(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
+def entered_languages() -> dict[str, list[str]]:
+    """The languages a module can be in, top to bottom, each with the passes that bring a
+    module into it: ``tile`` (what the parser and the bytecode reader make) and every
+    language some registered pass writes from another. A language declared but written by
+    no pass (tile-opt and tile-ordered: eqsat and resolve-tokens keep the language they
+    are given) is not among them."""
+    from .languages import LANGUAGES
+
+    writers: dict[str, list[str]] = {"tile": []}
+    for name, cls in sorted(PASSES.items()):
+        for language in cls.output_languages():
+            if language != cls.input:
+                writers.setdefault(language, []).append(name)
+    return {language: writers[language] for language in LANGUAGES if language in writers}
+
+
 def get_pass(name: str) -> type[Pass]:
     if name not in PASSES:
         raise CompileError(Diagnostic("error", f"unknown pass '{name}' (see --list-passes)",

@@ -79,7 +79,7 @@ class CheckTargetSupport(Pass):
 
     name: ClassVar[str] = "check-target-support"
     input: ClassVar[str] = "tile"
-    gpu: str = "sm_100"
+    gpu: str = "sm_100"  # the target whose element types and ops are allowed
 
     def __post_init__(self) -> None:
         from .target import get_target

@@ -72,6 +72,20 @@ def test_print_language_and_diff(capsys):
                                 "  + invariant no-token-operands"]
 
 
+def test_print_language_without_a_name_lists_the_languages_passes_write(capsys):
+    status, out, _ = run(capsys, "--print-language")
+    assert status == 0
+    assert [line.split()[0] for line in out.splitlines()] == \
+        ["tile", "tile-canon", "tile-ptr", "tile-layout", "simt", "ptx-sm90", "ptx-sm100"]
+    assert re.search(r"^  tile-ptr +lower-views +Views lowered", out, re.MULTILINE)
+
+
+def test_a_language_no_pass_writes_is_marked(capsys):
+    assert run(capsys, "--print-language", "tile-ordered")[1].endswith(
+        "no registered pass writes it)\n")
+    assert "no registered pass" not in run(capsys, "--print-language", "tile-ptr")[1]
+
+
 def test_print_pipeline(capsys):
     from nanotile.passes.registry import parse_pipeline
 

@@ -13,7 +13,8 @@ from nanotile.diagnostics import CompileError
 from nanotile.passes.base import Pass
 from nanotile.passes.languages import LANGUAGES
 from nanotile.passes.pipelines import NOT_IN_DEFAULT, PIPELINES, default_pipeline
-from nanotile.passes.registry import PASSES, parse_pipeline
+from nanotile.passes.manager import step_output
+from nanotile.passes.registry import PASSES, entered_languages, parse_pipeline
 
 PACKAGE = Path(package.__file__).parent
 INFRASTRUCTURE = {"__init__", "__main__", "base", "cli_options", "facts", "language", "languages",
@@ -96,3 +97,19 @@ def test_default_pipelines_per_target():
     assert set(NOT_IN_DEFAULT) <= set(PASSES)
     with pytest.raises(CompileError, match="unknown target"):
         default_pipeline("sm_80")
+
+
+def test_the_languages_passes_write_are_those_the_default_pipelines_reach():
+    """--print-language lists the input's language and those some pass brings a module
+    into; the default pipelines of the two targets pass through every one of them."""
+    import nanotile.targets  # noqa: F401  (the back end's passes and languages)
+
+    reached = {"tile"}
+    for target in PIPELINES:
+        language = "tile"
+        for step in parse_pipeline(default_pipeline(target)):
+            language = step_output(step, language)
+            reached.add(language)
+    assert set(entered_languages()) == reached
+    assert list(entered_languages()) == [n for n in LANGUAGES if n in reached]  # in order
+    assert entered_languages()["ptx-sm90"] == ["select-instructions"]

@@ -71,7 +71,7 @@ class AssignLayouts(Pass):
     name = "assign-layouts"
     input = "tile-ptr"
     output = "tile-layout"
-    gpu: str = "sm_100"
+    gpu: str = "sm_100"  # sm_90 or sm_100: the CTA size and the mma.sync forms it has
 
     def spelling(self) -> str:
         return f"{self.name}{{gpu={self.gpu}}}"  # the target is always named, in dumps too

@@ -167,26 +167,30 @@ SIMT = TILE_LAYOUT.extend(
     tile_level=False, runner=run_simt_module)
 
 PTX_SM90 = SIMT.extend(
-    "ptx-sm90", "Hopper instructions (mma.sync, wgmma, TMA bulk copies, mbarriers) on\n"
-                "virtual registers in basic blocks; printed as PTX text. The module's\n"
-                "program is module.ptx (select-instructions); the invariants read it.",
+    "ptx-sm90", "Hopper: PTX instructions on virtual registers in basic blocks, printed as\n"
+                "PTX text (.target sm_90a); the tensor cores through mma.sync (wgmma, TMA\n"
+                "and mbarriers are not used yet). The module's program is module.ptx\n"
+                "(select-instructions); the invariants read it.",
     remove_ops=SIMT.ops, remove_types=SIMT.types, remove_attrs=SIMT.attrs,
+    remove_extra_ops=set(SIMT.extra_ops),  # simt's own ops are gone too
     remove_invariants={name for name, _ in SIMT.invariants},  # those read Tile IR ops
     add_invariants=[("ptx-target", _ptx_target_is("sm_90")),
                     ("ptx-registers-declared", ptx_registers_declared),
                     ("ptx-branch-targets", ptx_branch_targets)],
-    extra_ops={"wgmma.mma_async": "warpgroup MMA", "cp.async.bulk.tensor": "TMA copy",
-               "mbarrier": "async barrier", "mma.sync": "warp MMA", "bra": "branch"},
+    extra_ops={"mma.sync": "warp MMA", "ldmatrix.sync": "mma fragments from shared memory",
+               "shfl.sync": "lane exchanges", "bar.sync": "CTA barrier", "bra": "branch"},
     ptx=True, open_to_extensions=True, runner=run_ptx_module)
 
 PTX_SM100 = PTX_SM90.extend(
-    "ptx-sm100", "Blackwell: as ptx-sm90 plus tcgen05 MMAs and tensor memory. The ptx-sm90\n"
+    "ptx-sm100", "Blackwell: as ptx-sm90 for .target sm_100a (PTX 8.6), plus the cvt forms of\n"
+                 "the element types only Blackwell has (f4E2M1FN, f8E8M0FNU). The ptx-sm90\n"
                  "passes run here too (they copy the instructions they do not know).",
     remove_invariants={"ptx-target"},
     add_invariants=[("ptx-target", _ptx_target_is("sm_100"))],
-    extra_ops={"tcgen05.mma": "5th-gen tensor core MMA", "tcgen05.ld": "tensor memory load",
-               "tcgen05.alloc": "tensor memory allocation"})
-
+    extra_ops={"cvt.rn.f16x2.e2m1x2": "two f4E2M1FN -> two f16",
+               "cvt.rn.satfinite.e2m1x2.f32": "two f32 -> two f4E2M1FN",
+               "cvt.rn.bf16x2.ue8m0x2": "two f8E8M0FNU -> two bf16",
+               "cvt.rz.satfinite.ue8m0x2.f32": "two f32 -> two f8E8M0FNU (also .rp)"})
 
 for _language in (SIMT, PTX_SM90, PTX_SM100):
     register_language(_language)

@@ -43,7 +43,7 @@ class SelectInstructions(Pass):
     name: ClassVar[str] = "select-instructions"
     input: ClassVar[str] = "simt"
     output: ClassVar[str | None] = "ptx-sm100"  # of the default gpu; see output_language
-    gpu: str = "sm_100"
+    gpu: str = "sm_100"  # sm_90 (writes ptx-sm90) or sm_100 (writes ptx-sm100)
 
     def __post_init__(self) -> None:
         if self.gpu not in LANGUAGE_OF_GPU:
@@ -54,6 +54,10 @@ class SelectInstructions(Pass):
 
     def output_language(self) -> str:
         return LANGUAGE_OF_GPU[self.gpu]
+
+    @classmethod
+    def output_languages(cls) -> tuple[str, ...]:
+        return tuple(LANGUAGE_OF_GPU.values())
 
     def spelling(self) -> str:
         return f"{self.name}{{gpu={self.gpu}}}"

@@ -242,7 +242,7 @@ class PtxHoistLoopInvariants(KernelPass):
     """Move loop-invariant pure instructions in front of their (single-entry) loop."""
 
     name: ClassVar[str] = "ptx-hoist-loop-invariants"
-    max_pressure: int = 128
+    max_pressure: int = 128  # registers live in a loop that hoisting may not exceed
 
     def run_on_kernel(self, kernel: PtxKernel) -> bool:
         return hoist_loop_invariants(kernel, self.max_pressure)
