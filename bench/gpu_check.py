@@ -1,0 +1,266 @@
+"""nanotile's code on a real GPU, against the interpreter: prepared here, run there.
+
+    .venv/bin/python bench/gpu_check.py prepare DIR [--gpu-name sm_90]   # CPU machine
+    python3 bench/gpu_check.py run DIR                                  # GPU machine
+
+``prepare`` compiles each case to a cubin (nanotile's PTX through ptxas) and stores, per
+case, the cubin, the launch (grid, CTA size, dynamic shared memory), the arguments and the
+interpreter's results. ``run`` needs only NumPy and cuda-python's driver bindings (no
+nanotile, no egglog: a GPU machine without the project's dependencies runs it), launches
+each cubin, and compares the outputs with the interpreter's: bit for bit, or within the
+case's tolerance where the interpreter and the GPU may round differently (approximate
+instructions, another summation order). NaN compares equal to NaN whatever its payload.
+
+The cases: the examples of examples/ (always), the cuTile kernels of
+../shared/corpus/cutile (where present), and the op-family kernels of
+tests/targets/test_ptx_ops.py (one family of ops each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- prepare (CPU machine)
+
+
+def prepare(folder: Path, gpu: str) -> int:
+    sys.path.insert(0, str(ROOT))
+    folder.mkdir(parents=True, exist_ok=True)
+    cases = list(_example_cases()) + list(_corpus_cases()) + list(_op_family_cases()) \
+        + list(_edge_cases())
+    manifest = []
+    for name, module, kernel, grid, args, outputs, rtol, atol in cases:
+        try:
+            manifest.append(_prepare_case(folder, gpu, name, module, kernel, grid, args,
+                                          outputs, rtol, atol))
+        except Exception as error:  # noqa: BLE001 - report and go on with the others
+            print(f"{name}: not prepared: {type(error).__name__}: {error}")
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    print(f"{len(manifest)} cases in {folder}")
+    return 0
+
+
+def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, atol) -> dict:
+    import copy
+
+    from nanotile.interp import run
+    from nanotile.targets.compile import assemble, compile_to_ptx
+    from nanotile.targets.ptx.builder import dynamic_shared_bytes
+
+    ptx = compile_to_ptx(copy.deepcopy(module), gpu)  # compiling lowers the module in place
+    cubin, _ = assemble(ptx, gpu)
+    (folder / f"{name}.cubin").write_bytes(cubin)
+    expected = copy.deepcopy(args)
+    run(module, kernel, grid, *expected)
+    entry = ptx[ptx.index(f".entry {kernel}("):]
+    threads = int(entry.split(".reqntid", 1)[1].split()[0].strip(","))
+    arrays = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
+    arrays |= {f"want{i}": expected[i] for i in outputs}
+    np.savez(folder / f"{name}.npz", **arrays)
+    return {"name": name, "kernel": kernel, "grid": list(grid) + [1] * (3 - len(grid)),
+            "threads": threads, "shared": dynamic_shared_bytes(ptx, kernel),
+            "args": [_argument(a) for a in args], "outputs": list(outputs),
+            "rtol": rtol, "atol": atol}
+
+
+def _argument(value) -> dict:
+    if isinstance(value, np.ndarray):
+        return {"array": True}
+    dtype = np.asarray(value).dtype
+    kind = "f32" if dtype.kind == "f" and dtype.itemsize <= 4 else \
+        "f64" if dtype.kind == "f" else "i64" if dtype.itemsize == 8 else "i32"
+    return {"array": False, "kind": kind, "value": float(value) if kind[0] == "f" else int(value)}
+
+
+def _example_cases():
+    sys.path.insert(0, str(ROOT / "examples"))
+    import check
+
+    from nanotile.interp import cutile_args
+
+    for name, example in check.EXAMPLES.items():
+        module = check.load(name)
+        args, grid = example.inputs(np.random.default_rng(0))
+        expanded = cutile_args(*args)
+        # an output array of the example is the expanded argument that is the same object
+        outputs = [i for i, a in enumerate(expanded) if a is args[example.output]]
+        yield (f"example_{name}", module, name, grid, expanded, outputs, example.rtol,
+               example.atol)
+
+
+def _corpus_cases():
+    from nanotile.interp import cutile_args
+    from nanotile.loader import load_file
+    from tests.targets.corpus_cases import CORPUS, KERNELS, corpus_case
+
+    for name in KERNELS:
+        path = CORPUS / f"{name}.tileirbc"
+        if not path.exists():
+            continue
+        grid, args, outputs, rtol, atol = corpus_case(name, np.random.default_rng(3))
+        expanded = cutile_args(*args)
+        expanded_outputs = [i for i, a in enumerate(expanded)
+                            if any(a is args[o] for o in outputs)]
+        yield (f"cutile_{name}", load_file(str(path)), name, grid, expanded,
+               expanded_outputs, rtol, atol)
+
+
+def _op_family_cases():
+    from nanotile.ir.parser import parse_text
+    from tests.targets import test_ptx_ops as ops
+
+    for name, (inputs, (shape, element), body, rtol) in sorted(ops.CASES.items()):
+        text = ops.kernel(inputs, (shape, element), body)
+        arrays = ops._inputs(inputs, np.random.default_rng(11))
+        out = np.zeros(shape, ops._NP[element])
+        yield (f"ops_{name}", parse_text(text, f"<{name}>"), "k", (1,), [*arrays, out],
+               [len(arrays)], rtol, rtol)
+
+
+def _edge_cases():
+    """Semantics the emulator was fixed on, checked against the hardware: an exact zero
+    sum under rounding toward -inf (-0), f64 -> tf32 (two roundings, as tileiras), the
+    unsigned mulhii, and i64 shift amounts of 2^32 and more."""
+    from nanotile.ir.parser import parse_text
+    from tests.targets import test_ptx_ops as ops
+
+    rng = np.random.default_rng(5)
+    n = 128
+    x = np.array([1.5, 0.0, -0.0, 0.0, -0.0, 2.0, -3.0, 1.0] * 16, np.float32)
+    y = np.array([1.5, 0.0, 0.0, -0.0, -0.0, -2.0, -3.0, -1.0] * 16, np.float32)
+    wide = rng.uniform(-4, 4, n)
+    edges = np.array([0, 1, -1, -2**63, 2**63 - 1, 2**31, 2**32 - 1, 12345] * 16, np.int64)
+    amounts = np.array([0, 1, 63, 64, 65, 2**32, 2**32 + 1, 2**33 + 2] * 16, np.int64)
+    bodies = [
+        ("subf_rm_zero", [x, y], "f32", f"%y = subf %x0, %x1 rounding<negative_inf> : tile<{n}xf32>"),
+        ("ftof_f64_tf32", [wide], "tf32", f"%y = ftof %x0 : tile<{n}xf64> -> tile<{n}xtf32>"),
+        ("ftof_f64_tf32_rz", [wide], "tf32",
+         f"%y = ftof %x0 rounding<zero> : tile<{n}xf64> -> tile<{n}xtf32>"),
+        ("mulhii_i64", [edges, edges[::-1].copy()], "i64", f"%y = mulhii %x0, %x1 : tile<{n}xi64>"),
+        ("mulhii_i32", [edges.astype(np.int32), edges[::-1].astype(np.int32)], "i32",
+         f"%y = mulhii %x0, %x1 : tile<{n}xi32>"),
+        ("shli_i64_wide_amounts", [edges, amounts], "i64", f"%y = shli %x0, %x1 : tile<{n}xi64>"),
+        ("shri_i64_wide_amounts", [edges, amounts], "i64",
+         f"%y = shri %x0, %x1 signed : tile<{n}xi64>"),
+    ]
+    names = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+             np.dtype(np.int64): "i64", np.dtype(np.int32): "i32"}
+    for name, arrays, out, body in bodies:
+        inputs = [((n,), names[a.dtype]) for a in arrays]
+        text = ops.kernel(inputs, ((n,), out), body)
+        result = np.zeros(n, np.float32 if out == "tf32" else arrays[0].dtype)
+        yield (f"edge_{name}", parse_text(text, f"<{name}>"), "k", (1,), [*arrays, result],
+               [len(arrays)], 0.0, 0.0)
+
+
+# ---------------------------------------------------------------- run (GPU machine)
+
+
+def run(folder: Path) -> int:
+    from cuda.bindings import driver
+
+    def check(result):
+        error, *rest = result if isinstance(result, tuple) else (result,)
+        if error != driver.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(str(error))
+        return rest[0] if len(rest) == 1 else rest
+
+    check(driver.cuInit(0))
+    device = check(driver.cuDeviceGet(0))
+    context = check(driver.cuDevicePrimaryCtxRetain(device))
+    check(driver.cuCtxSetCurrent(context))
+    name = check(driver.cuDeviceGetName(64, device)).decode(errors="ignore").strip("\x00")
+    print(f"device: {name}")
+    failures = 0
+    rows = []
+    for case in json.loads((folder / "manifest.json").read_text()):
+        try:
+            verdict = _run_case(driver, check, folder, case)
+        except Exception as error:  # noqa: BLE001 - one case's failure is a row, not the end
+            verdict = f"ERROR {type(error).__name__}: {error}"
+        failures += not verdict.startswith("ok")
+        rows.append(f"{case['name']:<48} {case['threads']:>5} {case['shared']:>7}  {verdict}")
+    print(f"{'case':<48} {'CTA':>5} {'shared':>7}  result")
+    print("\n".join(rows))
+    print(f"{len(rows) - failures}/{len(rows)} cases match the interpreter")
+    return 1 if failures else 0
+
+
+def _run_case(driver, check, folder: Path, case: dict) -> str:
+    data = np.load(folder / f"{case['name']}.npz")
+    module = check(driver.cuModuleLoadData((folder / f"{case['name']}.cubin").read_bytes()))
+    try:
+        kernel = check(driver.cuModuleGetFunction(module, case["kernel"].encode()))
+        if case["shared"]:
+            check(driver.cuFuncSetAttribute(
+                kernel, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                case["shared"]))
+        values, buffers, got = [], [], {}
+        for i, argument in enumerate(case["args"]):
+            if argument["array"]:
+                array = np.ascontiguousarray(data[f"arg{i}"]).copy()
+                pointer = check(driver.cuMemAlloc(max(array.nbytes, 1)))
+                check(driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes))
+                buffers.append(pointer)
+                got[i] = array
+                values.append(ctypes.c_uint64(int(pointer)))
+            else:
+                values.append({"f32": ctypes.c_float, "f64": ctypes.c_double,
+                               "i64": ctypes.c_int64, "i32": ctypes.c_int32}[argument["kind"]](
+                    argument["value"]))
+        pointers = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+        check(driver.cuLaunchKernel(kernel, *case["grid"], case["threads"], 1, 1,
+                                    case["shared"], 0, ctypes.addressof(pointers), 0))
+        check(driver.cuCtxSynchronize())
+        for (i, array), pointer in zip(got.items(), buffers):
+            check(driver.cuMemcpyDtoH(array.ctypes.data, pointer, array.nbytes))
+            check(driver.cuMemFree(pointer))
+    finally:
+        check(driver.cuModuleUnload(module))
+    return _compare([(got[i], data[f"want{i}"]) for i in case["outputs"]],
+                    case["rtol"], case["atol"])
+
+
+def _compare(pairs, rtol: float, atol: float) -> str:
+    worst = 0.0
+    for got, want in pairs:
+        if want.dtype.kind not in "fc" and want.dtype.kind != "V":
+            mismatches = int(np.count_nonzero(got != want))
+            if mismatches:
+                return f"MISMATCH {mismatches}/{want.size} elements"
+            continue
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        both_nan = np.isnan(g) & np.isnan(w)
+        if rtol == 0 and atol == 0:
+            bad = ~both_nan & (got.view(f"u{got.itemsize}") != want.view(f"u{want.itemsize}"))
+        else:
+            bad = ~both_nan & ~np.isclose(g, w, rtol=rtol, atol=atol)
+        if bad.any():
+            return f"MISMATCH {int(bad.sum())}/{want.size} elements"
+        finite = np.isfinite(g) & np.isfinite(w)
+        if finite.any():
+            worst = max(worst, float(np.max(np.abs(g[finite] - w[finite]))))
+    exact = "bit-identical" if worst == 0 else f"max |difference| {worst:.3g}"
+    return f"ok ({exact})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("prepare", "run"))
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--gpu-name", default="sm_90", choices=("sm_90", "sm_100"))
+    args = parser.parse_args()
+    return prepare(args.folder, args.gpu_name) if args.command == "prepare" else run(args.folder)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
