@@ -63,8 +63,8 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
     run(module, kernel, grid, *expected)
     entry = ptx[ptx.index(f".entry {kernel}("):]
     threads = int(entry.split(".reqntid", 1)[1].split()[0].strip(","))
-    arrays = {f"arg{i}": a for i, a in enumerate(args) if isinstance(a, np.ndarray)}
-    arrays |= {f"want{i}": expected[i] for i in outputs}
+    arrays = {f"arg{i}": _storable(a) for i, a in enumerate(args) if isinstance(a, np.ndarray)}
+    arrays |= {f"want{i}": _storable(expected[i]) for i in outputs}
     np.savez(folder / f"{name}.npz", **arrays)
     return {"name": name, "kernel": kernel, "grid": list(grid) + [1] * (3 - len(grid)),
             "threads": threads, "shared": dynamic_shared_bytes(ptx, kernel),
@@ -72,9 +72,14 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
             "rtol": rtol, "atol": atol}
 
 
+def _storable(array: np.ndarray) -> np.ndarray:
+    """ml_dtypes arrays (bf16, f8...) as their bits: .npz keeps no such dtype."""
+    return array.view(f"u{array.itemsize}") if array.dtype.kind == "V" else array
+
+
 def _argument(value) -> dict:
     if isinstance(value, np.ndarray):
-        return {"array": True}
+        return {"array": True, "dtype": value.dtype.name}
     dtype = np.asarray(value).dtype
     kind = "f32" if dtype.kind == "f" and dtype.itemsize <= 4 else \
         "f64" if dtype.kind == "f" else "i64" if dtype.itemsize == 8 else "i32"
@@ -226,8 +231,18 @@ def _run_case(driver, check, folder: Path, case: dict) -> str:
             check(driver.cuMemFree(pointer))
     finally:
         check(driver.cuModuleUnload(module))
-    return _compare([(got[i], data[f"want{i}"]) for i in case["outputs"]],
-                    case["rtol"], case["atol"])
+    typed = [(_typed(got[i], case["args"][i]), _typed(data[f"want{i}"], case["args"][i]))
+             for i in case["outputs"]]
+    return _compare(typed, case["rtol"], case["atol"])
+
+
+def _typed(array: np.ndarray, argument: dict) -> np.ndarray:
+    """The array as its kernel type again (ml_dtypes types were stored as bits)."""
+    if array.dtype.name == argument["dtype"]:
+        return array
+    import ml_dtypes
+
+    return array.view(getattr(ml_dtypes, argument["dtype"]))
 
 
 def _compare(pairs, rtol: float, atol: float) -> str:
