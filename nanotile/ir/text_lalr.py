@@ -334,16 +334,20 @@ class LalrRunner:
                     row = actions[state]
                     continue
                 size = sizes[rule]
+                # the callback may ask where each child starts: starts[-size:]
+                builder.stack_starts, builder.size = starts, size
                 if size:
                     children = values[-size:]
                     builder.start = starts[-size]
                     builder.last = starts[-1]
-                    del values[-size:], starts[-size:], states[-size:]
+                    del values[-size:], states[-size:]
                 else:
                     children = []
                     builder.start = builder.last = at
                 builder.end = prev_end
                 result = callback(children)
+                if size:
+                    del starts[-size:]
                 state = actions[states[-1]][origins[rule]]
                 if typ == "$END" and state == end_state:
                     return result

@@ -72,8 +72,8 @@ _MODULES = ("cuda_tile.module", "builtin.module")
 class ParsedOp:
     """An op as its custom form has been read (filled by the slots of its rule)."""
 
-    __slots__ = ("attrs", "checks", "dense", "opdef", "operands", "regions", "rtypes",
-                 "start", "tokens")
+    __slots__ = ("attrs", "checks", "dense", "opdef", "operands", "picks", "regions",
+                 "rtypes", "slot", "start", "tokens", "written")
 
     def __init__(self, opdef: OpDef, start: int) -> None:
         self.opdef = opdef
@@ -85,6 +85,9 @@ class ParsedOp:
         self.regions: list[Region] = []
         self.checks: list[tuple[Value, T.Type, int]] = []  # (value, written type, where)
         self.dense: Any = None
+        self.picks: tuple[int, ...] = ()  # slot -> the rule's child (-1: absent)
+        self.slot = 0  # the slot being read
+        self.written: dict[str, tuple[T.Type, int]] = {}  # operand -> its type, where
 
 
 class _Scope:
@@ -129,6 +132,21 @@ class IRBuilder(ValueBuilder):
             messages = [messages]
         return CompileError([Diagnostic("error", m, self.filename, line, col)
                              for m in messages])
+
+    def slot_start(self, p: ParsedOp) -> int:
+        """Where the child of the slot being read was written (the op's start when the
+        parser does not say: Lark's own loop, a rule with spliced parts)."""
+        if p.slot < len(p.picks) and p.picks[p.slot] >= 0:
+            return self.with_prefix(self.child_start(p.picks[p.slot]))
+        return p.start
+
+    def with_prefix(self, offset: int) -> int:
+        """``offset``, or where the dialect prefix written just before it starts (the
+        lexer skips `!cuda_tile.`; MLIR points at a type's `!`)."""
+        for prefix in ("!cuda_tile.", "#cuda_tile.", "cuda_tile."):
+            if offset >= len(prefix) and self.text.startswith(prefix, offset - len(prefix)):
+                return offset - len(prefix)
+        return offset
 
     def source(self, offset: int, aliases: tuple[str, ...] = ()) -> A.TextPosition:
         """Where the op whose name starts at ``offset`` was written (and, for an op with
@@ -684,17 +702,27 @@ def _op_callback(rule: OpRule) -> Any:
     variable = opdef.has_variable_operands
     implicit = IMPLICIT_TERMINATOR.get(opdef.name)
 
-    def callback(self: IRBuilder, c: list[Any]) -> Operation:
+    def callback(self: IRBuilder, c: list[Any], picks: tuple[int, ...] = ()) -> Operation:
         if len(c) != count:
             raise AssertionError(f"{rule.name}: {len(c)} children for {count} slots")
         p = ParsedOp(opdef, self.start)
-        for (step, slot), child in zip(steps, c):
+        p.picks = picks
+        for i, ((step, slot), child) in enumerate(zip(steps, c)):
             if child is not None:
+                p.slot = i
                 step(self, p, slot, child)
         if fixup is not None:
             fixup(self, p)
         return self.build(p, operand_names, results, variable, implicit)
+
+    def unfiltered(self: IRBuilder, picks: tuple[int, ...]) -> Any:
+        """The callback of one alternative of the rule, given the rule's children as
+        they are: it knows where each slot's child was written."""
+        def run(c: list[Any]) -> Operation:
+            return callback(self, [c[i] if i >= 0 else None for i in picks], picks)
+        return run
     callback.__name__ = rule.name
+    callback.unfiltered = unfiltered  # type: ignore[attr-defined]
     return callback
 
 
@@ -821,6 +849,7 @@ def _type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
+            p.written[name] = (ty, self.slot_start(p))
             for v, tok in zip(vals, p.tokens[name]):
                 p.checks.append((v, ty, tok.start_pos))
         elif p.opdef.operand(name) is None:
@@ -840,10 +869,11 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
 
 
 def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
-    if p.opdef.name == "get_tensor_shape":
-        src = p.operands["src"][0].type
+    if p.opdef.name == "get_tensor_shape":  # cuda-tile's parser: the type written for src
+        src, at = p.written["src"]
         if not isinstance(src, T.TensorViewType):
-            raise TextError(f"expected tensor_view, got '{type_text(src, True)}'", self.end)
+            raise TextError(f"custom op 'cuda_tile.get_tensor_shape' expected tensor_view, "
+                            f"got '{type_text(src, True)}'", at)
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:

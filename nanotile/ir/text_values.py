@@ -117,6 +117,15 @@ class ValueBuilder(Transformer):
     start = 0  # offsets of the text of the rule being reduced (set by the parser)
     end = 0
     last = 0  # where the rule's last part starts
+    stack_starts: list[int] = []  # the parser's stack of offsets: the rule's children
+    size = 0                      # start at its last `size` entries
+
+    def child_start(self, i: int) -> int:
+        """Where child ``i`` of the rule being reduced starts (counting every part of
+        the rule, punctuation too)."""
+        if 0 <= i < self.size:
+            return self.stack_starts[len(self.stack_starts) - self.size + i]
+        return self.start
 
     # ------------------------------------------------------------------------ types
     def element(self, c: list[Token]) -> T.Type:

@@ -1,0 +1,52 @@
+"""Each file of tests/verify/diagnostics/ holds bad inputs, split at `// -----`, and the
+diagnostics cuda-tile gives for them as `expected-*` comments; nanotile-opt
+-verify-diagnostics must produce exactly those. The columns, which the comments do not
+check, are checked here for the diagnostics whose place is easy to get wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nanotile import opt
+from nanotile.diagnostics import CompileError
+from nanotile.ir.text_reader import read_modules
+from nanotile.verify import verify_module
+
+FILES = sorted((Path(__file__).parent / "diagnostics").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_expected_diagnostics(path: Path, tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    rc = opt.main(["-verify-diagnostics", "-split-input-file", "-allow-unregistered-dialect",
+                   str(path), "-o", str(tmp_path / "out.mlir")])
+    assert rc == 0, capsys.readouterr().err
+
+
+def first_error(text: str) -> tuple[int | None, int | None, str]:
+    """(line, column, message) of the first error reading and verifying ``text``."""
+    try:
+        modules = read_modules(text, "t.mlir", allow_unregistered=True)
+    except CompileError as e:
+        d = e.diagnostics[0]
+        return d.line, d.column, d.message
+    for m in modules:
+        for d in verify_module(m):
+            if d.severity == "error":
+                return d.line, d.column, d.message
+    raise AssertionError("no error")
+
+
+def column_of(text: str, line: int, needle: str) -> int:
+    return text.splitlines()[line - 1].index(needle) + 1
+
+
+def test_get_tensor_shape_points_at_the_source_type() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%v: !cuda_tile.tile<8xi32>) {\n"
+            "    %0 = get_tensor_shape %v : !cuda_tile.tile<8xi32> -> tile<i32>\n  }\n}\n")
+    line, col, message = first_error(text)
+    assert (line, col) == (3, column_of(text, 3, "!cuda_tile.tile<8xi32> ->"))
+    assert message == ("custom op 'cuda_tile.get_tensor_shape' expected tensor_view, got "
+                       "'!cuda_tile.tile<8xi32>'")
