@@ -87,7 +87,9 @@ class ParsedOp:
         self.dense: Any = None
         self.picks: tuple[int, ...] = ()  # slot -> the rule's child (-1: absent)
         self.slot = 0  # the slot being read
-        self.written: dict[str, tuple[T.Type, int]] = {}  # operand -> its type, where
+        # operand group -> the type written for it and where; for an empty operand list,
+        # (None, where the list would start)
+        self.written: dict[str, tuple[T.Type | None, int]] = {}
 
 
 class _Scope:
@@ -136,9 +138,13 @@ class IRBuilder(ValueBuilder):
     def slot_start(self, p: ParsedOp) -> int:
         """Where the child of the slot being read was written (the op's start when the
         parser does not say: Lark's own loop, a rule with spliced parts)."""
-        if p.slot < len(p.picks) and p.picks[p.slot] >= 0:
+        if p.slot >= len(p.picks):
+            return p.start
+        if p.picks[p.slot] >= 0:
             return self.with_prefix(self.child_start(p.picks[p.slot]))
-        return p.start
+        # an absent part: where the part after the last one written starts
+        before = [k for k in p.picks[:p.slot] if k >= 0]
+        return self.child_start(before[-1] + 1 if before else 1)
 
     def with_prefix(self, offset: int) -> int:
         """``offset``, or where the dialect prefix written just before it starts (the
@@ -517,8 +523,9 @@ class IRBuilder(ValueBuilder):
         full = parse_string_literal(str(name_tok))
         operands = [self.value(t) for t in operand_toks]
         if len(ft.inputs) != len(operands):
-            raise TextError(f"expected {len(operands)} operand types, got {len(ft.inputs)}",
-                            self.end)
+            plural = "" if len(operands) == 1 else "s"
+            raise TextError(f"expected {len(operands)} operand type{plural} but had "
+                            f"{len(ft.inputs)}", self.with_prefix(self.last))
         for v, ty, tok in zip(operands, ft.inputs, operand_toks):
             self.check_type(v, ty, tok.start_pos)
         raw = list(props or []) + list(extra or [])
@@ -708,9 +715,13 @@ def _op_callback(rule: OpRule) -> Any:
         p = ParsedOp(opdef, self.start)
         p.picks = picks
         for i, ((step, slot), child) in enumerate(zip(steps, c)):
+            p.slot = i
             if child is not None:
-                p.slot = i
                 step(self, p, slot, child)
+            elif slot.kind == "operands":  # none written: where the list would start
+                p.operands[slot.name] = []
+                p.tokens[slot.name] = []
+                p.written[slot.name] = (None, self.slot_start(p))
         if fixup is not None:
             fixup(self, p)
         return self.build(p, operand_names, results, variable, implicit)
@@ -860,8 +871,11 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
-            if len(vals) != len(types):
-                raise TextError(f"expected {len(vals)} types, got {len(types)}", self.end)
+            if len(vals) != len(types):  # MLIR's resolveOperands, at the operand list
+                at = p.tokens[name][0].start_pos if p.tokens[name] else p.written[name][1]
+                raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' number of operands "
+                                f"and types do not match: got {len(vals)} operands and "
+                                f"{len(types)} types", at)
             for v, ty, tok in zip(vals, types, p.tokens[name]):
                 p.checks.append((v, ty, tok.start_pos))
         elif p.opdef.operand(name) is None:
@@ -1028,7 +1042,16 @@ def _view_result(self: IRBuilder, p: ParsedOp) -> None:
         raise TextError(message, self.last)
 
 
+def _argument_region(self: IRBuilder, p: ParsedOp) -> None:
+    """cuda-tile reads reduce's and scan's region with the block arguments written before
+    it and adds no terminator: `() {}` is a region without a block."""
+    block = p.regions[0].blocks[0]
+    if not block.arguments and not block.ops:
+        p.regions[0] = Region([])
+
+
 _FIXUPS = {"load_ptr_tko": _load_ptr_operands, "if": _if_regions,
+           "reduce": _argument_region, "scan": _argument_region,
            "make_partition_view": _view_result, "make_strided_view": _view_result,
            "make_gather_scatter_view": _view_result}
 

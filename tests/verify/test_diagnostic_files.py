@@ -50,3 +50,13 @@ def test_get_tensor_shape_points_at_the_source_type() -> None:
     assert (line, col) == (3, column_of(text, 3, "!cuda_tile.tile<8xi32> ->"))
     assert message == ("custom op 'cuda_tile.get_tensor_shape' expected tensor_view, got "
                        "'!cuda_tile.tile<8xi32>'")
+
+
+def test_empty_operand_list_is_placed_where_it_would_start() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k() {\n"
+            "    %0 = reduce dim=0 identities=[0 : i32] : tile<4xi32> -> tile<i32>\n"
+            "    (%a: tile<i32>, %b: tile<i32>) {\n      yield %a : tile<i32>\n    }\n"
+            "  }\n}\n")
+    line, col, message = first_error(text)
+    assert (line, col) == (3, column_of(text, 3, "dim"))
+    assert message.endswith("got 0 operands and 1 types")
