@@ -472,9 +472,28 @@ def _tensor_view_fits(op: Operation) -> bool:
     ty = op.results[0].type if op.results else None
     if not isinstance(ty, T.TensorViewType):
         return False
+    if op.operands[0].type != T.TileType((), T.PointerType(ty.element)):
+        return False  # the reader takes the base for a pointer to the view's elements
     shape, strides = op.operand_segments[1:] if op.operand_segments else (0, 0)
     return (shape == sum(d is None for d in ty.shape)
             and strides == sum(s is None for s in ty.strides))
+
+
+_VIEW_RESULTS = {"make_partition_view": T.PartitionViewType,
+                 "make_strided_view": T.StridedViewType,
+                 "make_gather_scatter_view": T.GatherScatterViewType}
+
+
+def _view_fits(op: Operation) -> bool:
+    """make_*_view writes only its view type: the operand is read as its tensor_view."""
+    ty = op.results[0].type if op.results else None
+    return isinstance(ty, _VIEW_RESULTS[op.name]) and op.operands[0].type == ty.tensor_view
+
+
+def _tensor_shape_fits(op: Operation) -> bool:
+    """get_tensor_shape writes its source's type: a tensor_view, one result per dimension."""
+    ty = op.operands[0].type
+    return isinstance(ty, T.TensorViewType) and len(op.results) == ty.rank
 
 
 def _loop_fits(op: Operation) -> bool:
@@ -498,7 +517,8 @@ def _entry_fits(op: Operation) -> bool:
 
 
 _OP_CHECKS = {"make_tensor_view": _tensor_view_fits, "for": _loop_fits, "loop": _loop_fits,
-              "entry": _entry_fits}
+              "entry": _entry_fits, "get_tensor_shape": _tensor_shape_fits,
+              **dict.fromkeys(_VIEW_RESULTS, _view_fits)}
 
 
 # ---------------------------------------------------------------------------------------

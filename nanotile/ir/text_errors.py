@@ -169,7 +169,8 @@ _NONTERMINAL_WORDS = {
     "custom_op": "operation name", "predicate": "assume predicate attribute",
     "values": "SSA operand", "entry_header": "valid '@'-identifier for symbol name",
     "hint_key": "valid keyword or string", "hint_target": "valid keyword or string",
-    "element": "valid keyword",
+    "element": "valid keyword", "_stride": "either 64-bit integer or question mark",
+    "_mixed_item": "either integer or SSA value",
 }
 _TERMINAL_WORDS = {
     "VALUE": "SSA operand", "SYMBOL": "valid '@'-identifier for symbol name",
@@ -227,7 +228,7 @@ def view_type_error(opname: str, ty: T.Type) -> str | None:
     want = _VIEW_RESULTS.get(opname)
     if want is None or isinstance(ty, want[0]):
         return None
-    return (f"'cuda_tile.{opname}' expected '{want[1]}' type, but got "
+    return (f"custom op 'cuda_tile.{opname}' expected '{want[1]}' type, but got "
             f"'{type_text(ty, True)}'")
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from enum import Enum
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -32,7 +33,7 @@ from . import attrs as A
 from . import types as T
 from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
 from .core import Block, Module, Operation, Region, Value, make_op
-from .enums import MemoryOrderingSemantics, RoundingMode, SymbolVisibility
+from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolVisibility
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
@@ -46,6 +47,7 @@ from .text_values import (
     TextError,
     ValueBuilder,
     has_refs,
+    int64_literal,
     resolve_refs,
 )
 
@@ -55,6 +57,7 @@ IMPLICIT_TERMINATOR = {"if": "yield", "for": "continue", "loop": "continue",
                        "scan": "yield"}
 TERMINATORS = {"yield", "continue", "break", "return"}
 _VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+_BLANKS = re.compile(r"(?:\s+|//[^\n]*)*")
 _WORD_CHAR = re.compile(r"[\w$.]")
 # optional enum keywords of ops whose cuda-tile parser is generated from a declarative
 # format (load/store_view_tko have parsers of their own, with their own messages)
@@ -145,6 +148,12 @@ class IRBuilder(ValueBuilder):
         # an absent part: where the part after the last one written starts
         before = [k for k in p.picks[:p.slot] if k >= 0]
         return self.child_start(before[-1] + 1 if before else 1)
+
+    def next_token(self, offset: int) -> int:
+        """Where the first token at or after ``offset`` starts (MLIR's current location
+        once a part is read)."""
+        m = _BLANKS.match(self.text, offset)
+        return m.end() if m else offset
 
     def with_prefix(self, offset: int) -> int:
         """``offset``, or where the dialect prefix written just before it starts (the
@@ -354,31 +363,40 @@ class IRBuilder(ValueBuilder):
         return {"operands": {}, "tokens": {}, "attrs": attrs, "checks": [], "rtypes": {}}
 
     def make_tensor_view_body(self, c: list[Any]) -> dict[str, Any]:
-        base, shape, strides, extra, ty, view_ty = c
-        p: dict[str, Any] = {"operands": {"base": [self.value(base)]}, "tokens": {},
-                             "attrs": {}, "checks": [], "rtypes": {}}
+        """cuda-tile's MakeTensorViewOp::parse: the view type, the base read as a pointer
+        to its elements, the shape and strides written against the type's, then the
+        dynamic values read with the index type."""
+        base, (shape, shape_at), (strides, strides_at), extra, ty, view_ty = c
+        p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": [],
+                             "rtypes": {}}
         if extra is not None:
             p["attrs"].update(self.convert_attr_dict(lookup("make_tensor_view"), extra))
         dynamic = [t for t in shape + strides if t.type == "VALUE"]
-        if view_ty is None:
-            if dynamic:
-                raise TextError("expected '->' and the tensor_view type after the index type",
-                                self.end)
-            view_ty = ty
-        else:
-            for tok in dynamic:
-                p["checks"].append((self.value(tok), ty, tok.start_pos))
+        if dynamic and view_ty is None:
+            raise TextError("expected '->'", self.next_token(self.end))
+        if not dynamic and view_ty is not None:  # the first type is the view's
+            raise TextError(f"expected 'tensor_view' type, but got '{type_text(ty, True)}'",
+                            self.child_start(self.size - 2))
+        index_ty, view_ty = (ty, view_ty) if dynamic else (None, ty)
         if not isinstance(view_ty, T.TensorViewType):
-            raise TextError(f"expected a tensor_view type, got '{view_ty}'", self.end)
-        _check_mixed(shape, view_ty.shape, "shape")
-        _check_mixed(strides, view_ty.strides, "strides")
-        p["operands"]["dynamicShape"] = [self.value(t) for t in shape if t.type == "VALUE"]
-        p["operands"]["dynamicStrides"] = [self.value(t) for t in strides if t.type == "VALUE"]
+            raise TextError(f"expected 'tensor_view' type, but got "
+                            f"'{type_text(view_ty, True)}'", self.next_token(self.end))
+        v = self.value(base)
+        self.check_type(v, T.TileType((), T.PointerType(view_ty.element)), base.start_pos)
+        p["operands"]["base"] = [v]
+        _check_mixed(shape, shape_at, view_ty.shape, "shape")
+        _check_mixed(strides, strides_at, view_ty.strides, "stride")
+        for name, items in (("dynamicShape", shape), ("dynamicStrides", strides)):
+            values = [self.value(t) for t in items if t.type == "VALUE"]
+            p["operands"][name] = values
+            p["checks"] += [(v, index_ty, t.start_pos)
+                            for v, t in zip(values, [t for t in items if t.type == "VALUE"])]
         p["rtypes"]["result"] = [view_ty]
         return p
 
-    def mixed_list(self, c: list[Any]) -> list[Token]:
-        return [t for t in c if t is not None]
+    def mixed_list(self, c: list[Any]) -> tuple[list[Token], int]:
+        """`[%n, 64]`: its items and where it starts."""
+        return [t for t in c if t is not None], self.start
 
     def rounding(self, c: list[Token]) -> Token:
         return c[0]
@@ -1037,9 +1055,14 @@ def _if_regions(self: IRBuilder, p: ParsedOp) -> None:
 
 
 def _view_result(self: IRBuilder, p: ParsedOp) -> None:
-    message = view_type_error(p.opdef.name, p.rtypes["result"][0])
+    """make_*_view: the type written is the view's; the operand is read as its
+    tensor_view."""
+    view = p.rtypes["result"][0]
+    message = view_type_error(p.opdef.name, view)
     if message:
-        raise TextError(message, self.last)
+        raise TextError(message, self.with_prefix(self.last))
+    tok = p.tokens["tensor_view"][0]
+    p.checks.append((p.operands["tensor_view"][0], view.tensor_view, tok.start_pos))
 
 
 def _argument_region(self: IRBuilder, p: ParsedOp) -> None:
@@ -1095,15 +1118,17 @@ def _index_rank(p: ParsedOp) -> int:
     return 1
 
 
-def _check_mixed(items: list[Token], dims: tuple[Any, ...], what: str) -> None:
+def _check_mixed(items: list[Token], at: int, dims: tuple[Any, ...], what: str) -> None:
+    """The shape or strides written in make_tensor_view against its type's."""
     if len(items) != len(dims):
-        raise TextError(f"expected {len(dims)} {what} values for the tensor_view type, got "
-                        f"{len(items)}", items[0].start_pos if items else None)
-    for tok, d in zip(items, dims):
-        is_int = tok.type != "VALUE"
-        if is_int != (d is not None) or (is_int and int(tok) != d):
-            raise TextError(f"{what} {tok if is_int else 'value'} does not match the "
-                            f"tensor_view type's {'?' if d is None else d}", tok.start_pos)
+        raise TextError(f"expected {what} declaration to contain {len(dims)} elements due to "
+                        f"tensor_view type, but {len(items)} were provided", at)
+    for i, (tok, d) in enumerate(zip(items, dims)):
+        written = None if tok.type == "VALUE" else int64_literal(tok)
+        if written != d:
+            raise TextError(f"input {what} dimension {i} does not match tensor_view type "
+                            f"(expected {'dynamic' if d is None else d}, got "
+                            f"{'dynamic' if written is None else written})", tok.start_pos)
 
 
 def _check_terminators(block: Block, error: Any) -> None:
@@ -1159,6 +1184,8 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     if v is True:  # a unit attribute: `{flush_to_zero}`
         return True
     if kind == "enum":
+        if isinstance(v, A.IntegerAttr) and a.enum in INTEGER_ENUMS:  # type: ignore[union-attr]
+            return _integer_enum(a, v)  # type: ignore[arg-type]
         text = v.value if isinstance(v, EnumRaw) else str(v)
         member = enum_value(a.enum, str(text))  # type: ignore[union-attr,arg-type]
         if member is None:
@@ -1190,6 +1217,15 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     if kind in ("attr", "hints"):
         return v
     return _generic(v)
+
+
+def _integer_enum(a: AttrDef, v: A.IntegerAttr) -> Enum:
+    """`0 : i32` for an enum cuda-tile keeps as an i32 attribute."""
+    values = {m.value: m for m in a.enum}  # type: ignore[union-attr]
+    if v.type != T.I32 or v.value not in values:
+        raise AsmError(f"Invalid attribute `{a.name}` in property conversion: "
+                       f"{v.value} : {v.type}")
+    return values[v.value]
 
 
 def _generic(v: Any) -> Any:

@@ -95,7 +95,7 @@ SCALAR_INT = tile_of(INT, ranks=(0,))
 SCALAR_PTR = tile_of(("ptr",), ranks=(0,))
 TOKEN = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
 TENSOR_VIEW = Constraint("tensor view type", lambda t: isinstance(t, TensorViewType))
-TILE_VIEW = Constraint("tile view", lambda t: isinstance(
+TILE_VIEW = Constraint("TileView instance", lambda t: isinstance(
     t, PartitionViewType | StridedViewType | GatherScatterViewType))
 PARTITION_VIEW = Constraint("partition view type", lambda t: isinstance(t, PartitionViewType))
 STRIDED_VIEW = Constraint("strided view type", lambda t: isinstance(t, StridedViewType))

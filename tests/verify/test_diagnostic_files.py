@@ -60,3 +60,34 @@ def test_empty_operand_list_is_placed_where_it_would_start() -> None:
     line, col, message = first_error(text)
     assert (line, col) == (3, column_of(text, 3, "dim"))
     assert message.endswith("got 0 operands and 1 types")
+
+
+def use_type(ty: str) -> str:
+    return f'%0 = "test.use"() : () -> {ty}\n'
+
+
+@pytest.mark.parametrize("ty,at,shift", [
+    # a type's own rules: at its `<`
+    ("!cuda_tile.tensor_view<4xf32, strides=[1, 1]>", "<", 0),
+    ("!cuda_tile.partition_view<tile=(3), !cuda_tile.tensor_view<4xf32, strides=[1]>>", "<", 0),
+    # what its parser refuses: where it stands
+    ("!cuda_tile.tensor_view<4xf32, strides=[-3]>", "-3", 0),
+    ("!cuda_tile.tensor_view<f32, strides=[]>", "=[", 0),
+    ("!cuda_tile.tensor_view<4xf32>", "f32>", 3),
+    ("!cuda_tile.partition_view<tile=(0), !cuda_tile.tensor_view<4xf32, strides=[1]>>", "(0)", 0),
+    ("!cuda_tile.partition_view<tile=(4), !cuda_tile.tile<4xf32>>", "f32>>", 4),
+])
+def test_type_errors_are_placed_as_mlir_places_them(ty: str, at: str, shift: int) -> None:
+    text = use_type(ty)
+    line, col, _ = first_error(text)
+    assert (line, col) == (1, column_of(text, 1, at) + shift)
+
+
+def test_make_tensor_view_errors_point_at_what_differs() -> None:
+    head = ("cuda_tile.module @m {\n  testing$func @k(%b: !cuda_tile.tile<!cuda_tile.ptr<f32>>) {\n"
+            "    make_tensor_view %b, ")
+    tail = "\n  }\n}\n"
+    text = head + "shape = [4, 4], strides = [1] : tensor_view<4xf32, strides=[1]>" + tail
+    assert first_error(text)[:2] == (3, column_of(text, 3, "[4, 4]"))
+    text = head + "shape = [4], strides = [2] : tensor_view<4xf32, strides=[1]>" + tail
+    assert first_error(text)[:2] == (3, column_of(text, 3, "2]"))
