@@ -172,6 +172,8 @@ _NONTERMINAL_WORDS = {
     "element": "valid keyword", "_stride": "either 64-bit integer or question mark",
     "_mixed_item": "either integer or SSA value",
 }
+# what an op's own parser asks for (its messages start with `custom op '...' `)
+_OP_PARSER_WORDS = {"_mixed_item"}
 _TERMINAL_WORDS = {
     "VALUE": "SSA operand", "SYMBOL": "valid '@'-identifier for symbol name",
     "NAME": "valid keyword", "INT": "integer value", "SIGNED_INT": "integer value",
@@ -339,7 +341,8 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
     if symbol in _NONTERMINAL_WORDS:
         if symbol == "custom_op" and failure.token_type == "NAME":
             return [f"custom op '{failure.value}' is unknown"]
-        return [f"expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
+        prefix = f"custom op 'cuda_tile.{opname}' " if symbol in _OP_PARSER_WORDS else ""
+        return [f"{prefix}expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
     if symbol.isupper():
         return [f"expected {_terminal_text(g.tables, symbol)}, found {found}"]
     first = sorted(_first(g, symbol))

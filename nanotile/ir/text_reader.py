@@ -66,6 +66,8 @@ _DECLARATIVE_OPTIONAL_ENUMS = {"memory_scope": ("load_ptr_tko", "store_ptr_tko")
 _WEAK_WITHOUT_SCOPE = ("load_view_tko", "store_view_tko")
 _CONSTANT_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or "
                       "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN")
+# what cuda-tile's parser of make_tensor_view says starts so (OpAsmParser::emitError)
+_MAKE_TENSOR_VIEW = "custom op 'cuda_tile.make_tensor_view' "
 _NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
 # Ops whose regions see no value from outside (MLIR's IsolatedFromAbove).
 ISOLATED = {"entry", "testing$func", "module", "cuda_tile.module", "builtin.module"}
@@ -367,6 +369,8 @@ class IRBuilder(ValueBuilder):
         to its elements, the shape and strides written against the type's, then the
         dynamic values read with the index type."""
         base, (shape, shape_at), (strides, strides_at), extra, ty, view_ty = c
+        shape_values = [_mixed_value(t) for t in shape]  # as they are read: first
+        stride_values = [_mixed_value(t) for t in strides]
         p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": [],
                              "rtypes": {}}
         if extra is not None:
@@ -375,17 +379,17 @@ class IRBuilder(ValueBuilder):
         if dynamic and view_ty is None:
             raise TextError("expected '->'", self.next_token(self.end))
         if not dynamic and view_ty is not None:  # the first type is the view's
-            raise TextError(f"expected 'tensor_view' type, but got '{type_text(ty, True)}'",
-                            self.child_start(self.size - 2))
+            raise TextError(f"{_MAKE_TENSOR_VIEW}expected 'tensor_view' type, but got "
+                            f"'{type_text(ty, True)}'", self.child_start(self.size - 2))
         index_ty, view_ty = (ty, view_ty) if dynamic else (None, ty)
         if not isinstance(view_ty, T.TensorViewType):
-            raise TextError(f"expected 'tensor_view' type, but got "
+            raise TextError(f"{_MAKE_TENSOR_VIEW}expected 'tensor_view' type, but got "
                             f"'{type_text(view_ty, True)}'", self.next_token(self.end))
         v = self.value(base)
         self.check_type(v, T.TileType((), T.PointerType(view_ty.element)), base.start_pos)
         p["operands"]["base"] = [v]
-        _check_mixed(shape, shape_at, view_ty.shape, "shape")
-        _check_mixed(strides, strides_at, view_ty.strides, "stride")
+        _check_mixed(shape, shape_values, shape_at, view_ty.shape, "shape")
+        _check_mixed(strides, stride_values, strides_at, view_ty.strides, "stride")
         for name, items in (("dynamicShape", shape), ("dynamicStrides", strides)):
             values = [self.value(t) for t in items if t.type == "VALUE"]
             p["operands"][name] = values
@@ -1118,15 +1122,22 @@ def _index_rank(p: ParsedOp) -> int:
     return 1
 
 
-def _check_mixed(items: list[Token], at: int, dims: tuple[Any, ...], what: str) -> None:
+def _mixed_value(tok: Token) -> int | None:
+    """An item of make_tensor_view's shape or strides: an int64, or None for a value."""
+    return None if tok.type == "VALUE" else int64_literal(tok, _MAKE_TENSOR_VIEW)
+
+
+def _check_mixed(items: list[Token], values: list[int | None], at: int,
+                 dims: tuple[Any, ...], what: str) -> None:
     """The shape or strides written in make_tensor_view against its type's."""
     if len(items) != len(dims):
-        raise TextError(f"expected {what} declaration to contain {len(dims)} elements due to "
-                        f"tensor_view type, but {len(items)} were provided", at)
-    for i, (tok, d) in enumerate(zip(items, dims)):
-        written = None if tok.type == "VALUE" else int64_literal(tok)
+        raise TextError(f"{_MAKE_TENSOR_VIEW}expected {what} declaration to contain "
+                        f"{len(dims)} elements due to tensor_view type, but {len(items)} were "
+                        "provided", at)
+    for i, (tok, written, d) in enumerate(zip(items, values, dims)):
         if written != d:
-            raise TextError(f"input {what} dimension {i} does not match tensor_view type "
+            raise TextError(f"{_MAKE_TENSOR_VIEW}input {what} dimension {i} does not match "
+                            "tensor_view type "
                             f"(expected {'dynamic' if d is None else d}, got "
                             f"{'dynamic' if written is None else written})", tok.start_pos)
 

@@ -120,12 +120,13 @@ def _dimension(text: str, tok: Token) -> int:
     return value
 
 
-def int64_literal(tok: Token) -> int:
-    """A decimal or hexadecimal integer token read as MLIR reads an int64_t."""
+def int64_literal(tok: Token, prefix: str = "") -> int:
+    """A decimal or hexadecimal integer token read as MLIR reads an int64_t (``prefix``:
+    an op parser's `custom op '...' `, which its messages start with)."""
     text = str(tok)
     value = int(text, 16) if "x" in text else int(text)
     if not -_I64_MAX - 1 <= value <= _I64_MAX:
-        raise TextError("integer value too large", tok.start_pos)
+        raise TextError(f"{prefix}integer value too large", tok.start_pos)
     return value
 
 

@@ -3,7 +3,7 @@
 
 cuda_tile.module @m {
   testing$func @k(%base: !cuda_tile.tile<!cuda_tile.ptr<i8>>) {
-    // expected-error @below{{expected shape declaration to contain 1 elements due to tensor_view type, but 2 were provided}}
+    // expected-error @below{{custom op 'cuda_tile.make_tensor_view' expected shape declaration to contain 1 elements due to tensor_view type, but 2 were provided}}
     make_tensor_view %base, shape = [8, 8], strides = [1] : tensor_view<8xi8, strides=[1]>
   }
 }
@@ -12,7 +12,7 @@ cuda_tile.module @m {
 
 cuda_tile.module @m {
   testing$func @k(%base: !cuda_tile.tile<!cuda_tile.ptr<i8>>) {
-    // expected-error @below{{expected stride declaration to contain 1 elements due to tensor_view type, but 0 were provided}}
+    // expected-error @below{{custom op 'cuda_tile.make_tensor_view' expected stride declaration to contain 1 elements due to tensor_view type, but 0 were provided}}
     make_tensor_view %base, shape = [8], strides = [] : tensor_view<8xi8, strides=[1]>
   }
 }
@@ -21,7 +21,7 @@ cuda_tile.module @m {
 
 cuda_tile.module @m {
   testing$func @k(%base: !cuda_tile.tile<!cuda_tile.ptr<i8>>, %n: !cuda_tile.tile<i32>) {
-    // expected-error @below{{input shape dimension 0 does not match tensor_view type (expected 8, got dynamic)}}
+    // expected-error @below{{custom op 'cuda_tile.make_tensor_view' input shape dimension 0 does not match tensor_view type (expected 8, got dynamic)}}
     make_tensor_view %base, shape = [%n], strides = [1] : tile<i32> -> tensor_view<8xi8, strides=[1]>
   }
 }
@@ -30,7 +30,7 @@ cuda_tile.module @m {
 
 cuda_tile.module @m {
   testing$func @k(%base: !cuda_tile.tile<!cuda_tile.ptr<i8>>) {
-    // expected-error @below{{input stride dimension 1 does not match tensor_view type (expected dynamic, got 1)}}
+    // expected-error @below{{custom op 'cuda_tile.make_tensor_view' input stride dimension 1 does not match tensor_view type (expected dynamic, got 1)}}
     make_tensor_view %base, shape = [8, 8], strides = [8, 1] : tensor_view<8x8xi8, strides=[8, ?]>
   }
 }
@@ -39,7 +39,7 @@ cuda_tile.module @m {
 
 cuda_tile.module @m {
   testing$func @k(%base: !cuda_tile.tile<!cuda_tile.ptr<i8>>) {
-    // expected-error @below{{expected either integer or SSA value}}
+    // expected-error @below{{custom op 'cuda_tile.make_tensor_view' expected either integer or SSA value}}
     make_tensor_view %base, shape = [?], strides = [1] : tensor_view<?xi8, strides=[1]>
   }
 }
@@ -60,7 +60,7 @@ cuda_tile.module @m {
 // Without dynamic values, the one type written is the view's.
 cuda_tile.module @m {
   testing$func @k(%base: !cuda_tile.tile<!cuda_tile.ptr<i8>>) {
-    // expected-error @below{{expected 'tensor_view' type, but got '!cuda_tile.tile<i32>'}}
+    // expected-error @below{{custom op 'cuda_tile.make_tensor_view' expected 'tensor_view' type, but got '!cuda_tile.tile<i32>'}}
     make_tensor_view %base, shape = [8], strides = [1] : tile<i32> -> tensor_view<8xi8, strides=[1]>
   }
 }
