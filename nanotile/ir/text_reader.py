@@ -33,6 +33,7 @@ from . import attrs as A
 from . import types as T
 from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
 from .core import Block, Module, Operation, Region, Value, make_op
+from .dense_literal import check_element, literal_shape
 from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolVisibility
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
@@ -133,12 +134,14 @@ class IRBuilder(ValueBuilder):
         i = bisect.bisect_right(self.line_starts, offset) - 1
         return i + 1, offset - self.line_starts[i] + 1
 
-    def error(self, messages: str | list[str], offset: int) -> CompileError:
+    def error(self, messages: str | list[str], offset: int,
+              notes: tuple[str, ...] = ()) -> CompileError:
         line, col = self.line_col(offset)
         if isinstance(messages, str):
             messages = [messages]
-        return CompileError([Diagnostic("error", m, self.filename, line, col)
-                             for m in messages])
+        diags = [Diagnostic("error", m, self.filename, line, col) for m in messages]
+        diags[0].notes += [Diagnostic("note", n, self.filename, line, col) for n in notes]
+        return CompileError(diags)
 
     def slot_start(self, p: ParsedOp) -> int:
         """Where the child of the slot being read was written (the op's start when the
@@ -377,7 +380,8 @@ class IRBuilder(ValueBuilder):
             p["attrs"].update(self.convert_attr_dict(lookup("make_tensor_view"), extra))
         dynamic = [t for t in shape + strides if t.type == "VALUE"]
         if dynamic and view_ty is None:
-            raise TextError("expected '->'", self.next_token(self.end))
+            raise TextError("expected '->'",
+                            _wrong_token_offset(self.text, self.next_token(self.end)))
         if not dynamic and view_ty is not None:  # the first type is the view's
             raise TextError(f"{_MAKE_TENSOR_VIEW}expected 'tensor_view' type, but got "
                             f"'{type_text(ty, True)}'", self.child_start(self.size - 2))
@@ -397,6 +401,17 @@ class IRBuilder(ValueBuilder):
                             for v, t in zip(values, [t for t in items if t.type == "VALUE"])]
         p["rtypes"]["result"] = [view_ty]
         return p
+
+    def dense_literal(self, c: list[Any]) -> tuple[T.ElementType, Any, tuple[int, ...], int]:
+        """`<f32: [1.0, 2.0]>` of a constant or a global, read as cuda-tile reads it: its
+        element type, its values, the shape they give, where it starts."""
+        elem, values = c
+        # the op's keyword comes just before for a constant; a global's name, say
+        op = "constant" if self.text.startswith("constant", self.child_start(-1)) else "global"
+        prefix = f"custom op 'cuda_tile.{op}' "
+        check_element(elem, prefix, self.child_start(2))
+        shape = literal_shape(values, elem, prefix, self.next_token)
+        return elem, values, shape, self.start
 
     def mixed_list(self, c: list[Any]) -> tuple[list[Token], int]:
         """`[%n, 64]`: its items and where it starts."""
@@ -976,11 +991,20 @@ def _dense(self: IRBuilder, p: ParsedOp, s: Slot, literal: Any) -> None:
 
 
 def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
-    elem_name, values, at = p.dense
-    if s.name and not isinstance(ty, T.TileType):  # what cuda-tile's constant parser says
-        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' result #0 must be tile of "
-                        f"{_CONSTANT_ELEMENTS} values, but got '{type_text(ty, True)}'",
-                        self.last)
+    """The tile type after a constant's values: its element type and shape are theirs
+    (any shape for a single value)."""
+    elem, values, shape, at = p.dense
+    elem_name = str(elem)
+    prefix, type_at = f"custom op 'cuda_tile.{p.opdef.name}' ", self.slot_start(p)
+    if not isinstance(ty, T.TileType):  # what cuda-tile's constant parser says
+        raise TextError(f"{prefix}result #0 must be tile of {_CONSTANT_ELEMENTS} values, "
+                        f"but got '{type_text(ty, True)}'", type_at)
+    if ty.element != elem:
+        raise TextError(f"{prefix}mismatch between the element type: '{elem}' and the tile "
+                        f"element type '{ty.element}'", type_at)
+    if shape and shape != ty.shape:
+        raise TextError(f"{prefix}inferred shape of elements literal ([{_csv(shape)}]) does "
+                        f"not match type ([{_csv(ty.shape)}])", type_at)
     bare = ty
     if isinstance(ty, T.TileType) and ty.layout is not None:  # tile-layout: the value's
         bare = T.TileType(ty.shape, ty.element)                # layout, not the constant's
@@ -993,6 +1017,10 @@ def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
         raise TextError(e.message, self.end if "tile" in e.message else at) from None
     if s.name:
         p.rtypes[s.name] = [ty]
+
+
+def _csv(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values))
 
 
 @lru_cache(maxsize=1024)
@@ -1301,7 +1329,7 @@ def _read(text: str, filename: str, allow_unregistered: bool, parse: Any) -> Any
         return parse(r)
     except TextError as e:
         offset = builder.start if e.offset is None else e.offset
-        raise builder.error(e.messages, offset) from None
+        raise builder.error(e.messages, offset, e.notes) from None
     except ParseFailure as f:
         messages, offset = describe(f, r.tables)
         if f.token_type == "$END" or _PUNCTUATION_EXPECTED.match(messages[0]):

@@ -38,12 +38,15 @@ from .type_rules import (
 
 class TextError(Exception):
     """Input the reader refuses: one or more messages (MLIR sometimes gives two at one
-    place), at ``offset`` in the text (None: the start of the rule being read)."""
+    place), at ``offset`` in the text (None: the start of the rule being read); ``notes``
+    go with the first message, at the same place."""
 
-    def __init__(self, messages: str | list[str], offset: int | None = None) -> None:
+    def __init__(self, messages: str | list[str], offset: int | None = None,
+                 notes: tuple[str, ...] = ()) -> None:
         self.messages = [messages] if isinstance(messages, str) else messages
         super().__init__(self.messages[0])
         self.offset = offset
+        self.notes = notes
 
 
 class EnumRaw(NamedTuple):
@@ -58,6 +61,12 @@ class DenseRaw(NamedTuple):
 
     values: Any
     type: T.Type | None
+
+
+class DenseList(list):
+    """``[...]`` of dense values, with the offset just after its ``]``."""
+
+    end = 0
 
 
 class ArrayRaw(NamedTuple):
@@ -174,9 +183,9 @@ class ValueBuilder(Transformer):
 
     def child_start(self, i: int) -> int:
         """Where child ``i`` of the rule being reduced starts (counting every part of
-        the rule, punctuation too)."""
+        the rule, punctuation too; -1: the part before the rule)."""
         k = len(self.stack_starts) - self.size + i
-        if 0 <= i < self.size and 0 <= k < len(self.stack_starts):
+        if -1 <= i < self.size and 0 <= k < len(self.stack_starts):
             return self.stack_starts[k]
         return self.start
 
@@ -330,11 +339,10 @@ class ValueBuilder(Transformer):
         return c
 
     # ------------------------------------------------------------------------ constants
-    def dense_literal(self, c: list[Any]) -> tuple[str, Any, int]:
-        return (str(c[0]), c[1], self.start)
-
     def dense_list(self, c: list[Any]) -> list[Any]:
-        return check_nesting(_present(c), "constant")
+        values = DenseList(_present(c))
+        values.end = self.end
+        return check_nesting(values, "constant")
 
     def number_attr(self, c: list[Any]) -> Any:
         """``1.0 : f32`` / ``0 : i32`` / ``true`` -> FloatAttr / IntegerAttr."""

@@ -91,3 +91,18 @@ def test_make_tensor_view_errors_point_at_what_differs() -> None:
     assert first_error(text)[:2] == (3, column_of(text, 3, "[4, 4]"))
     text = head + "shape = [4], strides = [2] : tensor_view<4xf32, strides=[1]>" + tail
     assert first_error(text)[:2] == (3, column_of(text, 3, "2]"))
+
+
+@pytest.mark.parametrize("literal,ty,at,shift", [
+    ("[[1, 2], [3]]", "tile<2x2xi32>", "]]>", 1),   # after the item that differs
+    ("[[1, 2],\n  [3] ]", "tile<2x2xi32>", "] ]", 2),
+    ("[1, 2, 3]", "tile<4xi32>", "tile<4", 0),       # the shape: at the type
+    ("[1, 2, 3000000000000]", "tile<3xi32>", "3000", 0),
+])
+def test_constant_errors_are_placed_as_mlir_places_them(literal: str, ty: str, at: str,
+                                                        shift: int) -> None:
+    text = f"cuda_tile.module @m {{\n  entry @k() {{\n    %0 = constant <i32: {literal}> : {ty}\n"
+    text += "  }\n}\n"
+    line, col, _ = first_error(text)
+    want = next(i for i, ln in enumerate(text.splitlines(), 1) if at in ln)
+    assert (line, col) == (want, column_of(text, want, at) + shift)
