@@ -30,6 +30,7 @@ from .asm_attrs import (
 )
 from .asm_format import compile_format, compile_printer, enum_spelling
 from .core import Module, Operation, Region, Value
+from .enums import INTEGER_ENUMS
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, OpDef, lookup
 
 _ENUM_MNEMONIC = {"RoundingMode": "rounding", "IntegerOverflow": "overflow",
@@ -526,6 +527,8 @@ _OP_CHECKS = {"make_tensor_view": _tensor_view_fits, "for": _loop_fits, "loop": 
 
 
 def _enum_generic(v: Enum) -> str:
+    if type(v) in INTEGER_ENUMS:  # an i32 attribute in cuda-tile, not one of the dialect
+        return f"{v.value} : i32"
     cls = type(v).__name__
     return f"#cuda_tile.{_ENUM_MNEMONIC.get(cls, _snake(cls))}<{enum_spelling(v)}>"
 

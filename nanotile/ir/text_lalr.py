@@ -217,10 +217,11 @@ def _unescape(regexp: str) -> str:
 class LalrRunner:
     """Parses text with the tables and a Transformer's callbacks.
 
-    The transformer gets three attributes set before each of its rule callbacks runs:
-    ``start`` and ``end``, the offsets of the text the rule covers, and ``last``, where
-    its last part starts, so that it can place its diagnostics and record where ops
-    were written."""
+    The transformer gets attributes set before each of its rule callbacks runs:
+    ``start`` and ``end``, the offsets of the text the rule covers, ``last``, where
+    its last part starts, and ``stack_starts`` and ``size``, the parser's stack of offsets
+    whose last ``size`` entries are where each part of the rule starts, so that it can
+    place its diagnostics and record where ops were written."""
 
     def __init__(self, tables: Tables, transformer: Any) -> None:
         self.tables = tables

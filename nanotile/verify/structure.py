@@ -1,5 +1,5 @@
 """Program structure: what a module may hold, entry signatures, globals and the symbols
-that get_global refers to; every type's own rules (types.check_type)."""
+that get_global refers to; every type's own rules (nanotile.ir.type_rules)."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from nanotile.ir.type_rules import (
     check_tile_type,
     check_type,
 )
+
 from tests.verify.build import EL, Kernel, errors, tile
 
 F32, I32 = EL["f32"], EL["i32"]
