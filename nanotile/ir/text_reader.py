@@ -395,10 +395,10 @@ class IRBuilder(ValueBuilder):
         _check_mixed(shape, shape_values, shape_at, view_ty.shape, "shape")
         _check_mixed(strides, stride_values, strides_at, view_ty.strides, "stride")
         for name, items in (("dynamicShape", shape), ("dynamicStrides", strides)):
-            values = [self.value(t) for t in items if t.type == "VALUE"]
+            toks = [t for t in items if t.type == "VALUE"]
+            values = [self.value(t) for t in toks]
             p["operands"][name] = values
-            p["checks"] += [(v, index_ty, t.start_pos)
-                            for v, t in zip(values, [t for t in items if t.type == "VALUE"])]
+            p["checks"] += [(value, index_ty, t.start_pos) for value, t in zip(values, toks)]
         p["rtypes"]["result"] = [view_ty]
         return p
 
