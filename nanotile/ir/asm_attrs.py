@@ -207,14 +207,17 @@ def parse_float_literal(text: str, elem: T.ElementType) -> int:
     t = text.lstrip("+")
     if t.startswith(("0x", "-0x")):
         if t.startswith("-"):
-            raise AsmError("hexadecimal float literal cannot be negative")
+            raise AsmError("hexadecimal float literal should not have a leading minus")
         bits = int(t, 16)
         if bits >> value_bits(elem):
-            raise AsmError(f"hexadecimal float constant out of range for type {elem}")
+            raise AsmError("hexadecimal float constant out of range for type")
         return bits
     if t in ("true", "false"):
         raise AsmError(f"expected a floating point value for {elem}, got '{t}'")
-    return float_to_bits(float(t), elem)
+    try:
+        return float_to_bits(float(t), elem)
+    except ValueError:  # a word other than inf and nan
+        raise AsmError("expected floating point literal") from None
 
 
 def int_fits(value: int, width: int) -> bool:

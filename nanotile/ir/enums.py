@@ -83,6 +83,12 @@ class SymbolVisibility(Enum):
     private = 1
 
 
+# Enums cuda-tile keeps as plain i32 attributes (ODS I32EnumAttr, no attribute of the
+# dialect wraps them): the generic form writes them `0 : i32`.
+INTEGER_ENUMS: frozenset[type[Enum]] = frozenset({MemoryOrderingSemantics, MemoryScope,
+                                                   AtomicRMWMode})
+
+
 def enum_text(member: Enum) -> str:
     """The text spelling of an enum member (``and_`` is spelled ``and``)."""
     return member.name.rstrip("_")

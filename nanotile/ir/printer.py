@@ -30,6 +30,7 @@ from .asm_attrs import (
 )
 from .asm_format import compile_format, compile_printer, enum_spelling
 from .core import Module, Operation, Region, Value
+from .enums import INTEGER_ENUMS
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, OpDef, lookup
 
 _ENUM_MNEMONIC = {"RoundingMode": "rounding", "IntegerOverflow": "overflow",
@@ -477,9 +478,28 @@ def _tensor_view_fits(op: Operation) -> bool:
     ty = op.results[0].type if op.results else None
     if not isinstance(ty, T.TensorViewType):
         return False
+    if op.operands[0].type != T.TileType((), T.PointerType(ty.element)):
+        return False  # the reader takes the base for a pointer to the view's elements
     shape, strides = op.operand_segments[1:] if op.operand_segments else (0, 0)
     return (shape == sum(d is None for d in ty.shape)
             and strides == sum(s is None for s in ty.strides))
+
+
+_VIEW_RESULTS = {"make_partition_view": T.PartitionViewType,
+                 "make_strided_view": T.StridedViewType,
+                 "make_gather_scatter_view": T.GatherScatterViewType}
+
+
+def _view_fits(op: Operation) -> bool:
+    """make_*_view writes only its view type: the operand is read as its tensor_view."""
+    ty = op.results[0].type if op.results else None
+    return isinstance(ty, _VIEW_RESULTS[op.name]) and op.operands[0].type == ty.tensor_view
+
+
+def _tensor_shape_fits(op: Operation) -> bool:
+    """get_tensor_shape writes its source's type: a tensor_view, one result per dimension."""
+    ty = op.operands[0].type
+    return isinstance(ty, T.TensorViewType) and len(op.results) == ty.rank
 
 
 def _loop_fits(op: Operation) -> bool:
@@ -503,7 +523,8 @@ def _entry_fits(op: Operation) -> bool:
 
 
 _OP_CHECKS = {"make_tensor_view": _tensor_view_fits, "for": _loop_fits, "loop": _loop_fits,
-              "entry": _entry_fits}
+              "entry": _entry_fits, "get_tensor_shape": _tensor_shape_fits,
+              **dict.fromkeys(_VIEW_RESULTS, _view_fits)}
 
 
 # ---------------------------------------------------------------------------------------
@@ -511,6 +532,8 @@ _OP_CHECKS = {"make_tensor_view": _tensor_view_fits, "for": _loop_fits, "loop": 
 
 
 def _enum_generic(v: Enum) -> str:
+    if type(v) in INTEGER_ENUMS:  # an i32 attribute in cuda-tile, not one of the dialect
+        return f"{v.value} : i32"
     cls = type(v).__name__
     return f"#cuda_tile.{_ENUM_MNEMONIC.get(cls, _snake(cls))}<{enum_spelling(v)}>"
 

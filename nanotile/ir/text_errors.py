@@ -169,8 +169,11 @@ _NONTERMINAL_WORDS = {
     "custom_op": "operation name", "predicate": "assume predicate attribute",
     "values": "SSA operand", "entry_header": "valid '@'-identifier for symbol name",
     "hint_key": "valid keyword or string", "hint_target": "valid keyword or string",
-    "element": "valid keyword",
+    "element": "valid keyword", "_stride": "either 64-bit integer or question mark",
+    "_mixed_item": "either integer or SSA value",
 }
+# what an op's own parser asks for (its messages start with `custom op '...' `)
+_OP_PARSER_WORDS = {"_mixed_item"}
 _TERMINAL_WORDS = {
     "VALUE": "SSA operand", "SYMBOL": "valid '@'-identifier for symbol name",
     "NAME": "valid keyword", "INT": "integer value", "SIGNED_INT": "integer value",
@@ -227,7 +230,7 @@ def view_type_error(opname: str, ty: T.Type) -> str | None:
     want = _VIEW_RESULTS.get(opname)
     if want is None or isinstance(ty, want[0]):
         return None
-    return (f"'cuda_tile.{opname}' expected '{want[1]}' type, but got "
+    return (f"custom op 'cuda_tile.{opname}' expected '{want[1]}' type, but got "
             f"'{type_text(ty, True)}'")
 
 
@@ -338,7 +341,8 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
     if symbol in _NONTERMINAL_WORDS:
         if symbol == "custom_op" and failure.token_type == "NAME":
             return [f"custom op '{failure.value}' is unknown"]
-        return [f"expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
+        prefix = f"custom op 'cuda_tile.{opname}' " if symbol in _OP_PARSER_WORDS else ""
+        return [f"{prefix}expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
     if symbol.isupper():
         return [f"expected {_terminal_text(g.tables, symbol)}, found {found}"]
     first = sorted(_first(g, symbol))

@@ -217,10 +217,11 @@ def _unescape(regexp: str) -> str:
 class LalrRunner:
     """Parses text with the tables and a Transformer's callbacks.
 
-    The transformer gets three attributes set before each of its rule callbacks runs:
-    ``start`` and ``end``, the offsets of the text the rule covers, and ``last``, where
-    its last part starts, so that it can place its diagnostics and record where ops
-    were written."""
+    The transformer gets attributes set before each of its rule callbacks runs:
+    ``start`` and ``end``, the offsets of the text the rule covers, ``last``, where
+    its last part starts, and ``stack_starts`` and ``size``, the parser's stack of offsets
+    whose last ``size`` entries are where each part of the rule starts, so that it can
+    place its diagnostics and record where ops were written."""
 
     def __init__(self, tables: Tables, transformer: Any) -> None:
         self.tables = tables
@@ -335,16 +336,20 @@ class LalrRunner:
                     row = actions[state]
                     continue
                 size = sizes[rule]
+                # the callback may ask where each child starts: starts[-size:]
+                builder.stack_starts, builder.size = starts, size
                 if size:
                     children = values[-size:]
                     builder.start = starts[-size]
                     builder.last = starts[-1]
-                    del values[-size:], starts[-size:], states[-size:]
+                    del values[-size:], states[-size:]
                 else:
                     children = []
                     builder.start = builder.last = at
                 builder.end = prev_end
                 result = callback(children)
+                if size:
+                    del starts[-size:]
                 state = actions[states[-1]][origins[rule]]
                 if typ == "$END" and state == end_state:
                     return result

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from enum import Enum
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -32,7 +33,8 @@ from . import attrs as A
 from . import types as T
 from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
 from .core import Block, Module, Operation, Region, Value, make_op
-from .enums import MemoryOrderingSemantics, RoundingMode, SymbolVisibility
+from .dense_literal import check_element, literal_shape
+from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolVisibility
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
@@ -46,6 +48,7 @@ from .text_values import (
     TextError,
     ValueBuilder,
     has_refs,
+    int64_literal,
     resolve_refs,
 )
 
@@ -55,6 +58,7 @@ IMPLICIT_TERMINATOR = {"if": "yield", "for": "continue", "loop": "continue",
                        "scan": "yield"}
 TERMINATORS = {"yield", "continue", "break", "return"}
 _VALUE = re.compile(r"%[\w$.\-]+(?:#\d+)?")
+_BLANKS = re.compile(r"(?:\s+|//[^\n]*)*")
 _WORD_CHAR = re.compile(r"[\w$.]")
 # optional enum keywords of ops whose cuda-tile parser is generated from a declarative
 # format (load/store_view_tko have parsers of their own, with their own messages)
@@ -63,6 +67,8 @@ _DECLARATIVE_OPTIONAL_ENUMS = {"memory_scope": ("load_ptr_tko", "store_ptr_tko")
 _WEAK_WITHOUT_SCOPE = ("load_view_tko", "store_view_tko")
 _CONSTANT_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or "
                       "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN")
+# what cuda-tile's parser of make_tensor_view says starts so (OpAsmParser::emitError)
+_MAKE_TENSOR_VIEW = "custom op 'cuda_tile.make_tensor_view' "
 _NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
 # Ops whose regions see no value from outside (MLIR's IsolatedFromAbove).
 ISOLATED = {"entry", "testing$func", "module", "cuda_tile.module", "builtin.module"}
@@ -72,8 +78,8 @@ _MODULES = ("cuda_tile.module", "builtin.module")
 class ParsedOp:
     """An op as its custom form has been read (filled by the slots of its rule)."""
 
-    __slots__ = ("attrs", "checks", "dense", "opdef", "operands", "regions", "rtypes",
-                 "start", "tokens")
+    __slots__ = ("attrs", "checks", "dense", "opdef", "operands", "picks", "regions",
+                 "rtypes", "slot", "start", "tokens", "written")
 
     def __init__(self, opdef: OpDef, start: int) -> None:
         self.opdef = opdef
@@ -85,6 +91,11 @@ class ParsedOp:
         self.regions: list[Region] = []
         self.checks: list[tuple[Value, T.Type, int]] = []  # (value, written type, where)
         self.dense: Any = None
+        self.picks: tuple[int, ...] = ()  # slot -> the rule's child (-1: absent)
+        self.slot = 0  # the slot being read
+        # operand group -> the type written for it and where; for an empty operand list,
+        # (None, where the list would start)
+        self.written: dict[str, tuple[T.Type | None, int]] = {}
 
 
 class _Scope:
@@ -123,12 +134,39 @@ class IRBuilder(ValueBuilder):
         i = bisect.bisect_right(self.line_starts, offset) - 1
         return i + 1, offset - self.line_starts[i] + 1
 
-    def error(self, messages: str | list[str], offset: int) -> CompileError:
+    def error(self, messages: str | list[str], offset: int,
+              notes: tuple[str, ...] = ()) -> CompileError:
         line, col = self.line_col(offset)
         if isinstance(messages, str):
             messages = [messages]
-        return CompileError([Diagnostic("error", m, self.filename, line, col)
-                             for m in messages])
+        diags = [Diagnostic("error", m, self.filename, line, col) for m in messages]
+        diags[0].notes += [Diagnostic("note", n, self.filename, line, col) for n in notes]
+        return CompileError(diags)
+
+    def slot_start(self, p: ParsedOp) -> int:
+        """Where the child of the slot being read was written (the op's start when the
+        parser does not say: Lark's own loop, a rule with spliced parts)."""
+        if p.slot >= len(p.picks):
+            return p.start
+        if p.picks[p.slot] >= 0:
+            return self.with_prefix(self.child_start(p.picks[p.slot]))
+        # an absent part: where the part after the last one written starts
+        before = [k for k in p.picks[:p.slot] if k >= 0]
+        return self.child_start(before[-1] + 1 if before else 1)
+
+    def next_token(self, offset: int) -> int:
+        """Where the first token at or after ``offset`` starts (MLIR's current location
+        once a part is read)."""
+        m = _BLANKS.match(self.text, offset)
+        return m.end() if m else offset
+
+    def with_prefix(self, offset: int) -> int:
+        """``offset``, or where the dialect prefix written just before it starts (the
+        lexer skips `!cuda_tile.`; MLIR points at a type's `!`)."""
+        for prefix in ("!cuda_tile.", "#cuda_tile.", "cuda_tile."):
+            if offset >= len(prefix) and self.text.startswith(prefix, offset - len(prefix)):
+                return offset - len(prefix)
+        return offset
 
     def source(self, offset: int, aliases: tuple[str, ...] = ()) -> A.TextPosition:
         """Where the op whose name starts at ``offset`` was written (and, for an op with
@@ -330,31 +368,54 @@ class IRBuilder(ValueBuilder):
         return {"operands": {}, "tokens": {}, "attrs": attrs, "checks": [], "rtypes": {}}
 
     def make_tensor_view_body(self, c: list[Any]) -> dict[str, Any]:
-        base, shape, strides, extra, ty, view_ty = c
-        p: dict[str, Any] = {"operands": {"base": [self.value(base)]}, "tokens": {},
-                             "attrs": {}, "checks": [], "rtypes": {}}
+        """cuda-tile's MakeTensorViewOp::parse: the view type, the base read as a pointer
+        to its elements, the shape and strides written against the type's, then the
+        dynamic values read with the index type."""
+        base, (shape, shape_at), (strides, strides_at), extra, ty, view_ty = c
+        shape_values = [_mixed_value(t) for t in shape]  # as they are read: first
+        stride_values = [_mixed_value(t) for t in strides]
+        p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": [],
+                             "rtypes": {}}
         if extra is not None:
             p["attrs"].update(self.convert_attr_dict(lookup("make_tensor_view"), extra))
         dynamic = [t for t in shape + strides if t.type == "VALUE"]
-        if view_ty is None:
-            if dynamic:
-                raise TextError("expected '->' and the tensor_view type after the index type",
-                                self.end)
-            view_ty = ty
-        else:
-            for tok in dynamic:
-                p["checks"].append((self.value(tok), ty, tok.start_pos))
+        if dynamic and view_ty is None:
+            raise TextError("expected '->'",
+                            _wrong_token_offset(self.text, self.next_token(self.end)))
+        if not dynamic and view_ty is not None:  # the first type is the view's
+            raise TextError(f"{_MAKE_TENSOR_VIEW}expected 'tensor_view' type, but got "
+                            f"'{type_text(ty, True)}'", self.child_start(self.size - 2))
+        index_ty, view_ty = (ty, view_ty) if dynamic else (None, ty)
         if not isinstance(view_ty, T.TensorViewType):
-            raise TextError(f"expected a tensor_view type, got '{view_ty}'", self.end)
-        _check_mixed(shape, view_ty.shape, "shape")
-        _check_mixed(strides, view_ty.strides, "strides")
-        p["operands"]["dynamicShape"] = [self.value(t) for t in shape if t.type == "VALUE"]
-        p["operands"]["dynamicStrides"] = [self.value(t) for t in strides if t.type == "VALUE"]
+            raise TextError(f"{_MAKE_TENSOR_VIEW}expected 'tensor_view' type, but got "
+                            f"'{type_text(view_ty, True)}'", self.next_token(self.end))
+        v = self.value(base)
+        self.check_type(v, T.TileType((), T.PointerType(view_ty.element)), base.start_pos)
+        p["operands"]["base"] = [v]
+        _check_mixed(shape, shape_values, shape_at, view_ty.shape, "shape")
+        _check_mixed(strides, stride_values, strides_at, view_ty.strides, "stride")
+        for name, items in (("dynamicShape", shape), ("dynamicStrides", strides)):
+            toks = [t for t in items if t.type == "VALUE"]
+            values = [self.value(t) for t in toks]
+            p["operands"][name] = values
+            p["checks"] += [(value, index_ty, t.start_pos) for value, t in zip(values, toks)]
         p["rtypes"]["result"] = [view_ty]
         return p
 
-    def mixed_list(self, c: list[Any]) -> list[Token]:
-        return [t for t in c if t is not None]
+    def dense_literal(self, c: list[Any]) -> tuple[T.ElementType, Any, tuple[int, ...], int]:
+        """`<f32: [1.0, 2.0]>` of a constant or a global, read as cuda-tile reads it: its
+        element type, its values, the shape they give, where it starts."""
+        elem, values = c
+        # the op's keyword comes just before for a constant; a global's name, say
+        op = "constant" if self.text.startswith("constant", self.child_start(-1)) else "global"
+        prefix = f"custom op 'cuda_tile.{op}' "
+        check_element(elem, prefix, self.child_start(2))
+        shape = literal_shape(values, elem, prefix, self.next_token)
+        return elem, values, shape, self.start
+
+    def mixed_list(self, c: list[Any]) -> tuple[list[Token], int]:
+        """`[%n, 64]`: its items and where it starts."""
+        return [t for t in c if t is not None], self.start
 
     def rounding(self, c: list[Token]) -> Token:
         return c[0]
@@ -499,8 +560,9 @@ class IRBuilder(ValueBuilder):
         full = parse_string_literal(str(name_tok))
         operands = [self.value(t) for t in operand_toks]
         if len(ft.inputs) != len(operands):
-            raise TextError(f"expected {len(operands)} operand types, got {len(ft.inputs)}",
-                            self.end)
+            plural = "" if len(operands) == 1 else "s"
+            raise TextError(f"expected {len(operands)} operand type{plural} but had "
+                            f"{len(ft.inputs)}", self.with_prefix(self.last))
         for v, ty, tok in zip(operands, ft.inputs, operand_toks):
             self.check_type(v, ty, tok.start_pos)
         raw = list(props or []) + list(extra or [])
@@ -684,17 +746,31 @@ def _op_callback(rule: OpRule) -> Any:
     variable = opdef.has_variable_operands
     implicit = IMPLICIT_TERMINATOR.get(opdef.name)
 
-    def callback(self: IRBuilder, c: list[Any]) -> Operation:
+    def callback(self: IRBuilder, c: list[Any], picks: tuple[int, ...] = ()) -> Operation:
         if len(c) != count:
             raise AssertionError(f"{rule.name}: {len(c)} children for {count} slots")
         p = ParsedOp(opdef, self.start)
-        for (step, slot), child in zip(steps, c):
+        p.picks = picks
+        for i, ((step, slot), child) in enumerate(zip(steps, c)):
+            p.slot = i
             if child is not None:
                 step(self, p, slot, child)
+            elif slot.kind == "operands":  # none written: where the list would start
+                p.operands[slot.name] = []
+                p.tokens[slot.name] = []
+                p.written[slot.name] = (None, self.slot_start(p))
         if fixup is not None:
             fixup(self, p)
         return self.build(p, operand_names, results, variable, implicit)
+
+    def unfiltered(self: IRBuilder, picks: tuple[int, ...]) -> Any:
+        """The callback of one alternative of the rule, given the rule's children as
+        they are: it knows where each slot's child was written."""
+        def run(c: list[Any]) -> Operation:
+            return callback(self, [c[i] if i >= 0 else None for i in picks], picks)
+        return run
     callback.__name__ = rule.name
+    callback.unfiltered = unfiltered  # type: ignore[attr-defined]
     return callback
 
 
@@ -821,6 +897,7 @@ def _type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
+            p.written[name] = (ty, self.slot_start(p))
             for v, tok in zip(vals, p.tokens[name]):
                 p.checks.append((v, ty, tok.start_pos))
         elif p.opdef.operand(name) is None:
@@ -831,8 +908,11 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
-            if len(vals) != len(types):
-                raise TextError(f"expected {len(vals)} types, got {len(types)}", self.end)
+            if len(vals) != len(types):  # MLIR's resolveOperands, at the operand list
+                at = p.tokens[name][0].start_pos if p.tokens[name] else p.written[name][1]
+                raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' number of operands "
+                                f"and types do not match: got {len(vals)} operands and "
+                                f"{len(types)} types", at)
             for v, ty, tok in zip(vals, types, p.tokens[name]):
                 p.checks.append((v, ty, tok.start_pos))
         elif p.opdef.operand(name) is None:
@@ -840,10 +920,11 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
 
 
 def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
-    if p.opdef.name == "get_tensor_shape":
-        src = p.operands["src"][0].type
+    if p.opdef.name == "get_tensor_shape":  # cuda-tile's parser: the type written for src
+        src, at = p.written["src"]
         if not isinstance(src, T.TensorViewType):
-            raise TextError(f"expected tensor_view, got '{type_text(src, True)}'", self.end)
+            raise TextError(f"custom op 'cuda_tile.get_tensor_shape' expected tensor_view, "
+                            f"got '{type_text(src, True)}'", at)
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
@@ -910,11 +991,20 @@ def _dense(self: IRBuilder, p: ParsedOp, s: Slot, literal: Any) -> None:
 
 
 def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
-    elem_name, values, at = p.dense
-    if s.name and not isinstance(ty, T.TileType):  # what cuda-tile's constant parser says
-        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' result #0 must be tile of "
-                        f"{_CONSTANT_ELEMENTS} values, but got '{type_text(ty, True)}'",
-                        self.last)
+    """The tile type after a constant's values: its element type and shape are theirs
+    (any shape for a single value)."""
+    elem, values, shape, at = p.dense
+    elem_name = str(elem)
+    prefix, type_at = f"custom op 'cuda_tile.{p.opdef.name}' ", self.slot_start(p)
+    if not isinstance(ty, T.TileType):  # what cuda-tile's constant parser says
+        raise TextError(f"{prefix}result #0 must be tile of {_CONSTANT_ELEMENTS} values, "
+                        f"but got '{type_text(ty, True)}'", type_at)
+    if ty.element != elem:
+        raise TextError(f"{prefix}mismatch between the element type: '{elem}' and the tile "
+                        f"element type '{ty.element}'", type_at)
+    if shape and shape != ty.shape:
+        raise TextError(f"{prefix}inferred shape of elements literal ([{_csv(shape)}]) does "
+                        f"not match type ([{_csv(ty.shape)}])", type_at)
     bare = ty
     if isinstance(ty, T.TileType) and ty.layout is not None:  # tile-layout: the value's
         bare = T.TileType(ty.shape, ty.element)                # layout, not the constant's
@@ -927,6 +1017,10 @@ def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
         raise TextError(e.message, self.end if "tile" in e.message else at) from None
     if s.name:
         p.rtypes[s.name] = [ty]
+
+
+def _csv(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values))
 
 
 @lru_cache(maxsize=1024)
@@ -993,12 +1087,26 @@ def _if_regions(self: IRBuilder, p: ParsedOp) -> None:
 
 
 def _view_result(self: IRBuilder, p: ParsedOp) -> None:
-    message = view_type_error(p.opdef.name, p.rtypes["result"][0])
+    """make_*_view: the type written is the view's; the operand is read as its
+    tensor_view."""
+    view = p.rtypes["result"][0]
+    message = view_type_error(p.opdef.name, view)
     if message:
-        raise TextError(message, self.last)
+        raise TextError(message, self.with_prefix(self.last))
+    tok = p.tokens["tensor_view"][0]
+    p.checks.append((p.operands["tensor_view"][0], view.tensor_view, tok.start_pos))
+
+
+def _argument_region(self: IRBuilder, p: ParsedOp) -> None:
+    """cuda-tile reads reduce's and scan's region with the block arguments written before
+    it and adds no terminator: `() {}` is a region without a block."""
+    block = p.regions[0].blocks[0]
+    if not block.arguments and not block.ops:
+        p.regions[0] = Region([])
 
 
 _FIXUPS = {"load_ptr_tko": _load_ptr_operands, "if": _if_regions,
+           "reduce": _argument_region, "scan": _argument_region,
            "make_partition_view": _view_result, "make_strided_view": _view_result,
            "make_gather_scatter_view": _view_result}
 
@@ -1042,15 +1150,24 @@ def _index_rank(p: ParsedOp) -> int:
     return 1
 
 
-def _check_mixed(items: list[Token], dims: tuple[Any, ...], what: str) -> None:
+def _mixed_value(tok: Token) -> int | None:
+    """An item of make_tensor_view's shape or strides: an int64, or None for a value."""
+    return None if tok.type == "VALUE" else int64_literal(tok, _MAKE_TENSOR_VIEW)
+
+
+def _check_mixed(items: list[Token], values: list[int | None], at: int,
+                 dims: tuple[Any, ...], what: str) -> None:
+    """The shape or strides written in make_tensor_view against its type's."""
     if len(items) != len(dims):
-        raise TextError(f"expected {len(dims)} {what} values for the tensor_view type, got "
-                        f"{len(items)}", items[0].start_pos if items else None)
-    for tok, d in zip(items, dims):
-        is_int = tok.type != "VALUE"
-        if is_int != (d is not None) or (is_int and int(tok) != d):
-            raise TextError(f"{what} {tok if is_int else 'value'} does not match the "
-                            f"tensor_view type's {'?' if d is None else d}", tok.start_pos)
+        raise TextError(f"{_MAKE_TENSOR_VIEW}expected {what} declaration to contain "
+                        f"{len(dims)} elements due to tensor_view type, but {len(items)} were "
+                        "provided", at)
+    for i, (tok, written, d) in enumerate(zip(items, values, dims)):
+        if written != d:
+            raise TextError(f"{_MAKE_TENSOR_VIEW}input {what} dimension {i} does not match "
+                            "tensor_view type "
+                            f"(expected {'dynamic' if d is None else d}, got "
+                            f"{'dynamic' if written is None else written})", tok.start_pos)
 
 
 def _check_terminators(block: Block, error: Any) -> None:
@@ -1106,6 +1223,8 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     if v is True:  # a unit attribute: `{flush_to_zero}`
         return True
     if kind == "enum":
+        if isinstance(v, A.IntegerAttr) and a.enum in INTEGER_ENUMS:  # type: ignore[union-attr]
+            return _integer_enum(a, v)  # type: ignore[arg-type]
         text = v.value if isinstance(v, EnumRaw) else str(v)
         member = enum_value(a.enum, str(text))  # type: ignore[union-attr,arg-type]
         if member is None:
@@ -1137,6 +1256,15 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     if kind in ("attr", "hints"):
         return v
     return _generic(v)
+
+
+def _integer_enum(a: AttrDef, v: A.IntegerAttr) -> Enum:
+    """`0 : i32` for an enum cuda-tile keeps as an i32 attribute."""
+    values = {m.value: m for m in a.enum}  # type: ignore[union-attr]
+    if v.type != T.I32 or v.value not in values:
+        raise AsmError(f"Invalid attribute `{a.name}` in property conversion: "
+                       f"{v.value} : {v.type}")
+    return values[v.value]
 
 
 def _generic(v: Any) -> Any:
@@ -1201,7 +1329,7 @@ def _read(text: str, filename: str, allow_unregistered: bool, parse: Any) -> Any
         return parse(r)
     except TextError as e:
         offset = builder.start if e.offset is None else e.offset
-        raise builder.error(e.messages, offset) from None
+        raise builder.error(e.messages, offset, e.notes) from None
     except ParseFailure as f:
         messages, offset = describe(f, r.tables)
         if f.token_type == "$END" or _PUNCTUATION_EXPECTED.match(messages[0]):

@@ -9,6 +9,7 @@ reader places it at the text the rule covers (``self.start``) unless it says whe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import Any, NamedTuple
 
@@ -27,16 +28,25 @@ from .asm_attrs import (
 )
 from .layouts import parse_layout
 from .limits import MAX_NESTING
+from .type_rules import (
+    check_gather_scatter_view_type,
+    check_partition_view_type,
+    check_strided_view_type,
+    check_tensor_view_type,
+)
 
 
 class TextError(Exception):
     """Input the reader refuses: one or more messages (MLIR sometimes gives two at one
-    place), at ``offset`` in the text (None: the start of the rule being read)."""
+    place), at ``offset`` in the text (None: the start of the rule being read); ``notes``
+    go with the first message, at the same place."""
 
-    def __init__(self, messages: str | list[str], offset: int | None = None) -> None:
+    def __init__(self, messages: str | list[str], offset: int | None = None,
+                 notes: tuple[str, ...] = ()) -> None:
         self.messages = [messages] if isinstance(messages, str) else messages
         super().__init__(self.messages[0])
         self.offset = offset
+        self.notes = notes
 
 
 class EnumRaw(NamedTuple):
@@ -53,11 +63,25 @@ class DenseRaw(NamedTuple):
     type: T.Type | None
 
 
+class DenseList(list):
+    """``[...]`` of dense values, with the offset just after its ``]``."""
+
+    end = 0
+
+
 class ArrayRaw(NamedTuple):
     """``array<i32: 1, 2>``."""
 
     element: str
     values: tuple[str, ...]
+
+
+class StridesRaw(NamedTuple):
+    """What follows a tensor_view's element type: the strides as written (None for a lone
+    comma) and where the part after the keyword `strides` starts."""
+
+    items: list[Token] | None
+    at: int
 
 
 class AliasRef(NamedTuple):
@@ -107,8 +131,45 @@ def _struct(fields: list[Any], names: dict[str, str],
     return out
 
 
+_I32_MAX = 2**31 - 1
+_I64_MAX = 2**63 - 1
+
+
 def _dims(shape: Token | None) -> list[str]:
+    """The dimensions of a SHAPE token (`4x?x`)."""
     return str(shape)[:-1].split("x") if shape is not None else []
+
+
+def _dims_of(tok: Token | None) -> list[str]:
+    """The dimensions of a TILE_DIMS token (`4x8`)."""
+    return str(tok).split("x") if tok is not None else []
+
+
+def _dimension(text: str, tok: Token) -> int:
+    value = int(text)
+    if value > _I64_MAX:  # MLIR's dimension lists hold int64 values
+        raise TextError("invalid dimension", tok.start_pos)
+    return value
+
+
+def int64_literal(tok: Token, prefix: str = "") -> int:
+    """A decimal or hexadecimal integer token read as MLIR reads an int64_t (``prefix``:
+    an op parser's `custom op '...' `, which its messages start with)."""
+    text = str(tok)
+    value = int(text, 16) if "x" in text else int(text)
+    if not -_I64_MAX - 1 <= value <= _I64_MAX:
+        raise TextError(f"{prefix}integer value too large", tok.start_pos)
+    return value
+
+
+def _stride(tok: Token) -> int | None:
+    """A tensor_view stride: `?`, or a positive int64 (kDynamic spelled out is not `?`)."""
+    if str(tok) == "?":
+        return None
+    value = int64_literal(tok)
+    if value <= 0:
+        raise TextError(f"expected strictly positive integer, got {value}", tok.start_pos)
+    return value
 
 
 def _ints(items: list[Any]) -> tuple[int, ...]:
@@ -140,6 +201,16 @@ class ValueBuilder(Transformer):
     start = 0  # offsets of the text of the rule being reduced (set by the parser)
     end = 0
     last = 0  # where the rule's last part starts
+    stack_starts: Sequence[int] = ()  # the parser's stack of offsets: the rule's
+    size = 0                          # children start at its last `size` entries
+
+    def child_start(self, i: int) -> int:
+        """Where child ``i`` of the rule being reduced starts (counting every part of
+        the rule, punctuation too; -1: the part before the rule)."""
+        k = len(self.stack_starts) - self.size + i
+        if -1 <= i < self.size and 0 <= k < len(self.stack_starts):
+            return self.stack_starts[k]
+        return self.start
 
     # ------------------------------------------------------------------------ types
     def element(self, c: list[Token]) -> T.Type:
@@ -189,28 +260,50 @@ class ValueBuilder(Transformer):
         return T.PointerType(c[0])
 
     def tensor_view(self, c: list[Any]) -> T.Type:
-        shape_tok, elem_tok, strides = c
-        elem = _WORD_TYPES.get(str(elem_tok))
-        if not isinstance(elem, T.ElementType):
-            raise TextError(f"unknown element type '{elem_tok}'", elem_tok.start_pos)
-        shape = tuple(None if d == "?" else int(d) for d in _dims(shape_tok))
-        strides = strides or ()
-        if len(strides) != len(shape):
-            raise TextError(f"tensor_view of rank {len(shape)} needs {len(shape)} strides, "
-                            f"got {len(strides)}")
-        return T.TensorViewType(elem, shape, strides)
+        """cuda-tile's TensorViewType::parse: strides after the element type exactly when
+        the rank is not 0; then the type's own rules, reported at its `<`."""
+        shape_tok, elem, strides = c
+        shape = tuple(None if d == "?" else _dimension(d, shape_tok)
+                      for d in _dims(shape_tok))
+        values: tuple[int | None, ...] = ()
+        if not shape and strides is not None:
+            if strides.items is not None:
+                raise TextError("strides must not be provided for 0-d tiles", strides.at)
+            raise TextError("unexpected token after element type in 0-d tensor_view",
+                            self.last)
+        if shape:
+            if strides is None or strides.items is None:
+                raise TextError("expected 'strides'", self.last)
+            values = tuple(_stride(t) for t in strides.items)
+        message = check_tensor_view_type(elem, shape, values)
+        if message:
+            raise TextError(message, self.child_start(1))
+        return T.TensorViewType(elem, shape, values)
 
-    def strides(self, c: list[Any]) -> tuple[int | None, ...]:
-        return tuple(None if str(d) == "?" else int(d) for d in _present(c))
+    def view_strides(self, c: list[Any]) -> StridesRaw:
+        return StridesRaw(c[0], self.child_start(2))
+
+    def stride_list(self, c: list[Any]) -> list[Token]:
+        return _present(c)
 
     def tile_dims(self, c: list[Token]) -> tuple[int, ...]:
-        return tuple(int(d) for d in str(c[0]).split("x"))
+        """`(8x8)`: each dimension a positive i32 (cuda-tile's parseViewTileShape)."""
+        tok = c[0]
+        dims = tuple(_dimension(d, tok) for d in _dims_of(tok))
+        for i, d in enumerate(dims):
+            if d <= 0 or d > _I32_MAX:
+                raise TextError(f"tile dimension {i} exceeds i32 limitations (got {d}, "
+                                f"expected strictly positive and less than or equal to "
+                                f"{_I32_MAX})", self.start)
+        return dims
 
     def padding(self, c: list[Token]) -> T.PaddingValue:
         try:
             return T.PaddingValue[str(c[0])]
         except KeyError:
-            raise TextError(f"unknown padding value '{c[0]}'", c[0].start_pos) from None
+            names = ", ".join(p.name for p in T.PaddingValue)
+            raise TextError(f'invalid padding_value attribute specification. Got "{c[0]}" '
+                            f"but expect one of: {names}", self.child_start(2)) from None
 
     def dim_map(self, c: list[Any]) -> tuple[int, ...]:
         return c[0]
@@ -222,24 +315,43 @@ class ValueBuilder(Transformer):
         return None if dim_map == tuple(range(len(tile))) else dim_map
 
     @staticmethod
-    def _view_base(t: T.Type) -> T.TensorViewType:
+    def _view_base(t: T.Type, after: int) -> T.TensorViewType:
+        """The view's tensor_view; anything else is refused where the type ends."""
         if not isinstance(t, T.TensorViewType):
-            raise TextError(f"expected 'tensor_view' type, but got '{type_text(t, True)}'")
+            raise TextError(f"expected 'tensor_view' type, but got '{type_text(t, True)}'",
+                            after)
         return t
+
+    def _after_type(self, dim_map: Any) -> int:
+        """Where the part after a partition/strided view's tensor_view starts."""
+        return self.child_start(self.size - 2) if dim_map is not None else self.last
+
+    def _checked(self, message: str | None, view: T.Type) -> T.Type:
+        """A view type, unless its own rules refuse it (reported at its `<`)."""
+        if message:
+            raise TextError(message, self.child_start(1))
+        return view
 
     def partition_view(self, c: list[Any]) -> T.Type:
         dims, pad, base, dim_map = c
-        return T.PartitionViewType(dims, self._view_base(base),
-                                   self._view_dim_map(dims, dim_map), pad)
+        base = self._view_base(base, self._after_type(dim_map))
+        return self._checked(check_partition_view_type(dims, base, dim_map, pad),
+                             T.PartitionViewType(dims, base, self._view_dim_map(dims, dim_map),
+                                                 pad))
 
     def strided_view(self, c: list[Any]) -> T.Type:
         dims, strides, pad, base, dim_map = c
-        return T.StridedViewType(dims, strides, self._view_base(base),
-                                 self._view_dim_map(dims, dim_map), pad)
+        base = self._view_base(base, self._after_type(dim_map))
+        return self._checked(check_strided_view_type(dims, strides, base, dim_map, pad),
+                             T.StridedViewType(dims, strides, base,
+                                               self._view_dim_map(dims, dim_map), pad))
 
     def gather_scatter_view(self, c: list[Any]) -> T.Type:
         dims, pad, base, sparse_dim = c
-        return T.GatherScatterViewType(dims, self._view_base(base), int(sparse_dim), pad)
+        base = self._view_base(base, self.child_start(self.size - 5))
+        return self._checked(
+            check_gather_scatter_view_type(dims, base, int(sparse_dim), pad),
+            T.GatherScatterViewType(dims, base, int(sparse_dim), pad))
 
     def function_type(self, c: list[Any]) -> T.FunctionType:
         ins, out = c
@@ -250,11 +362,10 @@ class ValueBuilder(Transformer):
         return c
 
     # ------------------------------------------------------------------------ constants
-    def dense_literal(self, c: list[Any]) -> tuple[str, Any, int]:
-        return (str(c[0]), c[1], self.start)
-
     def dense_list(self, c: list[Any]) -> list[Any]:
-        return check_nesting(_present(c), "constant")
+        values = DenseList(_present(c))
+        values.end = self.end
+        return check_nesting(values, "constant")
 
     def number_attr(self, c: list[Any]) -> Any:
         """``1.0 : f32`` / ``0 : i32`` / ``true`` -> FloatAttr / IntegerAttr."""

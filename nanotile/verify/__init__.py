@@ -4,7 +4,6 @@
 empty list when it is valid; warnings only appear when asked for). The rules live one
 module per op family:
 
-    types        the types' own rules (also called by the parser: check_tile_type, ...)
     constraints  per-op operand/result type constraints and same-type/shape traits
     arith        rounding modes, flush_to_zero, conversions, overflow flags
     shape        broadcast, reshape, permute, cat, extract, insert, iota, pack

@@ -95,7 +95,7 @@ SCALAR_INT = tile_of(INT, ranks=(0,))
 SCALAR_PTR = tile_of(("ptr",), ranks=(0,))
 TOKEN = Constraint("cuda tile token type", lambda t: isinstance(t, TokenType))
 TENSOR_VIEW = Constraint("tensor view type", lambda t: isinstance(t, TensorViewType))
-TILE_VIEW = Constraint("tile view", lambda t: isinstance(
+TILE_VIEW = Constraint("TileView instance", lambda t: isinstance(
     t, PartitionViewType | StridedViewType | GatherScatterViewType))
 PARTITION_VIEW = Constraint("partition view type", lambda t: isinstance(t, PartitionViewType))
 STRIDED_VIEW = Constraint("strided view type", lambda t: isinstance(t, StridedViewType))
@@ -346,8 +346,18 @@ _IMPLIED_DEFAULTS = {("ftoi", "rounding_mode"), ("reduce", "identities"),
                      ("scan", "identities"), ("scan", "reverse")}
 
 
+# Integer attributes of a confined kind (ODS ConfinedAttr): the test, the constraint's words
+_NON_NEGATIVE_I32 = (lambda v: v >= 0,
+                     "32-bit signless integer attribute whose value is non-negative")
+_AT_LEAST_0_I64 = (lambda v: v >= 0,
+                   "64-bit signless integer attribute whose minimum value is 0")
+_CONFINED = {("reduce", "dim"): _NON_NEGATIVE_I32, ("scan", "dim"): _NON_NEGATIVE_I32,
+             ("alloca", "num_elem"): _AT_LEAST_0_I64, ("alloca", "alignment"): _AT_LEAST_0_I64}
+
+
 def _check_attributes(op: Operation) -> None:
-    """Attributes that must be present (no default, not optional) and of the right enum."""
+    """Attributes that must be present (no default, not optional), of the right enum and
+    within their confined range."""
     d = lookup(op.name)
     if d is None:
         return
@@ -361,6 +371,9 @@ def _check_attributes(op: Operation) -> None:
         if a.kind == "enum" and a.enum is not None and not isinstance(value, a.enum):
             raise fail(f"attribute '{a.name}' failed to satisfy constraint: "
                        f"{a.enum.__name__}")
+        confined = _CONFINED.get((op.name, a.name))
+        if confined is not None and not confined[0](value):
+            raise fail(f"attribute '{a.name}' failed to satisfy constraint: {confined[1]}")
 
 
 def _plural(n: int, what: str) -> str:

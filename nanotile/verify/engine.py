@@ -118,12 +118,13 @@ class RuleError(Exception):
     at: Operation | None = None  # report at another op than the one checked
     notes: list[Note] = field(default_factory=list)
     severity: str = "error"
+    then: list[str] = field(default_factory=list)  # errors MLIR emits after it, same op
 
 
 def fail(message: str, *, op_prefix: bool = True, at: Operation | None = None,
-         notes: list[Note] | None = None) -> RuleError:
+         notes: list[Note] | None = None, then: list[str] | None = None) -> RuleError:
     """``raise fail("...")`` from a rule."""
-    return RuleError(message, op_prefix, at, notes or [])
+    return RuleError(message, op_prefix, at, notes or [], then=then or [])
 
 
 def rule(*names: str, on_exit: bool = False) -> Callable[[Rule], Rule]:
@@ -187,15 +188,17 @@ def position(op: Operation | None, filename: str) -> tuple[str, int | None, int 
     return filename, None, None
 
 
-def to_diagnostic(err: RuleError, op: Operation, filename: str) -> Diagnostic:
+def to_diagnostics(err: RuleError, op: Operation, filename: str) -> list[Diagnostic]:
     target = err.at or op
-    text = f"{op_label(target)} {err.message}" if err.op_prefix else err.message
     fname, line, col = position(target, filename)
-    diag = Diagnostic(err.severity, text, fname, line, col)
+    out = []
+    for message in (err.message, *err.then):
+        text = f"{op_label(target)} {message}" if err.op_prefix else message
+        out.append(Diagnostic(err.severity, text, fname, line, col))
     for note in err.notes:
         nf, nl, nc = position(note.op or target, filename)
-        diag.notes.append(Diagnostic("note", note.message, nf, nl, nc))
-    return diag
+        out[0].notes.append(Diagnostic("note", note.message, nf, nl, nc))
+    return out
 
 
 def _check_op(op: Operation) -> None:
@@ -263,13 +266,13 @@ def _verify(module: Module, filename: str) -> list[Diagnostic]:
         check_module_items(module)
     except RuleError as err:
         assert err.at is not None
-        return [to_diagnostic(err, err.at, filename)]
+        return to_diagnostics(err, err.at, filename)
     for item in module.items:
         try:
             _walk(item)
         except RuleError as err:
             assert err.at is not None
-            diags.append(to_diagnostic(err, err.at, filename))
+            diags += to_diagnostics(err, err.at, filename)
             if item.name not in ("entry", "testing$func"):
                 break  # not isolated from above: MLIR stops here
     if diags:
@@ -278,7 +281,7 @@ def _verify(module: Module, filename: str) -> list[Diagnostic]:
         check_dominance(module)
     except RuleError as err:
         assert err.at is not None
-        diags.append(to_diagnostic(err, err.at, filename))
+        diags += to_diagnostics(err, err.at, filename)
     return diags
 
 

@@ -280,10 +280,6 @@ def natural_size(el: Type) -> int:
 
 @rule("alloca")
 def _alloca(op: Operation) -> None:
-    for name in ("num_elem", "alignment"):
-        if op.attributes.get(name, 0) < 0:
-            raise fail(f"attribute '{name}' failed to satisfy constraint: 64-bit signless "
-                       "integer attribute whose minimum value is 0")
     align = op.attributes.get("alignment", 0)
     if align <= 0 or align & (align - 1):
         raise fail("'alignment' must be power of two")

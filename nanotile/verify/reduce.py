@@ -50,9 +50,10 @@ def _aggregate(op: Operation) -> None:
     inferred = [TileType(tuple(d for k, d in enumerate(v.type.shape) if k != dim),
                          v.type.element) for v in operands if isinstance(v.type, TileType)]
     actual = [r.type for r in results]
-    if inferred != actual:
+    if inferred != actual:  # MLIR's InferTypeOpInterface check says it twice
         raise fail(f"inferred type(s) {', '.join(map(q, inferred))} are incompatible with "
-                   f"return type(s) of operation {', '.join(map(q, actual))}")
+                   f"return type(s) of operation {', '.join(map(q, actual))}",
+                   then=["failed to infer returned types"])
 
 
 @rule("reduce", "scan", on_exit=True)

@@ -1,14 +1,14 @@
 """Program structure: what a module may hold, entry signatures, globals and the symbols
-that get_global refers to; every type's own rules (types.check_type)."""
+that get_global refers to; every type's own rules (nanotile.ir.type_rules)."""
 
 from __future__ import annotations
 
 from nanotile.ir.core import Module, Operation
+from nanotile.ir.type_rules import check_type
 from nanotile.ir.types import FunctionType, PointerType, TileType
 
 from .engine import fail, q, rule
 from .hints import check_op_hints
-from .types import check_type
 
 
 def check_module_items(module: Module) -> None:

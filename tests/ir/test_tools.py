@@ -66,6 +66,18 @@ def test_generic_form_round_trips() -> None:
         assert print_modules(parse_modules(generic, "g")) == custom, path.name
 
 
+def test_generic_form_writes_i32_enums_as_cuda_tile_does() -> None:
+    """Memory ordering, memory scope and atomic modes are plain i32 attributes in
+    cuda-tile (no attribute of the dialect): `memory_ordering_semantics = 2 : i32`."""
+    text = ("cuda_tile.module @m {\n  entry @k(%p: tile<ptr<i32>>, %v: tile<i32>) {\n"
+            "    %0, %1 = atomic_rmw_tko relaxed device %p, xchg, %v : tile<ptr<i32>>, "
+            "tile<i32> -> tile<i32>, token\n    return\n  }\n}\n")
+    generic = print_modules(parse_modules(text, "t"), generic=True)
+    assert "memory_ordering_semantics = 1 : i32" in generic
+    assert "memory_scope = 1 : i32" in generic and "mode = 9 : i32" in generic
+    assert print_modules(parse_modules(generic, "g")) == print_modules(parse_modules(text, "t"))
+
+
 def test_debuginfo_round_trips() -> None:
     path = shared_file(CUTILE / "vector_add.debug.mlir")
     src = path.read_text()

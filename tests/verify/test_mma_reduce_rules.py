@@ -96,8 +96,9 @@ def test_reduce_rules():
                                     identity=IntegerAttr(0, EL["i32"]))).endswith(
         "expect same type for operand at index: 0 and identity at index: 0 but got: "
         "'f32' and 'i32'")
-    assert "inferred type(s) '!cuda_tile.tile<4xf32>' are incompatible" in only_error(
-        reduce_kernel([tile(()), tile(())], res=tile((8,))))
+    inferred, failed = errors(reduce_kernel([tile(()), tile(())], res=tile((8,))))
+    assert "inferred type(s) '!cuda_tile.tile<4xf32>' are incompatible" in inferred
+    assert failed == "'cuda_tile.reduce' op failed to infer returned types"
 
 
 def test_reduce_body_must_be_pure():

@@ -1,16 +1,16 @@
 """Rules on types themselves: tile shapes, tensor views, partition/strided/gather
-views, pointers.
+views, pointers (cuda-tile's type verifiers, Types.cpp).
 
 In MLIR these checks run when a type is built, so the reference reports them while
 parsing, at the type's position. Each ``check_*`` function here returns the
-reference's message for the first broken rule, or None: the text parser and the
-bytecode reader call them as they build types, and ``check_type`` is also applied by the
-verifier to every type it meets (for IR built in other ways).
+reference's message for the first broken rule, or None: the text reader calls them as it
+builds types, and the verifier applies ``check_type`` to every type it meets (for IR
+built in other ways).
 """
 
 from __future__ import annotations
 
-from nanotile.ir.types import (
+from .types import (
     MAX_TILE_ELEMENTS,
     ElementType,
     FunctionType,
@@ -28,6 +28,7 @@ from nanotile.ir.types import (
 _NUMBER_NAMES = ("f16", "bf16", "f32", "tf32", "f64", "f8E4M3FN", "f8E5M2", "f8E8M0FNU",
                  "f4E2M1FN", "i1", "i8", "i16", "i32", "i64")
 POINTEE_MESSAGE = "failed to verify 'pointeeType': " + " or ".join(_NUMBER_NAMES)
+VIEW_ELEMENT_MESSAGE = "failed to verify 'elementType': " + " or ".join(_NUMBER_NAMES)
 ELEMENT_MESSAGE = ("failed to verify 'elementType': " + " or ".join(_NUMBER_NAMES)
                    + " or Pointer type")
 _NUMBER_OK = set(_NUMBER_NAMES) | {"f8E5M3FNU"}
@@ -83,14 +84,17 @@ def _dyn(values) -> str:
 
 
 def check_tensor_view_type(element: Type, shape, strides) -> str | None:
+    """The element type's constraint (ODS, checked first), then TensorViewType::verify."""
+    if not (isinstance(element, ElementType) and element.name in _NUMBER_OK):
+        return VIEW_ELEMENT_MESSAGE
     if len(shape) != len(strides):
         return (f"expected shape and stride to be of same rank but got shape of rank "
                 f"{len(shape)} and stride of rank {len(strides)}")
     if any(d is not None and d <= 0 for d in shape):
-        return f"dimensions must have strictly positive constant sizes but got {_dyn(shape)}"
+        return f"dimensions must have strictly positive constant sizes but got [{_dyn(shape)}]"
     if any(s is not None and s <= 0 for s in strides):
         return ("dimensions must have strictly positive constant strides but got "
-                f"{_dyn(strides)}")
+                f"[{_dyn(strides)}]")
     return None
 
 
