@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # imported when needed: `nanotile FILE` and --help start fast
 PROG = "python -m nanotile.passes"
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
-              "check_semantics", "rules", "dump_egglog", "dump_egraph", "dump_html")
+              "check_semantics", "rules", "dump_egglog", "dump_egraph", "dump_html",
+              "rule_stats")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +92,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="print the egglog program each eqsat run executed")
     g.add_argument("--dump-egraph", metavar="DIR",
                    help="write each eqsat e-graph to the folder DIR as JSON and DOT (SVG "
-                        "with dot)")
+                        "with Graphviz's dot)")
+    g.add_argument("--rule-stats", action="store_true",
+                   help="print how often each rule and ruleset matched, per kernel (rules "
+                        "by :name or file:line)")
     g = parser.add_argument_group("information (print on standard output and exit)")
     g.add_argument("--list-passes", action="store_true",
                    help="list the passes: name, languages in -> out, description")
