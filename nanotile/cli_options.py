@@ -293,13 +293,27 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
         from .targets.ptx.ir import language_of
 
         options.input_language = language_of(module.ptx)
-    if getattr(args, "dump_html", None):
-        return _run_explored(module, steps, options, args, err_stream, input_name)
     try:
-        return run_pipeline(module, steps, options, err_stream)
+        if getattr(args, "dump_html", None):
+            return _run_explored(module, steps, options, args, err_stream, input_name)
+        try:
+            return run_pipeline(module, steps, options, err_stream)
+        finally:
+            if args.time_passes:
+                err_stream.write(timing_report(options.timings))
     finally:
-        if args.time_passes:
-            err_stream.write(timing_report(options.timings))
+        _say_if_dot_missing(steps, err_stream)
+
+
+def _say_if_dot_missing(steps: list[Pass], err_stream: TextIO) -> None:
+    """--dump-egraph without Graphviz: one line, once, after the e-graphs are written."""
+    folders = [step.dump_egraph for step in steps if getattr(step, "dump_egraph", "")]
+    if folders:
+        from .egraph.optimize import dot_missing_note
+
+        note = dot_missing_note(folders)
+        if note:
+            err_stream.write(note)
 
 
 def _run_explored(module: Module, steps: list[Pass], options, args: argparse.Namespace,

@@ -240,7 +240,7 @@ def _report(program: Program, stats: Stats, settings: Settings, item: str,
                            f"{program.program_text()}\n")
     if settings.dump_egraph:
         stem = f"{settings.pass_name}-{item}" + (f"-window{place[0]}" if place else "")
-        _dump_egraph(program, settings.dump_egraph, stem)
+        _dump_egraph(program, settings.dump_egraph, stem, settings.out)
     if settings.stats:
         serialized = json.loads(program.egraph.serialize([]).to_json())
         stats.nodes = len(serialized["nodes"])
@@ -257,7 +257,8 @@ def _report(program: Program, stats: Stats, settings: Settings, item: str,
 
         settings.out.write(rule_table(program, stats, list(rulesets), tag))
 
-def _dump_egraph(program: Program, directory: str, stem: str) -> None:
+
+def _dump_egraph(program: Program, directory: str, stem: str, out: TextIO) -> None:
     """``stem``.json and .dot (and .svg when Graphviz's ``dot`` is installed)."""
     serialized = program.egraph.serialize([])
     base = os.path.join(directory, stem.replace("/", "_"))
@@ -273,6 +274,20 @@ def _dump_egraph(program: Program, directory: str, stem: str) -> None:
                                                    f"{e.strerror or e}", "<command line>")
                                ) from None
     dot = shutil.which("dot")
-    if dot is not None:
-        subprocess.run([dot, "-Tsvg", base + ".dot", "-o", base + ".svg"], check=False,
-                       capture_output=True, timeout=60)
+    if dot is None:
+        return  # said once per command (dot_missing_note)
+    done = subprocess.run([dot, "-Tsvg", base + ".dot", "-o", base + ".svg"], check=False,
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or [f"status {done.returncode}"])[0]
+        out.write(f"--dump-egraph: dot (Graphviz) failed on {base}.dot: {reason}\n")
+
+
+def dot_missing_note(folders: list[str]) -> str | None:
+    """What to say, once per command, when e-graphs were written into ``folders`` but
+    Graphviz's ``dot`` is not there to draw them as SVG."""
+    wrote = any(name.endswith(".json") for folder in folders if os.path.isdir(folder)
+                for name in os.listdir(folder))
+    if not wrote or shutil.which("dot") is not None:
+        return None
+    return "--dump-egraph: dot (Graphviz) not found: wrote JSON and DOT only, no SVG\n"

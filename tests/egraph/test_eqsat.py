@@ -339,3 +339,42 @@ def test_nanotile_opt_pass_flags(tmp_path):
     bad = opt("--pass-pipeline=builtin.module(no-such-pass)")
     assert bad.returncode == 1 and "unknown pass 'no-such-pass'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+TWO_KERNELS = KERNEL.replace("  entry @k(", "  entry @k2(%q: tile<ptr<f32>>) {\n    return\n  }\n"
+                             "  entry @k(")
+
+
+@pytest.mark.parametrize("dot", [None, "ok", "fails"])
+def test_dump_egraph_says_when_it_cannot_draw(dot, tmp_path, monkeypatch, capsys):
+    """Without Graphviz's dot: one line, once per command (two kernels here); with a dot
+    that fails: its error; with one that works: nothing."""
+    from nanotile.cli import main
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if dot is not None:
+        script = 'echo "<svg/>" > "$4"' if dot == "ok" else 'echo "Error: bad" >&2; exit 1'
+        (bin_dir / "dot").write_text(f"#!/bin/sh\n{script}\n")
+        (bin_dir / "dot").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    kernel = tmp_path / "K.mlir"
+    kernel.write_text(TWO_KERNELS)
+    folder = tmp_path / "eg"
+    assert main([str(kernel), "-p", "eqsat", f"--dump-egraph={folder}", "-o",
+                 str(tmp_path / "o.mlir")]) == 0
+    err = capsys.readouterr().err
+    assert (folder / "eqsat-k.json").exists() and (folder / "eqsat-k.dot").exists()
+    if dot is None:
+        assert err == "--dump-egraph: dot (Graphviz) not found: wrote JSON and DOT only, " \
+                      "no SVG\n"
+    elif dot == "ok":
+        assert err == "" and (folder / "eqsat-k.svg").read_text() == "<svg/>\n"
+    else:
+        assert sorted(err.splitlines()) == [
+            f"--dump-egraph: dot (Graphviz) failed on {folder}/eqsat-{name}.dot: Error: bad"
+            for name in ("k", "k2")]
+    if dot is None:  # --dump-html draws into a folder of its own: its page says it
+        assert main([str(kernel), "-p", "eqsat", f"--dump-html={tmp_path / 'p.html'}",
+                     "-o", str(tmp_path / "o.mlir")]) == 0
+        assert capsys.readouterr().err == ""
