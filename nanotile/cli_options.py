@@ -57,7 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="do not check the output language after each pass")
     g.add_argument("--check-semantics", action="store_true",
                    help="run the kernels in the interpreter after each tile-level pass and "
-                        "name the first pass that changes a result")
+                        "name the first pass that changes a result (for eqsat: the rule)")
+    g.add_argument("--load-pass-plugin", action="append", metavar="FILE.py",
+                   help="import a Python file that registers passes (nanotile.passes."
+                        "registry.register), to name in -p (repeatable; MLIR's flag; see "
+                        "examples/plugin_count_ops.py)")
     try:
         g.add_argument("--gpu-name", "--target", dest="target", default=None,
                        choices=["sm_90", "sm_100"],
@@ -135,6 +139,19 @@ def load_backend() -> None:
     from . import targets  # noqa: F401
 
 
+def load_plugins(args: argparse.Namespace) -> None:
+    """--load-pass-plugin: import each file (nanotile.passes.plugins), after the back end,
+    so that no plugin takes the name of one of its passes. Raises CompileError."""
+    paths = getattr(args, "load_pass_plugin", None)
+    if not paths:
+        return
+    load_backend()
+    from .passes.plugins import load_pass_plugin
+
+    for path in paths:
+        load_pass_plugin(path)
+
+
 def pass_table() -> str:
     """--list-passes: each pass, its languages and summary, one line each (grep finds it)."""
     load_backend()
@@ -150,7 +167,9 @@ def pass_table() -> str:
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     """Answer --print-grammar, --list-passes, --print-pipeline, --print-language,
     --diff-languages.
-    Returns True when one was given (the caller then exits with status 0)."""
+    Returns True when one was given (the caller then exits with status 0). Loads the
+    --load-pass-plugin files first (their errors come before anything runs)."""
+    load_plugins(args)
     if args.print_grammar:
         from .ir.grammar_gen import GRAMMAR_PATH
 
@@ -249,6 +268,7 @@ def output_text(module: Module, **print_options: bool) -> str:
 
 def _pipeline(args: argparse.Namespace) -> list[Pass]:
     load_backend()
+    load_plugins(args)
     from .passes.pipelines import DEFAULT_TARGET, default_pipeline
     from .passes.registry import parse_pipeline
 
