@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # imported when needed: `nanotile FILE` and --help start fast
 PROG = "python -m nanotile.passes"
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
-              "check_semantics", "rules", "dump_egglog", "dump_egraph", "dump_html")
+              "check_semantics", "rules", "dump_egglog", "dump_egraph", "dump_html",
+              "rule_stats")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="do not check the output language after each pass")
     g.add_argument("--check-semantics", action="store_true",
                    help="run the kernels in the interpreter after each tile-level pass and "
-                        "name the first pass that changes a result")
+                        "name the first pass that changes a result (for eqsat: the rule)")
+    g.add_argument("--load-pass-plugin", action="append", metavar="FILE.py",
+                   help="import a Python file that registers passes (nanotile.passes."
+                        "registry.register), to name in -p (repeatable; MLIR's flag; see "
+                        "examples/plugin_count_ops.py)")
     try:
         g.add_argument("--gpu-name", "--target", dest="target", default=None,
                        choices=["sm_90", "sm_100"],
@@ -91,7 +96,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="print the egglog program each eqsat run executed")
     g.add_argument("--dump-egraph", metavar="DIR",
                    help="write each eqsat e-graph to the folder DIR as JSON and DOT (SVG "
-                        "with dot)")
+                        "with Graphviz's dot)")
+    g.add_argument("--rule-stats", action="store_true",
+                   help="print how often each rule and ruleset matched, per kernel (rules "
+                        "by :name or file:line)")
     g = parser.add_argument_group("information (print on standard output and exit)")
     g.add_argument("--list-passes", action="store_true",
                    help="list the passes: name, languages in -> out, description")
@@ -133,6 +141,19 @@ def load_backend() -> None:
     from . import targets  # noqa: F401
 
 
+def load_plugins(args: argparse.Namespace) -> None:
+    """--load-pass-plugin: import each file (nanotile.passes.plugins), after the back end,
+    so that no plugin takes the name of one of its passes. Raises CompileError."""
+    paths = getattr(args, "load_pass_plugin", None)
+    if not paths:
+        return
+    load_backend()
+    from .passes.plugins import load_pass_plugin
+
+    for path in paths:
+        load_pass_plugin(path)
+
+
 def pass_table() -> str:
     """--list-passes: each pass, its languages and summary, one line each (grep finds it)."""
     load_backend()
@@ -172,7 +193,9 @@ def _not_written_note(name: str) -> str:
 def handle_info_flags(args: argparse.Namespace, out: TextIO) -> bool:
     """Answer --print-grammar, --list-passes, --print-pipeline, --print-language,
     --diff-languages.
-    Returns True when one was given (the caller then exits with status 0)."""
+    Returns True when one was given (the caller then exits with status 0). Loads the
+    --load-pass-plugin files first (their errors come before anything runs)."""
+    load_plugins(args)
     if args.print_grammar:
         from .ir.grammar_gen import GRAMMAR_PATH
 
@@ -273,6 +296,7 @@ def output_text(module: Module, **print_options: bool) -> str:
 
 def _pipeline(args: argparse.Namespace) -> list[Pass]:
     load_backend()
+    load_plugins(args)
     from .passes.pipelines import DEFAULT_TARGET, default_pipeline
     from .passes.registry import parse_pipeline
 
@@ -317,13 +341,27 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
         from .targets.ptx.ir import language_of
 
         options.input_language = language_of(module.ptx)
-    if getattr(args, "dump_html", None):
-        return _run_explored(module, steps, options, args, err_stream, input_name)
     try:
-        return run_pipeline(module, steps, options, err_stream)
+        if getattr(args, "dump_html", None):
+            return _run_explored(module, steps, options, args, err_stream, input_name)
+        try:
+            return run_pipeline(module, steps, options, err_stream)
+        finally:
+            if args.time_passes:
+                err_stream.write(timing_report(options.timings))
     finally:
-        if args.time_passes:
-            err_stream.write(timing_report(options.timings))
+        _say_if_dot_missing(steps, err_stream)
+
+
+def _say_if_dot_missing(steps: list[Pass], err_stream: TextIO) -> None:
+    """--dump-egraph without Graphviz: one line, once, after the e-graphs are written."""
+    folders = [step.dump_egraph for step in steps if getattr(step, "dump_egraph", "")]
+    if folders:
+        from .egraph.optimize import dot_missing_note
+
+        note = dot_missing_note(folders)
+        if note:
+            err_stream.write(note)
 
 
 def _run_explored(module: Module, steps: list[Pass], options, args: argparse.Namespace,

@@ -4,6 +4,7 @@
                  [-mlir-print-op-generic] [-mlir-print-debuginfo]
                  [-allow-unregistered-dialect] [-no-implicit-module]
                  [-PASS[=OPTIONS] | -pass-pipeline=P]... [-list-passes]
+                 [-load-pass-plugin=FILE.py]...
 
 Flags are spelled with one or two dashes, as MLIR accepts. It parses the input, runs the
 verifier and prints the module. With ``-split-input-file`` the input is cut at lines
@@ -99,6 +100,9 @@ def parse_args(argv: list[str]) -> OptOptions:
         if name in ("version", "list-passes"):
             opts.extra[name] = True
             continue
+        if name == "load-pass-plugin":  # loaded before parsing (plugin_paths)
+            i += value is None
+            continue
         if name == "o":
             if value is None:
                 if i >= len(argv):
@@ -121,6 +125,34 @@ def parse_args(argv: list[str]) -> OptOptions:
             raise UsageError(f"option '{arg}' takes no value")
         flag[1](opts)
     return opts
+
+
+def plugin_paths(argv: list[str]) -> list[str]:
+    """The files of ``-load-pass-plugin=FILE.py`` (or ``-load-pass-plugin FILE.py``): they
+    are loaded before the other flags are read, which may name their passes."""
+    paths: list[str] = []
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.lstrip("-").partition("=")
+        if not arg.startswith("-") or name != "load-pass-plugin":
+            continue
+        if not eq:
+            if i + 1 >= len(argv):
+                raise UsageError(f"option '{arg}' needs a Python file")
+            value = argv[i + 1]
+        paths.append(value)
+    return paths
+
+
+def load_plugins(paths: list[str]) -> None:
+    """Import the plugin files (nanotile.passes.plugins); raises CompileError."""
+    if not paths:
+        return
+    from .cli_options import load_backend
+    from .passes.plugins import load_pass_plugin
+
+    load_backend()
+    for path in paths:
+        load_pass_plugin(path)
 
 
 def _is_pass(name: str) -> bool:
@@ -170,6 +202,8 @@ def usage() -> str:
     lines += [f"  -{'PASS':28s} run a pass of -list-passes (e.g. -cse, -fuse-fma)",
               f"  -{'PASS=OPTIONS':28s} run it with options, e.g. -loop-split='split-threshold=2'",
               f"  -{'pass-pipeline=P':28s} run the passes of MLIR's 'builtin.module(...(a,b))'",
+              f"  -{'load-pass-plugin=FILE.py':28s} import a Python file that registers passes "
+              "(see examples/plugin_count_ops.py)",
               f"  -{'list-passes':28s} list the passes, their languages and what they do",
               f"  -{'help':28s} print this help and exit",
               f"  -{'version':28s} print the version and exit"]
@@ -246,7 +280,11 @@ def check_diagnostics(text: str, filename: str, diags: list[Diagnostic]) -> tupl
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
+        load_plugins(plugin_paths(argv))
         opts = parse_args(argv)
+    except CompileError as e:  # a --load-pass-plugin file
+        sys.stderr.write(e.format() + "\n")
+        return 1
     except UsageError as e:
         if not str(e):
             sys.stdout.write(usage())

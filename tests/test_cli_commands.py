@@ -223,7 +223,8 @@ def test_nanotile_help_lists_the_commands_and_every_flag(capsys):
     flags |= {"-o", "--output", "--emit", "-j", "--jobs", "--generic", "--debuginfo",
               "--no-verify", "--bytecode-version", "--gpu-name", "-h", "--help",
               "--version"}
-    assert {"--list-passes", "--print-pipeline", "--print-language"} <= flags
+    assert {"--list-passes", "--print-pipeline", "--print-language", "--rule-stats",
+            "--load-pass-plugin"} <= flags
     for flag in flags:
         assert re.search(rf"(^|[ ,]){re.escape(flag)}\b", out, re.MULTILINE), flag
 
@@ -530,3 +531,13 @@ def test_an_unwritable_egraph_dump_is_one_located_line(kernel, tmp_path, monkeyp
     assert main([str(kernel), "-p", "eqsat", "--dump-egraph=FILE/d"]) == 1
     assert capsys.readouterr().err == ("<command line>: error: --dump-egraph: cannot write "
                                        "'FILE/d': Not a directory\n")
+
+
+@pytest.mark.parametrize("command, flag", [("nanotile", "--load-pass-plugin FILE.py"),
+                                           ("nanotile", "--rule-stats"),
+                                           ("python -m nanotile.passes", "--load-pass-plugin"),
+                                           ("python -m nanotile.passes", "--rule-stats"),
+                                           ("nanotile-opt", "-load-pass-plugin=FILE.py")])
+def test_help_shows_the_rule_and_plugin_flags(command, flag, capsys):
+    assert _main(command)(["--help"]) == 0
+    assert flag in capsys.readouterr().out

@@ -2,9 +2,12 @@
 
 Rule files are parsed with the low-level bindings (``parse_program(text, filename=...)``)
 so that egglog's errors point into the file; only declarations, rules and rulesets may
-appear in them (no ``run``, ``include``, ``push``...), which is checked before anything
-runs, and no ``(Leaf N ...)`` with a number: leaves are the kernel's values, numbered per
-kernel by the bridge (a rule building one is reported there too, nanotile.egraph.bridge).
+appear in them (no ``run``, ``include``, ``push``...), every rule in a ruleset
+(nanotile.egraph.rulefile checks both, and parentheses, before anything runs), and no
+``(Leaf N ...)`` with a number: leaves are the kernel's values, numbered per kernel by
+the bridge (a rule building one is reported there too, nanotile.egraph.bridge). A program
+can leave rules out (``disabled``, by ``Rule.place``): eqsat's --check-semantics bisects
+over them (nanotile.egraph.bisect).
 Rulesets named ``*-facts`` are analyses: each round saturates them before running the
 rewriting rulesets once each. Rounds stop when nothing changes or a limit (rounds,
 e-nodes, seconds) is reached; node limits are checked between rulesets.
@@ -33,9 +36,10 @@ from typing import Any
 
 from ..diagnostics import CompileError, Diagnostic
 from .cost import CostModel
+from .rulefile import RULE_COMMANDS, Rule, check_forms, read_text, rules_of, top_level_forms
 from .schema import RULES_DIR, schema_text
 
-# what a rule file may contain (egglog command classes)
+# what a rule file may contain (egglog command classes; rulefile.ALLOWED_FORMS first)
 _ALLOWED = {"AddRuleset", "UnstableCombinedRuleset", "RuleCommand", "RewriteCommand",
             "BiRewriteCommand", "Constructor", "Relation", "Function", "Datatype",
             "Datatypes", "Sort"}
@@ -65,6 +69,10 @@ class Stats:
     iterations: int = 0
     stop_reason: str = ""
     ruleset_seconds: dict[str, float] = field(default_factory=dict)
+    # egglog's run report, summed over rounds: matches per rule (its report name) and
+    # per ruleset (for --rule-stats)
+    rule_matches: dict[str, int] = field(default_factory=dict)
+    ruleset_matches: dict[str, int] = field(default_factory=dict)
     insert_seconds: float = 0.0
     extract_seconds: float = 0.0
 
@@ -159,9 +167,13 @@ class Program:
     """One e-graph with the schema and the rule files loaded; records every text run."""
 
     @staticmethod
-    def shared(cost: CostModel, rule_files: list[Path]) -> Program:
+    def shared(cost: CostModel, rule_files: list[Path],
+               disabled: frozenset[tuple[str, int, int]] = frozenset()) -> Program:
         """The program for ``cost`` and ``rule_files``, loaded once per process (run
-        e-graphs in its ``session``). A rule file that changed is loaded again."""
+        e-graphs in its ``session``). A rule file that changed is loaded again. A program
+        with rules left out (a bisection's) is not kept."""
+        if disabled:
+            return Program(cost, rule_files, disabled)
         key = (schema_text(cost), tuple((str(p), _read(p)) for p in rule_files))
         program = _SHARED.get(key)
         if program is None:
@@ -169,11 +181,16 @@ class Program:
             _SHARED[key] = program
         return program
 
-    def __init__(self, cost: CostModel, rule_files: list[Path]) -> None:
+    def __init__(self, cost: CostModel, rule_files: list[Path],
+                 disabled: frozenset[tuple[str, int, int]] = frozenset()) -> None:
+        """``disabled``: the rules left out (``Rule.place``); they are still listed in
+        ``rules``, but never run."""
         egg = egglog_bindings()
         self.egraph = egg.EGraph()
         self.texts: list[str] = []
         self.rulesets: list[str] = ["type-facts"]  # declared by the schema
+        self.rules: list[Rule] = []  # the rules of the rule files, in loading order
+        self.disabled = disabled
         self.run_text(schema_text(cost) + _powers_of_two(), "schema.egg")
         for path in rule_files:
             self.load_rules(path)
@@ -200,14 +217,11 @@ class Program:
     def load_rules(self, path: Path) -> None:
         filename = str(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path.read_bytes(), filename)
         except OSError as e:
             raise CompileError(Diagnostic("error", f"cannot read rule file: {e.strerror}",
                                           filename)) from None
-        except UnicodeDecodeError as e:
-            raise CompileError(Diagnostic("error", "not a rule file: egglog rules are UTF-8 "
-                                                   "text, and this byte is not", filename,
-                                          offset=e.start)) from None
+        check_forms(top_level_forms(text, filename), text, filename)
         leaf = find_leaf_literal(text)
         if leaf is not None:
             raise CompileError(Diagnostic(
@@ -220,12 +234,19 @@ class Program:
             raise egglog_error(e, filename, text) from None
         for command in commands:
             kind = type(command).__name__
-            if kind not in _ALLOWED:
+            if kind not in _ALLOWED:  # a form check_forms let through (it should not)
                 raise CompileError(Diagnostic(
                     "error", f"a rule file may only declare sorts, functions, rulesets and "
                              f"rules; found a '{kind}' command", filename))
             if kind == "AddRuleset":
                 self.rulesets.append(command.name)
+        rules = rules_of(commands, filename, text)
+        self.rules.extend(rules)
+        if self.disabled:
+            places = iter([rule.place for rule in rules])
+            commands = [c for c in commands
+                        if type(c).__name__ not in RULE_COMMANDS or next(places)
+                        not in self.disabled]
         self.texts.append(f"; ---- {filename}\n{text.rstrip()}\n")
         try:
             self.egraph.run_program(*commands)
@@ -264,7 +285,12 @@ class Program:
         out = self.run_text(command, "<schedule>")
         seconds = time.perf_counter() - begin
         stats.ruleset_seconds[ruleset] = stats.ruleset_seconds.get(ruleset, 0.0) + seconds
-        return any(getattr(o.report, "updated", True) for o in out if hasattr(o, "report"))
+        reports = [o.report for o in out if hasattr(o, "report")]
+        for report in reports:
+            for key, count in report.num_matches_per_rule.items():
+                stats.rule_matches[key] = stats.rule_matches.get(key, 0) + count
+                stats.ruleset_matches[ruleset] = stats.ruleset_matches.get(ruleset, 0) + count
+        return any(getattr(report, "updated", True) for report in reports)
 
     def extract(self, roots: list[str]) -> tuple[Any, list[int]]:
         """The lowest-cost DAG of all roots at once: (TermDag, one term id per root)."""
@@ -279,10 +305,10 @@ class Program:
         return "\n".join(self.texts)
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path) -> bytes | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return path.read_bytes()
+    except OSError:
         return None  # load_rules reports it
 
 

@@ -46,6 +46,9 @@ class Settings:
     dump_egglog: bool = False
     dump_egraph: str | None = None
     stats: bool = False
+    rule_stats: bool = False  # --rule-stats: matches per rule and ruleset
+    # rules left out, by Rule.place (--check-semantics bisecting, nanotile.egraph.bisect)
+    disabled: frozenset[tuple[str, int, int]] = frozenset()
     pass_name: str = "eqsat"
     out: TextIO = field(default_factory=lambda: sys.stderr)
 
@@ -55,18 +58,18 @@ def rule_files(user_files: list[str], builtin: bool = True) -> list[Path]:
     return files + [Path(f) for f in user_files]
 
 
-def run_pass(step: Any, module: Module, facts: dict, rulesets: list[str] | None,
-             exclude: tuple[str, ...] = ()) -> bool:
-    """Run an e-graph pass (eqsat, fuse-fma): its options are fields of ``step``."""
+def settings_for(step: Any, rulesets: list[str] | None,
+                 exclude: tuple[str, ...] = ()) -> Settings:
+    """The settings of an e-graph pass (eqsat, fuse-fma): its options are fields of
+    ``step``."""
     files = rule_files([f.strip() for f in step.rules.split(",") if f.strip()],
                        step.builtin)
     limits = Limits(step.iterations, step.node_limit, float(step.time_limit),
                     window=getattr(step, "window", Limits.window))
-    settings = Settings(files, rulesets, exclude, limits, cost_model_for(step.target),
-                        fast_math=step.fast_math,
-                        dump_egglog=step.dump_egglog, dump_egraph=step.dump_egraph or None,
-                        stats=step.stats, pass_name=step.name)
-    return optimize_module(module, facts, settings)
+    return Settings(files, rulesets, exclude, limits, cost_model_for(step.target),
+                    fast_math=step.fast_math,
+                    dump_egglog=step.dump_egglog, dump_egraph=step.dump_egraph or None,
+                    stats=step.stats, rule_stats=step.rule_stats, pass_name=step.name)
 
 
 def optimize_module(module: Module, facts: dict, settings: Settings) -> bool:
@@ -123,21 +126,21 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
                                f"{label}: {len(enc.names)} terms, over the limit; left "
                                "alone\n")
         return False
-    program = Program.shared(settings.cost, settings.rule_files)
-    _check_rulesets(program, settings)
+    program = Program.shared(settings.cost, settings.rule_files, settings.disabled)
+    check_rulesets(program, settings)
     with program.session():
         stats = Stats()
         start = time.perf_counter()
         program.run_text(_fast_math(settings) + "\n".join(enc.lines), "<terms>")
         stats.insert_seconds = time.perf_counter() - start
-        rulesets = _schedule(program, settings)
+        rulesets = schedule(program, settings)
         if enc.roots:
             program.saturate(rulesets, settings.limits, stats)
         start = time.perf_counter()
         termdag, terms = program.extract([enc.names[r] for r in enc.roots])
         stats.extract_seconds = time.perf_counter() - start
         name = str(item.attributes.get("sym_name", item.name))
-        _report(program, stats, settings, name, place)
+        _report(program, stats, settings, name, place, rulesets)
     if not enc.roots:
         return False
     try:
@@ -208,14 +211,14 @@ def _drop_unused_constants(item: Operation, blocks: list[Block]) -> None:
                      if op.name != "constant" or any(id(r) in used for r in op.results)]
 
 
-def _schedule(program: Program, settings: Settings) -> list[str]:
+def schedule(program: Program, settings: Settings) -> list[str]:
     """The rulesets to run: the analyses always, then the chosen (or all) others."""
     if settings.rulesets is None:
         return [r for r in program.rulesets if r not in settings.exclude]
     return [r for r in program.rulesets if r.endswith("-facts")] + settings.rulesets
 
 
-def _check_rulesets(program: Program, settings: Settings) -> None:
+def check_rulesets(program: Program, settings: Settings) -> None:
     for name in settings.rulesets or ():
         if name not in program.rulesets:
             raise CompileError(Diagnostic("error", f"{settings.pass_name}: no ruleset "
@@ -229,7 +232,7 @@ def _fast_math(settings: Settings) -> str:
 
 
 def _report(program: Program, stats: Stats, settings: Settings, item: str,
-            place: tuple[int, int] | None = None) -> None:
+            place: tuple[int, int] | None = None, rulesets: list[str] = ()) -> None:
     tag = f"{settings.pass_name} @{item}" + (f" (window {place[0]}/{place[1]})" if place
                                               else "")
     if settings.dump_egglog:
@@ -237,7 +240,7 @@ def _report(program: Program, stats: Stats, settings: Settings, item: str,
                            f"{program.program_text()}\n")
     if settings.dump_egraph:
         stem = f"{settings.pass_name}-{item}" + (f"-window{place[0]}" if place else "")
-        _dump_egraph(program, settings.dump_egraph, stem)
+        _dump_egraph(program, settings.dump_egraph, stem, settings.out)
     if settings.stats:
         serialized = json.loads(program.egraph.serialize([]).to_json())
         stats.nodes = len(serialized["nodes"])
@@ -249,9 +252,13 @@ def _report(program: Program, stats: Stats, settings: Settings, item: str,
             f"iterations ({stats.stop_reason or 'nothing to do'}); insert "
             f"{stats.insert_seconds:.4f}s; {times or 'no rulesets'}; extract "
             f"{stats.extract_seconds:.4f}s\n")
+    if settings.rule_stats:
+        from .rule_stats import rule_table
+
+        settings.out.write(rule_table(program, stats, list(rulesets), tag))
 
 
-def _dump_egraph(program: Program, directory: str, stem: str) -> None:
+def _dump_egraph(program: Program, directory: str, stem: str, out: TextIO) -> None:
     """``stem``.json and .dot (and .svg when Graphviz's ``dot`` is installed)."""
     serialized = program.egraph.serialize([])
     base = os.path.join(directory, stem.replace("/", "_"))
@@ -267,6 +274,20 @@ def _dump_egraph(program: Program, directory: str, stem: str) -> None:
                                                    f"{e.strerror or e}", "<command line>")
                                ) from None
     dot = shutil.which("dot")
-    if dot is not None:
-        subprocess.run([dot, "-Tsvg", base + ".dot", "-o", base + ".svg"], check=False,
-                       capture_output=True, timeout=60)
+    if dot is None:
+        return  # said once per command (dot_missing_note)
+    done = subprocess.run([dot, "-Tsvg", base + ".dot", "-o", base + ".svg"], check=False,
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or [f"status {done.returncode}"])[0]
+        out.write(f"--dump-egraph: dot (Graphviz) failed on {base}.dot: {reason}\n")
+
+
+def dot_missing_note(folders: list[str]) -> str | None:
+    """What to say, once per command, when e-graphs were written into ``folders`` but
+    Graphviz's ``dot`` is not there to draw them as SVG."""
+    wrote = any(name.endswith(".json") for folder in folders if os.path.isdir(folder)
+                for name in os.listdir(folder))
+    if not wrote or shutil.which("dot") is not None:
+        return None
+    return "--dump-egraph: dot (Graphviz) not found: wrote JSON and DOT only, no SVG\n"

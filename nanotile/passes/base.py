@@ -15,6 +15,7 @@ only less informed.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -68,6 +69,16 @@ class Pass:
     def apply(self, module: Module, ctx: PassContext) -> bool:
         """Rewrite ``module`` in place; return True if anything changed."""
         raise NotImplementedError
+
+    def blame(self, before: Module, kernel: str,
+              differs: Callable[[Module], bool]) -> Diagnostic | None:
+        """--check-semantics found that this pass changed what @``kernel`` computes:
+        which part of the pass did it (eqsat: the rule), as a note; None if it cannot
+        tell. ``before`` is a copy of the module the pass was given (run the pass again
+        on copies of it); ``differs(module)``: whether a module's results still differ
+        from the input's. The pass manager copies the module only for passes that
+        override this."""
+        return None
 
     @classmethod
     def summary(cls) -> str:

@@ -10,17 +10,25 @@ they run only with ``contract=true`` or when named (``rulesets=fuse-fma``, which
 ``-p fuse-fma`` and ``nanotile-opt -fuse-fma`` stand for). Effects, tokens and
 control flow are anchors and keep their order. Options: ``rulesets`` (comma list;
 default all), ``fast-math`` (allows float reassociation), ``dump-egglog``,
-``dump-egraph=DIR``, ``stats``, ``target`` (the cost model), ``window`` (a kernel with
-more pure ops is optimised in windows of that many, one e-graph each, so that memory
-grows linearly: nanotile.egraph.optimize).
+``dump-egraph=DIR``, ``stats``, ``rule-stats`` (matches per rule and ruleset),
+``target`` (the cost model), ``window`` (a kernel with more pure ops is optimised in
+windows of that many, one e-graph each, so that memory grows linearly:
+nanotile.egraph.optimize). When --check-semantics finds that it changed a result, it
+names the rule that did (``blame``: nanotile.egraph.bisect).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ..diagnostics import Diagnostic
 from ..ir.core import Module
 from .base import Pass, PassContext
+
+if TYPE_CHECKING:  # egglog's side is imported when the pass runs
+    from ..egraph.optimize import Settings
 
 CONTRACTING = ("fuse-fma", "mma-accumulate")  # fewer roundings: not bit-identical
 
@@ -42,19 +50,34 @@ class Eqsat(Pass):
     dump_egglog: bool = False  # print the egglog program each run executed
     dump_egraph: str = ""    # a folder: each e-graph as JSON and DOT (SVG with dot)
     stats: bool = False      # print e-nodes, rounds and seconds per e-graph (--time-passes)
+    rule_stats: bool = False  # print matches per rule and ruleset
     target: str = ""         # whose cost model extraction uses (egraph.cost.register)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        from ..egraph.optimize import run_pass
+        from ..egraph.optimize import optimize_module
+
+        return optimize_module(module, ctx.facts, self.settings())
+
+    def settings(self) -> Settings:
+        """What nanotile.egraph.optimize runs (the rulesets chosen, the options)."""
+        from ..egraph.optimize import settings_for
 
         chosen = [r.strip() for r in self.rulesets.split(",") if r.strip()] or None
-        return run_pass(self, module, ctx.facts, chosen,
-                        exclude=() if self.contract else CONTRACTING)
+        return settings_for(self, chosen, exclude=() if self.contract else CONTRACTING)
+
+    def blame(self, before: Module, kernel: str,
+              differs: Callable[[Module], bool]) -> Diagnostic | None:
+        """The rule that changed what @kernel computes (nanotile.egraph.bisect)."""
+        from ..egraph.bisect import blame_rule
+
+        return blame_rule(self.settings(), before, kernel, differs,
+                          lambda module: PassContext.from_module(module).facts)
 
 
 def apply_cli_flags(steps: list[Pass], args: object) -> list[Pass]:
-    """``--rules``, ``--dump-egglog``, ``--dump-egraph``, ``--time-passes`` given to the
-    driver become options of every e-graph pass (those with a ``dump_egglog`` option)."""
+    """``--rules``, ``--dump-egglog``, ``--dump-egraph``, ``--time-passes``, ``--rule-stats``
+    given to the driver become options of every e-graph pass (those with a
+    ``dump_egglog`` option)."""
     import dataclasses
 
     out: list[Pass] = []
@@ -66,6 +89,7 @@ def apply_cli_flags(steps: list[Pass], args: object) -> list[Pass]:
                 dump_egglog=step.dump_egglog or bool(getattr(args, "dump_egglog", False)),
                 dump_egraph=step.dump_egraph or (getattr(args, "dump_egraph", None) or ""),
                 stats=step.stats or bool(getattr(args, "time_passes", False)),
+                rule_stats=step.rule_stats or bool(getattr(args, "rule_stats", False)),
                 target=step.target or (getattr(args, "target", None) or ""))
         out.append(step)
     return out

@@ -2,11 +2,14 @@
 
 After every pass that changed the module (or put it in another language) the module is
 checked against the pass's output language (unless ``verify`` is off; as in MLIR, a pass
-that reports no change leaves a module that was checked already); with ``check_semantics`` the interpreter runs every kernel after every
-tile-level pass and compares with the results from before the pipeline. Any failure
-raises a CompileError naming the pass; an exception other than CompileError out of a pass
-(a bug) becomes a located "internal error" (nanotile/internal_error.py) unless the knob
-NANOTILE_RAISE_INTERNAL_ERRORS is set. Dumps carry MLIR's headers
+that reports no change leaves a module that was checked already); with
+``check_semantics`` the interpreter runs every kernel after every tile-level pass and
+compares with the results from before the pipeline (a pass that can tell which of its
+parts changed a result, ``Pass.blame``, is given a copy of its input to find out: eqsat
+names the rule). Any failure raises a CompileError naming the pass; an exception other
+than CompileError out of a pass (a bug) becomes a located "internal error"
+(nanotile/internal_error.py) unless the knob NANOTILE_RAISE_INTERNAL_ERRORS is set.
+Dumps carry MLIR's headers
 (``// -----// IR Dump After <pass> //----- //``) and are valid input again: Tile IR text
 for the tile stages, PTX text (``module.ptx.render()``) once select-instructions has run.
 
@@ -17,6 +20,7 @@ ptx-sm100 module leaves it in ptx-sm100 (see ``language.accepts``).
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from collections.abc import Callable
@@ -174,6 +178,7 @@ class PipelineRun:
         if self._wants(self.options.dump_before, step.name):
             self._dump(module, "Before", step.spelling())
         before = print_ir(module) if self.options.dump_after_change else None
+        copied = self._copy_to_blame(module, step)
         try:
             changed = self._timed(step.name, lambda: step.apply(module, self.ctx))
         except CompileError:
@@ -191,13 +196,16 @@ class PipelineRun:
             self._timed("(verify)", lambda: self._verify(module, step, output))
         lang = get_language(output)
         if self.oracle is not None and (lang.tile_level or lang.runner is not None):
-            problem = self._timed("(check-semantics)",
-                                  lambda: self.oracle.compare(module, lang.runner))
-            if problem is not None:
+            found = self._timed("(check-semantics)",
+                                lambda: self.oracle.difference(module, lang.runner))
+            if found is not None:
                 self._dump_failure(module, step)
+                kernel, problem = found
+                notes = self._timed("(check-semantics)",
+                                    lambda: self._blame(step, copied, kernel, lang.runner))
                 raise CompileError(Diagnostic("error", f"pass '{step.name}' changed what the "
                                                        f"program computes: {problem}",
-                                              _filename(module)))
+                                              _filename(module), notes=notes))
         show = self._wants(self.options.dump_after, step.name)
         if self.options.dump_after_change:
             show = show or (changed and print_ir(module) != before)
@@ -206,6 +214,21 @@ class PipelineRun:
         self._to_dir(module, number, step.name)
         self._report_stage(number, step, output, module)
         return output
+
+    def _copy_to_blame(self, module: Module, step: Pass) -> Module | None:
+        """With --check-semantics, a copy of the module before a pass that can say which
+        of its parts changed a result (``Pass.blame``)."""
+        if self.oracle is None or type(step).blame is Pass.blame:
+            return None
+        return copy.deepcopy(module)
+
+    def _blame(self, step: Pass, before: Module | None, kernel: str,
+               runner) -> list[Diagnostic]:
+        if before is None:
+            return []
+        note = step.blame(before, kernel,
+                          lambda m: self.oracle.difference(m, runner) is not None)
+        return [note] if note is not None else []
 
     def _report_stage(self, number: int, step: Pass | None, language: str,
                       module: Module) -> None:

@@ -346,17 +346,22 @@ class Oracle:
         language's runner, the PTX emulator): its float results may differ from the
         interpreter's by a few ulps (approximate math, summation order) and its printed
         lines may come in another order of tile blocks."""
+        found = self.difference(module, runner)
+        return None if found is None else found[1]
+
+    def difference(self, module: Module, runner=None) -> tuple[str, str] | None:
+        """``compare``, with the name of the kernel that differs: (name, description)."""
         for run in self.runs:
             try:
                 results = run_kernel(module, run, runner)
             except Exception as e:  # noqa: BLE001 - a broken pass may crash the interpreter
-                return f"kernel @{run.name} no longer runs ({type(e).__name__}: {e})"
+                return run.name, f"kernel @{run.name} no longer runs ({type(e).__name__}: {e})"
             emulated = runner is not None or self.input_runner is not None
             problem = first_difference(run.results or [], results,
                                        run.reordered or emulated,
                                        any_order_of_lines=emulated)
             if problem is not None:
-                return f"kernel @{run.name}, grid {run.grid}: {problem}"
+                return run.name, f"kernel @{run.name}, grid {run.grid}: {problem}"
         return None
 
 

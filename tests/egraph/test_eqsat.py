@@ -61,10 +61,11 @@ def test_user_rule_applies(kernel, tmp_path):
 @pytest.mark.parametrize("text, where, message", [
     (("; bad\n(ruleset bad)\n(rewrite (Mulf x (ConstF 2.0 t) r z t)\n"
       "   (Addff x x r z t) :ruleset bad)\n"), ":4:4: error: ", "Unbound function Addff"),
-    ("; bad\n(ruleset bad)\n(rewrite (Mulf x y r z t)\n", ":4:1: error: ", "parse error"),
+    ("; bad\n(ruleset bad)\n(rewrite (Mulf x y r z t)\n", ":3:1: error: ",
+     "unclosed '(': no ')' closes this parenthesis"),
     ("(ruleset bad)\n(rewrite (Mulf x y r z t) (Negf x 1) :ruleset bad)\n", ":2:",
      "type"),
-    ("(ruleset bad)\n(run 3)\n", ": error: ", "found a 'RunSchedule' command"),
+    ("(ruleset bad)\n(run 3)\n", ":2:1: error: ", "'(run ...)' is not allowed"),
     # a rule spanning lines: located at its first line
     ("(ruleset bad)\n(rewrite (Mulf x y r z t)\n  (Mulf y x r z t)\n  :ruleset nope)\n",
      ":2:1: error: ", "No such ruleset: nope"),
@@ -95,8 +96,8 @@ def test_a_binary_rule_file_is_one_located_line(kernel, tmp_path):
     rules.write_bytes(b"(ruleset bad)\n\x7fTileIR\x00\xff\xfe")
     result = nanotile(str(kernel), "--rules", str(rules), "-p", "eqsat")
     assert result.returncode == 1
-    assert result.stderr == (f"{rules}: at byte offset 22: error: not a rule file: egglog "
-                             "rules are UTF-8 text, and this byte is not\n")
+    assert result.stderr == (f"{rules}:2:9: error: not a rule file: egglog rules are text, "
+                             "and byte 0xff is not UTF-8\n")
 
 
 def test_a_rule_naming_a_leaf_is_refused_where_it_is_written(kernel, tmp_path):
@@ -399,3 +400,42 @@ def test_nanotile_opt_pass_flags(tmp_path):
     bad = opt("--pass-pipeline=builtin.module(no-such-pass)")
     assert bad.returncode == 1 and "unknown pass 'no-such-pass'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+TWO_KERNELS = KERNEL.replace("  entry @k(", "  entry @k2(%q: tile<ptr<f32>>) {\n    return\n  }\n"
+                             "  entry @k(")
+
+
+@pytest.mark.parametrize("dot", [None, "ok", "fails"])
+def test_dump_egraph_says_when_it_cannot_draw(dot, tmp_path, monkeypatch, capsys):
+    """Without Graphviz's dot: one line, once per command (two kernels here); with a dot
+    that fails: its error; with one that works: nothing."""
+    from nanotile.cli import main
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if dot is not None:
+        script = 'echo "<svg/>" > "$4"' if dot == "ok" else 'echo "Error: bad" >&2; exit 1'
+        (bin_dir / "dot").write_text(f"#!/bin/sh\n{script}\n")
+        (bin_dir / "dot").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    kernel = tmp_path / "K.mlir"
+    kernel.write_text(TWO_KERNELS)
+    folder = tmp_path / "eg"
+    assert main([str(kernel), "-p", "eqsat", f"--dump-egraph={folder}", "-o",
+                 str(tmp_path / "o.mlir")]) == 0
+    err = capsys.readouterr().err
+    assert (folder / "eqsat-k.json").exists() and (folder / "eqsat-k.dot").exists()
+    if dot is None:
+        assert err == "--dump-egraph: dot (Graphviz) not found: wrote JSON and DOT only, " \
+                      "no SVG\n"
+    elif dot == "ok":
+        assert err == "" and (folder / "eqsat-k.svg").read_text() == "<svg/>\n"
+    else:
+        assert sorted(err.splitlines()) == [
+            f"--dump-egraph: dot (Graphviz) failed on {folder}/eqsat-{name}.dot: Error: bad"
+            for name in ("k", "k2")]
+    if dot is None:  # --dump-html draws into a folder of its own: its page says it
+        assert main([str(kernel), "-p", "eqsat", f"--dump-html={tmp_path / 'p.html'}",
+                     "-o", str(tmp_path / "o.mlir")]) == 0
+        assert capsys.readouterr().err == ""
