@@ -30,6 +30,7 @@ _NUMBER_NAMES = ("f16", "bf16", "f32", "tf32", "f64", "f8E4M3FN", "f8E5M2", "f8E
 POINTEE_MESSAGE = "failed to verify 'pointeeType': " + " or ".join(_NUMBER_NAMES)
 ELEMENT_MESSAGE = ("failed to verify 'elementType': " + " or ".join(_NUMBER_NAMES)
                    + " or Pointer type")
+VIEW_ELEMENT_MESSAGE = "failed to verify 'elementType': " + " or ".join(_NUMBER_NAMES)
 _NUMBER_OK = set(_NUMBER_NAMES) | {"f8E5M3FNU"}
 _TILE_ELEMENT_OK = _NUMBER_OK | {"i4"}
 
@@ -83,14 +84,17 @@ def _dyn(values) -> str:
 
 
 def check_tensor_view_type(element: Type, shape, strides) -> str | None:
+    if not isinstance(element, ElementType) or element.name not in _NUMBER_OK:
+        return VIEW_ELEMENT_MESSAGE
     if len(shape) != len(strides):
         return (f"expected shape and stride to be of same rank but got shape of rank "
                 f"{len(shape)} and stride of rank {len(strides)}")
     if any(d is not None and d <= 0 for d in shape):
-        return f"dimensions must have strictly positive constant sizes but got {_dyn(shape)}"
+        return ("dimensions must have strictly positive constant sizes but got "
+                f"[{_dyn(shape)}]")
     if any(s is not None and s <= 0 for s in strides):
         return ("dimensions must have strictly positive constant strides but got "
-                f"{_dyn(strides)}")
+                f"[{_dyn(strides)}]")
     return None
 
 

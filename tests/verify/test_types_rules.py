@@ -50,9 +50,9 @@ def test_tensor_views():
     assert check_tensor_view_type(F32, (4,), (1, 1)).startswith(
         "expected shape and stride to be of same rank")
     assert check_tensor_view_type(F32, (0,), (1,)) == (
-        "dimensions must have strictly positive constant sizes but got 0")
+        "dimensions must have strictly positive constant sizes but got [0]")
     assert check_tensor_view_type(F32, (4, None), (0, 1)) == (
-        "dimensions must have strictly positive constant strides but got 0, 1")
+        "dimensions must have strictly positive constant strides but got [0, 1]")
 
 
 def test_partition_views():
