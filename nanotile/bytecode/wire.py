@@ -61,10 +61,10 @@ TAG_GATHER_SCATTER_VIEW = 0x14
 TAG_STRIDED_VIEW = 0x15
 # Version that introduced each non-element type tag.
 TYPE_TAG_SINCE = {TAG_GATHER_SCATTER_VIEW: (13, 3), TAG_STRIDED_VIEW: (13, 3)}
-# The names NVIDIA's tools use for types in version errors.
-TYPE_ERROR_NAMES = {"f8E8M0FNU": "Float8E8M0FNU", "f4E2M1FN": "Float4E2M1FN", "i4": "I4",
-                    "f8E5M3FNU": "Float8E5M3FNU", "strided_view": "StridedView",
-                    "gather_scatter_view": "GatherScatterView"}
+# The names NVIDIA's tools use for types in version errors (BytecodeTypeOpcodes.td).
+TYPE_ERROR_NAMES = {"f8E8M0FNU": "Float8E8M0FNU", "f4E2M1FN": "Float4E2M1FN", "i4": "Int4",
+                    "f8E5M3FNU": "Float8E5M3FNU", "strided_view": "StridedViewType",
+                    "gather_scatter_view": "GatherScatterViewType"}
 
 # Tagged attribute tags.
 ATTR_INTEGER = 0x01

@@ -123,7 +123,7 @@ def test_writer_refuses_newer_op():
 
 def test_writer_refuses_newer_type():
     t = T.TileType((2,), T.I4)
-    assert "type 'I4' requires bytecode version 13.3+" in write_error(
+    assert "type 'Int4' requires bytecode version 13.3+" in write_error(
         _entry(lambda b: _const(b, t, b"\x21")), (13, 2))
 
 
