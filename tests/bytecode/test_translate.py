@@ -39,12 +39,16 @@ def test_bad_bytecode_version_argument(value, capsys):
 
 
 @pytest.mark.skipif(not REFERENCE_TESTS.is_dir(), reason=NO_REFERENCE_TESTS)
-def test_malformed_bytecode_is_one_line_and_no_output(tmp_path, capsys):
+def test_malformed_bytecode_is_one_error_and_no_output(tmp_path, capsys):
+    """One error, then cuda-tile's enclosing step as a note."""
     out = tmp_path / "out.mlir"
     bad = REFERENCE_TESTS / "invalid" / "invalid_magic_number.tileirbc"
     assert main(["-cudatilebc-to-mlir", str(bad), "-o", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "at byte offset 0: error: invalid magic number" in err[0]
+    assert len(err) == 2
+    assert err[0].endswith("at byte offset 1: error: invalid magic number at position 0, "
+                           "got 126 expected 127")
+    assert err[1].endswith("at byte offset 1: note: failed to parse bytecode header")
     assert not out.exists()
 
 
