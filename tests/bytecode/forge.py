@@ -68,8 +68,11 @@ STRING, FUNC, DEBUG, CONSTANT, TYPE, GLOBAL, PRODUCER = (
     W.SEC_PRODUCER)
 
 
-def sample(version: tuple[int, int] = (13, 3), kernel: str = KERNEL) -> bytes:
-    return write_bytecode(parse_text(kernel, "k.mlir"), version)
+def sample(version: tuple[int, int] = (13, 3), kernel: str = KERNEL,
+           producer: str | None = None) -> bytes:
+    module = parse_text(kernel, "k.mlir")
+    module.producer = producer
+    return write_bytecode(module, version)
 
 
 def varint(x: int) -> bytes:

@@ -23,10 +23,13 @@ from nanotile.bytecode.writer import write_bytecode
 from nanotile.ir.parser import parse_text
 
 from .corpus import nvidia_tool
-from .forge import (CONSTANT, DEBUG_KERNEL, FUNC, GLOBAL, PRODUCER, STRING, TYPE, File, body,
-                    error, sample, varint, with_body)
+from .forge import (CONSTANT, DEBUG_KERNEL, FUNC, GLOBAL, KERNEL, PRODUCER, STRING, TYPE, File,
+                    body, error, sample, varint, with_body)
 
 S = sample()  # 13.3; its function body starts at byte 35 (tests below name its bytes)
+# with a producer ("p", string 5), and a get_global at byte 151 before the return
+SG = sample(kernel=KERNEL.replace("  return\n}", "  %gp = get_global @g : tile<ptr<f32>>\n"
+                                                 "  return\n}"), producer="p")
 S131 = sample((13, 1))
 D = sample(kernel=DEBUG_KERNEL)
 END = len(S)  # where cuda-tile's reader of the whole file stands once sections are read
@@ -167,8 +170,9 @@ CASES: dict[str, tuple[Callable[[], bytes], str, int, list[str]]] = {
                         "function signature index 99 out of bounds for function 'k'", END,
                         [CREATE_FAILED]),
     "signature-type": (lambda: put(S, FUNC_AT + 2, 5),
-                       "function signature index 5 does not refer to a function type for "
-                       "function 'k', got type: '!cuda_tile.tile<i32>'", END, [CREATE_FAILED]),
+                       "function signature index 5"
+                       " does not refer to a function type for function 'k'"
+                       ", got type: '!cuda_tile.tile<i32>'", END, [CREATE_FAILED]),
     "signature-parameter": (lambda: put(S, TYPE_DATA + 14 + 2, 0x63),
                             "failed to get parameter type", TYPE_DATA + 17,
                             ["type id 99 is out of range (the type table has 14 entries)",
@@ -293,6 +297,195 @@ CASES: dict[str, tuple[Callable[[], bytes], str, int, list[str]]] = {
 }
 
 
+def hints(value: bytes, cut: bool = False, f8: int | None = None) -> bytes:
+    """S whose hint sm_100.num_cta_in_cga is ``value`` (a self-contained attribute, at
+    byte HINT); ``cut``: the function section ends right after it; ``f8``: type 0 (i1)
+    becomes the float type of this tag."""
+    start, end = body(S)
+    f = File(S if f8 is None else put(S, TYPE_DATA, f8))
+    record = bytes([1, 0, 7, 6, 1, 0x0B, 1, 1, 0x0A, 1, 2]) + value
+    f.payload(FUNC)[:] = record if cut else record + varint(end - start) + S[start:end]
+    return f.bytes()
+
+
+def globals_(payload: bytes) -> bytes:
+    return section(S, GLOBAL, lambda p: p.__setitem__(slice(None), payload))
+
+
+HINT = FUNC_AT + 11
+GLOBAL_AT = File(S).start(GLOBAL)
+IN_HINT = ["failed to parse DictionaryAttr value for key num_cta_in_cga",
+           "failed to parse DictionaryAttr value for key sm_100",
+           "failed to parse function section"]
+CUT = "truncated: the function section ends inside a "
+BODY_CUT = "truncated: the body of function 'k' ends inside a varint"
+GLOBAL_CUT = ["truncated: the global section ends inside a varint",
+              "failed to parse global section"]
+TYPE_CUT = "truncated: the type table entry {} ends inside a varint"
+SIGNATURE_FAILED = ["failed to parse type at index 7 for function 'k", CREATE_FAILED]
+CASES.update({
+    # ---- fields cut off by the end of their slice, table by table
+    "global-count-cut": (lambda: globals_(b"\x80"), "failed to read number of global.",
+                         GLOBAL_AT + 1, GLOBAL_CUT),
+    "global-name-cut": (lambda: globals_(b"\x01\x80\x80\x80\x80\x80\x80"),
+                        "failed to read global symbol name string.", GLOBAL_AT + 7, GLOBAL_CUT),
+    "global-type-cut": (lambda: globals_(b"\x01\x04\x80\x80\x80\x80\x80"),
+                        "failed to read global value type", GLOBAL_AT + 7, GLOBAL_CUT),
+    "global-constant-cut": (lambda: globals_(b"\x01\x04\x0d\x80\x80\x80\x80"),
+                            "failed to read global value constant index", GLOBAL_AT + 7,
+                            GLOBAL_CUT),
+    "global-alignment-cut": (lambda: globals_(b"\x01\x04\x0d\x02\x80\x80\x80"),
+                             "failed to read global alignment", GLOBAL_AT + 7, GLOBAL_CUT),
+    "global-visibility-cut": (lambda: globals_(b"\x01\x04\x0d\x02\x00\x80\x80"),
+                              "failed to read global symbol visibility", GLOBAL_AT + 7,
+                              GLOBAL_CUT),
+    "global-flag-cut": (lambda: globals_(b"\x01\x04\x0d\x02\x00\x00\x80"),
+                        "failed to read global constant flag", GLOBAL_AT + 7, GLOBAL_CUT),
+    "global-empty-name": (lambda: section(S, STRING, lambda p: set_u32(p, 20, 31)),
+                          "global symbol name at index 4 is empty", END,
+                          ["failed to create global from bytecode"]),
+    "constant-size-cut": (lambda: put(S, CONSTANT_AT + 32, b"\x84\x81\x80\x80\x80"),
+                          "failed to read the size of the data buffer", CONSTANT_AT + 37,
+                          ["truncated: the constant 0 ends inside a varint",
+                           "failed to parse attribute 'value'", *IN_BODY]),
+    "constant-data-cut": (lambda: put(S, CONSTANT_AT + 32, 0x7F),
+                          "failed to read the raw byte data", CONSTANT_AT + 33,
+                          ["truncated: the constant 0 ends inside 127 bytes",
+                           "failed to parse attribute 'value'", *IN_BODY]),
+    "signature-parameters-cut": (lambda: put(S, TYPE_AT + 4 + 4 * 8, b"\x0f\0\0\0"),
+                                 "failed to read number of parameters", TYPE_DATA + 15,
+                                 [TYPE_CUT.format(7), *SIGNATURE_FAILED]),
+    "signature-results-cut": (lambda: put(S, TYPE_AT + 4 + 4 * 8, b"\x13\0\0\0"),
+                              "failed to read number of results", TYPE_DATA + 19,
+                              [TYPE_CUT.format(7), *SIGNATURE_FAILED]),
+    "signature-result": (lambda: put(S, TYPE_DATA + 19, 1), "failed to get result type",
+                         TYPE_DATA + 20, [TYPE_CUT.format(7), *SIGNATURE_FAILED]),
+    "tile-shape-cut": (lambda: put(S, TYPE_AT + 4 + 4 * 6, b"\x0a\0\0\0"),
+                       "failed to read shape", TYPE_DATA + 10,
+                       [TYPE_CUT.format(5), "failed to get parameter type", *SIGNATURE_FAILED]),
+    "pointee": (lambda: put(S, TYPE_DATA + 4, 0x63), "failed to get pointeeType type",
+                TYPE_DATA + 5, ["type id 99 is out of range (the type table has 14 entries)",
+                                "failed to get elementType type",
+                                "failed to get parameter type", *SIGNATURE_FAILED]),
+    "constant-index-cut": (lambda: body_edit(S, lambda b: b[:16]),
+                           "failed to read constant index", 51,
+                           [BODY_CUT, "failed to parse attribute 'value'", *IN_BODY]),
+    "enum-cut": (lambda: body_edit(S, lambda b: b[:22]),
+                 "failed to read VarInt for enum attribute.", 57,
+                 [BODY_CUT, "failed to parse attribute 'overflow'", *IN_BODY]),
+    "operand-cut": (lambda: body_edit(S, lambda b: b[:23]), "failed to read operand index 0",
+                    58, [BODY_CUT, *IN_BODY]),
+    "operand-count-cut": (lambda: body_edit(S, lambda b: b[:42]),
+                          "failed to read operand count", 77, [BODY_CUT, *IN_BODY]),
+    "result-count-cut": (lambda: body_edit(S, lambda b: b[:26]),
+                         "failed to read number of result types for MakeTensorViewOp", 61,
+                         [BODY_CUT, *IN_BODY]),
+    "regions-cut": (lambda: body_edit(S, lambda b: b[:47]),
+                    "failed to read number of regions to parse.", 82, [BODY_CUT, *IN_BODY]),
+    "blocks-cut": (lambda: body_edit(S, lambda b: b[:48]), "failed to read region block count",
+                   83, [BODY_CUT, "failed to parse region 0", *IN_BODY]),
+    "block-arguments-cut": (lambda: body_edit(S, lambda b: b[:49]),
+                            "failed to read block argument count.", 84, [BODY_CUT, *IN_LOOP]),
+    "block-ops-cut": (lambda: body_edit(S, lambda b: b[:52]),
+                      "failed to read block operation count.", 87, [BODY_CUT, *IN_LOOP]),
+    "symbol": (lambda: put(SG, 153, 9), "string index 9 out of bounds", 154,
+               ["failed to read string for FlatSymbolRefAttr.", "failed to parse attribute 'name'",
+                *IN_BODY]),
+    "symbol-empty": (lambda: put(section(SG, STRING, lambda p: set_u32(p, 24, 32)), 153, 5),
+                     "empty symbol reference is invalid", 154,
+                     ["failed to parse attribute 'name'", *IN_BODY]),
+    "producer-cut": (lambda: section(SG, PRODUCER, lambda p: p.__setitem__(0, 0x80)),
+                     "failed to read producer string index", File(SG).start(PRODUCER) + 1,
+                     ["truncated: the producer section ends inside a varint",
+                      "failed to parse producer section"]),
+    "array-size": (lambda: body_edit(S, lambda b: b[:110] + varint(1 << 40) + b[111:]),
+                   f"array size in bytecode ({1 << 40}) exceeds maximum supported capacity",
+                   151, ["failed to read DenseI32ArrayAttr values.",
+                         "failed to parse attribute 'permutation'", *IN_BODY]),
+    # ---- self-contained attributes, as the hint's value
+    "hint-tag-cut": (lambda: hints(b"", cut=True),
+                     "failed to read AttributeTag for self-contained attribute.", HINT,
+                     [CUT + "varint", *IN_HINT]),
+    "hint-int-type": (lambda: hints(b"\x01\x63"),
+                      "failed to read valid IntegerType for IntegerAttr", HINT + 2,
+                      ["type id 99 is out of range (the type table has 14 entries)", *IN_HINT]),
+    "hint-int-not-int": (lambda: hints(b"\x01\x02\x00"),
+                         "failed to read valid IntegerType for IntegerAttr", HINT + 2, IN_HINT),
+    "hint-int-cut": (lambda: hints(b"\x01\x01", cut=True),
+                     "failed to read VarInt for inline integer (width=32)", HINT + 2,
+                     [CUT + "varint", *IN_HINT]),
+    "hint-int-wide": (lambda: hints(b"\x01\x01" + varint(1 << 33)),
+                      f"value {1 << 33} does not fit in 32 bits", HINT + 7, IN_HINT),
+    "hint-i1-cut": (lambda: hints(b"\x01\x00", cut=True),
+                    "failed to read byte for inline bool (i1)", HINT + 2, [CUT + "byte", *IN_HINT]),
+    "hint-float-not-float": (lambda: hints(b"\x02\x01\x00"),
+                             "failed to read valid FloatType for FloatAttr", HINT + 2, IN_HINT),
+    "hint-float-cut": (lambda: hints(b"\x02\x02", cut=True),
+                       "failed to read signed varint for APInt (<= 64 bits).", HINT + 2,
+                       [CUT + "varint", *IN_HINT]),
+    "hint-float-wide": (lambda: hints(b"\x02\x02" + varint(1 << 34)),
+                        f"value {1 << 33} does not fit in 32 bits", HINT + 7, IN_HINT),
+    "hint-f8-cut": (lambda: hints(b"\x02\x00", cut=True, f8=0x0A),
+                    "failed to read byte for APInt (<= 8 bits).", HINT + 2,
+                    [CUT + "byte", *IN_HINT]),
+    "hint-f4-wide": (lambda: hints(b"\x02\x00\x10", f8=0x13),
+                     "value 16 does not fit in 4 bits.", HINT + 3, IN_HINT),
+    "hint-bool-cut": (lambda: hints(b"\x03", cut=True),
+                      "failed to read byte for inline bool (i1)", HINT + 1,
+                      [CUT + "byte", *IN_HINT]),
+    "hint-type": (lambda: hints(b"\x04\x63"), "failed to get referenced type for TypeAttr",
+                  HINT + 2,
+                  ["type id 99 is out of range (the type table has 14 entries)", *IN_HINT]),
+    "hint-string": (lambda: hints(b"\x05\x63"), "string index 99 out of bounds", HINT + 2,
+                    ["failed to read StringAttr.", *IN_HINT]),
+    "hint-array-cut": (lambda: hints(b"\x06\x80", cut=True),
+                       "failed to read size for ArrayAttr.", HINT + 2,
+                       [CUT + "varint", *IN_HINT]),
+    "hint-array-element": (lambda: hints(b"\x06\x01\x63"),
+                           "unsupported AttributeTag 99 for self-contained attribute", HINT + 3,
+                           ["failed to parse ArrayAttr element 0", *IN_HINT]),
+    "hint-array-untyped": (lambda: hints(b"\x06\x01\x0a\x00"),
+                           "ArrayAttr contains non-TypedAttr elements or is null", HINT + 4,
+                           IN_HINT),
+    "hint-dense-type": (lambda: hints(b"\x07\x02\x00"),
+                        "failed to read valid MLIR Type for self-contained DenseElementsAttr",
+                        HINT + 2, IN_HINT),
+    "hint-dense": (lambda: hints(b"\x07\x05\x00"), "unknown DenseElementsAttr based Attr",
+                   HINT + 2, IN_HINT),
+    "hint-divby-cut": (lambda: hints(b"\x08\x80", cut=True),
+                       "failed to read divisor for DivByAttr", HINT + 2,
+                       [CUT + "varint", *IN_HINT]),
+    "hint-divby-flags": (lambda: hints(b"\x08\x10", cut=True),
+                         "failed to read flags byte for DivByAttr", HINT + 2,
+                         [CUT + "byte", *IN_HINT]),
+    "hint-divby-every": (lambda: hints(b"\x08\x10\x01", cut=True),
+                         "failed to read value for 'every' in DivByAttr", HINT + 3,
+                         [CUT + "varint", *IN_HINT]),
+    "hint-divby-along": (lambda: hints(b"\x08\x10\x02", cut=True),
+                         "failed to read value for 'along' in DivByAttr", HINT + 3,
+                         [CUT + "varint", *IN_HINT]),
+    "hint-same-cut": (lambda: hints(b"\x09\x80", cut=True),
+                      "failed to read DenseI64ArrayAttr values.", HINT + 2,
+                      [CUT + "varint", "failed to read DenseI64ArrayAttr for SameElementsAttr",
+                       *IN_HINT]),
+    "hint-same-value": (lambda: hints(b"\x09\x01" + (2**63 - 1).to_bytes(8, "little")),
+                        f"array contains unsupported value {2**63 - 1}", HINT + 10,
+                        ["failed to read DenseI64ArrayAttr for SameElementsAttr", *IN_HINT]),
+    "hint-dict-cut": (lambda: hints(b"\x0a\x80", cut=True),
+                      "failed to read size for DictionaryAttr", HINT + 2,
+                      [CUT + "varint", *IN_HINT]),
+    "hint-bounded-cut": (lambda: hints(b"\x0c", cut=True),
+                         "failed to read flags byte for BoundedAttr", HINT + 1,
+                         [CUT + "byte", *IN_HINT]),
+    "hint-bounded-lower": (lambda: hints(b"\x0c\x01", cut=True),
+                           "failed to read lower bound for BoundedAttr", HINT + 2,
+                           [CUT + "varint", *IN_HINT]),
+    "hint-bounded-upper": (lambda: hints(b"\x0c\x02", cut=True),
+                           "failed to read upper bound for BoundedAttr", HINT + 2,
+                           [CUT + "varint", *IN_HINT]),
+})
+
+
 def _filled() -> None:
     """Cases whose expectations depend on the layout of another file."""
     start, end = body(S)
@@ -320,7 +513,26 @@ def test_cuda_tile_message(name):
 # ---- debug info (a kernel with locations)
 
 DEBUG_AT = File(D).start(W.SEC_DEBUG)  # the references at +16, the records at +68
+REC = DEBUG_AT + 68
 LOC_FAILED = "failed to read function location for 'k'"
+DEBUG_FAILED = ["failed to parse debug section"]
+DEBUG_CUT = "truncated: the debug section ends inside "
+DI_CUT = "truncated: the debug attribute {} ends inside a varint"
+NO_DEBUG_9 = "debug attribute 9 is out of range (the debug table has 6 entries)"
+IN_SCOPE = "failed to read scope attribute when parsing DILocAttr"
+IN_FUNCTION_LOC = [LOC_FAILED, CREATE_FAILED]
+IN_OP_LOC = ["failed to read operation location.", BODY_FAILED, CREATE_FAILED]
+
+
+def debug(payload: bytes) -> bytes:
+    """D with this debug section."""
+    return section(D, W.SEC_DEBUG, lambda p: p.__setitem__(slice(None), payload))
+
+
+def record_start(k: int, offset: int) -> bytes:
+    """D with debug record ``k`` (0-based) starting at ``offset`` of the records."""
+    return section(D, W.SEC_DEBUG, lambda p: set_u32(p, 44 + 4 * k, offset))
+
 DEBUG_CASES: dict[str, tuple[Callable[[], bytes], str, int, list[str]]] = {
     "debug-slot": (lambda: put(D, 20, 2), LOC_FAILED, len(D),
                    ["the function's debug slot is out of range", CREATE_FAILED]),
@@ -342,24 +554,99 @@ DEBUG_CASES: dict[str, tuple[Callable[[], bytes], str, int, list[str]]] = {
                         ["truncated: the debug attribute 3 ends inside a varint",
                          "failed to read scope attribute when parsing DILocAttr",
                          "failed to read operation location.", BODY_FAILED, CREATE_FAILED]),
-    "debug-empty": (lambda: section(D, W.SEC_DEBUG, lambda p: p.clear()),
+    "debug-empty": (lambda: debug(b""),
                     "failed to read total number of operations with debug info", DEBUG_AT,
                     ["truncated: the debug section ends inside a varint",
                      "failed to parse debug section"]),
-    "debug-pointer": (lambda: section(D, W.SEC_DEBUG, lambda p: p.__setitem__(
-                          slice(None), b"\x00\xcb\xcb\xcb")),
+    "debug-pointer": (lambda: debug(b"\x00\xcb\xcb\xcb"),
                       "failed to read debug info index offset pointer.", DEBUG_AT + 4,
                       ["failed to parse debug section"]),
-    "debug-offsets": (lambda: section(D, W.SEC_DEBUG, lambda p: p.__setitem__(
-                          slice(None), b"\x05\xcb\xcb\xcb\x00\x00\x00\x00")),
+    "debug-offsets": (lambda: debug(b"\x05\xcb\xcb\xcb\x00\x00\x00\x00"),
                       "failed to skip debug info index offsets", DEBUG_AT + 4,
                       ["truncated: the debug section ends inside 5 integers of 4 bytes",
                        "failed to parse debug section"]),
-    "debug-attribute-count": (lambda: section(D, W.SEC_DEBUG, lambda p: p.__setitem__(
-                                  slice(None), b"\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb\x7f\xcb\xcb\xcb")),
+    "debug-attribute-count": (lambda: debug(b"\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb\x7f\xcb\xcb\xcb"),
                               "number of debug info attributes (127) exceeds the maximum of 0 "
                               "that can fit in the remaining payload of 3 bytes.", DEBUG_AT + 9,
                               ["failed to parse debug section"]),
+    "debug-padding": (lambda: debug(b"\x00"),
+                      "failed to skip padding for debug info index offset pointer",
+                      DEBUG_AT + 1, [DEBUG_CUT + "alignment padding", *DEBUG_FAILED]),
+    "debug-indices-count-cut": (lambda: debug(b"\x00\xcb\xcb\xcb\x80"),
+                                "failed to read total number of debug info indices",
+                                DEBUG_AT + 5, [DEBUG_CUT + "a varint", *DEBUG_FAILED]),
+    "debug-indices-padding": (lambda: debug(b"\x00\xcb\xcb\xcb\x00"),
+                              "failed to skip padding for debug info indices pointer",
+                              DEBUG_AT + 5, [DEBUG_CUT + "alignment padding", *DEBUG_FAILED]),
+    "debug-indices-pointer": (lambda: debug(b"\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb"),
+                              "failed to read debug info indices pointer", DEBUG_AT + 8,
+                              DEBUG_FAILED),
+    "debug-indices": (lambda: debug(b"\x00\xcb\xcb\xcb\x02\xcb\xcb\xcb" + bytes(8)),
+                      "failed to skip debug info indices", DEBUG_AT + 8,
+                      [DEBUG_CUT + "2 integers of 8 bytes", *DEBUG_FAILED]),
+    "debug-attributes-count-cut": (lambda: debug(b"\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb\x80"),
+                                   "failed to read total number of debug info attributes",
+                                   DEBUG_AT + 9, [DEBUG_CUT + "a varint", *DEBUG_FAILED]),
+    "debug-attributes-padding": (lambda: debug(b"\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb\x00"),
+                                 "failed to skip padding for debug info offset pointer",
+                                 DEBUG_AT + 9,
+                                 [DEBUG_CUT + "alignment padding", *DEBUG_FAILED]),
+    "debug-attributes-pointer": (lambda: debug(b"\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb"),
+                                 "failed to read debug info offset pointer", DEBUG_AT + 12,
+                                 DEBUG_FAILED),
+    "debug-attributes": (lambda: debug(b"\x00\xcb\xcb\xcb\x00\xcb\xcb\xcb\x02\xcb\xcb\xcb"
+                                       + bytes(5)),
+                         "failed to skip debug info offsets", DEBUG_AT + 12,
+                         [DEBUG_CUT + "2 integers of 4 bytes", *DEBUG_FAILED]),
+    # the records: 1 DIFile, 2 DICompileUnit, 3 DISubprogram, 4-6 DILoc (at REC + 0, 3, 5,
+    # 12, 17, 22); record 5 is the constant's location, record 4 the function's
+    "compile-unit-file": (lambda: put(D, REC + 4, 9),
+                          "failed to read file attribute when parsing DICompileUnitAttr", REC + 5,
+                          [NO_DEBUG_9,
+                           "failed to read compile unit attribute when parsing DISubprogramAttr",
+                           IN_SCOPE, *IN_FUNCTION_LOC]),
+    "file-directory": (lambda: put(D, REC + 2, 9), "string index 9 out of bounds", REC + 3,
+                       ["failed to read directory attribute when parsing DIFileAttr",
+                        "failed to read file attribute when parsing DISubprogramAttr",
+                        IN_SCOPE, *IN_FUNCTION_LOC]),
+    "subprogram-name": (lambda: put(D, REC + 8, 9), "string index 9 out of bounds", REC + 9,
+                        ["failed to read name attribute when parsing DISubprogramAttr",
+                         IN_SCOPE, *IN_FUNCTION_LOC]),
+    "subprogram-linkage": (lambda: put(D, REC + 9, 9), "string index 9 out of bounds",
+                           REC + 10,
+                           ["failed to read linkage name attribute when parsing DISubprogramAttr",
+                            IN_SCOPE, *IN_FUNCTION_LOC]),
+    "subprogram-unit": (lambda: put(D, REC + 10, 9),
+                        "failed to read compile unit attribute when parsing DISubprogramAttr",
+                        REC + 11, [NO_DEBUG_9, IN_SCOPE, *IN_FUNCTION_LOC]),
+    # (record 4 then starts inside record 3: an unknown tag, read as an unknown location)
+    "subprogram-scope-line": (lambda: record_start(3, 11),
+                              "failed to read scope line number when parsing DISubprogramAttr",
+                              REC + 11, [DI_CUT.format(3), IN_SCOPE, *IN_OP_LOC]),
+    "loc-line": (lambda: record_start(5, 20),
+                 "failed to read line number when parsing FileLineColLoc", REC + 20,
+                 [DI_CUT.format(5), *IN_OP_LOC]),
+    "loc-column": (lambda: record_start(5, 21),
+                   "failed to read column number when parsing FileLineColLoc", REC + 21,
+                   [DI_CUT.format(5), *IN_OP_LOC]),
+    "block-scope": (lambda: put(D, REC + 17, b"\x03\x09"),
+                    "failed to read scope attribute when parsing DILexicalBlockAttr", REC + 19,
+                    [NO_DEBUG_9, *IN_OP_LOC]),
+    "block-file": (lambda: put(D, REC + 17, b"\x03\x03\x09"),
+                   "failed to read file attribute when parsing DILexicalBlockAttr", REC + 20,
+                   [NO_DEBUG_9, *IN_OP_LOC]),
+    "block-line": (lambda: put(record_start(5, 20), REC + 17, b"\x03\x03\x01"),
+                   "failed to read line number when parsing DILexicalBlockAttr", REC + 20,
+                   [DI_CUT.format(5), *IN_OP_LOC]),
+    "block-column": (lambda: put(record_start(5, 21), REC + 17, b"\x03\x03\x01\x0a"),
+                     "failed to read column number when parsing DILexicalBlockAttr", REC + 21,
+                     [DI_CUT.format(5), *IN_OP_LOC]),
+    "callee": (lambda: put(D, REC + 17, b"\x06\x09"),
+               "failed to read callee attribute when parsing CallSiteLoc", REC + 19,
+               [NO_DEBUG_9, *IN_OP_LOC]),
+    "caller": (lambda: put(D, REC + 17, b"\x06\x04\x09"),
+               "failed to read caller attribute when parsing CallSiteLoc", REC + 20,
+               [NO_DEBUG_9, *IN_OP_LOC]),
 }
 
 
@@ -431,8 +718,15 @@ needs_tool = pytest.mark.skipif(TILEIRDISASM is None, reason="tileirdisasm not i
 DIFFERS_IN_13_4 = {
     "hints-value": "13.4 does not add 'failed to parse OptimizationHintsAttr'",
     "debug-offsets": "13.4 checks the count against the payload first",
+    "debug-indices": "13.4 checks the count against the payload first",
     "global-type": "13.4 creates globals before it reads the function section",
     "global-value": "13.4 creates globals before it reads the function section",
+    "hint-array-untyped": "13.4 does not check that an array's elements are typed",
+    "hint-same-value": "13.4 reads same_elements with a generated reader",
+    "hint-same-cut": "13.4 reads same_elements with a generated reader",
+    **{f"hint-{name}": "13.4 reads div_by and bounded with generated readers"
+       for name in ("divby-cut", "divby-flags", "divby-every", "divby-along", "bounded-cut",
+                    "bounded-lower", "bounded-upper")},
 }
 _LINE = re.compile(r"^error: (?:error at offset (\d+): )?(.*)$")
 
