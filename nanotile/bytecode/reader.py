@@ -107,15 +107,40 @@ class _Function:
     body: Cursor
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Layout:
-    """How one op is laid out in a file of the version being read."""
+    """How one op is laid out in a file of one version."""
+    too_new: bool  # the op arrived after this version
     has_flags: bool  # a flags varint announces optional parts
     reserved: int  # flag bits nanotile does not model (test-only ops)
     attrs: tuple[tuple[AttrDef, int], ...]  # with its flag bit, -1 if always present
     operands: tuple[Any, ...]
     attr_sized: bool  # operands in segments, each variadic one with its own count
+    segments: tuple[tuple[Any, int, bool], ...]  # each operand, its flag bit, too new
     versioned_results: bool
+    results: int  # how many results this version serializes
+    unserialized_results: int  # results that arrived later (print_tko's token, 13.2)
+
+
+def _layout(d: OpDef, v: W.Version) -> _Layout:
+    bits = {name: i for i, (name, s) in enumerate(d.flags) if v >= W.since(s)}
+    all_bits = {name: i for i, (name, _) in enumerate(d.flags)}
+    known = {a.name for a in d.attrs} | {o.name for o in d.operands}
+    serialized = sum(1 for r in d.results if v >= W.since(r.since))
+    return _Layout(v < W.since(d.since), bool(bits),
+                   sum(1 << i for name, i in bits.items() if name not in known),
+                   tuple((a, bits.get(a.name, -1)) for a in d.attrs if v >= W.since(a.since)),
+                   tuple(o for o in d.operands if v >= W.since(o.since)),
+                   d.operand_count == "per_group" and d.has_variable_operands,
+                   tuple((o, all_bits.get(o.name, -1), v < W.since(o.since))
+                         for o in d.operands),
+                   any(r.since != d.since for r in d.results), serialized,
+                   len(d.results) - serialized)
+
+
+# per version: each opcode's layout, and the highest opcode (cuda-tile refuses any above)
+_LAYOUTS: dict[W.Version, dict[int, _Layout]] = {}
+_MAX_OPCODE: dict[W.Version, int] = {}
 
 
 class _Reader(TableReader):
@@ -187,9 +212,12 @@ class _Reader(TableReader):
             raise cur.fail(f"unsupported Tile version {major}.{minor}.{tag}"
                            f", this reader supports versions ["
                            f"{W.version_str(first)} - {W.version_str(last)}]")
-        self.version = (major, minor)
-        self.max_opcode = max(d.opcode for d in OPS_BY_OPCODE.values()
-                              if W.since(d.since) <= self.version)
+        self.version = v = (major, minor)
+        if v not in _MAX_OPCODE:
+            _MAX_OPCODE[v] = max(d.opcode for d in OPS_BY_OPCODE.values()
+                                 if W.since(d.since) <= v)
+        self.max_opcode = _MAX_OPCODE[v]
+        self.layouts = _LAYOUTS.setdefault(v, {})
 
     def read_sections(self, cur: Cursor) -> dict[int, Cursor]:
         sections: dict[int, Cursor] = {}
@@ -370,22 +398,6 @@ class _Reader(TableReader):
 
     # ---------------------------------------------------------------- ops
 
-    def layout(self, opcode: int, d: OpDef) -> _Layout:
-        lay = self.layouts.get(opcode)
-        if lay is None:
-            v = self.version
-            bits = {name: i for i, (name, s) in enumerate(d.flags) if v >= W.since(s)}
-            known = {a.name for a in d.attrs} | {o.name for o in d.operands}
-            lay = _Layout(bool(bits),
-                          sum(1 << i for name, i in bits.items() if name not in known),
-                          tuple((a, bits.get(a.name, -1)) for a in d.attrs
-                                if v >= W.since(a.since)),
-                          tuple(o for o in d.operands if v >= W.since(o.since)),
-                          d.operand_count == "per_group" and d.has_variable_operands,
-                          any(r.since != d.since for r in d.results))
-            self.layouts[opcode] = lay
-        return lay
-
     def read_op(self, c: Cursor, values: list[Value]) -> Operation:
         try:
             opcode = c.varint()
@@ -402,10 +414,12 @@ class _Reader(TableReader):
         d = OPS_BY_OPCODE.get(opcode)
         if d is None:
             raise c.fail(f"unknown or unimplemented opcode: {opcode - (opcode >> 31 << 32)}")
-        if self.version < W.since(d.since):
+        lay = self.layouts.get(opcode)
+        if lay is None:
+            lay = self.layouts[opcode] = _layout(d, self.version)
+        if lay.too_new:
             self.refuse(c, f"unsupported opcode {opcode} for bytecode version "
                            f"{W.version_str(self.version)}")
-        lay = self.layout(opcode, d)
         op = Operation(d.name)
         op.location = location
         result_types = self.read_result_types(c, d, lay)
@@ -436,37 +450,34 @@ class _Reader(TableReader):
         values.extend(op.results)
         # Results added after this file's version (print_tko's token, 13.2) are not
         # serialized and take no value id, but the op still has them.
-        for r in d.results:
-            if self.version < W.since(r.since):
-                op.results.append(Value(T.TOKEN, op, len(op.results)))
+        for _ in range(lay.unserialized_results):
+            op.results.append(Value(T.TOKEN, op, len(op.results)))
         if d.name in _ITEM_OPS:  # cuda-tile reads one like any op; its verifier refuses it
             self.refuse(c, f"'{d.name}' cannot appear inside a function body")
         return op
 
     def read_result_types(self, c: Cursor, d: OpDef, lay: _Layout) -> list[T.Type]:
-        cls = d.cpp_class
         n = 0
         if d.counted_results:
             try:
                 n = c.varint(limited=True)
             except ReadFailure as e:
-                raise e.then(f"failed to read number of result types for {cls}", c) from None
-        if lay.versioned_results:
-            count = sum(1 for r in d.results if self.version >= W.since(r.since))
-        else:
-            count = n if d.counted_results else len(d.results)
+                raise e.then(f"failed to read number of result types for {d.cpp_class}",
+                             c) from None
+        count = n if d.counted_results and not lay.versioned_results else lay.results
         types: list[T.Type] = []
         try:
             for _ in range(count):
                 types.append(self.read_type(c))
         except ReadFailure as e:
-            raise e.then(f"failed to get result type {len(types)} for {cls}", c) from None
+            raise e.then(f"failed to get result type {len(types)} for {d.cpp_class}",
+                         c) from None
         if not d.counted_results:
             return types
         if lay.versioned_results:
             if n != count:
-                raise c.fail(f"result count mismatch for {cls}: expected {count} compatible "
-                             f"results but got {n}")
+                raise c.fail(f"result count mismatch for {d.cpp_class}: expected {count} "
+                             f"compatible results but got {n}")
         elif n != len(d.results) and not any(r.variadic for r in d.results):
             self.refuse(c, f"'{d.name}' has {len(d.results)} results, not {n}")
         return types
@@ -577,14 +588,13 @@ class _Reader(TableReader):
                       values: list[Value]) -> None:
         """Operands in segments (AttrSizedOperandSegments): an optional one announced by
         its flag, each variadic one with its own count."""
-        bits = {name: i for i, (name, _) in enumerate(d.flags)}
         sizes = []
-        for o in d.operands:
+        for o, bit, too_new in lay.segments:
             if o.kind == "single":
                 n = 1
             elif o.kind == "optional":
-                set_ = bool(flags >> bits[o.name] & 1) if o.name in bits else False
-                if self.version < W.since(o.since):
+                set_ = bit >= 0 and bool(flags >> bit & 1)
+                if too_new:
                     if set_:
                         raise c.fail(f"malformed bytecode: flag set for operand '{o.name}' "
                                      f"which requires {o.since} but reading "
