@@ -135,7 +135,14 @@ def _parse_text(text: str, filename: str, allow_unregistered: bool = False):
 def _read_bytecode(data: bytes, filename: str):
     from .bytecode.reader import read_bytecode
 
-    return _verified(read_bytecode(data, filename))
+    try:
+        return _verified(read_bytecode(data, filename))
+    except CompileError as e:
+        if e.diagnostics and e.diagnostics[0].offset is None:  # the verifier's errors
+            # cuda-tile's reader verifies what it read and then says so
+            e.diagnostics[-1].notes.append(Diagnostic(
+                "note", "verification failed for deserialized cuda_tile::ModuleOp", filename))
+        raise
 
 
 def _verified(module):

@@ -7,7 +7,8 @@ are not here: they are read from the op table (nanotile.ir.optable).
 
 from __future__ import annotations
 
-from ..diagnostics import CompileError, Diagnostic
+import struct
+
 from ..ir import limits
 from ..ir import types as T
 
@@ -61,10 +62,10 @@ TAG_GATHER_SCATTER_VIEW = 0x14
 TAG_STRIDED_VIEW = 0x15
 # Version that introduced each non-element type tag.
 TYPE_TAG_SINCE = {TAG_GATHER_SCATTER_VIEW: (13, 3), TAG_STRIDED_VIEW: (13, 3)}
-# The names NVIDIA's tools use for types in version errors.
-TYPE_ERROR_NAMES = {"f8E8M0FNU": "Float8E8M0FNU", "f4E2M1FN": "Float4E2M1FN", "i4": "I4",
-                    "f8E5M3FNU": "Float8E5M3FNU", "strided_view": "StridedView",
-                    "gather_scatter_view": "GatherScatterView"}
+# The names NVIDIA's tools use for types in version errors (BytecodeTypeOpcodes.td).
+TYPE_ERROR_NAMES = {"f8E8M0FNU": "Float8E8M0FNU", "f4E2M1FN": "Float4E2M1FN", "i4": "Int4",
+                    "f8E5M3FNU": "Float8E5M3FNU", "strided_view": "StridedViewType",
+                    "gather_scatter_view": "GatherScatterViewType"}
 
 # Tagged attribute tags.
 ATTR_INTEGER = 0x01
@@ -160,26 +161,68 @@ def pad_to(buf: bytearray, alignment: int, base: int = 0) -> None:
 # --------------------------------------------------------------------------------------
 # Decoding primitives (reader side)
 
+# cuda-tile's cap on counts it reads (std::numeric_limits<uint32_t>::max() - 1).
+COUNT_LIMIT = (1 << 32) - 2
+_U64 = (1 << 64) - 1
+_LE_ARRAY = {1: "b", 4: "i", 8: "q"}
 
-class Cursor:
-    """Reads primitives from ``data[pos:end]``; every read is bounds-checked.
+# What a frame of a ReadFailure is: a message of cuda-tile's reader; nanotile's own
+# explanation of a failure that cuda-tile reports without a message (a truncated field);
+# a check that only nanotile makes.
+CUDA, DETAIL, OWN = 0, 1, 2
 
-    ``base`` is the absolute file offset of ``data[0]`` so errors name file offsets.
-    Errors are CompileErrors naming the byte offset where the bad field starts.
+
+class ReadFailure(Exception):
+    """Malformed bytecode, reported as cuda-tile's reader reports it: a chain of messages,
+    innermost first, each ``(message, file offset, offset in cuda-tile's terms, kind)``.
+
+    cuda-tile counts an offset from the start of the slice its reader is reading (the
+    file, a section, a function body, a table entry), where the reader stands when it
+    reports: after the field that failed. It names none (None here) for a few messages.
     """
 
-    __slots__ = ("data", "end", "filename", "pos", "what")
+    def __init__(self, message: str, cur: Cursor, kind: int = CUDA,
+                 located: bool = True) -> None:
+        super().__init__(message)
+        self.frames: list[tuple[str, int, int | None, int]] = []
+        self.then(message, cur, kind, located)
 
-    def __init__(self, data: bytes, pos: int, end: int, filename: str, what: str = "") -> None:
+    def then(self, message: str, cur: Cursor, kind: int = CUDA,
+             located: bool = True) -> ReadFailure:
+        """Add an outer message at ``cur``'s position; returns self, to be raised."""
+        self.frames.append((message, cur.pos, cur.pos - cur.base if located else None, kind))
+        return self
+
+
+class Cursor:
+    """Reads primitives from ``data[pos:end]`` as cuda-tile's EncodingReader does.
+
+    ``base`` is the file offset where the slice that cuda-tile's reader reads begins
+    (offsets in its messages count from there); ``what`` names the slice in nanotile's
+    own explanations. A read that fails raises a ReadFailure and leaves ``pos`` where
+    cuda-tile's reader stands after the same failure.
+    """
+
+    __slots__ = ("base", "data", "end", "pos", "what")
+
+    def __init__(self, data: bytes, pos: int, end: int, what: str,
+                 base: int | None = None) -> None:
         self.data = data
         self.pos = pos
         self.end = end
-        self.filename = filename
         self.what = what
+        self.base = pos if base is None else base
 
-    def error(self, message: str, offset: int | None = None) -> CompileError:
-        return CompileError(Diagnostic("error", message, self.filename,
-                                       offset=self.pos if offset is None else offset))
+    def fail(self, message: str, located: bool = True) -> ReadFailure:
+        """cuda-tile's message, here."""
+        return ReadFailure(message, self, CUDA, located)
+
+    def own(self, message: str) -> ReadFailure:
+        """A refusal of nanotile's own, here."""
+        return ReadFailure(message, self, OWN)
+
+    def truncated(self, field: str) -> ReadFailure:
+        return ReadFailure(f"truncated: the {self.what} ends inside {field}", self, DETAIL)
 
     @property
     def remaining(self) -> int:
@@ -189,76 +232,100 @@ class Cursor:
         return self.pos >= self.end
 
     def sub(self, length: int, what: str) -> Cursor:
-        """A cursor over the next ``length`` bytes (which this cursor skips)."""
-        self.need(length, what)
-        c = Cursor(self.data, self.pos, self.pos + length, self.filename, what)
+        """A cursor over the next ``length`` bytes (which this cursor skips); the caller
+        has checked that they are there."""
+        c = Cursor(self.data, self.pos, self.pos + length, what)
         self.pos += length
         return c
 
-    def need(self, n: int, what: str) -> None:
-        if n < 0 or n > self.end - self.pos:
-            ctx = f" in {self.what}" if self.what else ""
-            raise self.error(f"truncated bytecode: {what} needs {n} bytes, "
-                             f"{max(self.end - self.pos, 0)} left{ctx}")
-
-    def byte(self, what: str = "byte") -> int:
-        self.need(1, what)
-        b = self.data[self.pos]
-        self.pos += 1
-        return b
-
-    def raw(self, n: int, what: str = "bytes") -> bytes:
-        self.need(n, what)
-        b = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return b
-
-    def varint(self, what: str = "varint") -> int:
-        start = self.pos
-        result = shift = 0
-        data, end = self.data, self.end
+    def byte(self) -> int:
         pos = self.pos
+        if pos >= self.end:
+            raise self.truncated("a byte")
+        self.pos = pos + 1
+        return self.data[pos]
+
+    def le(self, width: int) -> int:
+        """An unsigned little-endian integer of ``width`` bytes."""
+        pos = self.pos
+        if pos + width > self.end:
+            raise self.truncated(f"a {8 * width}-bit integer")
+        self.pos = pos + width
+        return int.from_bytes(self.data[pos:pos + width], "little")
+
+    def raw(self, n: int) -> bytes:
+        if n > self.end - self.pos:
+            raise self.truncated(f"{n} bytes")
+        pos = self.pos
+        self.pos = pos + n
+        return self.data[pos:pos + n]
+
+    def skip(self, n: int) -> None:
+        if n > self.end - self.pos:
+            raise self.truncated(f"{n} bytes")
+        self.pos += n
+
+    def varint(self, limited: bool = False) -> int:
+        """Unsigned LEB128, kept to 64 bits; ``limited``: at most COUNT_LIMIT."""
+        pos = self.pos
+        if pos < self.end:
+            b = self.data[pos]
+            if b < 0x80:
+                self.pos = pos + 1
+                return b
+        return self._long_varint(limited)
+
+    def _long_varint(self, limited: bool) -> int:
+        data, end, pos = self.data, self.end, self.pos
+        result = shift = 0
         while True:
             if pos >= end:
-                self.pos = start
-                raise self.error(f"truncated bytecode: unterminated varint ({what})"
-                                 + (f" in {self.what}" if self.what else ""))
+                self.pos = pos
+                raise self.truncated("a varint")
+            if shift > 63:
+                self.pos = pos
+                raise ReadFailure(f"a varint longer than 10 bytes in the {self.what}", self,
+                                  DETAIL)
             b = data[pos]
             pos += 1
             result |= (b & 0x7F) << shift
+            shift += 7
             if not b & 0x80:
                 break
-            shift += 7
-            if shift > 63:
-                raise self.error(f"varint too long ({what})", start)
         self.pos = pos
-        if result >> 64:
-            raise self.error(f"varint out of 64-bit range ({what})", start)
+        result &= _U64
+        if limited and result > COUNT_LIMIT:
+            raise self.fail("varint value exceeds maximum supported capacity. (expected "
+                            f"value less than {COUNT_LIMIT}, got {result}).")
         return result
 
-    def svarint(self, what: str = "signed varint") -> int:
-        u = self.varint(what)
+    def svarint(self) -> int:
+        """Zig-zag LEB128, as a signed 64-bit value."""
+        u = self.varint()
         return (u >> 1) ^ -(u & 1)
 
-    def count(self, what: str, min_item_bytes: int = 1) -> int:
-        """A varint count, checked against the bytes left (each item needs some bytes)."""
-        start = self.pos
-        n = self.varint(what)
-        if n * min_item_bytes > self.end - self.pos:
-            raise self.error(f"{what} {n} exceeds the {self.end - self.pos} bytes left"
-                             + (f" in {self.what}" if self.what else ""), start)
-        return n
+    def le_array(self, count: int, width: int) -> tuple[int, ...]:
+        """``count`` signed little-endian integers of ``width`` bytes."""
+        if count > COUNT_LIMIT:
+            raise self.fail(f"array size in bytecode ({count}"
+                            ") exceeds maximum supported capacity")
+        fit = (self.end - self.pos) // width
+        if count > fit:
+            self.pos += fit * width
+            raise self.truncated(f"an array of {count} {8 * width}-bit integers")
+        pos = self.pos
+        self.pos = pos + count * width
+        return struct.unpack_from(f"<{count}{_LE_ARRAY[width]}", self.data, pos)
 
-    def int_list(self, width: int, what: str) -> tuple[int, ...]:
-        n = self.count(f"{what} count", width)
-        raw = self.raw(n * width, what)
-        return tuple(int.from_bytes(raw[i:i + width], "little", signed=True)
-                     for i in range(0, n * width, width))
+    def le_list(self, width: int) -> tuple[int, ...]:
+        """A varint count, then that many signed integers of ``width`` bytes."""
+        return self.le_array(self.varint(), width)
 
-    def align(self, alignment: int, base: int = 0) -> None:
-        """Skip 0xCB padding up to a multiple of ``alignment`` (relative to ``base``)."""
-        n = -(self.pos - base) % alignment
-        start = self.pos
-        pad = self.raw(n, "alignment padding")
-        if any(b != PAD for b in pad):
-            raise self.error("invalid padding byte (expected 0xCB)", start)
+    def skip_padding(self, alignment: int) -> None:
+        """Skip to a multiple of ``alignment`` from ``base`` (cuda-tile neither checks the
+        padding bytes nor accepts padding at the very end of a slice)."""
+        if alignment < 2:
+            return
+        if self.pos >= self.end:
+            raise self.truncated("alignment padding")
+        self.skip(-(self.pos - self.base) % alignment)

@@ -66,7 +66,7 @@ class AttrDef:
       enum        an ``enums`` member             (1 raw byte)
       unit        True when present               (a flags bit only)
       bool        bool                            (1 raw byte)
-      int         int                             (varint)
+      int         int                             (varint of ``bits`` bits)
       string      str                             (string id)
       symbol      str, a symbol name without @    (string id)
       type        a Type                          (type id)
@@ -84,6 +84,7 @@ class AttrDef:
     optional: bool = False
     default: Any = None
     since: str = "13.1"
+    bits: int = 64  # an int's width (I32Attr: 32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,12 @@ class OpDef:
         return any(o.kind != "single" for o in self.operands)
 
     @property
+    def cpp_class(self) -> str:
+        """cuda-tile's C++ class of the op (``AddIOp``), named in bytecode reader errors."""
+        return CPP_CLASSES.get(self.name) or "".join(
+            w.capitalize() for w in self.name.split("_")) + "Op"
+
+    @property
     def is_terminator(self) -> bool:
         return "terminator" in self.traits
 
@@ -135,6 +142,23 @@ class OpDef:
     def is_pure(self) -> bool:
         return "pure" in self.traits
 
+
+# cuda-tile's C++ class names (Ops.td, TestingOps.td) that are not the mnemonic's words
+# capitalised (``make_tensor_view`` -> ``MakeTensorViewOp``).
+CPP_CLASSES = {
+    "absf": "AbsFOp", "absi": "AbsIOp", "addf": "AddFOp", "addi": "AddIOp", "andi": "AndIOp",
+    "atomic_cas_tko": "AtomicCASTkoOp", "atomic_rmw_tko": "AtomicRMWTkoOp",
+    "cmpf": "CmpFOp", "cmpi": "CmpIOp", "cosh": "CosHOp", "divf": "DivFOp", "divi": "DivIOp",
+    "exti": "ExtIOp", "fpowf": "PowOp", "ftof": "FToFOp", "ftoi": "FToIOp", "itof": "IToFOp",
+    "maxf": "MaxFOp", "maxi": "MaxIOp", "minf": "MinFOp", "mini": "MinIOp",
+    "mmaf": "MmaFOp", "mmaf_scaled": "MmaFScaledOp", "mmai": "MmaIOp",
+    "mulf": "MulFOp", "mulhii": "MulhiIOp", "muli": "MulIOp", "negf": "NegFOp",
+    "negi": "NegIOp", "ori": "OrIOp", "remf": "RemFOp", "remi": "RemIOp", "shli": "ShLIOp",
+    "shri": "ShRIOp", "sinh": "SinHOp", "subf": "SubFOp", "subi": "SubIOp",
+    "tanh": "TanHOp", "trunci": "TruncIOp", "xori": "XOrIOp",
+    "testing$bytecode_test_new_attribute": "BytecodeTest_NewAttributeOp",
+    "testing$bytecode_test_evolution": "BytecodeTest_EvolutionOp",
+}
 
 # --------------------------------------------------------------------------------------
 # Helpers that keep the rows short
@@ -452,12 +476,13 @@ op("mmaf_scaled", 0x72, "13.3", operands="lhs rhs acc lhs_scale rhs_scale", trai
 # Reductions (the region combines two elements per operand)
 
 op("reduce", 0x58, operands="operands*", results="results*",
-   attrs=[attr("dim", "int"), attr("identities", "attr_array")], regions=1,
+   attrs=[attr("dim", "int", bits=32), attr("identities", "attr_array")], regions=1,
    counted_results=True, operand_count="total", traits="pure",
    asm=("$operands attr-dict _ 'dim ~ = ~ @dim 'identities ~ = ~ "
        "@identities : type($operands) -> type($results) !arg_region"))
 op("scan", 0x5E, operands="operands*", results="results*",
-   attrs=[attr("dim", "int"), attr("reverse", "bool"), attr("identities", "attr_array")],
+   attrs=[attr("dim", "int", bits=32), attr("reverse", "bool"),
+          attr("identities", "attr_array")],
    regions=1, counted_results=True, operand_count="total", traits="pure",
    asm=("$operands attr-dict _ 'dim ~ = ~ @dim 'reverse ~ = ~ @reverse "
        "'identities ~ = ~ @identities : type($operands) -> type($results) "
@@ -649,12 +674,12 @@ IMPLIED_OPERAND_TYPES: dict[str, tuple[tuple[str, Any], ...]] = {
 
 op("testing$bytecode_test_new_attribute", 0x3000, "250.0", results="",
    attrs=[unit("new_flag", since="250.1"),
-          attr("new_param", "int", default=42, since="250.1")],
+          attr("new_param", "int", default=42, since="250.1", bits=32)],
    flags="new_flag@250.1", testing=True,
    asm="?( 'new_flag @new_flag )? ?( 'new_param = @new_param )? attr-dict")
 op("testing$bytecode_test_evolution", 0x3002, "250.0",
    operands="inputs* optional_token?@250.1", results="result_token@250.1",
-   attrs=[attr("new_attr", "int", optional=True, since="250.1")],
+   attrs=[attr("new_attr", "int", optional=True, since="250.1", bits=32)],
    # bit order: 250.0 attributes, then 250.1 attributes, then 250.1 operands
    flags="priority new_attr@250.1 test_attr@250.1 optional_token@250.1", testing=True,
    asm=("~ ( $inputs : qtype($inputs) ) ?( 'new_attr = @new_attr )? "

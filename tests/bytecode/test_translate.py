@@ -15,6 +15,7 @@ import pytest
 from nanotile.translate import main
 
 from .corpus import CUTILE, REFERENCE_TESTS, corpus_files, normalise_ssa, nvidia_tool
+from .forge import sample
 
 HAVE_TEXT = all(importlib.util.find_spec(f"nanotile.ir.{m}") for m in ("parser", "printer"))
 needs_text = pytest.mark.skipif(not HAVE_TEXT, reason="needs nanotile.ir.parser and "
@@ -39,13 +40,31 @@ def test_bad_bytecode_version_argument(value, capsys):
 
 
 @pytest.mark.skipif(not REFERENCE_TESTS.is_dir(), reason=NO_REFERENCE_TESTS)
-def test_malformed_bytecode_is_one_line_and_no_output(tmp_path, capsys):
+def test_malformed_bytecode_is_one_error_and_no_output(tmp_path, capsys):
+    """One error, then cuda-tile's enclosing step as a note."""
     out = tmp_path / "out.mlir"
     bad = REFERENCE_TESTS / "invalid" / "invalid_magic_number.tileirbc"
     assert main(["-cudatilebc-to-mlir", str(bad), "-o", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "at byte offset 0: error: invalid magic number" in err[0]
+    assert len(err) == 2
+    assert err[0].endswith("at byte offset 1: error: invalid magic number at position 0, "
+                           "got 126 expected 127")
+    assert err[1].endswith("at byte offset 1: note: failed to parse bytecode header")
     assert not out.exists()
+
+
+def test_what_was_read_is_verified_as_cuda_tile_does(tmp_path, capsys):
+    """The verifier's error, then cuda-tile's reader's summary as a note."""
+    data = bytearray(sample())
+    assert data[35:37] == b"\x44\x08"  # make_token : token
+    data[36] = 3  # ... : ptr<f32>
+    bad = tmp_path / "bad.tileirbc"
+    bad.write_bytes(bytes(data))
+    assert main(["-cudatilebc-to-mlir", str(bad), "-o", str(tmp_path / "out.mlir")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "'cuda_tile.make_token' op result #0 must be cuda tile token type" in err[0]
+    assert err[-1] == (f"{bad}: note: verification failed for deserialized "
+                       "cuda_tile::ModuleOp")
 
 
 @pytest.mark.skipif(not CUTILE.is_dir(), reason=NO_CUTILE)
