@@ -13,7 +13,7 @@ from typing import Any
 
 from ..ir import attrs as A
 from ..ir import types as T
-from ..verify import types as TV
+from ..ir import type_rules as TV
 from . import wire as W
 from .wire import DETAIL, Cursor, ReadFailure
 
@@ -204,7 +204,7 @@ class TableReader:
     def decode_type(self, tag: int, c: Cursor) -> T.Type:
         """A type table entry's payload (after its tag), as cuda-tile's generated
         readers decode it; a type they would build is then checked as getChecked
-        does (nanotile.verify.types), the message at the end of the payload."""
+        does (nanotile.ir.type_rules), the message at the end of the payload."""
         et = W.ELEMENT_TAGS.get(tag)
         if et is not None:
             self.check_type_version(et.name, W.since(et.since), c)
