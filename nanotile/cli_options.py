@@ -25,6 +25,7 @@ it). ``--start-after`` a ptx pass reads the input as PTX text (a PTX dump).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -68,6 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="target whose default pipeline runs (default sm_100)")
     except argparse.ArgumentError:
         pass  # the driver already has the flag; its value is used
+    g.add_argument("--no-ptx-loc", action="store_true",
+                   help="write no .loc/.file lines in the PTX (by default each instruction "
+                        "is mapped to the Tile IR op's source line: the loc(...) file, else "
+                        "the input's line; option loc=false of select-instructions)")
     g = parser.add_argument_group("dumps and timing (on standard error)")
     g.add_argument("--dump-after", metavar="all|P1,P2",
                    help="print the IR after every pass / after the passes named")
@@ -264,7 +269,9 @@ def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
             from .targets.ptx.ir import load_ptx_module
 
             return _without_dump_header(load_ptx_module(text, filename))
-        return load_bytes(data, filename)
+        module = load_bytes(data, filename)
+        module.text_positions = not args.start_after  # a dump's lines are not the program's
+        return module
     from .ir.core import Module
     from .targets.ptx.ir import parse_ptx_program
 
@@ -301,7 +308,11 @@ def _pipeline(args: argparse.Namespace) -> list[Pass]:
     from .passes.registry import parse_pipeline
 
     text = args.pipeline or default_pipeline(getattr(args, "target", None) or DEFAULT_TARGET)
-    return parse_pipeline(text)
+    steps = parse_pipeline(text)
+    if getattr(args, "no_ptx_loc", False):
+        steps = [dataclasses.replace(s, loc=False) if s.name == "select-instructions" else s
+                 for s in steps]
+    return steps
 
 
 def _names(value: str | None) -> frozenset[str]:
