@@ -84,6 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    const="all", help="MLIR's spelling of --dump-before=all")
     g.add_argument("--dump-after-change", "--mlir-print-ir-after-change",
                    action="store_true", help="print the IR after each pass that changed it")
+    g.add_argument("--dump-diff", action="store_true",
+                   help="print each stage --dump-after shows as a unified diff against "
+                        "the pass's input (tile and PTX stages)")
     g.add_argument("--dump-after-failure", "--mlir-print-ir-after-failure",
                    action="store_true", help="print the IR when a pass or its checks fail")
     g.add_argument("--dump-dir", "--mlir-print-ir-tree-dir", metavar="DIR",
@@ -345,6 +348,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
     options = RunOptions(
         dump_before=_names(args.dump_before), dump_after=_names(args.dump_after),
         dump_after_change=args.dump_after_change, dump_after_failure=args.dump_after_failure,
+        dump_diff=args.dump_diff,
         dump_dir=args.dump_dir, start_after=args.start_after, stop_after=args.stop_after,
         time_passes=args.time_passes, verify=not args.no_verify,
         check_semantics=args.check_semantics)
