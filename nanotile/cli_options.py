@@ -25,6 +25,7 @@ it). ``--start-after`` a ptx pass reads the input as PTX text (a PTX dump).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, TextIO
 
@@ -68,6 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="target whose default pipeline runs (default sm_100)")
     except argparse.ArgumentError:
         pass  # the driver already has the flag; its value is used
+    g.add_argument("--no-ptx-loc", action="store_true",
+                   help="write no .loc/.file lines in the PTX (by default each instruction "
+                        "is mapped to the Tile IR op's source line: the loc(...) file, else "
+                        "the input's line; option loc=false of select-instructions)")
     g = parser.add_argument_group("dumps and timing (on standard error)")
     g.add_argument("--dump-after", metavar="all|P1,P2",
                    help="print the IR after every pass / after the passes named")
@@ -79,6 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    const="all", help="MLIR's spelling of --dump-before=all")
     g.add_argument("--dump-after-change", "--mlir-print-ir-after-change",
                    action="store_true", help="print the IR after each pass that changed it")
+    g.add_argument("--dump-diff", action="store_true",
+                   help="print each stage --dump-after shows as a unified diff against "
+                        "the pass's input (tile and PTX stages)")
     g.add_argument("--dump-after-failure", "--mlir-print-ir-after-failure",
                    action="store_true", help="print the IR when a pass or its checks fail")
     g.add_argument("--dump-dir", "--mlir-print-ir-tree-dir", metavar="DIR",
@@ -264,7 +272,9 @@ def load_input(data: bytes, filename: str, args: argparse.Namespace) -> Module:
             from .targets.ptx.ir import load_ptx_module
 
             return _without_dump_header(load_ptx_module(text, filename))
-        return load_bytes(data, filename)
+        module = load_bytes(data, filename)
+        module.text_positions = not args.start_after  # a dump's lines are not the program's
+        return module
     from .ir.core import Module
     from .targets.ptx.ir import parse_ptx_program
 
@@ -301,7 +311,11 @@ def _pipeline(args: argparse.Namespace) -> list[Pass]:
     from .passes.registry import parse_pipeline
 
     text = args.pipeline or default_pipeline(getattr(args, "target", None) or DEFAULT_TARGET)
-    return parse_pipeline(text)
+    steps = parse_pipeline(text)
+    if getattr(args, "no_ptx_loc", False):
+        steps = [dataclasses.replace(s, loc=False) if s.name == "select-instructions" else s
+                 for s in steps]
+    return steps
 
 
 def _names(value: str | None) -> frozenset[str]:
@@ -334,6 +348,7 @@ def run_from_args(module: Module, args: argparse.Namespace, out_stream: TextIO,
     options = RunOptions(
         dump_before=_names(args.dump_before), dump_after=_names(args.dump_after),
         dump_after_change=args.dump_after_change, dump_after_failure=args.dump_after_failure,
+        dump_diff=args.dump_diff,
         dump_dir=args.dump_dir, start_after=args.start_after, stop_after=args.stop_after,
         time_passes=args.time_passes, verify=not args.no_verify,
         check_semantics=args.check_semantics)

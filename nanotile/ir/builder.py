@@ -31,7 +31,17 @@ class OpBuilder:
         """``v`` itself if it is a value, else a rank-0 constant of type ``t``."""
         return self.const(v, T.TileType((), t)) if isinstance(v, int) else v
 
+    def reshape(self, v: Value, shape: tuple[int, ...]) -> Value:
+        """``v`` reshaped to ``shape``; ``v`` itself when it has that shape already (no
+        identity reshape is left for later passes to clean up)."""
+        return v if v.type.shape == shape else \
+            self.op("reshape", [v], T.TileType(shape, v.type.element))
+
+    def broadcast(self, v: Value, shape: tuple[int, ...]) -> Value:
+        """``v`` broadcast to ``shape``; ``v`` itself when it has that shape already."""
+        return v if v.type.shape == shape else \
+            self.op("broadcast", [v], T.TileType(shape, v.type.element))
+
     def splat(self, v: Value, shape: tuple[int, ...]) -> Value:
         """A rank-0 tile broadcast to ``shape`` (reshape to all-ones, then broadcast)."""
-        ones = self.op("reshape", [v], T.TileType((1,) * len(shape), v.type.element))
-        return self.op("broadcast", [ones], T.TileType(shape, v.type.element))
+        return self.broadcast(self.reshape(v, (1,) * len(shape)), shape)

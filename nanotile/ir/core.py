@@ -149,6 +149,9 @@ class Module:
     # from then on the module is in a ptx language and the ptx passes edit this program;
     # ``items`` keep the Tile IR it was lowered from, for reference only.
     ptx: Any = field(default=None, compare=False)
+    # Whether the ops' text positions (``source``) are the program's own lines: False for a
+    # dump resumed with --start-after, whose lines are the dump's (PTX .loc lines skip them).
+    text_positions: bool = field(default=True, compare=False)
 
     def walk(self) -> Iterator[Operation]:
         for item in self.items:

@@ -66,12 +66,10 @@ def _coordinates(b: OpBuilder, part: Operation, index: list[Value]):
     for j in range(rank):
         lifted = tuple(tile[j] if d == j else 1 for d in range(rank))
         if j == sparse:  # a tile of element indices, one per row
-            rows = b.op("reshape", [index[j]], T.TileType(lifted, index[j].type.element))
-            out.append((dims[j], b.op("broadcast", [rows], T.TileType(tile, rows.type.element))))
+            out.append((dims[j], b.broadcast(b.reshape(index[j], lifted), tile)))
             continue
-        line = b.op("reshape", [b.op("iota", [], T.TileType((tile[j],), I32))],
-                    T.TileType(lifted, I32))
-        coord = b.op("broadcast", [line], T.TileType(tile, I32))
+        coord = b.broadcast(b.reshape(b.op("iota", [], T.TileType((tile[j],), I32)), lifted),
+                            tile)
         if index:
             step = 1 if sparse is not None else steps[j]
             at = index[j] if index[j].type.element == I32 else \

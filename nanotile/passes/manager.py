@@ -45,6 +45,7 @@ class RunOptions:
     dump_before: frozenset[str] = frozenset()  # pass names, or {"all"}
     dump_after: frozenset[str] = frozenset()
     dump_after_change: bool = False
+    dump_diff: bool = False  # print each --dump-after stage as a unified diff of its input
     dump_after_failure: bool = False
     dump_dir: str | None = None
     start_after: str | None = None
@@ -177,7 +178,8 @@ class PipelineRun:
         self._check_input(step, language)
         if self._wants(self.options.dump_before, step.name):
             self._dump(module, "Before", step.spelling())
-        before = print_ir(module) if self.options.dump_after_change else None
+        before = print_ir(module) if self.options.dump_after_change or \
+            self.options.dump_diff else None
         copied = self._copy_to_blame(module, step)
         try:
             changed = self._timed(step.name, lambda: step.apply(module, self.ctx))
@@ -209,7 +211,9 @@ class PipelineRun:
         show = self._wants(self.options.dump_after, step.name)
         if self.options.dump_after_change:
             show = show or (changed and print_ir(module) != before)
-        if show:
+        if show and self.options.dump_diff:
+            self._dump_diff(before or "", print_ir(module), step.spelling())
+        elif show:
             self._dump(module, "After", step.spelling())
         self._to_dir(module, number, step.name)
         self._report_stage(number, step, output, module)
@@ -263,6 +267,15 @@ class PipelineRun:
 
     def _dump(self, module: Module, kind: str, name: str) -> None:
         self.out.write(f"{dump_header(kind, name)}\n{print_ir(module).rstrip()}\n\n")
+
+    def _dump_diff(self, before: str, after: str, name: str) -> None:
+        """The stage as a unified diff against the pass's input (tile and PTX alike)."""
+        import difflib
+
+        diff = difflib.unified_diff(before.splitlines(), after.splitlines(),
+                                    f"before {name}", f"after {name}", lineterm="")
+        self.out.write(f"{dump_header('After', name)}\n" + "".join(f"{line}\n" for line in diff)
+                       + "\n")
 
     def _to_dir(self, module: Module, number: int, name: str) -> None:
         """Write one numbered file per stage (atomically: no half-written files)."""

@@ -242,6 +242,13 @@ class _Parser:
             self.i += 1
         self.accept(";")
 
+    def skip_line_directive(self) -> None:
+        """``.loc``/``.file`` (debug positions, no effect on execution) end at their line's
+        end, not at a ';': skip the tokens of that line."""
+        line = self.next().line
+        while self.peek().kind != "eof" and self.peek().line == line:
+            self.i += 1
+
     # -- module
     def module(self) -> PtxModule:
         mod = PtxModule(None, [], 64, [], {}, self.filename)
@@ -258,7 +265,9 @@ class _Parser:
             elif t.text == ".address_size":
                 self.next()
                 mod.address_size = self.integer()
-            elif t.text in (".file", ".loc", ".pragma"):
+            elif t.text in (".file", ".loc"):
+                self.skip_line_directive()
+            elif t.text == ".pragma":
                 self.skip_statement()
             elif t.text == ".section":
                 self.skip_section()
@@ -419,7 +428,10 @@ class _Parser:
                 items.append(self.var_decl(extern))
                 self.expect(";")
                 continue
-            if t.text in (".loc", ".pragma", ".file"):
+            if t.text in (".loc", ".file"):
+                self.skip_line_directive()
+                continue
+            if t.text == ".pragma":
                 self.skip_statement()
                 continue
             if t.kind == "word" and self.peek(1).text == ":" and not t.text.startswith("%"):

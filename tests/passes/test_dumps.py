@@ -5,6 +5,7 @@ language, and prints the same again."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +79,19 @@ def _drop_nanotile_attributes(module) -> None:
     for op in [*module.items, *all_ops(module)]:
         for name in [n for n in op.attributes if n.startswith("nanotile.")]:
             del op.attributes[name]
+
+
+def test_dump_diff_shows_removed_ptx_instructions(capsys):
+    """--dump-diff prints a stage as a unified diff of the pass's input: ptx-dead-code's
+    shows '-' lines for the instructions it removed and no unchanged listing."""
+    from nanotile.driver import main
+
+    axpy = Path(__file__).resolve().parents[2] / "examples" / "axpy.mlir"
+    assert main([str(axpy), "--emit=ptx", "--gpu-name=sm_90", "--dump-after=ptx-dead-code",
+                 "--dump-diff", "-o", "/dev/null"]) == 0
+    err = capsys.readouterr().err
+    assert "// -----// IR Dump After ptx-dead-code //----- //" in err
+    assert "--- before ptx-dead-code" in err and "+++ after ptx-dead-code" in err
+    removed = [line for line in err.splitlines() if line.startswith("-\t")]
+    assert any("ld.param.u32" in line for line in removed)
+    assert ".version" not in err  # only the hunks, not the whole program

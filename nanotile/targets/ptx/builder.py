@@ -110,6 +110,7 @@ class KernelBuilder:
         self.entry_part: list = []
         self.entry_at = 0  # where the entry part goes in the body
         self._into: list | None = None
+        self.loc = None  # the position of the op being selected: given to each instruction
 
     # ---- registers and labels ----------------------------------------------------------
     def reg(self, cls: str) -> str:
@@ -125,7 +126,7 @@ class KernelBuilder:
     def instr(self, opcode: str, *operands: str, pred: str | None = None) -> None:
         from .ir import Instr
 
-        self._body().append(Instr(opcode, list(operands), pred))
+        self._body().append(Instr(opcode, list(operands), pred, self.loc))
 
     def _body(self) -> list:
         return self._into if self._into is not None else self.kernel_ir.body
@@ -148,6 +149,7 @@ class KernelBuilder:
         from .ir import parse_instruction
 
         instr = parse_instruction(text)
+        instr.loc = self.loc
         if pred is not None:
             instr.pred = pred
         self._body().append(instr)

@@ -44,19 +44,26 @@ from ...diagnostics import CompileError, Diagnostic
 
 # ---- the program -------------------------------------------------------------------
 
+Loc = tuple[str, int, int]  # (file name, line, column) of a Tile IR op
+
 class Instr:
     """One instruction: ``opcode`` with its modifiers (``ld.global.nc.f32``), operands as
     written (``%r1``, ``[%rd2+8]``, ``{%f1, %f2}``, ``0f3F800000``, ``$L_for_1``) and an
-    optional guard predicate (``%p1`` or ``!%p1``).
+    optional guard predicate (``%p1`` or ``!%p1``). ``loc`` is the source position
+    (file name, line, column) of the Tile IR op it was selected from, or None; the
+    printer writes a ``.loc`` line where it changes (passes that make a new instruction
+    leave it None: it then shares the position of the instruction before it).
 
     The passes ask each instruction for its root and for the registers it writes and
     reads many times, so those are computed once and kept; that is why ``operands`` is a
     tuple and every change is an assignment (``instr.operands = ...``,
     ``instr.with_operand(i, x)``), which forgets them."""
 
-    __slots__ = ("_all", "_opcode", "_operands", "_pred", "_registers", "root")
+    __slots__ = ("_all", "_opcode", "_operands", "_pred", "_registers", "loc", "root")
 
-    def __init__(self, opcode: str, operands: Iterable[str] = (), pred: str | None = None):
+    def __init__(self, opcode: str, operands: Iterable[str] = (), pred: str | None = None,
+                 loc: Loc | None = None):
+        self.loc = loc
         self._opcode = opcode
         self.root = opcode.split(".", 1)[0]  # without modifiers: ``ld`` for ``ld.global.f32``
         self._operands = tuple(operands)
@@ -103,7 +110,7 @@ class Instr:
         out = Instr.__new__(Instr)
         out._opcode, out._operands, out._pred, out.root = \
             self._opcode, self._operands, self._pred, self.root
-        out._registers, out._all = self._registers, self._all
+        out._registers, out._all, out.loc = self._registers, self._all, self.loc
         return out
 
     def registers(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
@@ -209,14 +216,27 @@ class PtxKernel:
         return [f".reg {ty} %{prefix}<{highest[prefix] + 1}>;"
                 for prefix, ty in self.reg_types.items() if prefix in highest]
 
-    def render(self) -> str:
+    def render(self, files: dict[str, int] | None = None) -> str:
+        """The kernel's text; with ``files`` (file name -> ``.file`` number), a ``.loc``
+        line before each instruction whose position differs from the last one written."""
         params = ",\n".join(f"\t{p}" for p in self.params)
         out = [f"{self.linkage} {self.name}(\n{params}\n)", *self.performance, "{"]
         out += [f"\t{d}" for d in self.reg_declarations()]
         out += [f"\t{d}" for d in self.decls]
-        out += [item.render() for item in self.body]
+        current = None
+        for item in self.body:
+            loc = getattr(item, "loc", None)
+            if files and loc is not None and loc != current:
+                out.append(f"\t.loc\t{files[loc[0]]} {loc[1]} {loc[2]}")
+                current = loc
+            out.append(item.render())
         out.append("}")
         return "\n".join(out)
+
+    def files(self) -> list[str]:
+        """The file names of the instructions' positions, in order of first use."""
+        return list(dict.fromkeys(i.loc[0] for i in self.body
+                                  if isinstance(i, Instr) and i.loc is not None))
 
 
 @dataclass
@@ -245,10 +265,20 @@ class PtxProgram:
         return "".join(i for i in self.items if isinstance(i, str))
 
     def render(self) -> str:
-        return "".join(i if isinstance(i, str) else i.render() for i in self.items)
+        """The program's text. Instructions with source positions get ``.loc`` lines and
+        the module ends with the ``.file`` table, as NVVM writes them with -lineinfo
+        (ptxas turns them into the cubin's line table); without positions, no change."""
+        names = list(dict.fromkeys(f for k in self.kernels for f in k.files()))
+        files = {name: n for n, name in enumerate(names, 1)}
+        text = "".join(i if isinstance(i, str) else i.render(files) for i in self.items)
+        return text + "".join(f"\t.file\t{n} {_quote(name)}\n" for name, n in files.items())
 
     def instruction_count(self) -> int:
         return sum(len(k.instructions()) for k in self.kernels)
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 # ---- registers ---------------------------------------------------------------------
@@ -386,6 +416,8 @@ _REG_DECL = re.compile(r"\.reg\s+(\.\w+)\s+%([A-Za-z_]+?)<(\d+)>\s*;")
 _LABEL = re.compile(r"([A-Za-z_$][\w$]*)\s*:(?!:)")
 _LINE_DIRECTIVE = re.compile(r"\.(loc|file)[ \t]")
 _GUARD = re.compile(r"@(!?%[\w$]+)\s+")
+_LOC = re.compile(r"\.loc[ \t]+(\d+)[ \t]+(\d+)[ \t]+(\d+)")
+_FILE = re.compile(r'^[ \t]*\.file[ \t]+(\d+)[ \t]+"((?:[^"\\\n]|\\.)*)"[^\n]*\n?', re.MULTILINE)
 
 
 class _Scanner:
@@ -471,13 +503,15 @@ def parse_ptx_program(text: str, filename: str = "<ptx>") -> PtxProgram:
     subset described in this module's docstring."""
     sc = _Scanner(text, filename)
     prog = PtxProgram(filename=filename)
+    # the .file table (module scope, anywhere: NVVM writes it last); render() rewrites it
+    files = {m.group(1): re.sub(r"\\(.)", r"\1", m.group(2)) for m in _FILE.finditer(text)}
     pos = 0
     while True:
         m = _ENTRY.search(text, pos)
         if m is None:
             break
         if m.start() > pos:
-            prog.items.append(text[pos:m.start()])
+            prog.items.append(_FILE.sub("", text[pos:m.start()]))
         close = sc.matching(m.end() - 1, "(", ")")
         kernel = PtxKernel(m.group(2), ((m.group(1) or "").strip() + " .entry").strip())
         params = split_operands(_strip_comments(text[m.end():close]))
@@ -488,11 +522,13 @@ def parse_ptx_program(text: str, filename: str = "<ptx>") -> PtxProgram:
         perf = _strip_comments(text[close + 1:brace])
         kernel.performance = [line.strip() for line in perf.splitlines() if line.strip()]
         end = sc.matching(brace, "{", "}")
-        _parse_body(sc, kernel, brace + 1, end)
+        _parse_body(sc, kernel, brace + 1, end, files)
         prog.items.append(kernel)
         pos = end + 1
     if pos < len(text):
-        prog.items.append(text[pos:])
+        tail = text[pos:]
+        # the .file table ends the module (render writes it after this chunk again)
+        prog.items.append(_FILE.sub("", tail).rstrip("\n") + "\n" if files else tail)
     if not prog.kernels:
         raise CompileError(Diagnostic("error", "PTX: no .entry in the program", filename, 1, 1))
     return prog
@@ -503,8 +539,10 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*", "", text)
 
 
-def _parse_body(sc: _Scanner, kernel: PtxKernel, start: int, end: int) -> None:
+def _parse_body(sc: _Scanner, kernel: PtxKernel, start: int, end: int,
+                files: dict[str, str]) -> None:
     text = sc.text
+    loc: Loc | None = None
     i = start
     depth = 0  # nested { } scopes inside the body
     while i < end:
@@ -540,7 +578,11 @@ def _parse_body(sc: _Scanner, kernel: PtxKernel, start: int, end: int) -> None:
         if _LINE_DIRECTIVE.match(text, i):  # .loc/.file end at the newline, not at ';'
             j = text.find("\n", i, end)
             j = end if j < 0 else j
-            kernel.body.append(Directive(" ".join(text[i:j].split())))
+            m = _LOC.match(text, i, j)
+            if m is None or m.group(1) not in files:  # kept as written
+                kernel.body.append(Directive(" ".join(text[i:j].split())))
+            else:  # the position of the instructions that follow
+                loc = (files[m.group(1)], int(m.group(2)), int(m.group(3)))
             i = j
             continue
         m = _LABEL.match(text, i)
@@ -563,7 +605,9 @@ def _parse_body(sc: _Scanner, kernel: PtxKernel, start: int, end: int) -> None:
         else:
             if not re.match(r"(@!?%[\w$]+\s+)?[a-z]", stmt):
                 raise sc.error(i, f"cannot read the statement '{stmt[:40]}'")
-            kernel.body.append(parse_instruction(stmt))
+            instr = parse_instruction(stmt)
+            instr.loc = loc
+            kernel.body.append(instr)
         i = j + 1
     if depth != 0:
         raise sc.error(end, "unbalanced '{' in the kernel body")

@@ -93,8 +93,7 @@ def _lower(module: Module, op: Operation):
     base = insert_before(op, make_op("get_global", [], [T.TileType((), T.PointerType(element))],
                                      {"name": name})).results[0]
     index = b.op("iota", [], T.TileType((n,), T.I32))
-    if t.shape != (n,):
-        index = b.op("reshape", [index], T.TileType(t.shape, T.I32))
+    index = b.reshape(index, t.shape)
     index = b.op("exti", [index], T.TileType(t.shape, T.I64), signedness=Signedness.signed)
     pointers = b.op("offset", [b.splat(base, t.shape), index],
                     T.TileType(t.shape, T.PointerType(element)))

@@ -44,6 +44,7 @@ class SelectInstructions(Pass):
     input: ClassVar[str] = "simt"
     output: ClassVar[str | None] = "ptx-sm100"  # of the default gpu; see output_language
     gpu: str = "sm_100"  # sm_90 (writes ptx-sm90) or sm_100 (writes ptx-sm100)
+    loc: bool = True  # give each instruction its op's source position (.loc lines)
 
     def __post_init__(self) -> None:
         if self.gpu not in LANGUAGE_OF_GPU:
@@ -60,23 +61,25 @@ class SelectInstructions(Pass):
         return tuple(LANGUAGE_OF_GPU.values())
 
     def spelling(self) -> str:
-        return f"{self.name}{{gpu={self.gpu}}}"
+        return f"{self.name}{{gpu={self.gpu}{'' if self.loc else ' loc=false'}}}"
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         from ..target import get_target
 
-        module.ptx = select_program(module, get_target(self.gpu))
+        module.ptx = select_program(module, get_target(self.gpu), self.loc)
         return True
 
 
-def select_program(module: Module, target: Target):
-    """The PTX program of every entry of ``module`` (a PtxProgram)."""
+def select_program(module: Module, target: Target, loc: bool = True):
+    """The PTX program of every entry of ``module`` (a PtxProgram); with ``loc``, each
+    instruction keeps the source position of the op it came from."""
     from .builder import EXTERN_SHARED
     from .globals import globals_text
     from .ir import PtxProgram
     from .select_print import VPRINTF
 
-    kernels = [Selection(entry, target).run() for entry in module.entries()]
+    kernels = [Selection(entry, target, with_loc=loc, text_positions=module.text_positions).run()
+               for entry in module.entries()]
     head = target.header() + globals_text(module)
     if any(k.uses_printf for k in kernels):
         head += VPRINTF + "\n"
@@ -111,6 +114,8 @@ class Selection:
     values: dict[Value, list[str]] = field(default_factory=dict)
     loops: list[Context] = field(default_factory=list)
     cache: dict[Any, Any] = field(default_factory=dict)
+    with_loc: bool = True
+    text_positions: bool = True  # fall back on the ops' text lines (see Module)
 
     def __post_init__(self) -> None:
         from ..target import entry_warps
@@ -124,6 +129,7 @@ class Selection:
         shared = self.entry.attributes.get("nanotile.shared_bytes")
         if shared is not None:
             self.fn.need_shared(int(getattr(shared, "value", shared)))
+        self.fn.loc = self.position(self.entry)  # the parameters and thread index
         self.tid = self.fn.reg("b32")
         self.fn.instr("mov.u32", self.tid, "%tid.x")
         self.fn.entry_at = 1  # thread-only values go right after %tid.x
@@ -161,6 +167,8 @@ class Selection:
 
         rule = RULES.get(op.name)
         row = lookup(op.name)
+        outer = self.fn.loc  # an op's instructions after its region's are its own again
+        self.fn.loc = self.position(op) or outer
         try:
             if rule is not None:
                 rule(self, op)
@@ -172,6 +180,11 @@ class Selection:
             if getattr(e, "op", None) is None:
                 e.op = op  # type: ignore[attr-defined]
             raise
+        finally:
+            self.fn.loc = outer
+
+    def position(self, op: Operation) -> tuple[str, int, int] | None:
+        return source_position(op, self.text_positions) if self.with_loc else None
 
     # ---- values -----------------------------------------------------------------------
     def get(self, v: Value) -> list[str]:
@@ -218,6 +231,31 @@ class Selection:
                 temps.append((cls, reg, tmp))
         for cls, reg, tmp in temps:
             self.fn.instr(f"mov.{_MOV[cls]}", reg, tmp)
+
+
+def source_position(op: Operation, text: bool = True) -> tuple[str, int, int] | None:
+    """Where ``op`` comes from, for the PTX's ``.loc`` lines: its location attribute (the
+    Python line of a cuTile kernel, from the bytecode's debug info) when it names a file,
+    else (with ``text``) the line of the text file it was read from; None when neither is
+    known."""
+    from ...ir import attrs as A
+
+    loc = op.location
+    while loc is not None:
+        if isinstance(loc, (A.FileLineColLoc, A.DILocAttr)):
+            return (loc.filename, loc.line, loc.column)
+        if isinstance(loc, A.NameLoc):
+            loc = loc.child
+        elif isinstance(loc, A.CallSiteLoc):
+            loc = loc.callee
+        elif isinstance(loc, A.FusedLoc) and loc.locations:
+            loc = loc.locations[0]
+        else:
+            break
+    src = op.source
+    if not text or src is None or not getattr(src, "filename", None):
+        return None
+    return (src.filename, src.line, src.column)
 
 
 def _param_type(t: T.Type) -> str:

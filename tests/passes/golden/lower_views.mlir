@@ -45,4 +45,24 @@ cuda_tile.module @tests {
     %s = store_ptr_tko weak %out, %c : tile<ptr<i32>>, tile<i32> -> token
     return
   }
+
+  // CHECK-LABEL: @copy_1d
+  entry @copy_1d(%src: tile<ptr<i32>>, %n: tile<i32>, %i: tile<i32>) {
+    // a 1-D view needs no reshape or broadcast of its iota: the coordinate tile already
+    // has the tile's shape, so no identity reshape/broadcast is emitted
+    // CHECK-NOT: reshape %{{.*}} : tile<1024xi32> -> tile<1024xi32>
+    // CHECK-NOT: broadcast %{{.*}} : tile<1024xi32> -> tile<1024xi32>
+    // CHECK: %[[IOTA:.*]] = iota : tile<1024xi32>
+    // CHECK-NOT: reshape %{{.*}} : tile<1024xi32> -> tile<1024xi32>
+    // CHECK-NOT: broadcast %{{.*}} : tile<1024xi32> -> tile<1024xi32>
+    // CHECK: addi %{{.*}}, %[[IOTA]] : tile<1024xi32>
+    // CHECK-NOT: reshape %{{.*}} : tile<1024xi32> -> tile<1024xi32>
+    // CHECK-NOT: broadcast %{{.*}} : tile<1024xi32> -> tile<1024xi32>
+    // CHECK: load_ptr_tko
+    %tv = make_tensor_view %src, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xi32, strides=[1]>
+    %pv = make_partition_view %tv : partition_view<tile=(1024), tensor_view<?xi32, strides=[1]>>
+    %t, %tok = load_view_tko weak %pv[%i] : partition_view<tile=(1024), tensor_view<?xi32, strides=[1]>>, tile<i32> -> tile<1024xi32>, token
+    %s = store_view_tko weak %t, %pv[%i] : tile<1024xi32>, partition_view<tile=(1024), tensor_view<?xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
 }
