@@ -51,7 +51,9 @@ def diagnostics(source: str) -> list[str]:
     for match in _EMIT.finditer(source):
         statement = source[match.start():source.find(";", match.end()) + 1]
         literals = [_unescape(s) for s in _LITERAL.findall(statement)]
-        texts.append(max(literals, key=len, default="").strip())
+        # the fixed words only: the quotes and brackets around a value printed beside
+        # them are spelt in other ways in Python (f-strings, repr)
+        texts.append(max(literals, key=len, default="").strip(" '\"`:,.;()[]{}"))
     return texts
 
 
