@@ -569,23 +569,28 @@ def wgmma_params(layout: object) -> tuple[int, tuple[int, int]] | None:
 WGMMA_SWIZZLE_BYTES = (32, 64, 128)  # the widths of wgmma's swizzle modes
 
 
-def wgmma_operand(shape: tuple[int, ...], element_bytes: int, role: str) -> SharedLayout:
-    """The shared layout wgmma reads operand ``role`` from through a descriptor: A (M x K)
-    or B (K x N) stored *K-major* (K fastest: B transposed), each row of K elements one
-    swizzle atom of 32, 64 or 128 bytes, XOR-swizzled in 16-byte units as the hardware
-    swizzles addresses (PTX ISA, "Shared Memory Matrix Layout": 8 rows of an atom, the
-    16-byte chunk c of row r at chunk c xor (r / (128 / width)) % (width / 16)), which is
-    ``swizzle_for``'s swizzle, and aligned to the pattern's period (8 rows) so that the
-    two agree. ValueError when K's bytes are not a swizzle width."""
-    if len(shape) != 2 or role not in ("a", "b"):
+def wgmma_operand(shape: tuple[int, ...], element_bytes: int, role: str,
+                  mn_major: bool = False) -> SharedLayout:
+    """The shared layout wgmma reads operand ``role`` from through a descriptor (PTX ISA,
+    "Shared Memory Matrix Layout"): rows of 32, 64 or 128 bytes (one swizzle atom each,
+    longer rows cut into 128-byte atoms side by side: ``block``), XOR-swizzled in 16-byte
+    units as the hardware swizzles addresses (the 16-byte chunk c of row r at chunk
+    c xor (r / (128 / width)) % (width / 16): ``swizzle_for``'s swizzle), and aligned to
+    the pattern's period (8 rows) so that the two agree. The rows run along K (*K-major*:
+    A (M x K) as it is, B (K x N) transposed, ``order=[0, 1]``) or, for B with
+    ``mn_major``, along N (B as it is: wgmma's transposed B). ValueError when a row is
+    shorter than 32 bytes or not a swizzle width."""
+    if len(shape) != 2 or role not in ("a", "b") or (mn_major and role == "a"):
         raise ValueError(f"wgmma operand {role} of shape {shape}")
-    k = shape[-1] if role == "a" else shape[0]
-    width = k * element_bytes
-    if width not in WGMMA_SWIZZLE_BYTES:
-        raise ValueError(f"a wgmma operand row of {width} bytes is not one swizzle atom")
-    order = None if role == "a" else (0, 1)
-    return SharedLayout(tuple(shape), None, swizzle_for(tuple(shape), element_bytes, order),
-                        None, order, 8 * width)
+    order = (0, 1) if role == "b" and not mn_major else None
+    length = shape[0] if order is not None else shape[1]
+    width = min(length * element_bytes, WGMMA_SWIZZLE_BYTES[-1])
+    if width not in WGMMA_SWIZZLE_BYTES or (length * element_bytes) % width:
+        raise ValueError(f"a wgmma operand row of {length * element_bytes} bytes is not "
+                         "made of swizzle atoms")
+    atom = width // element_bytes
+    return SharedLayout(tuple(shape), None, swizzle_for((8, atom), element_bytes), None,
+                        order, 8 * width, atom if atom < length else None)
 
 
 # ======================================================================================
@@ -783,6 +788,9 @@ class SharedLayout:
       max_phase 8, the 8 rows an ldmatrix or a transposed read touches hit 8 banks;
     - ``padding=(interval, amount)``: ``amount`` elements of padding after every
       ``interval`` elements;
+    - ``block``: the fastest dimension is cut into blocks of ``block`` elements, stored
+      one after the other, each whole (every row of the tile, ``block`` elements a row)
+      and swizzled on its own: wgmma's swizzle atoms side by side (``wgmma_operand``);
     - ``align``: the byte alignment the buffer's start needs (None: 16). A swizzle that
       hardware applies to shared *addresses* (wgmma's descriptors, TMA) equals this
       layout's only when the buffer starts at a multiple of the swizzle's period
@@ -795,6 +803,7 @@ class SharedLayout:
     padding: tuple[int, int] | None = None
     order: tuple[int, ...] | None = None  # dimensions fastest first (None: row-major)
     align: int | None = None
+    block: int | None = None
 
     kind = "shared"
     in_registers = False
@@ -811,9 +820,14 @@ class SharedLayout:
             for d in self.order:
                 at += c[d] * stride
                 stride *= self.shape[d]
+        cols = self.shape[self.order[0] if self.order is not None else -1]
+        if self.block is not None and self.block < cols:
+            row, col = divmod(at, cols)
+            rows = self.elements // cols
+            at = (col // self.block) * rows * self.block + row * self.block + col % self.block
+            cols = self.block
         if self.swizzle is not None and len(self.shape) >= 2:
             vec, per_phase, max_phase = self.swizzle
-            cols = self.shape[self.order[0] if self.order is not None else -1]
             row, col = at // cols, at % cols
             phase = (row // per_phase) % max_phase
             group = (col // vec) ^ phase
@@ -841,7 +855,7 @@ class SharedLayout:
 
     def placed(self, offset: int) -> SharedLayout:
         return SharedLayout(self.shape, offset, self.swizzle, self.padding, self.order,
-                            self.align)
+                            self.align, self.block)
 
     def __str__(self) -> str:
         parts = [f"offset={'?' if self.offset is None else self.offset}"]
@@ -851,6 +865,8 @@ class SharedLayout:
             parts.append(f"pad=[{', '.join(map(str, self.padding))}]")
         if self.order is not None:
             parts.append(f"order=[{', '.join(map(str, self.order))}]")
+        if self.block is not None:
+            parts.append(f"block={self.block}")
         if self.align is not None:
             parts.append(f"align={self.align}")
         return f"#shared<{', '.join(parts)}>"
@@ -939,19 +955,23 @@ def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
         padding = tuple(_int_list(fields["pad"])) if "pad" in fields else None
         order = tuple(_int_list(fields["order"])) if "order" in fields else None
         align = int(fields["align"]) if "align" in fields else None
+        block = int(fields["block"]) if "block" in fields else None
         if align is not None and (align < 16 or align & (align - 1)):
             raise ValueError(f"align={align} is not a power of two of at least 16")
         if order is not None and sorted(order) != list(range(len(shape))):
             raise ValueError(f"order {list(order)} is not a permutation of the dimensions")
+        fastest = shape[order[0] if order is not None else -1] if shape else 1
+        if block is not None and (block < 1 or block & (block - 1) or fastest % block):
+            raise ValueError(f"block={block} does not cut a dimension of {fastest}")
         if swizzle is not None and len(swizzle) != 3:
             raise ValueError("swizzle=[vec, per_phase, max_phase] needs three numbers")
         if padding is not None and len(padding) != 2:
             raise ValueError("pad=[interval, amount] needs two numbers")
-        unknown = set(fields) - {"offset", "swizzle", "pad", "order", "align"}
+        unknown = set(fields) - {"offset", "swizzle", "pad", "order", "align", "block"}
         if unknown:
             raise ValueError(f"unknown field of #shared: {sorted(unknown)}")
         return SharedLayout(tuple(shape), None if offset == "?" else int(offset), swizzle,
-                            padding, order, align)
+                            padding, order, align, block)
     raise ValueError(f"unknown layout '#{name}'")
 
 

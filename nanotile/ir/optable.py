@@ -774,20 +774,25 @@ op("warpgroup_mma", NO_OPCODE, operands="acc",
 # A 64-bit shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") of the
 # wgmma operand in `buffer` (a placed wgmma_operand layout): the matrix starts `offset`
 # bytes into the buffer, plus steps[0] bytes per row index and steps[1] per column index
-# of this thread's warpgroup in a grid[0] x grid[1] grid of warpgroups.
+# of this thread's warpgroup in a grid[0] x grid[1] grid of warpgroups; its leading and
+# stride byte offsets and its swizzle's width in bytes.
 op("wgmma_descriptor", NO_OPCODE,
-   attrs=[attr("buffer", "type"), attr("offset", "int"), attr("grid", "i32_array"),
+   attrs=[attr("buffer", "type"), attr("offset", "int"), attr("leading", "int"),
+          attr("stride", "int"), attr("swizzle", "int"), attr("grid", "i32_array"),
           attr("steps", "i32_array")],
    traits="pure", internal=True,
-   asm="'of @buffer 'at @offset 'grid @grid 'steps @steps attr-dict : type($result)")
+   asm=("'of @buffer 'at @offset 'leading @leading 'stride @stride 'swizzle @swizzle "
+        "'grid @grid 'steps @steps attr-dict : type($result)"))
 # One wgmma.mma_async (`instruction`): the accumulator's registers `acc` plus A and B
-# (descriptors `a`, `b`) as the result, complete only after wgmma_commit + wgmma_wait.
-# It accumulates in place: `acc` is a wgmma_fence's registers (or a pick of them) or an
-# earlier wgmma_mma_async's result, read by nothing else.
-op("wgmma_mma_async", NO_OPCODE, operands="acc a b", attrs=[attr("instruction", "string")],
+# (descriptors `a`, `b`; `trans_b`: B's rows run along N) as the result, complete only
+# after wgmma_commit + wgmma_wait. It accumulates in place: `acc` is a wgmma_fence's
+# registers (or a pick of them) or an earlier wgmma_mma_async's result, read by nothing
+# else.
+op("wgmma_mma_async", NO_OPCODE, operands="acc a b",
+   attrs=[attr("instruction", "string"), unit("trans_b")],
    traits="memory", internal=True,
-   asm=("$acc , $a , $b 'using @instruction attr-dict : type($acc,$result) , type($a) , "
-        "type($b)"))
+   asm=("$acc , $a , $b 'using @instruction ?( 'trans_b @trans_b )? attr-dict : "
+        "type($acc,$result) , type($a) , type($b)"))
 # The accumulator's registers handed to the wgmma after it: copied to registers of their
 # own, then wgmma.fence.sync.aligned (other instructions wrote them: the fence orders
 # those writes before the wgmma's accesses).

@@ -62,7 +62,8 @@ SELECT_HOOKS = {
     # ptx/assign_layouts (option mma=wgmma): the plan of an mmaf/mmai on this target's own
     # MMA instruction, asked before the shared mma.sync plan (ptx/mma_plan.py); None to
     # use that. The plan gives ``accumulator(shape)`` (a distributed layout) and
-    # ``operand(i, type)`` (the #shared layout of A, i = 0, or B, i = 1). sm90 sets it:
+    # ``operand(i, type, source)`` (the #shared layout of A, i = 0, or B, i = 1, stored
+    # from registers in layout ``source``). sm90 sets it:
     # wgmma (sm90/wgmma_plan.py).
     "plan_mma": "(op: Operation, warps: int) -> plan | None",
     # ptx/select_instructions: the instructions of a simt op the shared rules do not know

@@ -17,7 +17,7 @@ from nanotile.ir.layouts import (
     wgmma_operand,
     wgmma_params,
 )
-from nanotile.ptxemu.ops_mma import kmajor_addresses
+from nanotile.ptxemu.ops_mma import kmajor_addresses, mnmajor_addresses
 
 
 @pytest.mark.parametrize("shape,grid", [((64, 8), (1, 1)), ((128, 128), (1, 1)),
@@ -52,17 +52,21 @@ def test_one_instruction_is_the_mma_sync_accumulator_over_four_warps():
     assert wgmma_params(mma_layout("acc", (64, 128), (4, 1))) is None
 
 
-@pytest.mark.parametrize("k", [16, 32, 64])
+@pytest.mark.parametrize("k", [16, 32, 64, 128, 256])
 @pytest.mark.parametrize("role", ["a", "b"])
-def test_operand_is_what_a_descriptor_addresses(k, role):
-    """Element (row, k) of each K step of 16, at the descriptor's start plus 32 bytes per
-    step, lies where the layout puts it (the buffer aligned as it asks)."""
+def test_k_major_operand_is_what_a_descriptor_addresses(k, role):
+    """Element (row, k) of each K step of 16 lies where the layout puts it, for the
+    descriptor that starts at the step's first element: 32 bytes along a row within a
+    swizzle atom, the next atom's block (rows x 128 bytes) beyond it."""
     shape = (128, k) if role == "a" else (k, 128)
     layout = wgmma_operand(shape, 2, role)
-    width = 2 * k
+    width = min(2 * k, 128)
     assert layout.align == 8 * width and isinstance(layout, SharedLayout)
+    assert layout.block == (64 if k > 64 else None)
     for step in range(k // 16):
-        addresses = kmajor_addresses((32 * step, 16, 8 * width, width), np.arange(128),
+        first = flat_index((0, 16 * step) if role == "a" else (16 * step, 0), shape)
+        start = 2 * layout.element_offset(first)
+        addresses = kmajor_addresses((start, 16, 8 * width, width), np.arange(128),
                                      np.arange(16))
         for mn in range(128):
             for kk in range(16):
@@ -71,8 +75,35 @@ def test_operand_is_what_a_descriptor_addresses(k, role):
     assert parse_layout(str(layout), shape) == layout
 
 
-def test_operand_rows_must_be_one_swizzle_atom():
-    with pytest.raises(ValueError, match="swizzle atom"):
-        wgmma_operand((64, 128), 2, "a")
+@pytest.mark.parametrize("k,n,instr", [(16, 16, 16), (32, 64, 64), (32, 128, 128),
+                                       (64, 256, 256), (16, 256, 128)])
+def test_mn_major_operand_is_what_a_descriptor_addresses(k, n, instr):
+    """B (K x N) as it is, rows along N: for each instruction of ``instr`` columns and K
+    step, the descriptor starts at its first element, strides 8 rows (SBO) along K and
+    one atom's block (LBO) along N."""
+    shape = (k, n)
+    layout = wgmma_operand(shape, 2, "b", mn_major=True)
+    width = min(2 * n, 128)
+    atom = width // 2
+    leading = 2 * layout.element_offset(flat_index((0, atom), shape)) if n > atom else 0
+    for c in range(n // instr):
+        for step in range(k // 16):
+            start = 2 * layout.element_offset(flat_index((16 * step, c * instr), shape))
+            addresses = mnmajor_addresses((start, leading, 8 * width, width),
+                                          np.arange(instr), np.arange(16))
+            for j in range(instr):
+                for kk in range(16):
+                    at = flat_index((16 * step + kk, c * instr + j), shape)
+                    assert 2 * layout.element_offset(at) == addresses[j, kk]
+    assert parse_layout(str(layout), shape) == layout
+
+
+def test_operand_rows_are_swizzle_atoms():
+    with pytest.raises(ValueError, match="swizzle atoms"):
+        wgmma_operand((64, 8), 2, "a")
+    with pytest.raises(ValueError):
+        wgmma_operand((64, 64), 2, "a", mn_major=True)
     with pytest.raises(ValueError):
         parse_layout("#shared<offset=?, align=24>", (8, 8))
+    with pytest.raises(ValueError):
+        parse_layout("#shared<offset=?, block=3>", (8, 8))

@@ -106,7 +106,7 @@ def _check(text: str, arrays: list, gpu: str, rtol: float) -> str:
 CASES = [
     (0, 16, 8, 16, "f16", "f32", 4),       # one tile: three warps idle
     (0, 32, 64, 64, "f16", "f32", 4),      # K = 4 steps, unrolled
-    (0, 64, 32, 128, "bf16", "f32", 4),    # K = 8 steps: the K loop
+    (0, 64, 32, 128, "bf16", "f32", 4),    # K = 8 steps: the K loop (wgmma on sm_90)
     (0, 16, 32, 32, "bf16", "f32", 4),     # one column tile per warp (ldmatrix .x2)
     (0, 32, 32, 32, "f16", "f16", 4),      # f16 accumulator
     (0, 128, 64, 16, "f16", "f32", 8),     # 8 warps
@@ -135,6 +135,8 @@ WGMMA_CASES = [
     ((0, 256, 32, 32, "f16", "f32", 8), 4),    # 2 warpgroups over the rows, 2 blocks each
     ((0, 64, 64, 32, "bf16", "f32", 8), 2),    # 2 warpgroups over the columns (64 rows)
     ((0, 256, 16, 16, "f16", "f32", 16), 1),   # 4 warpgroups over the rows
+    ((0, 64, 128, 128, "f16", "f32", 4), 8),   # K rows of two 128-byte atoms (block=64)
+    ((0, 128, 64, 256, "bf16", "f32", 8), 16),  # four atoms, two warpgroups
 ]
 
 
@@ -146,7 +148,7 @@ def uses_wgmma(case, gpu: str) -> bool:
     """Whether sm90/wgmma_plan takes the case's mmaf (else it runs on mma.sync)."""
     batch, m, _, k, et, acc, warps = case
     return gpu == "sm_90" and not batch and et in ("f16", "bf16") and acc == "f32" and \
-        warps % 4 == 0 and m % 64 == 0 and 2 * k in (32, 64, 128)
+        warps % 4 == 0 and m % 64 == 0 and (2 * k in (32, 64) or 2 * k % 128 == 0)
 
 
 def _run_case(case, gpu):

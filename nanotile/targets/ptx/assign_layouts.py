@@ -349,7 +349,7 @@ class Assignment:
                 return op.results[0].type.layout
             if p is None:  # the FMA loop: row-major operands
                 return R.shared_layout(v.type)
-            return p.operand(i, v.type)
+            return p.operand(i, v.type, v.type.layout)  # stored from that layout
         if op.name in ("reduce", "scan"):
             first = op.operands[0].type.layout
             if isinstance(first, LinearLayout) and \

@@ -40,7 +40,7 @@ class MmaPlan:
     def fragment(self, role: str, shape: tuple[int, ...]) -> LinearLayout:
         return mma_layout(role, shape, self.warps, self.k)
 
-    def operand(self, i: int, t: T.TileType) -> SharedLayout:
+    def operand(self, i: int, t: T.TileType, source: object = None) -> SharedLayout:
         """The shared layout of operand ``i`` (0: A, 1: B): swizzled for ldmatrix; a B of
         8-bit or tf32 elements K fastest (ldmatrix reads its fragments as rows)."""
         order = column_major(t.rank) if i == 1 and self.k != 16 else None

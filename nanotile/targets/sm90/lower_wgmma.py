@@ -3,17 +3,15 @@ waits around it.  simt -> simt.
 
 ``warpgroup_mma`` (distribute, for an accumulator in a ``#wgmma<acc, m64nNk16,
 warpgroups=[gm, gn]>`` layout) holds one thread's accumulator registers, with A (M x K)
-and B (K x N) in shared memory in ``wgmma_operand`` layouts: K-major, each row of K
-elements one swizzle atom of W = 2K bytes (32, 64 or 128). Its warpgroup owns a block of
-M/gm rows and N/gn columns, cut into 64-row blocks b and N-column blocks c; for every K
-step s of 16 the pass issues one ``wgmma_mma_async`` per (b, c), on the accumulator
-registers of that instruction (consecutive in the layout) and two descriptors:
-
-- A: the block's first row, ``64 b`` rows of W bytes, plus ``32 s`` bytes (16 elements
-  along the row: the hardware applies the swizzle to the address, so a K step inside an
-  atom is a plain offset), plus ``M/gm * W`` bytes per warpgroup row index;
-- B (stored N rows of K): ``N c`` rows plus ``32 s`` bytes, plus ``N/gn * W`` bytes per
-  warpgroup column index.
+and B (K x N) in shared memory in ``wgmma_operand`` layouts: rows of swizzle atoms (W =
+32, 64 or 128 bytes), along K for A, along K (transposed) or N (``trans_b``) for B. Its
+warpgroup owns a block of M/gm rows and N/gn columns, cut into 64-row blocks b and
+N-column blocks c; for every K step s of 16 the pass issues one ``wgmma_mma_async`` per
+(b, c), on the accumulator registers of that instruction (consecutive in the layout) and
+two descriptors (``Operand``), each starting at its matrix's first element in the
+layout: A's at (64 b, 16 s), B's at (16 s, N c), plus the first element of the
+warpgroup's block per grid index. A K step inside a K-major atom is a plain 32-byte
+offset: the hardware applies the swizzle to the addresses it derives.
 
 Ordering (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"): the
 operands were written to shared memory by ordinary stores (the generic proxy) and wgmma
@@ -32,12 +30,13 @@ from dataclasses import dataclass
 
 from ...ir import types as T
 from ...ir.core import Module, Operation, Value, make_op
-from ...ir.layouts import REGS, WGMMA_M, wgmma_params
+from ...ir.layouts import REGS, WGMMA_M, flat_index, wgmma_params
 from ...ir.rewrite import all_ops, erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
+from ..ptx.shared_memory import element_bytes
 
 K_STEP = 16          # the instruction's K (16-bit operands)
-K_STEP_BYTES = 32
+LEADING_BYTES = 16   # LBO where the layout has none to give (K-major, swizzled): tileiras'
 
 
 @dataclass(frozen=True)
@@ -77,8 +76,7 @@ def expand(op: Operation) -> Value:
     assert params is not None, result_t
     n, (gm, gn) = params
     m, cols = result_t.shape
-    rows, width = m // gm, lhs.shape[1] * 2       # a warpgroup's rows; an atom's bytes
-    group_cols = cols // gn
+    rows, group_cols = m // gm, cols // gn        # a warpgroup's block
     row_blocks, col_blocks = range(rows // WGMMA_M), range(group_cols // n)
     blocks = [(b, c) for b in row_blocks for c in col_blocks]
     half = n // 2
@@ -87,15 +85,15 @@ def expand(op: Operation) -> Value:
     pieces = {bc: _emit(op, "pick", [fenced], piece_t,
                         registers=tuple(range(i * half, (i + 1) * half)))
               for i, bc in enumerate(blocks)}
-    grid = (gm, gn)
+    a_of = Operand(lhs, "a", (rows if gm > 1 else 0, 0), (gm, gn))
+    b_of = Operand(rhs, "b", (0, group_cols if gn > 1 else 0), (gm, gn))
+    trans_b = {"trans_b": True} if b_of.mn_major else {}
     for s in range(lhs.shape[1] // K_STEP):
-        a = [_descriptor(op, lhs, WGMMA_M * b * width + K_STEP_BYTES * s, grid,
-                         (rows * width if gm > 1 else 0, 0)) for b in row_blocks]
-        bd = [_descriptor(op, rhs, n * c * width + K_STEP_BYTES * s, grid,
-                          (0, group_cols * width if gn > 1 else 0)) for c in col_blocks]
+        a = [a_of.descriptor(op, (WGMMA_M * b, K_STEP * s)) for b in row_blocks]
+        bd = [b_of.descriptor(op, (K_STEP * s, n * c)) for c in col_blocks]
         for b, c in blocks:
             pieces[b, c] = _emit(op, "wgmma_mma_async", [pieces[b, c], a[b], bd[c]], piece_t,
-                                 instruction=instruction(n, lhs.element.name))
+                                 instruction=instruction(n, lhs.element.name), **trans_b)
     _emit(op, "wgmma_commit", [], None)
     _emit(op, "wgmma_wait", [], None, pending=0)
     return _emit(op, "pick", [pieces[bc] for bc in blocks], acc.type,
@@ -106,9 +104,37 @@ def instruction(n: int, element: str) -> str:
     return f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{element}.{element}"
 
 
-def _descriptor(anchor: Operation, buffer: T.TileType, offset: int, grid, steps) -> Value:
-    return _emit(anchor, "wgmma_descriptor", [], T.TileType((), T.I64, REGS), buffer=buffer,
-                 offset=offset, grid=tuple(grid), steps=tuple(steps))
+class Operand:
+    """The descriptors of operand ``role`` (a placed wgmma_operand layout), read off its
+    layout: a matrix starts at the byte offset of its first element (a row 0 mod 8, and
+    a K step inside an atom, are not swizzled: the hardware swizzles the addresses it
+    derives from the start); SBO is the bytes from one 8-row group to the next, LBO
+    (MN-major B only) from one swizzle atom to the next along N; a warpgroup adds the
+    offset of its block's first element, ``group`` = (rows, columns) per grid index."""
+
+    def __init__(self, buffer: T.TileType, role: str, group: tuple[int, int],
+                 grid: tuple[int, int]) -> None:
+        layout = buffer.layout
+        self.buffer, self.grid = buffer, grid
+        self.size = element_bytes(buffer.element)
+        self.mn_major = role == "b" and layout.order is None
+        fastest = layout.order[0] if layout.order is not None else 1
+        atom = layout.block or buffer.shape[fastest]
+        self.width = atom * self.size
+        self.stride = self.at((8, 0) if fastest == 1 else (0, 8))
+        self.leading = self.at((0, atom)) if self.mn_major and layout.block \
+            else LEADING_BYTES
+        self.steps = (self.at((group[0], 0)), self.at((0, group[1])))
+
+    def at(self, rc: tuple[int, int]) -> int:
+        """Bytes from the buffer's start to element (row, column)."""
+        return self.size * self.buffer.layout.element_offset(flat_index(rc, self.buffer.shape))
+
+    def descriptor(self, anchor: Operation, first: tuple[int, int]) -> Value:
+        return _emit(anchor, "wgmma_descriptor", [], T.TileType((), T.I64, REGS),
+                     buffer=self.buffer, offset=self.at(first), leading=self.leading,
+                     stride=self.stride, swizzle=self.width, grid=self.grid,
+                     steps=self.steps)
 
 
 def _emit(anchor: Operation, name: str, operands: list[Value], t: T.Type | None, **attrs):

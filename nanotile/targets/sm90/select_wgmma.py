@@ -1,7 +1,7 @@
 """sm_90a's own instruction selection: the wgmma ops lower-wgmma writes, as PTX.
 
     wgmma_descriptor   the 64-bit shared-memory matrix descriptor (below)
-    wgmma_mma_async    wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, da, db, p, 1, 1, 0, 0
+    wgmma_mma_async    wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, da, db, p, 1, 1, 0, tb
     wgmma_fence        wgmma.fence.sync.aligned
     wgmma_commit       wgmma.commit_group.sync.aligned
     wgmma_wait         wgmma.wait_group.sync.aligned N
@@ -12,10 +12,9 @@ of these ops (wgmma is sm_90a's only).
 
 The descriptor (PTX ISA, "Matrix Descriptor Format", sm_90a): bits 0-13 the matrix's
 shared address >> 4, bits 16-29 the leading-dimension byte offset >> 4, bits 32-45 the
-stride byte offset >> 4, bits 62-63 the swizzle (1: 128 bytes, 2: 64, 3: 32). Operands
-are K-major with one swizzle atom of W bytes per row (layouts.wgmma_operand), so the
-stride offset, from one 8-row core-matrix group to the next, is 8 W; the leading offset
-(along K, across atoms) is unused with a swizzle, and set to 16 bytes as tileiras does.
+stride byte offset >> 4, bits 62-63 the swizzle (1: 128 bytes, 2: 64, 3: 32); lower-wgmma
+read the offsets off the operand's layout. tb (imm-trans-b) is 1 for a B whose rows run
+along N.
 
 The accumulator: wgmma reads and writes its registers in place. wgmma_fence copies the
 accumulator to fresh registers (it may be a splat, or live on) before the fence, and the
@@ -30,22 +29,18 @@ from ...ir.core import Operation
 from ...ir.layouts import SharedLayout, log2
 from ..ptx.select_instructions import Selection, Unsupported
 from ..ptx.select_memory import smem
-from ..ptx.shared_memory import element_bytes
 
 SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
-LEADING_BYTES = 16
 WARPGROUP_THREADS = 128
 
 
-def descriptor_bits(buffer) -> int:
-    """The descriptor's bits other than the start address, for a placed wgmma operand."""
-    placed: SharedLayout = buffer.layout
-    fastest = placed.order[0] if placed.order is not None else len(placed.shape) - 1
-    width = placed.shape[fastest] * element_bytes(buffer.element)
-    if width not in SWIZZLE_MODE or placed.swizzle is None:
-        raise Unsupported(f"{buffer} is not a wgmma operand layout")
-    return ((LEADING_BYTES >> 4) << 16) | ((8 * width >> 4) << 32) | \
-        (SWIZZLE_MODE[width] << 62)
+def descriptor_bits(op: Operation) -> int:
+    """The descriptor's bits other than the start address."""
+    width = op.attributes["swizzle"]
+    if width not in SWIZZLE_MODE:
+        raise Unsupported(f"a wgmma swizzle of {width} bytes")
+    return ((op.attributes["leading"] >> 4) << 16) | ((op.attributes["stride"] >> 4) << 32) \
+        | (SWIZZLE_MODE[width] << 62)
 
 
 def descriptor(s: Selection, op: Operation) -> None:
@@ -66,7 +61,7 @@ def descriptor(s: Selection, op: Operation) -> None:
     wide = fn.reg("b64")
     fn.instr("cvt.u64.u32", wide, field)
     out = fn.reg("b64")
-    fn.instr("or.b64", out, wide, hex(descriptor_bits(buffer)))
+    fn.instr("or.b64", out, wide, hex(descriptor_bits(op)))
     s.values[op.results[0]] = [out]
 
 
@@ -126,8 +121,9 @@ def mma_async(s: Selection, op: Operation) -> None:
     acc, a, b = (s.get(v) for v in op.operands)
     if len(set(acc)) != len(acc):
         raise Unsupported("a wgmma accumulator must be registers of its own (wgmma_fence)")
+    trans_b = "1" if op.attributes.get("trans_b") else "0"
     s.fn.instr(op.attributes["instruction"], "{" + ", ".join(acc) + "}", a[0], b[0],
-               _true(s), "1", "1", "0", "0")
+               _true(s), "1", "1", "0", trans_b)
     s.values[op.results[0]] = acc
 
 

@@ -5,8 +5,8 @@
 (the op keeps the shared mma.sync lowering, mma_plan.py). assign-layouts{mma=wgmma} asks
 it first (Target.select_overrides["plan_mma"]); the plan gives the accumulator its
 layout (``#wgmma<acc, ...>``, held in registers across the K loop) and A and B their
-shared layouts (layouts.wgmma_operand: K-major, one swizzle atom per row), which the
-descriptors of lower-wgmma describe.
+shared layouts (layouts.wgmma_operand: rows of swizzle atoms), which the descriptors of
+lower-wgmma describe.
 
 What fits (PTX ISA, "wgmma.mma_async"):
 
@@ -14,7 +14,14 @@ What fits (PTX ISA, "wgmma.mma_async"):
 - a CTA of whole warpgroups (warps a multiple of 4), laid over the tile as a grid of
   gm x gn groups: each group's rows a multiple of 64, its columns a multiple of 8 (one
   instruction takes n = min(columns, 256) of them);
-- K a multiple of 16 whose row (K elements) is one swizzle atom: 32, 64 or 128 bytes.
+- K a multiple of 16 whose row (K elements) is made of swizzle atoms: 32, 64 or 128
+  bytes, or a multiple of 128.
+
+A is read K-major (as it is). B is read MN-major (as it is, rows along N: ``trans-b``)
+where each instruction's columns are whole swizzle atoms, unless the registers it comes
+from run along K (a thread holding a column piece: then K-major, each thread's registers
+again contiguous in shared memory); either way it is stored in runs, not transposed
+element by element.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from ...ir.layouts import (
     WGMMA_SWIZZLE_BYTES,
     LinearLayout,
     SharedLayout,
+    flat_index,
     wgmma_accumulator,
     wgmma_operand,
 )
@@ -41,6 +49,7 @@ class WgmmaPlan:
     element: str                 # f16 or bf16
     warpgroups: tuple[int, int]  # (row-block groups, column-block groups)
     n: int                       # the instruction's N
+    b_mn_major: bool = False     # B's rows may run along N (trans-b)
 
     @property
     def instruction(self) -> str:
@@ -50,9 +59,13 @@ class WgmmaPlan:
     def accumulator(self, shape: tuple[int, ...]) -> LinearLayout:
         return wgmma_accumulator(shape, self.warpgroups, self.n)
 
-    def operand(self, i: int, t: T.TileType) -> SharedLayout:
-        """The shared layout of operand ``i`` (0: A, 1: B)."""
-        return wgmma_operand(t.shape, 2, "ab"[i])
+    def operand(self, i: int, t: T.TileType, source: object = None) -> SharedLayout:
+        """The shared layout of operand ``i`` (0: A, 1: B) stored from registers in
+        layout ``source`` (None: unknown)."""
+        along_k = isinstance(source, LinearLayout) and source.register[:1] == \
+            (flat_index((1, 0), t.shape),)
+        return wgmma_operand(t.shape, 2, "ab"[i],
+                             mn_major=i == 1 and self.b_mn_major and not along_k)
 
 
 def plan(op: Operation, warps: int) -> WgmmaPlan | None:
@@ -66,12 +79,15 @@ def plan(op: Operation, warps: int) -> WgmmaPlan | None:
             at.element.name != "f32":
         return None
     m, k, n = lt.shape[0], lt.shape[1], rt.shape[1]
-    if k % 16 or 2 * k not in WGMMA_SWIZZLE_BYTES:
+    if k % 16 or not (2 * k in WGMMA_SWIZZLE_BYTES or 2 * k % WGMMA_SWIZZLE_BYTES[-1] == 0):
         return None
     grid = warpgroup_grid(m, n, warps // WARPGROUP)
     if grid is None:
         return None
-    return WgmmaPlan(element, grid, min(n // grid[1], WGMMA_MAX_N))
+    columns = min(n // grid[1], WGMMA_MAX_N)
+    atom = min(2 * n, WGMMA_SWIZZLE_BYTES[-1]) // 2  # B's row atom, in elements
+    mn_major = 2 * n >= WGMMA_SWIZZLE_BYTES[0] and columns % atom == 0
+    return WgmmaPlan(element, grid, columns, mn_major)
 
 
 def warpgroup_grid(m: int, n: int, groups: int) -> tuple[int, int] | None:

@@ -26,6 +26,7 @@ def _mmaf(m, n, k, et="f16", acc="f32", batch=0):
     (256, 64, 16, 8, (2, 1), 64),     # rows split first
     (64, 64, 16, 8, (1, 2), 32),      # 64 rows: the columns are split
     (256, 256, 64, 16, (4, 1), 256),
+    (64, 64, 128, 4, (1, 1), 64),     # 256-byte rows: two swizzle atoms side by side
 ])
 def test_plan_fits(m, n, k, warps, grid, n_instr):
     p = plan(_mmaf(m, n, k), warps)
@@ -36,7 +37,7 @@ def test_plan_fits(m, n, k, warps, grid, n_instr):
 @pytest.mark.parametrize("m,n,k,warps,et,acc,batch", [
     (32, 32, 16, 4, "f16", "f32", 0),     # fewer than 64 rows
     (64, 64, 16, 2, "f16", "f32", 0),     # not a whole warpgroup
-    (64, 64, 128, 4, "f16", "f32", 0),    # 256-byte rows: more than one swizzle atom
+    (64, 64, 8, 4, "f16", "f32", 0),      # 16-byte rows: no swizzle atom, no K step
     (64, 64, 16, 4, "f16", "f16", 0),     # f16 accumulator
     (64, 64, 32, 4, "i8", "i32", 0),      # mmai
     (64, 64, 32, 4, "f8E4M3FN", "f32", 0),

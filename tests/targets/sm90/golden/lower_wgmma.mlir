@@ -4,7 +4,9 @@
 // that publishes A and B (written to shared memory by ordinary stores, read by wgmma
 // through the async proxy); wgmma_fence, which hands the accumulator's 32 registers to
 // wgmma; per K step of 16 a descriptor of A and of B (32 bytes further along the
-// 64-byte rows: the 64-byte swizzle is applied by the hardware) and a wgmma_mma_async;
+// 64-byte rows: the 64-byte swizzle is applied by the hardware; 512 bytes from one
+// 8-row group to the next) and a wgmma_mma_async (B K-major, as its registers run:
+// no trans_b);
 // then commit and wait for it before the accumulator is read. The kernel: a 64x32 by
 // 32x64 f16 matmul, taken down to simt first.
 
@@ -14,12 +16,12 @@
 // CHECK-NEXT: barrier
 // CHECK: %[[F:.+]] = wgmma_fence %zero : tile<32xf32, #regs>
 // CHECK: %[[P:.+]] = pick %[[F]]
-// CHECK: %[[A0:.+]] = wgmma_descriptor of tile<64x32xf16, #shared<offset=0, swizzle=[8, 2, 4], align=512>> at 0 grid [1, 1] steps [0, 0]
-// CHECK: %[[B0:.+]] = wgmma_descriptor of tile<32x64xf16, #shared<offset=4096, swizzle=[8, 2, 4], order=[0, 1], align=512>> at 0
+// CHECK: %[[A0:.+]] = wgmma_descriptor of tile<64x32xf16, #shared<offset=0, swizzle=[8, 2, 4], align=512>> at 0 leading 16 stride 512 swizzle 64 grid [1, 1] steps [0, 0]
+// CHECK: %[[B0:.+]] = wgmma_descriptor of tile<32x64xf16, #shared<offset=4096, swizzle=[8, 2, 4], order=[0, 1], align=512>> at 0 leading 16 stride 512 swizzle 64
 // CHECK: %[[D0:.+]] = wgmma_mma_async %[[P]], %[[A0]], %[[B0]] using "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"
-// CHECK: %[[A1:.+]] = wgmma_descriptor of {{.+}} at 32 grid
-// CHECK: %[[B1:.+]] = wgmma_descriptor of {{.+}} at 32 grid
-// CHECK: %[[D1:.+]] = wgmma_mma_async %[[D0]], %[[A1]], %[[B1]] using
+// CHECK: %[[A1:.+]] = wgmma_descriptor of {{.+}} at 32 leading
+// CHECK: %[[B1:.+]] = wgmma_descriptor of {{.+}} at 32 leading
+// CHECK: %[[D1:.+]] = wgmma_mma_async %[[D0]], %[[A1]], %[[B1]] using "{{[^"]+}}" :
 // CHECK: wgmma_commit
 // CHECK-NEXT: wgmma_wait 0
 // CHECK-NOT: warpgroup_mma
