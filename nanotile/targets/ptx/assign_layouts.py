@@ -406,7 +406,8 @@ class Assignment:
                 continue
             if isinstance(have, SharedLayout) and isinstance(want, SharedLayout) and \
                     have.shape == want.shape and have.swizzle == want.swizzle and \
-                    have.order == want.order and have.align == want.align:
+                    have.order == want.order and have.align == want.align and \
+                    have.block == want.block:
                 continue
             convert = make_op("convert_layout", [v],
                               [dataclasses.replace(v.type, layout=want)])
