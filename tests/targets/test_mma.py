@@ -137,6 +137,7 @@ WGMMA_CASES = [
     ((0, 256, 16, 16, "f16", "f32", 16), 1),   # 4 warpgroups over the rows
     ((0, 64, 128, 128, "f16", "f32", 4), 8),   # K rows of two 128-byte atoms (block=64)
     ((0, 128, 64, 256, "bf16", "f32", 8), 16),  # four atoms, two warpgroups
+    ((0, 64, 64, 32, "f16", "f16", 4), 2),     # f16 accumulator: widened, rounded once
 ]
 
 
@@ -147,7 +148,7 @@ def _id(c):
 def uses_wgmma(case, gpu: str) -> bool:
     """Whether sm90/wgmma_plan takes the case's mmaf (else it runs on mma.sync)."""
     batch, m, _, k, et, acc, warps = case
-    return gpu == "sm_90" and not batch and et in ("f16", "bf16") and acc == "f32" and \
+    return gpu == "sm_90" and not batch and et in ("f16", "bf16") and acc in ("f32", "f16") and \
         warps % 4 == 0 and m % 64 == 0 and (2 * k in (32, 64) or 2 * k % 128 == 0)
 
 

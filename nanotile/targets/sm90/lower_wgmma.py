@@ -22,6 +22,9 @@ first: it hands the accumulator's registers to the wgmma (a copy the instruction
 accumulate into in place), since other instructions wrote them (the K loop's copies);
 ``wgmma_commit`` and ``wgmma_wait 0`` come last, so the accumulator is complete when
 anything reads it and the operands' buffers are free for the next writes.
+
+An f16 accumulator is widened to f32 before and rounded once after, as lower-mma does
+(the instructions accumulate in f32).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 
 from ...ir import types as T
 from ...ir.core import Module, Operation, Value, make_op
+from ...ir.enums import RoundingMode
 from ...ir.layouts import REGS, WGMMA_M, flat_index, wgmma_params
 from ...ir.rewrite import all_ops, erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
@@ -81,7 +85,10 @@ def expand(op: Operation) -> Value:
     blocks = [(b, c) for b in row_blocks for c in col_blocks]
     half = n // 2
     piece_t = T.TileType((half,), T.F32, REGS)
-    fenced = _emit(op, "wgmma_fence", [acc], acc.type)
+    wide_t = T.TileType(acc.type.shape, T.F32, REGS)
+    if acc.type.element != T.F32:  # an f16 accumulator: accumulated in f32, rounded once
+        acc = _emit(op, "ftof", [acc], wide_t, rounding_mode=RoundingMode.nearest_even)
+    fenced = _emit(op, "wgmma_fence", [acc], wide_t)
     pieces = {bc: _emit(op, "pick", [fenced], piece_t,
                         registers=tuple(range(i * half, (i + 1) * half)))
               for i, bc in enumerate(blocks)}
@@ -96,8 +103,12 @@ def expand(op: Operation) -> Value:
                                  instruction=instruction(n, lhs.element.name), **trans_b)
     _emit(op, "wgmma_commit", [], None)
     _emit(op, "wgmma_wait", [], None, pending=0)
-    return _emit(op, "pick", [pieces[bc] for bc in blocks], acc.type,
-                 registers=tuple(range(len(blocks) * half)))
+    out = _emit(op, "pick", [pieces[bc] for bc in blocks], wide_t,
+                registers=tuple(range(len(blocks) * half)))
+    if op.results[0].type.element != T.F32:
+        out = _emit(op, "ftof", [out], op.results[0].type,
+                    rounding_mode=RoundingMode.nearest_even)
+    return out
 
 
 def instruction(n: int, element: str) -> str:

@@ -10,7 +10,8 @@ lower-wgmma describe.
 
 What fits (PTX ISA, "wgmma.mma_async"):
 
-- mmaf on f16 x f16 or bf16 x bf16 with an f32 accumulator, 2-D (no batch);
+- mmaf on f16 x f16 or bf16 x bf16 with an f32 accumulator (or f16: accumulated in f32
+  and rounded once, as on mma.sync), 2-D (no batch);
 - a CTA of whole warpgroups (warps a multiple of 4), laid over the tile as a grid of
   gm x gn groups: each group's rows a multiple of 64, its columns a multiple of 8 (one
   instruction takes n = min(columns, 256) of them);
@@ -76,7 +77,7 @@ def plan(op: Operation, warps: int) -> WgmmaPlan | None:
         return None
     element = lt.element.name
     if element not in ("f16", "bf16") or rt.element.name != element or \
-            at.element.name != "f32":
+            at.element.name not in ("f32", "f16"):
         return None
     m, k, n = lt.shape[0], lt.shape[1], rt.shape[1]
     if k % 16 or not (2 * k in WGMMA_SWIZZLE_BYTES or 2 * k % WGMMA_SWIZZLE_BYTES[-1] == 0):
