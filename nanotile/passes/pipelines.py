@@ -125,6 +125,10 @@ NOT_IN_DEFAULT: dict[str, str] = {
     "synthesize-debug-info-scopes": "it changes only locations, for producers without "
                                     "debug info that want a line table",
 }
+# Registered passes that only one target's pipeline runs, and that target.
+TARGET_ONLY: dict[str, str] = {
+    "lower-wgmma": "sm_90",  # wgmma is sm_90a's: sm_100 keeps mma.sync (tcgen05 later)
+}
 DEFAULT_TARGET = "sm_100"
 
 
