@@ -6,9 +6,10 @@ warpgroups=[gm, gn]>`` layout) holds one thread's accumulator registers, with A 
 and B (K x N) in shared memory in ``wgmma_operand`` layouts: rows of swizzle atoms (W =
 32, 64 or 128 bytes), along K for A, along K (transposed) or N (``trans_b``) for B. Its
 warpgroup owns a block of M/gm rows and N/gn columns, cut into 64-row blocks b and
-N-column blocks c; for every K step s of 16 the pass issues one ``wgmma_mma_async`` per
-(b, c), on the accumulator registers of that instruction (consecutive in the layout) and
-two descriptors (``Operand``), each starting at its matrix's first element in the
+N-column blocks c; for each (b, c), on the accumulator registers of that instruction
+(consecutive in the layout), the pass issues one ``wgmma_mma_async`` per K step s of 16
+(all of one block's steps before the next block's: with a large accumulator, one
+block's registers are live at a time, the others may spill), with two descriptors (``Operand``), each starting at its matrix's first element in the
 layout: A's at (64 b, 16 s), B's at (16 s, N c), plus the first element of the
 warpgroup's block per grid index. A K step inside a K-major atom is a plain 32-byte
 offset: the hardware applies the swizzle to the addresses it derives.
@@ -95,11 +96,11 @@ def expand(op: Operation) -> Value:
     a_of = Operand(lhs, "a", (rows if gm > 1 else 0, 0), (gm, gn))
     b_of = Operand(rhs, "b", (0, group_cols if gn > 1 else 0), (gm, gn))
     trans_b = {"trans_b": True} if b_of.mn_major else {}
-    for s in range(lhs.shape[1] // K_STEP):
-        a = [a_of.descriptor(op, (WGMMA_M * b, K_STEP * s)) for b in row_blocks]
-        bd = [b_of.descriptor(op, (K_STEP * s, n * c)) for c in col_blocks]
-        for b, c in blocks:
-            pieces[b, c] = _emit(op, "wgmma_mma_async", [pieces[b, c], a[b], bd[c]], piece_t,
+    for b, c in blocks:  # all K steps of one block, then the next: one block's registers
+        for s in range(lhs.shape[1] // K_STEP):  # at a time (the others may spill)
+            a = a_of.descriptor(op, (WGMMA_M * b, K_STEP * s))
+            bd = b_of.descriptor(op, (K_STEP * s, n * c))
+            pieces[b, c] = _emit(op, "wgmma_mma_async", [pieces[b, c], a, bd], piece_t,
                                  instruction=instruction(n, lhs.element.name), **trans_b)
     _emit(op, "wgmma_commit", [], None)
     _emit(op, "wgmma_wait", [], None, pending=0)
