@@ -26,6 +26,8 @@ Named constructors build the common ones and print in their own words:
 - ``slice``: ``#slice<dim=1, size=64, parent=#blocked<...>>``;
 - ``mma``: mma.sync fragments, ``#mma<acc, m16n8, warps=[2, 2]>`` (accumulator),
   ``#mma<a, m16n8k16, warps=[2, 2]>`` and ``#mma<b, ...>`` (operands);
+- ``wgmma``: sm_90a's warpgroup MMA accumulator, ``#wgmma<acc, m64n128k16,
+  warpgroups=[1, 1]>``;
 - ``#replicated``: a one-element tile held by every thread;
 - anything else prints as ``#linear<register=[[0, 1], ...], lane=[...], warp=[...]>``
   (one coordinate tuple per input bit).
@@ -34,6 +36,8 @@ Named constructors build the common ones and print in their own words:
 is again linear (row-major, or XOR-swizzled in 16-byte units so that the 8 rows a warp
 reads at once fall in different banks), optionally padded, from byte ``offset``
 (``?`` until allocate-shared places it): ``#shared<offset=0, swizzle=[8, 1, 8]>``.
+``wgmma_operand`` is the one wgmma's descriptors read (K-major, one swizzle atom per
+row, ``align=`` the swizzle's period).
 
 ``RegisterArray`` (``#regs``) is the type marker of language simt: there a tile type is
 one thread's registers (``tile<8xf32, #regs>``: eight registers), not a tile.
@@ -510,6 +514,85 @@ def _tile_bits(tiles: int, warps: int) -> tuple[list[int], list[int]]:
     return registers, warp_steps
 
 
+# wgmma (sm_90a warpgroup MMA, PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-
+# Accumulate"): a warpgroup of 4 warps computes a 64 x n tile per instruction, warp w of
+# the group its rows 16w..16w+15, each warp's registers laid out as mma.sync's m16n8
+# accumulator repeated over the n/8 column tiles (register j: row g + 8 (j/2 % 2),
+# column 8 (j/4) + 2t + j % 2, with g = lane / 4, t = lane % 4).
+WGMMA_M = 64
+WGMMA_MAX_N = 256
+
+
+def wgmma_accumulator(shape: tuple[int, ...], warpgroups: tuple[int, int] = (1, 1),
+                      n: int | None = None) -> LinearLayout:
+    """The accumulator of wgmma.mma_async m64n``n``k16 on an M x N tile spread over a
+    ``warpgroups[0] x warpgroups[1]`` grid of warpgroups (group g = i * gn + j holds the
+    i-th block of M / gm rows and the j-th block of N / gn columns). Within its block a
+    warpgroup issues one instruction per 64-row block and n-column block; registers are
+    ordered so that instruction (row block b, column block c) takes the n/2 consecutive
+    registers from ``(b * column blocks + c) * n / 2`` in the instruction's own order.
+    ``n`` defaults to the block's columns, at most 256."""
+    if len(shape) != 2:
+        raise ValueError(f"a wgmma accumulator is a 2-D tile, not {len(shape)}-D")
+    gm, gn = warpgroups
+    rows, cols = shape[0] // gm, shape[1] // gn
+    n = n if n is not None else min(cols, WGMMA_MAX_N)
+    if rows * gm != shape[0] or cols * gn != shape[1] or rows % WGMMA_M or cols % n or \
+            n % 8 or n > WGMMA_MAX_N:
+        raise ValueError(f"wgmma m64n{n} over {gm}x{gn} warpgroups does not tile "
+                         f"{shape[0]}x{shape[1]}")
+    full = tuple(shape)
+
+    def at(r: int, c: int) -> int:
+        return flat_index((r, c), full)
+
+    register = [at(0, 1), at(8, 0)] + [at(0, 8 << b) for b in range(log2(n // 8))]
+    register += [at(0, n << b) for b in range(log2(cols // n))]
+    register += [at(WGMMA_M << b, 0) for b in range(log2(rows // WGMMA_M))]
+    lane = [at(0, 2), at(0, 4), at(1, 0), at(2, 0), at(4, 0)]
+    warp = [at(16, 0), at(32, 0)] + [at(0, cols << b) for b in range(log2(gn))] + \
+        [at(rows << b, 0) for b in range(log2(gm))]
+    layout = LinearLayout(full, tuple(register), tuple(lane), tuple(warp))
+    return layout.named(f"#wgmma<acc, m64n{n}k16, warpgroups=[{gm}, {gn}]>")
+
+
+def wgmma_params(layout: object) -> tuple[int, tuple[int, int]] | None:
+    """(n, warpgroups) of a ``wgmma_accumulator`` layout; None for any other layout."""
+    spelling = getattr(layout, "spelling", None) or ""
+    m = re.fullmatch(r"#wgmma<acc, m64n(\d+)k16, warpgroups=\[(\d+), (\d+)\]>", spelling)
+    if m is None or not isinstance(layout, LinearLayout):
+        return None
+    n, grid = int(m.group(1)), (int(m.group(2)), int(m.group(3)))
+    return (n, grid) if wgmma_accumulator(layout.shape, grid, n) == layout else None
+
+
+WGMMA_SWIZZLE_BYTES = (32, 64, 128)  # the widths of wgmma's swizzle modes
+
+
+def wgmma_operand(shape: tuple[int, ...], element_bytes: int, role: str,
+                  mn_major: bool = False) -> SharedLayout:
+    """The shared layout wgmma reads operand ``role`` from through a descriptor (PTX ISA,
+    "Shared Memory Matrix Layout"): rows of 32, 64 or 128 bytes (one swizzle atom each,
+    longer rows cut into 128-byte atoms side by side: ``block``), XOR-swizzled in 16-byte
+    units as the hardware swizzles addresses (the 16-byte chunk c of row r at chunk
+    c xor (r / (128 / width)) % (width / 16): ``swizzle_for``'s swizzle), and aligned to
+    the pattern's period (8 rows) so that the two agree. The rows run along K (*K-major*:
+    A (M x K) as it is, B (K x N) transposed, ``order=[0, 1]``) or, for B with
+    ``mn_major``, along N (B as it is: wgmma's transposed B). ValueError when a row is
+    shorter than 32 bytes or not a swizzle width."""
+    if len(shape) != 2 or role not in ("a", "b") or (mn_major and role == "a"):
+        raise ValueError(f"wgmma operand {role} of shape {shape}")
+    order = (0, 1) if role == "b" and not mn_major else None
+    length = shape[0] if order is not None else shape[1]
+    width = min(length * element_bytes, WGMMA_SWIZZLE_BYTES[-1])
+    if width not in WGMMA_SWIZZLE_BYTES or (length * element_bytes) % width:
+        raise ValueError(f"a wgmma operand row of {length * element_bytes} bytes is not "
+                         "made of swizzle atoms")
+    atom = width // element_bytes
+    return SharedLayout(tuple(shape), None, swizzle_for((8, atom), element_bytes), None,
+                        order, 8 * width, atom if atom < length else None)
+
+
 # ======================================================================================
 # Conversions
 
@@ -704,7 +787,14 @@ class SharedLayout:
       ``(c / vec) xor ((r / per_phase) % max_phase)``; with vec elements = 16 bytes and
       max_phase 8, the 8 rows an ldmatrix or a transposed read touches hit 8 banks;
     - ``padding=(interval, amount)``: ``amount`` elements of padding after every
-      ``interval`` elements.
+      ``interval`` elements;
+    - ``block``: the fastest dimension is cut into blocks of ``block`` elements, stored
+      one after the other, each whole (every row of the tile, ``block`` elements a row)
+      and swizzled on its own: wgmma's swizzle atoms side by side (``wgmma_operand``);
+    - ``align``: the byte alignment the buffer's start needs (None: 16). A swizzle that
+      hardware applies to shared *addresses* (wgmma's descriptors, TMA) equals this
+      layout's only when the buffer starts at a multiple of the swizzle's period
+      (``wgmma_operand``).
     """
 
     shape: tuple[int, ...]
@@ -712,6 +802,8 @@ class SharedLayout:
     swizzle: tuple[int, int, int] | None = None
     padding: tuple[int, int] | None = None
     order: tuple[int, ...] | None = None  # dimensions fastest first (None: row-major)
+    align: int | None = None
+    block: int | None = None
 
     kind = "shared"
     in_registers = False
@@ -728,9 +820,14 @@ class SharedLayout:
             for d in self.order:
                 at += c[d] * stride
                 stride *= self.shape[d]
+        cols = self.shape[self.order[0] if self.order is not None else -1]
+        if self.block is not None and self.block < cols:
+            row, col = divmod(at, cols)
+            rows = self.elements // cols
+            at = (col // self.block) * rows * self.block + row * self.block + col % self.block
+            cols = self.block
         if self.swizzle is not None and len(self.shape) >= 2:
             vec, per_phase, max_phase = self.swizzle
-            cols = self.shape[self.order[0] if self.order is not None else -1]
             row, col = at // cols, at % cols
             phase = (row // per_phase) % max_phase
             group = (col // vec) ^ phase
@@ -757,7 +854,8 @@ class SharedLayout:
         return last + 1
 
     def placed(self, offset: int) -> SharedLayout:
-        return SharedLayout(self.shape, offset, self.swizzle, self.padding, self.order)
+        return SharedLayout(self.shape, offset, self.swizzle, self.padding, self.order,
+                            self.align, self.block)
 
     def __str__(self) -> str:
         parts = [f"offset={'?' if self.offset is None else self.offset}"]
@@ -767,6 +865,10 @@ class SharedLayout:
             parts.append(f"pad=[{', '.join(map(str, self.padding))}]")
         if self.order is not None:
             parts.append(f"order=[{', '.join(map(str, self.order))}]")
+        if self.block is not None:
+            parts.append(f"block={self.block}")
+        if self.align is not None:
+            parts.append(f"align={self.align}")
         return f"#shared<{', '.join(parts)}>"
 
 
@@ -841,6 +943,8 @@ def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
         return parent.slice(dim)
     if name == "mma":
         return _parse_mma(fields, shape)
+    if name == "wgmma":
+        return _parse_wgmma(fields, shape)
     if name == "linear":
         def bases(key: str) -> tuple[int, ...]:
             return tuple(flat_index(tuple(c), shape) for c in _nested(fields.get(key, "[]")))
@@ -850,17 +954,24 @@ def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
         swizzle = tuple(_int_list(fields["swizzle"])) if "swizzle" in fields else None
         padding = tuple(_int_list(fields["pad"])) if "pad" in fields else None
         order = tuple(_int_list(fields["order"])) if "order" in fields else None
+        align = int(fields["align"]) if "align" in fields else None
+        block = int(fields["block"]) if "block" in fields else None
+        if align is not None and (align < 16 or align & (align - 1)):
+            raise ValueError(f"align={align} is not a power of two of at least 16")
         if order is not None and sorted(order) != list(range(len(shape))):
             raise ValueError(f"order {list(order)} is not a permutation of the dimensions")
+        fastest = shape[order[0] if order is not None else -1] if shape else 1
+        if block is not None and (block < 1 or block & (block - 1) or fastest % block):
+            raise ValueError(f"block={block} does not cut a dimension of {fastest}")
         if swizzle is not None and len(swizzle) != 3:
             raise ValueError("swizzle=[vec, per_phase, max_phase] needs three numbers")
         if padding is not None and len(padding) != 2:
             raise ValueError("pad=[interval, amount] needs two numbers")
-        unknown = set(fields) - {"offset", "swizzle", "pad", "order"}
+        unknown = set(fields) - {"offset", "swizzle", "pad", "order", "align", "block"}
         if unknown:
             raise ValueError(f"unknown field of #shared: {sorted(unknown)}")
         return SharedLayout(tuple(shape), None if offset == "?" else int(offset), swizzle,
-                            padding, order)
+                            padding, order, align, block)
     raise ValueError(f"unknown layout '#{name}'")
 
 
@@ -879,6 +990,17 @@ def _parse_mma(fields: dict[str, str], shape: tuple[int, ...]) -> LinearLayout:
     if role not in ("a", "b") or m is None:
         raise ValueError(f"unknown mma fragment '{role}, {instr}'")
     return mma_layout(role, shape, warps, int(m.group(1)))  # type: ignore[arg-type]
+
+
+def _parse_wgmma(fields: dict[str, str], shape: tuple[int, ...]) -> LinearLayout:
+    words = [w.strip() for w in fields.get("", "").split(",") if w.strip()]
+    m = re.fullmatch(r"m64n(\d+)k16", words[1]) if len(words) == 2 else None
+    if m is None or words[0] != "acc" or "warpgroups" not in fields:
+        raise ValueError("#wgmma<acc, m64nNk16, warpgroups=[m, n]>")
+    grid = tuple(_int_list(fields["warpgroups"]))
+    if len(grid) != 2:
+        raise ValueError("warpgroups=[m, n] needs two numbers")
+    return wgmma_accumulator(shape, grid, int(m.group(1)))  # type: ignore[arg-type]
 
 
 def _fields(body: str) -> dict[str, str]:

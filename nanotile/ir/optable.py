@@ -785,6 +785,53 @@ op("ldmatrix", NO_OPCODE,
 op("mma_sync", NO_OPCODE, operands="a b c", attrs=[attr("instruction", "string")],
    traits="pure", internal=True,
    asm="$a , $b , $c 'using @instruction attr-dict : type($a) , type($b) , type($c,$result)")
+# ---- sm_90a's warpgroup MMA (wgmma), in simt: distribute writes warpgroup_mma for an
+# mmaf whose accumulator assign-layouts{mma=wgmma} put in a #wgmma layout; lower-wgmma
+# (targets/sm90) expands it into the ops after it, which sm90's select-instructions rules
+# print as PTX.
+# The result tile of an mmaf on wgmma: the accumulator's registers in its #wgmma layout
+# (`of`, which names the instruction's N and the warpgroups), A and B in shared memory
+# in wgmma_operand layouts (`lhs`, `rhs`).
+op("warpgroup_mma", NO_OPCODE, operands="acc",
+   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type")],
+   traits="pure", internal=True,
+   asm="$acc 'lhs @lhs 'rhs @rhs 'as @of attr-dict : type($acc,$result)")
+# A 64-bit shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format") of the
+# wgmma operand in `buffer` (a placed wgmma_operand layout): the matrix starts `offset`
+# bytes into the buffer, plus steps[0] bytes per row index and steps[1] per column index
+# of this thread's warpgroup in a grid[0] x grid[1] grid of warpgroups; its leading and
+# stride byte offsets and its swizzle's width in bytes.
+op("wgmma_descriptor", NO_OPCODE,
+   attrs=[attr("buffer", "type"), attr("offset", "int"), attr("leading", "int"),
+          attr("stride", "int"), attr("swizzle", "int"), attr("grid", "i32_array"),
+          attr("steps", "i32_array")],
+   traits="pure", internal=True,
+   asm=("'of @buffer 'at @offset 'leading @leading 'stride @stride 'swizzle @swizzle "
+        "'grid @grid 'steps @steps attr-dict : type($result)"))
+# One wgmma.mma_async (`instruction`): the accumulator's registers `acc` plus A and B
+# (descriptors `a`, `b`; `trans_b`: B's rows run along N) as the result, complete only
+# after wgmma_commit + wgmma_wait. It accumulates in place: `acc` is a wgmma_fence's
+# registers (or a pick of them) or an earlier wgmma_mma_async's result, read by nothing
+# else.
+op("wgmma_mma_async", NO_OPCODE, operands="acc a b",
+   attrs=[attr("instruction", "string"), unit("trans_b")],
+   traits="memory", internal=True,
+   asm=("$acc , $a , $b 'using @instruction ?( 'trans_b @trans_b )? attr-dict : "
+        "type($acc,$result) , type($a) , type($b)"))
+# The accumulator's registers handed to the wgmma after it: copied to registers of their
+# own, then wgmma.fence.sync.aligned (other instructions wrote them: the fence orders
+# those writes before the wgmma's accesses).
+op("wgmma_fence", NO_OPCODE, operands="acc", traits="memory", internal=True,
+   asm="$acc attr-dict : type($acc,$result)")
+# wgmma.commit_group.sync.aligned: the wgmma issued since the last commit form a group.
+op("wgmma_commit", NO_OPCODE, results="", traits="memory", internal=True, asm="attr-dict")
+# wgmma.wait_group.sync.aligned N: wait until at most `pending` groups are in flight.
+op("wgmma_wait", NO_OPCODE, results="", attrs=[attr("pending", "int")], traits="memory",
+   internal=True, asm="@pending attr-dict")
+# fence.proxy.async.shared::cta: this thread's shared-memory writes (generic proxy) are
+# ordered before later reads of the async proxy (wgmma's operand reads).
+op("fence_proxy_async", NO_OPCODE, results="", traits="memory", internal=True,
+   asm="attr-dict")
 # print_tko from thread 0, its tiles read from shared memory (`arguments`: a function
 # type whose inputs are their types).
 op("vprintf", NO_OPCODE, results="", attrs=[attr("str", "string"),

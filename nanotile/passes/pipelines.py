@@ -3,7 +3,8 @@
 Both targets share the tile-level passes and the back end's (nanotile/targets); they
 differ where a pass takes the target as its option: check-target-support, eqsat's cost
 model, assign-layouts (the CTA size of the num_warps hint, the mma.sync forms the
-target's PTX has) and select-instructions (the PTX header: .target sm_90a, PTX 8.4 /
+target's PTX has, and on sm_90 ``mma=wgmma``: sm_90a's warpgroup MMA where it fits,
+expanded by lower-wgmma, a pass only sm_90 runs) and select-instructions (the PTX header: .target sm_90a, PTX 8.4 /
 .target sm_100a, PTX 8.6; and the rules a target adds to the shared selection,
 ``Target.select_overrides``: sm_100's cvt forms for f4E2M1FN and f8E8M0FNU in
 targets/sm100/select_convert.py). The module's program is then ``module.ptx`` (language ptx-sm90
@@ -46,11 +47,14 @@ LOWER_SHARED = [
 
 # tile-ordered -> tile-layout -> simt: how each tile is spread over threads, registers
 # and shared memory (layouts in the types), then per-thread code. assign-layouts and
-# select-instructions take the target; the others are the same for both.
-def lower(gpu: str) -> list[str]:
+# select-instructions take the target; with mma="wgmma" (sm_90), assign-layouts plans
+# the mmaf that fit on wgmma and lower-wgmma expands them; the others are the same.
+def lower(gpu: str, mma: str = "sync") -> list[str]:
+    wgmma = mma == "wgmma"
     return [
         "lower-constants",             # dense constants -> global tables + loads
-        f"assign-layouts{{gpu={gpu}}}",  # every tile value gets a layout (-> tile-layout)
+        # every tile value gets a layout (-> tile-layout); mma=wgmma: wgmma where it fits
+        f"assign-layouts{{gpu={gpu}{' mma=wgmma' if wgmma else ''}}}",
         "vectorize-memory",            # contiguous aligned accesses: ld/st vectors
         "lower-reductions",            # a reduce across threads: register/lane/warp steps
         "remove-layout-conversions",   # cheap values recomputed where a layout is wanted
@@ -59,6 +63,7 @@ def lower(gpu: str) -> list[str]:
         "insert-barriers",             # barriers around shared and global writes
         "distribute",                  # tile ops -> per-thread ops (-> simt)
         "lower-mma",                   # warp_mma -> ldmatrix + mma.sync
+        *(["lower-wgmma"] if wgmma else []),  # warpgroup_mma -> wgmma.mma_async (sm90/)
         "simplify-picks",              # renamings of renamings read the original registers
         "widen-narrow-floats",         # f16/bf16 arithmetic in f32, rounded once
         "simt-cse",                    # identical per-thread values computed once
@@ -96,7 +101,8 @@ SM90 = [
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     *LOWER_SHARED,
-    *lower("sm_90"),               # -> ptx-sm90: .target sm_90a, PTX 8.4 (mma.sync, f8 too)
+    *lower("sm_90", mma="wgmma"),  # -> ptx-sm90: .target sm_90a, PTX 8.4 (wgmma where it
+                                   #    fits, else mma.sync, f8 too)
     *PTX_PASSES,
 ]
 
@@ -118,6 +124,10 @@ NOT_IN_DEFAULT: dict[str, str] = {
                   "loop's type and is wrong near the type's limits, as cuda-tile's",
     "synthesize-debug-info-scopes": "it changes only locations, for producers without "
                                     "debug info that want a line table",
+}
+# Registered passes that only one target's pipeline runs, and that target.
+TARGET_ONLY: dict[str, str] = {
+    "lower-wgmma": "sm_90",  # wgmma is sm_90a's: sm_100 keeps mma.sync (tcgen05 later)
 }
 DEFAULT_TARGET = "sm_100"
 

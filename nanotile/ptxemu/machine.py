@@ -90,6 +90,7 @@ class CompiledKernel:
     param_size: int = 0
     params: list[tuple[str, VarDecl, int]] = field(default_factory=list)
     extern_shared: list[str] = field(default_factory=list)
+    extern_align: int = 128  # dynamic shared memory starts at a multiple of this
     width: int = 32      # lanes per emulated warp (more in batched mode, see Launch)
 
     def error(self, ins: Instruction, msg: str) -> PtxError:
@@ -143,7 +144,7 @@ def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbo
         else:
             k.instrs.append(item)
     for nm in k.extern_shared:        # dynamic shared memory follows the static variables
-        k.symbols[nm] = Symbol("shared", _align(k.shared_size, 128), 0)
+        k.symbols[nm] = Symbol("shared", _align(k.shared_size, k.extern_align), 0)
     k.labels.setdefault("__end", len(k.instrs))
     _compute_reconvergence(k)
     k.code = [_compile_one(k, ins, pc, compile_instruction, errors)
@@ -181,6 +182,7 @@ def _declare(k: CompiledKernel, d: VarDecl) -> None:
         if d.space == ".shared":
             if d.extern:
                 k.extern_shared.append(nm)
+                k.extern_align = max(k.extern_align, align)
                 continue
             if nm in k.extern_shared:   # a kernel's own array shadows a module-scope one
                 k.extern_shared.remove(nm)
@@ -383,7 +385,7 @@ class Launch:
         self.dynamic_shared = dynamic_shared
         self.max_warp_steps = max_warp_steps
         self.clock = 0
-        self.shared_total = (_align(kernel.shared_size, 128) + dynamic_shared
+        self.shared_total = (_align(kernel.shared_size, kernel.extern_align) + dynamic_shared
                              if dynamic_shared or kernel.extern_shared else kernel.shared_size)
         self.param = Space("param", max(len(param_bytes), 1), readonly=True)
         self.param.write_bytes(0, param_bytes) if param_bytes else None

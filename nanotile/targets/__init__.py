@@ -20,6 +20,7 @@ ptx/, with its input and output language in its docstring):
 - insert-barriers            barriers around shared writes and global writes
 - distribute                 tile ops -> per-thread ops (-> simt)
 - lower-mma                  warp_mma -> ldmatrix + mma.sync
+- lower-wgmma (sm90/)        warpgroup_mma -> descriptors + wgmma.mma_async (sm_90 only)
 - simplify-picks             register renamings read the registers where they were made
 - widen-narrow-floats        f16/bf16 arithmetic computed in f32, rounded once
 - simt-cse                   identical per-thread ops (owner masks, coordinates) once
@@ -66,6 +67,7 @@ from .ptx.simt_cse import SimtCommonSubexpressionElimination
 from .ptx.simt_dce import SimtDeadCodeElimination
 from .ptx.vectorize_memory import VectorizeMemory
 from .ptx.widen_narrow_floats import WidenNarrowFloats
+from .sm90.lower_wgmma import LowerWgmma
 
 BACKEND_PASSES = (
     CheckTargetSupport,
@@ -79,6 +81,7 @@ BACKEND_PASSES = (
     InsertBarriers,
     Distribute,
     LowerMma,
+    LowerWgmma,
     SimplifyPicks,
     WidenNarrowFloats,
     SimtCommonSubexpressionElimination,

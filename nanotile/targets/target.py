@@ -14,8 +14,9 @@ What a target selects differently: instruction selection (ptx/select_*.py) is sh
 ``Target`` may replace parts of it with rules of its own, ``select_overrides`` (a name of
 ``SELECT_HOOKS`` below -> rule). The shared code asks for its hook's rule first and uses
 its own lowering when the target has none or the rule declines (returns None / False).
-sm90 has none; sm100 registers the cvt forms PTX 8.6 added for the element types only it
-has (f4E2M1FN, f8E8M0FNU), in sm100/select_convert.py. A Target made with
+sm90 registers wgmma (its plan for assign-layouts and the selection of its ops, in
+sm90/); sm100 registers the cvt forms PTX 8.6 added for the element types only it has
+(f4E2M1FN, f8E8M0FNU), in sm100/select_convert.py. A Target made with
 ``dataclasses.replace(target, select_overrides=...)`` selects with other rules (the
 ``elementwise`` hook lets a course lab put a student's lowering in place of the shared one).
 """
@@ -58,6 +59,17 @@ SELECT_HOOKS = {
     # rules; True if done, False to use the shared lowering. No target of nanotile sets it:
     # it is how a course lab (labs/05-lowering) plugs a student's rules into the pipeline.
     "elementwise": "(lw, op: Operation, ins: list[str], out: str) -> bool",
+    # ptx/assign_layouts (option mma=wgmma): the plan of an mmaf/mmai on this target's own
+    # MMA instruction, asked before the shared mma.sync plan (ptx/mma_plan.py); None to
+    # use that. The plan gives ``accumulator(shape)`` (a distributed layout) and
+    # ``operand(i, type, source)`` (the #shared layout of A, i = 0, or B, i = 1, stored
+    # from registers in layout ``source``). sm90 sets it:
+    # wgmma (sm90/wgmma_plan.py).
+    "plan_mma": "(op: Operation, warps: int) -> plan | None",
+    # ptx/select_instructions: the instructions of a simt op the shared rules do not know
+    # (the target's own ops, written by its own passes); True if done, False to refuse
+    # the op. sm90 sets it: the wgmma ops of lower-wgmma (sm90/select_wgmma.py).
+    "op": "(lw, op: Operation) -> bool",
 }
 
 

@@ -29,13 +29,16 @@ def check(path, pipeline: str) -> None:
 
 def after_its_inputs(steps: list) -> list:
     """A pass alone that reads a language below tile (assign-layouts, select-instructions...)
-    runs after the default pipeline's steps that lead to it."""
+    runs after the default pipeline's steps that lead to it (sm_90's for a pass only sm_90
+    runs: lower-wgmma)."""
     from nanotile.passes.language import is_sublanguage
     from nanotile.passes.languages import get_language
 
     if len(steps) != 1 or is_sublanguage(get_language("tile"), get_language(steps[0].input)):
         return steps
     full = parse_pipeline(default_pipeline())
+    if steps[0].name not in [s.name for s in full]:
+        full = parse_pipeline(default_pipeline("sm_90"))
     return full[:[s.name for s in full].index(steps[0].name)] + steps
 
 

@@ -14,12 +14,22 @@ import sys
 
 import pytest
 
-from .support import BACKEND_GOLDEN, GOLDEN, ROOT, filecheck_path, needs_interp, needs_text
+from .support import (
+    BACKEND_GOLDEN,
+    GOLDEN,
+    ROOT,
+    SM90_GOLDEN,
+    filecheck_path,
+    needs_interp,
+    needs_text,
+)
 
 # the tile passes' goldens and the back end's (tests mirror the package)
-FILES = sorted(GOLDEN.glob("*.mlir")) + sorted(BACKEND_GOLDEN.glob("*.mlir"))
-RUN = re.compile(r"^// RUN: (not )?nanotile-passes %s -p (\S+) (?:--debuginfo )?(2>&1 )?"
-                 r"\| filecheck %s$", re.MULTILINE)
+FILES = sorted(GOLDEN.glob("*.mlir")) + sorted(BACKEND_GOLDEN.glob("*.mlir")) + \
+    sorted(SM90_GOLDEN.glob("*.mlir"))
+# the pipeline: one word, or single-quoted when a pass takes several options (a{x=1 y=2})
+RUN = re.compile(r"^// RUN: (not )?nanotile-passes %s -p ('[^']+'|\S+) (?:--debuginfo )?"
+                 r"(2>&1 )?\| filecheck %s$", re.MULTILINE)
 
 needs_filecheck = pytest.mark.skipif(filecheck_path() is None,
                                      reason="filecheck (pip package 'filecheck') not found")
@@ -28,7 +38,7 @@ needs_filecheck = pytest.mark.skipif(filecheck_path() is None,
 def pipeline_of(path) -> str:
     match = RUN.search(path.read_text())
     assert match, f"{path.name}: no RUN line"
-    return match.group(2)
+    return match.group(2).strip("'")
 
 
 def debuginfo(path) -> list[str]:
@@ -59,7 +69,7 @@ def test_every_golden_file_has_a_run_line():
 
 @needs_text
 @needs_filecheck
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
 def test_golden(path):
     result = passes(str(path), "-p", pipeline_of(path), *debuginfo(path))
     if expects_refusal(path):
@@ -74,7 +84,7 @@ def test_golden(path):
 
 @needs_text
 @needs_filecheck
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
 def test_golden_checks_fail_without_the_pass(path):
     """The checks fail on what the pipeline makes without the pass the file is named after
     (the other passes stay: those that bring the input to its language, a dce after it):
@@ -98,7 +108,7 @@ def test_golden_checks_fail_without_the_pass(path):
 
 @needs_text
 @needs_interp
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.parent.name}/{p.stem}")
 def test_golden_pass_keeps_results(path):
     if expects_refusal(path):
         pytest.skip("the pipeline refuses this input: no results to keep")

@@ -12,8 +12,8 @@ import nanotile.passes as package
 from nanotile.diagnostics import CompileError
 from nanotile.passes.base import Pass
 from nanotile.passes.languages import LANGUAGES
-from nanotile.passes.pipelines import NOT_IN_DEFAULT, PIPELINES, default_pipeline
 from nanotile.passes.manager import step_output
+from nanotile.passes.pipelines import NOT_IN_DEFAULT, PIPELINES, TARGET_ONLY, default_pipeline
 from nanotile.passes.registry import PASSES, entered_languages, parse_pipeline
 
 PACKAGE = Path(package.__file__).parent
@@ -62,10 +62,11 @@ def test_every_pass_has_a_golden_test():
     golden = Path(__file__).parent / "golden"  # tile passes
     backend = Path(__file__).parents[1] / "targets" / "ptx" / "golden"  # the back end's
     ptx_golden = Path(__file__).parents[1] / "targets" / "ptx" / "passes" / "golden"
+    sm90 = Path(__file__).parents[1] / "targets" / "sm90" / "golden"  # sm_90's own
     for name in PASSES:
         stem = name.replace("-", "_")
         assert (golden / f"{stem}.mlir").exists() or (backend / f"{stem}.mlir").exists() \
-            or (ptx_golden / f"{stem}.ptx").exists(), name
+            or (ptx_golden / f"{stem}.ptx").exists() or (sm90 / f"{stem}.mlir").exists(), name
 
 
 def test_pipeline_string_with_options():
@@ -93,8 +94,10 @@ def test_default_pipelines_per_target():
     for target in PIPELINES:
         steps = parse_pipeline(default_pipeline(target))
         assert [s.name for s in steps[:2]] == ["check-target-support", "assume-to-facts"]
-        assert set(PASSES) <= {s.name for s in steps} | set(NOT_IN_DEFAULT)
-    assert set(NOT_IN_DEFAULT) <= set(PASSES)
+        others = {name for name, only in TARGET_ONLY.items() if only != target}
+        assert set(PASSES) <= {s.name for s in steps} | set(NOT_IN_DEFAULT) | others
+        assert not others & {s.name for s in steps}
+    assert set(NOT_IN_DEFAULT) <= set(PASSES) and set(TARGET_ONLY) <= set(PASSES)
     with pytest.raises(CompileError, match="unknown target"):
         default_pipeline("sm_80")
 

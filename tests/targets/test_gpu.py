@@ -108,7 +108,8 @@ def _on_gpu(body) -> None:
 
 @pytest.mark.parametrize("name", ["vector_add", "scaled_add", "matmul_f16", "transpose"])
 def test_gpu_matches_interpreter(name):
-    """Corpus kernels on the corpus_cases inputs (matmul_f16: mma.sync)."""
+    """Corpus kernels on the corpus_cases inputs (matmul_f16: wgmma on sm_90, mma.sync on
+    sm_100)."""
     from nanotile.interp import cutile_args, run
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx
@@ -145,4 +146,34 @@ def test_gpu_dynamic_shared_memory():
         run(parse_text(text, "<k>"), "k", (1,), *expected)
         launch(driver, ptx, "k", (1,), got)
         np.testing.assert_allclose(got[-1], expected[-1], rtol=1e-5, atol=1e-4)
+    _on_gpu(body)
+
+
+@pytest.mark.parametrize("m,n,k,warps", [(64, 8, 16, 4), (128, 128, 32, 4), (64, 256, 64, 4),
+                                         (256, 32, 32, 8), (64, 64, 32, 8)])
+def test_gpu_wgmma(m, n, k, warps):
+    """mmaf on wgmma (sm_90 only) on small integers in f16, exact: the descriptors (start,
+    strides, swizzle), the 1024-byte alignment of the operands, the warpgroup grid, the
+    fences and waits are those the hardware reads, not only the emulator's model."""
+    from nanotile.interp import run
+    from nanotile.ir.parser import parse_text
+    from nanotile.targets.compile import compile_to_ptx
+
+    from .test_mma import mma_kernel
+
+    def body(driver, gpu):
+        if gpu != "sm_90":
+            pytest.skip("wgmma is sm_90a's")
+        text = mma_kernel(0, m, n, k, "f16", "f32", warps)
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert "wgmma.mma_async" in ptx
+        rng = np.random.default_rng(m + n + k)
+        arrays = [rng.integers(-8, 8, (m, k)).astype(np.float16),
+                  rng.integers(-8, 8, (k, n)).astype(np.float16),
+                  rng.integers(-100, 100, (m, n)).astype(np.float32),
+                  np.zeros((m, n), np.float32)]
+        expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
+        run(parse_text(text, "<k>"), "k", (1,), *expected)
+        launch(driver, ptx, "k", (1,), got)
+        np.testing.assert_array_equal(got[-1], expected[-1])
     _on_gpu(body)

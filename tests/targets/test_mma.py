@@ -1,11 +1,13 @@
 """mmaf/mmai on the tensor cores (nanotile/targets/ptx/distribute_mma.py, lower_mma.py):
-mma.sync m16n8k16 (f16, bf16) and m16n8k32 (i8) over shared-memory operands, and dynamic
-shared memory.
+mma.sync m16n8k16 (f16, bf16) and m16n8k32 (i8) over shared-memory operands, wgmma on
+sm_90 where it fits (targets/sm90: f16/bf16 -> f32, 64-row blocks per warpgroup, K rows
+of one swizzle atom), and dynamic shared memory.
 
 Each kernel is run by the interpreter and, compiled for sm_90 and sm_100, by the PTX
-emulator (which implements mma.sync and ldmatrix from the PTX ISA's fragment tables,
-independently of the back end); ptxas must accept both targets. Float results are
-compared with a tolerance: mma.sync rounds to f32 per K step of 16, the interpreter once.
+emulator (which implements mma.sync, ldmatrix and wgmma from the PTX ISA's fragment
+tables and descriptor formats, independently of the back end); ptxas must accept both
+targets. Float results are compared with a tolerance: the tensor cores round to f32 per
+K step of 16, the interpreter once.
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ def _check(text: str, arrays: list, gpu: str, rtol: float) -> str:
 CASES = [
     (0, 16, 8, 16, "f16", "f32", 4),       # one tile: three warps idle
     (0, 32, 64, 64, "f16", "f32", 4),      # K = 4 steps, unrolled
-    (0, 64, 32, 128, "bf16", "f32", 4),    # K = 8 steps: the K loop
+    (0, 64, 32, 128, "bf16", "f32", 4),    # K = 8 steps: the K loop (wgmma on sm_90)
     (0, 16, 32, 32, "bf16", "f32", 4),     # one column tile per warp (ldmatrix .x2)
     (0, 32, 32, 32, "f16", "f16", 4),      # f16 accumulator
     (0, 128, 64, 16, "f16", "f32", 8),     # 8 warps
@@ -123,21 +125,57 @@ CASES = [
 ]
 
 
+# wgmma only (sm_90): shapes that exercise its plan, with the wgmma instructions each
+# warpgroup issues (64-row blocks x n-column blocks x K steps of 16)
+WGMMA_CASES = [
+    ((0, 64, 8, 16, "f16", "f32", 4), 1),      # m64n8k16: the smallest instruction
+    ((0, 64, 256, 64, "bf16", "f32", 4), 4),   # m64n256k16, 128-byte swizzle, 4 K steps
+    ((0, 128, 256, 16, "f16", "f32", 4), 2),   # 2 row blocks of m64n256k16
+    ((0, 64, 512, 16, "f16", "f32", 4), 2),    # 2 column blocks of n=256
+    ((0, 256, 32, 32, "f16", "f32", 8), 4),    # 2 warpgroups over the rows, 2 blocks each
+    ((0, 64, 64, 32, "bf16", "f32", 8), 2),    # 2 warpgroups over the columns (64 rows)
+    ((0, 256, 16, 16, "f16", "f32", 16), 1),   # 4 warpgroups over the rows
+    ((0, 64, 128, 128, "f16", "f32", 4), 8),   # K rows of two 128-byte atoms (block=64)
+    ((0, 128, 64, 256, "bf16", "f32", 8), 16),  # four atoms, two warpgroups
+    ((0, 64, 64, 32, "f16", "f16", 4), 2),     # f16 accumulator: widened, rounded once
+]
+
+
 def _id(c):
     return "b{}_{}x{}x{}_{}_{}_w{}".format(*c)
 
 
-@pytest.mark.parametrize("gpu", TARGETS)
-@pytest.mark.parametrize("case", CASES, ids=_id)
-def test_mma_sync_matches_interpreter(case, gpu):
+def uses_wgmma(case, gpu: str) -> bool:
+    """Whether sm90/wgmma_plan takes the case's mmaf (else it runs on mma.sync)."""
+    batch, m, _, k, et, acc, warps = case
+    return gpu == "sm_90" and not batch and et in ("f16", "bf16") and acc in ("f32", "f16") and \
+        warps % 4 == 0 and m % 64 == 0 and (2 * k in (32, 64) or 2 * k % 128 == 0)
+
+
+def _run_case(case, gpu):
     batch, m, n, k, et, acc, warps = case
     text = mma_kernel(batch, m, n, k, et, acc, warps, "mmai" if et == "i8" else "mmaf",
                       "signed signed " if et == "i8" else "")
     arrays = _inputs(batch, m, n, k, et, acc, np.random.default_rng(m * n + k))
     rtol = 0 if et == "i8" else (2 ** -10 if acc == "f16" else 2 ** -20)
-    ptx = _check(text, arrays, gpu, rtol)
+    return _check(text, arrays, gpu, rtol)
+
+
+@pytest.mark.parametrize("gpu", TARGETS)
+@pytest.mark.parametrize("case", CASES, ids=_id)
+def test_mma_matches_interpreter(case, gpu):
+    ptx = _run_case(case, gpu)
     # f8 too on both targets: mma.sync on e4m3/e5m2 came with PTX ISA 8.4 (sm_89 and later)
-    assert "mma.sync.aligned" in ptx and "fma.rn" not in ptx
+    wgmma = uses_wgmma(case, gpu)
+    assert ("wgmma.mma_async" in ptx) == wgmma and ("mma.sync.aligned" in ptx) != wgmma
+    assert "fma.rn" not in ptx
+
+
+@pytest.mark.parametrize("case,count", WGMMA_CASES, ids=[_id(c) for c, _ in WGMMA_CASES])
+def test_wgmma_matches_interpreter(case, count):
+    assert uses_wgmma(case, "sm_90")
+    ptx = _run_case(case, "sm_90")
+    assert "mma.sync" not in ptx and ptx.count("wgmma.mma_async") == count
 
 
 def test_mmai_unsigned():
@@ -153,6 +191,20 @@ def test_fallback_shapes_keep_fma_loop():
     arrays = _inputs(0, 8, 8, 16, "f16", "f32", np.random.default_rng(1))
     ptx = _check(text, arrays, "sm_90", 2 ** -20)
     assert "mma.sync" not in ptx and "fma.rn.f32" in ptx
+
+
+@pytest.mark.parametrize("m,n,k,warps", [(256, 32, 32, 8), (64, 64, 32, 8), (128, 64, 64, 4)])
+def test_wgmma_is_exact_on_integers(m, n, k, warps):
+    """Small integers in f16: every product and sum is exact, so a wrong descriptor (row
+    block, K step, swizzle, warpgroup offset) or accumulator register changes the result:
+    compare bit for bit."""
+    text = mma_kernel(0, m, n, k, "f16", "f32", warps)
+    rng = np.random.default_rng(m + n + k)
+    arrays = [rng.integers(-8, 8, (m, k)).astype(np.float16),
+              rng.integers(-8, 8, (k, n)).astype(np.float16),
+              rng.integers(-100, 100, (m, n)).astype(np.float32),
+              np.zeros((m, n), np.float32)]
+    assert "wgmma.mma_async" in _check(text, arrays, "sm_90", 0)
 
 
 def test_fragments_are_exact_on_integers():
@@ -189,14 +241,19 @@ def test_example_matmul_f16_uses_mma_sync(gpu):
 
 
 @pytest.mark.parametrize("gpu", TARGETS)
-def test_matmul_f16_uses_mma_sync(gpu):
-    """cuTile's matmul_f16 (128x32 @ 32x128 + 128x128 f32): mma.sync, matching the
+def test_matmul_f16_uses_tensor_cores(gpu):
+    """cuTile's matmul_f16 (128x32 @ 32x128 + 128x128 f32): wgmma on sm_90 (two 64-row
+    blocks x two K steps of m64n128k16, as tileiras), mma.sync on sm_100, matching the
     interpreter on a 130x40 @ 40x20 problem (edge tiles padded with zeros)."""
     from .corpus_cases import corpus_case
 
     path = str(shared_file(CORPUS / "matmul_f16.tileirbc"))
     ptx = compile_to_ptx(load_file(path), gpu)
-    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
+    if gpu == "sm_90":
+        assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 4
+        assert "mma.sync" not in ptx
+    else:
+        assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
     if ptxas_path() is not None:
         assemble(ptx, gpu)
     grid, args, _, rtol, atol = corpus_case("matmul_f16", np.random.default_rng(4))
@@ -255,7 +312,7 @@ def test_too_much_shared_memory_is_a_compile_error():
 # cuTile test-suite kernels with large shared buffers, run on make_inputs' arrays. The
 # gathers need more than 48 KB (static arrays cannot hold it): dynamic shared memory on
 # both targets. The matmul's A and B take 48 KB, a static buffer: its 128 x 256 f32
-# accumulator (128 KB) stays in mma fragments through the store.
+# accumulator (128 KB) stays in mma fragments (wgmma's on sm_90) through the store.
 OVER_48K = [
     "test_extract__extract_2d__f32x2_f32x2_128_128",                       # 64 KB gather
     "test_insert__insert_2d__f32x2_f32x2_128_128_64_32_1_2",               # 72 KB gather
@@ -279,7 +336,8 @@ def test_cutile_tests_kernels_with_large_shared_buffers(name):
     for gpu in TARGETS:
         ptx = compile_to_ptx(nanotile.load(str(path)), gpu)
         assert (dynamic_shared_bytes(ptx, kernel) > 48 * 1024) == (name in OVER_48K)
-        assert ("mma.sync" in ptx) == ("MatMul" in name)
+        mma = "wgmma.mma_async" if gpu == "sm_90" else "mma.sync"
+        assert (mma in ptx) == ("MatMul" in name)
         if ptxas_path() is not None:
             assemble(ptx, gpu)
         got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]

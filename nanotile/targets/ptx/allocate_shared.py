@@ -8,11 +8,13 @@ alive at the same time never overlap, and reuses the bytes of values that are de
 or an if keeps it alive until that op ends), so all the shared operands of one op
 overlap in time and get distinct bytes, while the buffers of one op are free again for
 the next (insert-barriers keeps the threads from racing over reused bytes). Placement is
-first fit, in program order, at multiples of 16 bytes; a value takes the room its layout
-says (padding included) times its element's width (shared_memory.element_bytes).
+first fit, in program order, at multiples of 16 bytes (of the layout's ``align`` when it
+asks for more: wgmma's swizzled operands); a value takes the room its layout says
+(padding included) times its element's width (shared_memory.element_bytes).
 
-The entry records the buffer it needs as ``nanotile.shared_bytes``; more than a CTA may
-have (227 KB) is an error naming the kernel.
+The entry records the buffer it needs as ``nanotile.shared_bytes`` and, when some value
+needs more than 16, the alignment the buffer's start needs as ``nanotile.shared_align``;
+more than a CTA may have (227 KB) is an error naming the kernel.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ...passes.base import Pass, PassContext
 from .shared_memory import ALIGN, MAX_BYTES, tile_bytes
 
 SHARED_BYTES = "nanotile.shared_bytes"
+SHARED_ALIGN = "nanotile.shared_align"
 
 
 def is_shared(t: T.Type) -> bool:
@@ -42,6 +45,7 @@ class Buffer:
     end: int     # program point after which it is dead
     size: int
     offset: int = 0
+    align: int = ALIGN
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,11 @@ class AllocateShared(Pass):
             old = entry.attributes.get(SHARED_BYTES)
             if buffers and getattr(old, "value", None) != total:
                 entry.attributes[SHARED_BYTES] = A.IntegerAttr(total, T.I64)
+                changed = True
+            align = max((b.align for b in buffers), default=ALIGN)
+            if align > ALIGN and getattr(entry.attributes.get(SHARED_ALIGN), "value",
+                                         None) != align:
+                entry.attributes[SHARED_ALIGN] = A.IntegerAttr(align, T.I64)
                 changed = True
         return changed
 
@@ -110,7 +119,8 @@ def live_ranges(entry: Operation) -> list[Buffer]:
         for r in op.results:
             if is_shared(r.type):
                 size = tile_bytes(r.type, r.type.layout.size_elements())
-                buffers[id(r)] = Buffer(r, number[id(op)], number[id(op)], size)
+                buffers[id(r)] = Buffer(r, number[id(op)], number[id(op)], size,
+                                        align=max(ALIGN, r.type.layout.align or ALIGN))
     for op in entry.walk():
         for v in op.operands:
             buf = buffers.get(id(v))
@@ -132,7 +142,8 @@ def _ancestor_in(op: Operation, block: Block | None) -> Operation:
 
 
 def place(buffers: list[Buffer], align: int = ALIGN) -> int:
-    """First fit in program order; returns the bytes needed (a multiple of ``align``)."""
+    """First fit in program order, each buffer at a multiple of its own alignment;
+    returns the bytes needed (a multiple of ``align``)."""
     placed: list[Buffer] = []
     total = 0
     for b in buffers:
@@ -142,7 +153,7 @@ def place(buffers: list[Buffer], align: int = ALIGN) -> int:
         for lo, hi in busy:
             if at + b.size <= lo:
                 break
-            at = max(at, -(-hi // align) * align)
+            at = max(at, -(-hi // b.align) * b.align)
         b.offset = at
         placed.append(b)
         total = max(total, -(-(at + b.size) // align) * align)

@@ -29,6 +29,11 @@ decides how it moves). The choice is greedy, in three steps:
    inserted wherever an operand differs from what its op requires.
 
 The CTA size is the entry's ``num_warps`` hint for the pass's ``gpu`` (default 4 warps).
+
+Option ``mma``: ``sync`` (the default) plans every mmaf/mmai on mma.sync; ``wgmma`` asks
+the target's own plan first (Target.select_overrides["plan_mma"]: sm_90's wgmma, with
+its ``#wgmma`` accumulator and K-major swizzled operands, sm90/wgmma_plan.py) and falls
+back to mma.sync where that plan declines. A target without one refuses the option.
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from dataclasses import dataclass
+from typing import Any
 
+from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
 from ...ir.layouts import LinearLayout, SharedLayout, default_blocked, replicated
@@ -72,17 +79,31 @@ class AssignLayouts(Pass):
     input = "tile-ptr"
     output = "tile-layout"
     gpu: str = "sm_100"  # sm_90 or sm_100: the CTA size and the mma.sync forms it has
+    mma: str = "sync"    # sync (mma.sync) or wgmma (sm_90: warpgroup MMA where it fits)
 
     def spelling(self) -> str:
-        return f"{self.name}{{gpu={self.gpu}}}"  # the target is always named, in dumps too
+        # the target is always named, in dumps too
+        extra = f" mma={self.mma}" if self.mma != "sync" else ""
+        return f"{self.name}{{gpu={self.gpu}{extra}}}"
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         from ..target import get_target
 
         target = get_target(self.gpu)
+        planner = None
+        if self.mma == "wgmma":
+            planner = target.select_rule("plan_mma")
+            if planner is None:
+                raise CompileError(Diagnostic("error", f"option mma=wgmma of pass "
+                                                       f"'{self.name}': {self.gpu} has no "
+                                                       "wgmma", "<command line>"))
+        elif self.mma != "sync":
+            raise CompileError(Diagnostic("error", f"option 'mma' of pass '{self.name}' "
+                                                   f"must be sync or wgmma, got "
+                                                   f"'{self.mma}'", "<command line>"))
         for entry in module.entries():
             warps = cta_warps(entry, self.gpu)
-            Assignment(entry, warps, target.ptx_version, ctx).run()
+            Assignment(entry, warps, target.ptx_version, ctx, planner).run()
             entry.attributes[WARPS] = warps  # what every later stage lays tiles over
         return True
 
@@ -91,14 +112,15 @@ class Assignment:
     """The layouts of one entry (see the module docstring)."""
 
     def __init__(self, entry: Operation, warps: int, ptx_version: str,
-                 ctx: PassContext) -> None:
+                 ctx: PassContext, planner=None) -> None:
         self.entry = entry
         self.warps = warps
         self.ptx_version = ptx_version
+        self.planner = planner  # the target's own MMA plan (mma=wgmma), or None
         self.contiguity = Contiguity(ctx.facts)
         self.layout: dict[Value, object] = {}
         self.anchor: dict[Operation, object] = {}   # memory ops' layout
-        self.mma: dict[Operation, MmaPlan | None] = {}
+        self.mma: dict[Operation, MmaPlan | Any | None] = {}
         self.accumulators: dict[Value, LinearLayout] = {}  # mma results and their kin
         self.uses: dict[Value, list[Operation]] = {}
         self.owners: dict[int, Operation] = {}  # id(block) -> the op whose region holds it
@@ -157,7 +179,9 @@ class Assignment:
             self.wish(v, layout, MEMORY)
 
     def anchor_mma(self, op: Operation) -> None:
-        p = plan(op, self.warps, self.ptx_version)
+        p = self.planner(op, self.warps) if self.planner is not None else None
+        if p is None:
+            p = plan(op, self.warps, self.ptx_version)
         self.mma[op] = p
         shape = op.results[0].type.shape
         # without an instruction, the FMA loop's accumulator is blocked; either way a
@@ -323,9 +347,9 @@ class Assignment:
             p = self.mma.get(op)
             if i == 2:
                 return op.results[0].type.layout
-            order = R.column_major(v.type.rank) if p is not None and i == 1 and \
-                p.k != 16 else None
-            return R.shared_layout(v.type, swizzled=p is not None, order=order)
+            if p is None:  # the FMA loop: row-major operands
+                return R.shared_layout(v.type)
+            return p.operand(i, v.type, v.type.layout)  # stored from that layout
         if op.name in ("reduce", "scan"):
             first = op.operands[0].type.layout
             if isinstance(first, LinearLayout) and \
@@ -382,7 +406,8 @@ class Assignment:
                 continue
             if isinstance(have, SharedLayout) and isinstance(want, SharedLayout) and \
                     have.shape == want.shape and have.swizzle == want.swizzle and \
-                    have.order == want.order:
+                    have.order == want.order and have.align == want.align and \
+                    have.block == want.block:
                 continue
             convert = make_op("convert_layout", [v],
                               [dataclasses.replace(v.type, layout=want)])

@@ -30,6 +30,11 @@ MAX_SHARED = 227 * 1024           # bytes of shared memory per CTA on sm_90 and 
 DYNAMIC_SHARED_COMMENT = "// nanotile: dynamic shared memory {} bytes"
 EXTERN_SHARED = ".extern .shared .align 16 .b8 __nt_smem[];"
 
+
+def extern_shared(align: int = 16) -> str:
+    """The module-scope declaration of the dynamic buffer, aligned to ``align`` bytes."""
+    return EXTERN_SHARED.replace(".align 16", f".align {align}")
+
 # register class -> (declared type, prefix)
 REG_CLASSES = {
     "pred": (".pred", "%p"),
@@ -100,6 +105,7 @@ class KernelBuilder:
         self.counts: dict[str, int] = {}
         self.labels = 0
         self.shared_bytes = 0
+        self.shared_align = 16  # the buffer's start: more for wgmma's swizzled operands
         self.local_bytes = 0  # the per-thread local buffer (__nt_pbuf: printf arguments)
         self.uses_printf = False
         self.decls: list[str] = []  # module-level data this kernel needs
@@ -177,13 +183,14 @@ class KernelBuilder:
         self.instr("setp.lt.s32", more, counter, str(limit))
         self.instr("bra", loop, pred=more)
 
-    def need_shared(self, nbytes: int) -> None:
+    def need_shared(self, nbytes: int, align: int = 16) -> None:
         if nbytes > MAX_SHARED:
             from .select_instructions import Unsupported
 
             raise Unsupported(f"needs {nbytes} bytes of shared memory; a CTA has at most "
                               f"{MAX_SHARED} ({MAX_SHARED // 1024} KB)")
         self.shared_bytes = max(self.shared_bytes, nbytes)
+        self.shared_align = max(self.shared_align, align)
 
     @property
     def dynamic_shared(self) -> bool:
@@ -199,7 +206,8 @@ class KernelBuilder:
         k.performance = [f".reqntid {self.threads}, 1, 1"]
         k.reg_types = {prefix[1:]: ty for ty, prefix in REG_CLASSES.values()}
         if self.shared_bytes and not self.dynamic_shared:
-            k.decls.append(f".shared .align 16 .b8 __nt_smem[{self.shared_bytes}];")
+            k.decls.append(f".shared .align {self.shared_align} .b8 "
+                           f"__nt_smem[{self.shared_bytes}];")
         if self.local_bytes:
             k.decls.append(f".local .align 8 .b8 __nt_pbuf[{self.local_bytes}];")
         k.body[self.entry_at:self.entry_at] = self.entry_part

@@ -50,7 +50,7 @@ def run_length(t: T.TileType, element: T.Type, rows: tuple[int, ...],
 
 def _aligned(placed: object, nbytes: int) -> bool:
     return isinstance(placed, SharedLayout) and placed.swizzle is None and \
-        placed.padding is None and placed.offset is not None and \
+        placed.padding is None and placed.block is None and placed.offset is not None and \
         placed.offset % nbytes == 0 and \
         placed.order in (None, tuple(range(len(placed.shape) - 1, -1, -1)))
 

@@ -99,19 +99,26 @@ def run_ptx_module(module: Module, kernel: str, grid, args: list, printed) -> No
 
 def run_simt_module(module: Module, kernel: str, grid, args: list, printed) -> None:
     """Run a simt module: lower a copy the rest of the way (the default pipeline's steps
-    after distribute, down to select-instructions) and emulate its PTX."""
+    after distribute, down to select-instructions) and emulate its PTX: sm_90's steps
+    when it holds sm_90a's own ops (wgmma), else sm_100's."""
     import copy
 
+    from ...ir.rewrite import all_ops
     from ...passes.base import PassContext
     from ...passes.pipelines import lower
     from ...passes.registry import parse_pipeline
 
-    steps = lower("sm_100")
+    sm90 = any(op.name in SM90_OPS for op in all_ops(module))
+    steps = lower("sm_90", mma="wgmma") if sm90 else lower("sm_100")
     lowered = copy.deepcopy(module)
     for step in parse_pipeline(",".join(steps[steps.index("distribute") + 1:])):
         step.apply(lowered, PassContext())
     run_ptx_module(lowered, kernel, grid, args, printed)
 
+
+# simt ops only sm_90a selects (lower-wgmma's, targets/sm90)
+SM90_OPS = frozenset({"warpgroup_mma", "wgmma_descriptor", "wgmma_mma_async", "wgmma_fence",
+                      "wgmma_commit", "wgmma_wait", "fence_proxy_async"})
 
 # --------------------------------------------------------------------------------------
 # The languages
@@ -161,6 +168,13 @@ SIMT = TILE_LAYOUT.extend(
                "warp_mma": "matrix multiply-accumulate on the tensor cores (lower-mma)",
                "ldmatrix": "load mma fragments from shared memory",
                "mma_sync": "one warp-level mma.sync",
+               "warpgroup_mma": "matrix multiply-accumulate on wgmma (sm_90a: lower-wgmma)",
+               "wgmma_descriptor": "a wgmma shared-memory matrix descriptor",
+               "wgmma_mma_async": "one wgmma.mma_async",
+               "wgmma_fence": "wgmma.fence: accumulator registers ready",
+               "wgmma_commit": "wgmma.commit_group",
+               "wgmma_wait": "wgmma.wait_group",
+               "fence_proxy_async": "shared writes visible to the async proxy",
                "vprintf": "print from thread 0"},
     remove_invariants={"tiles-have-layouts"},
     add_invariants=[("registers-only", registers_only)],

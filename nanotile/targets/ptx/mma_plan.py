@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from ...ir import types as T
 from ...ir.core import Operation
 from ...ir.enums import Signedness
-from ...ir.layouts import LinearLayout, mma_layout
+from ...ir.layouts import LinearLayout, SharedLayout, mma_layout
+from .layout_rules import column_major, shared_layout
 
 _F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
 
@@ -36,8 +37,14 @@ class MmaPlan:
     def accumulator(self, shape: tuple[int, ...]) -> LinearLayout:
         return mma_layout("acc", shape, self.warps)
 
-    def operand(self, role: str, shape: tuple[int, ...]) -> LinearLayout:
+    def fragment(self, role: str, shape: tuple[int, ...]) -> LinearLayout:
         return mma_layout(role, shape, self.warps, self.k)
+
+    def operand(self, i: int, t: T.TileType, source: object = None) -> SharedLayout:
+        """The shared layout of operand ``i`` (0: A, 1: B): swizzled for ldmatrix; a B of
+        8-bit or tf32 elements K fastest (ldmatrix reads its fragments as rows)."""
+        order = column_major(t.rank) if i == 1 and self.k != 16 else None
+        return shared_layout(t, swizzled=True, order=order)
 
 
 def plan(op: Operation, warps: int, ptx_version: str = "8.0") -> MmaPlan | None:

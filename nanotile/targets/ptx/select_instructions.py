@@ -73,7 +73,7 @@ class SelectInstructions(Pass):
 def select_program(module: Module, target: Target, loc: bool = True):
     """The PTX program of every entry of ``module`` (a PtxProgram); with ``loc``, each
     instruction keeps the source position of the op it came from."""
-    from .builder import EXTERN_SHARED
+    from .builder import extern_shared
     from .globals import globals_text
     from .ir import PtxProgram
     from .select_print import VPRINTF
@@ -87,7 +87,7 @@ def select_program(module: Module, target: Target, loc: bool = True):
     for builder in kernels:
         decls = "".join(d + "\n" for d in builder.decls)
         if builder.dynamic_shared:
-            decls += EXTERN_SHARED + "\n"
+            decls += extern_shared(builder.shared_align) + "\n"
         items.append("\n" + decls)
         items.append(builder.kernel())
     items.append("\n")
@@ -127,8 +127,10 @@ class Selection:
         self.threads = 32 * entry_warps(self.entry)
         self.fn = KernelBuilder(name, params, self.threads)
         shared = self.entry.attributes.get("nanotile.shared_bytes")
+        align = self.entry.attributes.get("nanotile.shared_align", 16)
         if shared is not None:
-            self.fn.need_shared(int(getattr(shared, "value", shared)))
+            self.fn.need_shared(int(getattr(shared, "value", shared)),
+                                int(getattr(align, "value", align)))
         self.fn.loc = self.position(self.entry)  # the parameters and thread index
         self.tid = self.fn.reg("b32")
         self.fn.instr("mov.u32", self.tid, "%tid.x")
@@ -174,6 +176,8 @@ class Selection:
                 rule(self, op)
             elif row is not None and "elementwise" in row.traits:
                 self.elementwise(op)
+            elif (own := self.target.select_rule("op")) is not None and own(self, op):
+                pass  # the target's own op (sm90: wgmma)
             else:
                 raise Unsupported(f"the PTX back end cannot lower '{op.name}' yet")
         except _UNSUPPORTED as e:

@@ -82,7 +82,7 @@ def shared_access(s: Selection, op: Operation, store: bool) -> None:
     offset_of = _shared_linear(placed)
     thread, possible = thread_bits(s, _tid_contributions(layout, s.threads // 32, offset_of),
                                    ("shared", layout, placed.shape, placed.swizzle,
-                                    placed.order))
+                                    placed.order, placed.block))
     base = s.cache.get(("shared base", thread, size))
     if base is None:
         start = smem(s)
@@ -169,7 +169,8 @@ def shared_gather(s: Selection, op: Operation) -> None:
     are not read."""
     buffer: T.TileType = op.attributes["buffer"]
     placed: SharedLayout = buffer.layout
-    if placed.swizzle is not None or placed.padding is not None or placed.offset is None:
+    if placed.swizzle is not None or placed.padding is not None or placed.offset is None \
+            or placed.block is not None:
         raise Unsupported(f"a gather from {buffer} (row-major, placed buffers only)")
     element = op.results[0].type.element
     size = element_bytes(element)
@@ -337,7 +338,7 @@ def ldmatrix(s: Selection, op: Operation) -> None:
     thread, possible = thread_bits(s, _tid_contributions(addresses, s.threads // 32,
                                                          offset_of),
                                    ("ldmatrix", addresses, placed.shape, placed.swizzle,
-                                    placed.order))
+                                    placed.order, placed.block))
     count = op.attributes["count"]
     trans = ".trans" if op.attributes.get("trans") else ""
     outs = s.fresh(op.results[0].type)

@@ -70,12 +70,17 @@ def test_corpus_kernel_laid_out(path):
     assert print_module(parse_text(text, path.name)) == text
 
 
+# the accumulator's layout: sm_90 runs cuTile's matmul_f16 on wgmma, sm_100 on mma.sync
+ACCUMULATOR = {"sm_90": "#wgmma<acc, m64n128k16", "sm_100": "#mma<acc, m16n8"}
+
+
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
-def test_the_mma_accumulator_stays_in_fragments_across_the_k_loop():
-    module = laid_out(CORPUS / "matmul_f16.tileirbc")
+@pytest.mark.parametrize("gpu", sorted(ACCUMULATOR))
+def test_the_mma_accumulator_stays_in_fragments_across_the_k_loop(gpu):
+    module = laid_out(CORPUS / "matmul_f16.tileirbc", gpu)
     (loop,) = [op for op in module.walk() if op.name == "for"]
     carried = loop.regions[0].blocks[0].arguments[1]
-    assert str(carried.type.layout).startswith("#mma<acc, m16n8")
+    assert str(carried.type.layout).startswith(ACCUMULATOR[gpu])
     inside = [op for op in loop.walk() if op.name == "convert_layout"]
     # A and B go to shared memory each iteration; the accumulator never converts
     assert all(isinstance(op.results[0].type.layout, SharedLayout) for op in inside)
@@ -83,12 +88,13 @@ def test_the_mma_accumulator_stays_in_fragments_across_the_k_loop():
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
-def test_the_epilogue_stores_the_accumulator_from_its_fragments():
+@pytest.mark.parametrize("gpu", sorted(ACCUMULATOR))
+def test_the_epilogue_stores_the_accumulator_from_its_fragments(gpu):
     """As tileiras does for matmul_f16: the f16 result is stored from the mma fragment
     layout, with no shared-memory round trip of the whole accumulator tile."""
-    module = laid_out(CORPUS / "matmul_f16.tileirbc")
+    module = laid_out(CORPUS / "matmul_f16.tileirbc", gpu)
     (store,) = [op for op in module.walk() if op.name == "store_ptr_tko"]
-    assert str(store.operands[1].type.layout).startswith("#mma<acc, m16n8")
+    assert str(store.operands[1].type.layout).startswith(ACCUMULATOR[gpu])
     converted = [op.operands[0].type for op in module.walk() if op.name == "convert_layout"]
     assert all(t.element.name == "f16" and t.shape != store.operands[1].type.shape
                for t in converted)
