@@ -36,7 +36,7 @@ def prepare(folder: Path, gpu: str) -> int:
     sys.path.insert(0, str(ROOT))
     folder.mkdir(parents=True, exist_ok=True)
     cases = list(_example_cases()) + list(_corpus_cases()) + list(_op_family_cases()) \
-        + list(_edge_cases())
+        + list(_edge_cases()) + list(_wgmma_cases(gpu))
     manifest = []
     for name, module, kernel, grid, args, outputs, rtol, atol in cases:
         try:
@@ -165,6 +165,30 @@ def _edge_cases():
         result = np.zeros(n, np.float32 if out == "tf32" else arrays[0].dtype)
         yield (f"edge_{name}", parse_text(text, f"<{name}>"), "k", (1,), [*arrays, result],
                [len(arrays)], 0.0, 0.0)
+
+
+WGMMA_SHAPES = [(64, 8, 16, 4), (128, 128, 32, 4), (64, 256, 64, 4), (256, 32, 32, 8),
+                (64, 64, 32, 8), (128, 256, 64, 4)]
+
+
+def _wgmma_cases(gpu: str):
+    """mmaf tiles that sm_90 runs on wgmma (m, n, k, warps), on small integers in f16 so
+    that every result is exact: the descriptors, swizzles, fences and waits are what the
+    hardware reads, not only the emulator's model of them."""
+    if gpu != "sm_90":
+        return
+    from nanotile.ir.parser import parse_text
+    from tests.targets.test_mma import mma_kernel
+
+    for m, n, k, warps in WGMMA_SHAPES:
+        rng = np.random.default_rng(m + n + k)
+        arrays = [rng.integers(-8, 8, (m, k)).astype(np.float16),
+                  rng.integers(-8, 8, (k, n)).astype(np.float16),
+                  rng.integers(-100, 100, (m, n)).astype(np.float32),
+                  np.zeros((m, n), np.float32)]
+        text = mma_kernel(0, m, n, k, "f16", "f32", warps)
+        yield (f"wgmma_m{m}n{n}k{k}w{warps}", parse_text(text, "<wgmma>"), "k", (1,), arrays,
+               [3], 0.0, 0.0)
 
 
 # ---------------------------------------------------------------- run (GPU machine)
