@@ -13,22 +13,26 @@ array a kernel reaches only through pointer tiles (``offset`` of the pointer, th
 load_ptr/store_ptr/atomics) takes its tile from the largest pointer tile made of it (its
 rank from the shape and stride parameters that follow it: 2k of them for rank k), so a
 kernel that offsets by block id * tile + iota stays inside. Other integer scalars are 3,
-float scalars random in [0.1, 1). Array contents: floats standard normal, integers in
-[-4, 600), except index arrays (integers whose loaded values are used as an index: an
-offset, a view index, an extract/insert position) in [0, 2), in range for any tile; i1
-arrays are all true in a kernel that asserts (its checks are preconditions).
+float scalars random in [0.1, 1); an integer scalar keeps the kernel's ``assume div_by``
+promises (the compiled code trusts them: a stride divisible by 4 lets it use vector
+accesses): it is rounded up to a multiple of its divisors.
+Array contents: floats standard normal, integers in [-4, 600), except index arrays
+(integers whose loaded values are used as an index: an offset, a view index, an
+extract/insert position) in [0, 2), in range for any tile; i1 arrays are all true in a
+kernel that asserts (its checks are preconditions).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
+from math import lcm, prod
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
 from ..diagnostics import CompileError, Diagnostic
+from ..ir.attrs import DivByAttr
 from ..ir.core import Module, Operation, Value
 from ..ir.rewrite import defining_op, numpy_dtype
 from ..ir.types import ElementType, PartitionViewType, PointerType, TileType
@@ -53,6 +57,21 @@ def _root(v: Value) -> Value:
         v = op.operands[0]
         op = defining_op(v)
     return v
+
+
+def scalar_divisors(entry: Operation) -> dict[Value, int]:
+    """For each integer scalar parameter that ``assume div_by`` ops talk about (directly
+    or through a chain of assumes): the lcm of their divisors."""
+    params = set(entry.regions[0].block.arguments)
+    found: dict[Value, int] = {}
+    for op in entry.walk():
+        predicate = op.attributes.get("predicate") if op.name == "assume" else None
+        if not isinstance(predicate, DivByAttr):
+            continue
+        param = _root(op.operands[0])
+        if param in params and _is_int_scalar(param.type):
+            found[param] = lcm(found.get(param, 1), predicate.divisor)
+    return found
 
 
 def tile_extents(entry: Operation) -> dict[Value, tuple[int, list[int]]]:
@@ -160,6 +179,7 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
     params = entry.regions[0].block.arguments
     extents = tile_extents(entry)
     index_arrays = index_parameters(entry)
+    divisors = scalar_divisors(entry)
     asserted = any(op.name == "assert" for op in entry.walk())
     args: list[Any] = []
     i = 0
@@ -179,12 +199,16 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
             args.extend(np.int32(x) for x in (dims + strides)[:count])
             i += 1 + count
             continue
-        args.append(random_scalar(t, rng))
+        args.append(random_scalar(t, rng, divisors.get(params[i], 1)))
         i += 1
     axes = {r.index for op in entry.walk() if op.name in ("get_tile_block_id",)
             for r in op.results if r in _used_values(entry)}
     grid = tuple(2 if axis in axes or axis == 0 else 1 for axis in range(3))
     return grid, args  # type: ignore[return-value]
+
+
+def _round_up(value: int, divisor: int) -> int:
+    return -(-value // divisor) * divisor
 
 
 def _used_values(entry: Operation) -> set[Value]:
@@ -213,14 +237,17 @@ def random_array(element: Any, dims: list[int], rng: Any, index: bool = False,
     return rng.integers(-4, 600, size=dims).astype(dtype)
 
 
-def random_scalar(t: Any, rng: Any) -> Any:
+def random_scalar(t: Any, rng: Any, divisor: int = 1) -> Any:
+    """A float in [0.1, 1), or the integer 3 rounded up to a multiple of ``divisor`` (0
+    where that multiple does not fit the type)."""
     element = t.element if isinstance(t, TileType) else t
     dtype = numpy_dtype(element)
     if dtype is None:
         raise CompileError(Diagnostic("error", f"--check-semantics: cannot make a {t}"))
     if element.is_float:  # positive: these are scales, epsilons, thresholds
         return dtype.type(rng.uniform(0.1, 1.0))
-    return dtype.type(3)
+    value = _round_up(3, divisor)
+    return dtype.type(value if value <= ml_dtypes.iinfo(dtype).max else 0)
 
 
 def run_kernel(module: Module, run: KernelRun, runner=None) -> list[Any]:
