@@ -129,13 +129,15 @@ def pointer_tiles(entry: Operation) -> dict[Value, tuple[int, ...]]:
 
 _VALUE_PASSTHROUGH = {"reshape", "broadcast", "exti", "trunci", "extract", "permute",
                       "assume", "bitcast"}
+_SCALING = {"muli"}  # an index times a stride (either operand) is still an index
 _LOADS = {"load_view_tko", "load_ptr_tko"}
 
 
 def index_parameters(entry: Operation) -> set[Value]:
     """Integer array parameters whose loaded values are used as an index: the offset of
     an ``offset``, an index of load_view/store_view/atomic views, or an extract/insert
-    position (through reshape, broadcast, extension and extraction)."""
+    position (through reshape, broadcast, extension, extraction and scaling by a
+    stride)."""
     views: dict[Value, Value] = {}
     loaded: dict[Value, Value] = {}  # value -> parameter it was loaded from
     index_uses: set[Value] = set()
@@ -149,9 +151,12 @@ def index_parameters(entry: Operation) -> set[Value]:
             base = views.get(src) if op.name == "load_view_tko" else _pointer_root(src)
             if base is not None:
                 loaded[op.results[0]] = base
-        elif op.name in _VALUE_PASSTHROUGH and op.operands and op.operands[0] in loaded:
-            for r in op.results:
-                loaded[r] = loaded[op.operands[0]]
+        elif op.name in _VALUE_PASSTHROUGH | _SCALING and op.operands:
+            carriers = op.operands if op.name in _SCALING else op.operands[:1]
+            source = next((v for v in carriers if v in loaded), None)
+            if source is not None:
+                for r in op.results:
+                    loaded[r] = loaded[source]
         if op.name == "offset":
             index_uses.add(op.operands[1])
         elif op.name == "extract":
