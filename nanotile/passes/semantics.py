@@ -13,9 +13,12 @@ array a kernel reaches only through pointer tiles (``offset`` of the pointer, th
 load_ptr/store_ptr/atomics) takes its tile from the largest pointer tile made of it (its
 rank from the shape and stride parameters that follow it: 2k of them for rank k), so a
 kernel that offsets by block id * tile + iota stays inside. Other integer scalars are 3,
-float scalars random in [0.1, 1); an integer scalar keeps the kernel's ``assume div_by``
-promises (the compiled code trusts them: a stride divisible by 4 lets it use vector
-accesses): it is rounded up to a multiple of its divisors.
+float scalars random in [0.1, 1). Integer parameters keep the kernel's ``assume div_by``
+promises (the compiled code trusts them: a bound or a stride divisible by 16 lets it use
+vector accesses under one mask): a scalar is rounded up to a multiple of its divisor, an
+extent too (the array grows); a stride that must divide by more than 1 is not the unit
+stride where another can be (a transposed array), else it is rounded up (rows padded
+apart). An array that is not row-major is passed as its flat memory.
 Array contents: floats standard normal, integers in [-4, 600), except index arrays
 (integers whose loaded values are used as an index: an offset, a view index, an
 extract/insert position) in [0, 2), in range for any tile; i1 arrays are all true in a
@@ -196,10 +199,12 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
                 count += 1
             rank, tiles = extents.get(params[i], (1, [DEFAULT_EXTENT // 2]))
             count = min(count, 2 * rank)  # shape and strides; later i32s are scalars
-            dims = [2 * d for d in tiles]
-            array = random_array(t.element.pointee, dims, rng,
+            wanted = [divisors.get(p, 1) for p in params[i + 1:i + 1 + count]]
+            dims, strides = array_layout(tiles, wanted + [1] * (2 * rank - count))
+            row_major = strides == [prod(dims[k + 1:]) for k in range(rank)]
+            memory = dims if row_major else [max(d * s for d, s in zip(dims, strides))]
+            array = random_array(t.element.pointee, memory, rng,
                                  index=params[i] in index_arrays, asserted=asserted)
-            strides = [int(np.prod(dims[k + 1:])) for k in range(rank)]
             args.append(array)
             args.extend(np.int32(x) for x in (dims + strides)[:count])
             i += 1 + count
@@ -210,6 +215,24 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
             for r in op.results if r in _used_values(entry)}
     grid = tuple(2 if axis in axes or axis == 0 else 1 for axis in range(3))
     return grid, args  # type: ignore[return-value]
+
+
+def array_layout(tiles: list[int], divisors: list[int]) -> tuple[list[int], list[int]]:
+    """Shape and strides of an array two ``tiles`` per dimension that keeps the kernel's
+    div_by promises on its shape and stride parameters (``divisors``: one per dimension,
+    then one per stride). Row-major where it can be; a dimension whose stride must divide
+    by more than 1 goes outside those that need not (a transposed array); an extent or a
+    stride is rounded up to its divisor (the array grows, rows are padded apart)."""
+    rank = len(tiles)
+    dims = [_round_up(2 * t, q) for t, q in zip(tiles, divisors)]
+    steps = divisors[rank:]
+    inside_out = sorted(reversed(range(rank)), key=lambda k: steps[k] > 1)
+    strides = [0] * rank
+    inner = 1
+    for k in inside_out:
+        strides[k] = _round_up(inner, steps[k])
+        inner = strides[k] * dims[k]
+    return dims, strides
 
 
 def _round_up(value: int, divisor: int) -> int:
