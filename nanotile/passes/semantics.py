@@ -13,22 +13,29 @@ array a kernel reaches only through pointer tiles (``offset`` of the pointer, th
 load_ptr/store_ptr/atomics) takes its tile from the largest pointer tile made of it (its
 rank from the shape and stride parameters that follow it: 2k of them for rank k), so a
 kernel that offsets by block id * tile + iota stays inside. Other integer scalars are 3,
-float scalars random in [0.1, 1). Array contents: floats standard normal, integers in
-[-4, 600), except index arrays (integers whose loaded values are used as an index: an
-offset, a view index, an extract/insert position) in [0, 2), in range for any tile; i1
-arrays are all true in a kernel that asserts (its checks are preconditions).
+float scalars random in [0.1, 1). Integer parameters keep the kernel's ``assume div_by``
+promises (the compiled code trusts them: a bound or a stride divisible by 16 lets it use
+vector accesses under one mask): a scalar is rounded up to a multiple of its divisor, an
+extent too (the array grows); a stride that must divide by more than 1 is not the unit
+stride where another can be (a transposed array), else it is rounded up (rows padded
+apart). An array that is not row-major is passed as its flat memory.
+Array contents: floats standard normal, integers in [-4, 600), except index arrays
+(integers whose loaded values are used as an index: an offset, a view index, an
+extract/insert position) in [0, 2), in range for any tile; i1 arrays are all true in a
+kernel that asserts (its checks are preconditions).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
+from math import lcm, prod
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
 from ..diagnostics import CompileError, Diagnostic
+from ..ir.attrs import DivByAttr
 from ..ir.core import Module, Operation, Value
 from ..ir.rewrite import defining_op, numpy_dtype
 from ..ir.types import ElementType, PartitionViewType, PointerType, TileType
@@ -53,6 +60,21 @@ def _root(v: Value) -> Value:
         v = op.operands[0]
         op = defining_op(v)
     return v
+
+
+def scalar_divisors(entry: Operation) -> dict[Value, int]:
+    """For each integer scalar parameter that ``assume div_by`` ops talk about (directly
+    or through a chain of assumes): the lcm of their divisors."""
+    params = set(entry.regions[0].block.arguments)
+    found: dict[Value, int] = {}
+    for op in entry.walk():
+        predicate = op.attributes.get("predicate") if op.name == "assume" else None
+        if not isinstance(predicate, DivByAttr):
+            continue
+        param = _root(op.operands[0])
+        if param in params and _is_int_scalar(param.type):
+            found[param] = lcm(found.get(param, 1), predicate.divisor)
+    return found
 
 
 def tile_extents(entry: Operation) -> dict[Value, tuple[int, list[int]]]:
@@ -110,13 +132,15 @@ def pointer_tiles(entry: Operation) -> dict[Value, tuple[int, ...]]:
 
 _VALUE_PASSTHROUGH = {"reshape", "broadcast", "exti", "trunci", "extract", "permute",
                       "assume", "bitcast"}
+_SCALING = {"muli"}  # an index times a stride (either operand) is still an index
 _LOADS = {"load_view_tko", "load_ptr_tko"}
 
 
 def index_parameters(entry: Operation) -> set[Value]:
     """Integer array parameters whose loaded values are used as an index: the offset of
     an ``offset``, an index of load_view/store_view/atomic views, or an extract/insert
-    position (through reshape, broadcast, extension and extraction)."""
+    position (through reshape, broadcast, extension, extraction and scaling by a
+    stride)."""
     views: dict[Value, Value] = {}
     loaded: dict[Value, Value] = {}  # value -> parameter it was loaded from
     index_uses: set[Value] = set()
@@ -130,9 +154,12 @@ def index_parameters(entry: Operation) -> set[Value]:
             base = views.get(src) if op.name == "load_view_tko" else _pointer_root(src)
             if base is not None:
                 loaded[op.results[0]] = base
-        elif op.name in _VALUE_PASSTHROUGH and op.operands and op.operands[0] in loaded:
-            for r in op.results:
-                loaded[r] = loaded[op.operands[0]]
+        elif op.name in _VALUE_PASSTHROUGH | _SCALING and op.operands:
+            carriers = op.operands if op.name in _SCALING else op.operands[:1]
+            source = next((v for v in carriers if v in loaded), None)
+            if source is not None:
+                for r in op.results:
+                    loaded[r] = loaded[source]
         if op.name == "offset":
             index_uses.add(op.operands[1])
         elif op.name == "extract":
@@ -160,6 +187,7 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
     params = entry.regions[0].block.arguments
     extents = tile_extents(entry)
     index_arrays = index_parameters(entry)
+    divisors = scalar_divisors(entry)
     asserted = any(op.name == "assert" for op in entry.walk())
     args: list[Any] = []
     i = 0
@@ -171,20 +199,44 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
                 count += 1
             rank, tiles = extents.get(params[i], (1, [DEFAULT_EXTENT // 2]))
             count = min(count, 2 * rank)  # shape and strides; later i32s are scalars
-            dims = [2 * d for d in tiles]
-            array = random_array(t.element.pointee, dims, rng,
+            wanted = [divisors.get(p, 1) for p in params[i + 1:i + 1 + count]]
+            dims, strides = array_layout(tiles, wanted + [1] * (2 * rank - count))
+            row_major = strides == [prod(dims[k + 1:]) for k in range(rank)]
+            memory = dims if row_major else [max(d * s for d, s in zip(dims, strides))]
+            array = random_array(t.element.pointee, memory, rng,
                                  index=params[i] in index_arrays, asserted=asserted)
-            strides = [int(np.prod(dims[k + 1:])) for k in range(rank)]
             args.append(array)
             args.extend(np.int32(x) for x in (dims + strides)[:count])
             i += 1 + count
             continue
-        args.append(random_scalar(t, rng))
+        args.append(random_scalar(t, rng, divisors.get(params[i], 1)))
         i += 1
     axes = {r.index for op in entry.walk() if op.name in ("get_tile_block_id",)
             for r in op.results if r in _used_values(entry)}
     grid = tuple(2 if axis in axes or axis == 0 else 1 for axis in range(3))
     return grid, args  # type: ignore[return-value]
+
+
+def array_layout(tiles: list[int], divisors: list[int]) -> tuple[list[int], list[int]]:
+    """Shape and strides of an array two ``tiles`` per dimension that keeps the kernel's
+    div_by promises on its shape and stride parameters (``divisors``: one per dimension,
+    then one per stride). Row-major where it can be; a dimension whose stride must divide
+    by more than 1 goes outside those that need not (a transposed array); an extent or a
+    stride is rounded up to its divisor (the array grows, rows are padded apart)."""
+    rank = len(tiles)
+    dims = [_round_up(2 * t, q) for t, q in zip(tiles, divisors)]
+    steps = divisors[rank:]
+    inside_out = sorted(reversed(range(rank)), key=lambda k: steps[k] > 1)
+    strides = [0] * rank
+    inner = 1
+    for k in inside_out:
+        strides[k] = _round_up(inner, steps[k])
+        inner = strides[k] * dims[k]
+    return dims, strides
+
+
+def _round_up(value: int, divisor: int) -> int:
+    return -(-value // divisor) * divisor
 
 
 def _used_values(entry: Operation) -> set[Value]:
@@ -213,14 +265,17 @@ def random_array(element: Any, dims: list[int], rng: Any, index: bool = False,
     return rng.integers(-4, 600, size=dims).astype(dtype)
 
 
-def random_scalar(t: Any, rng: Any) -> Any:
+def random_scalar(t: Any, rng: Any, divisor: int = 1) -> Any:
+    """A float in [0.1, 1), or the integer 3 rounded up to a multiple of ``divisor`` (0
+    where that multiple does not fit the type)."""
     element = t.element if isinstance(t, TileType) else t
     dtype = numpy_dtype(element)
     if dtype is None:
         raise CompileError(Diagnostic("error", f"--check-semantics: cannot make a {t}"))
     if element.is_float:  # positive: these are scales, epsilons, thresholds
         return dtype.type(rng.uniform(0.1, 1.0))
-    return dtype.type(3)
+    value = _round_up(3, divisor)
+    return dtype.type(value if value <= ml_dtypes.iinfo(dtype).max else 0)
 
 
 def run_kernel(module: Module, run: KernelRun, runner=None) -> list[Any]:
