@@ -186,7 +186,7 @@ _SHARED_FAILING = ["parser_loc_float_line.mlir", "parser_ssa_count_float.mlir",
                    "nesting_writer_reader_asymmetry.mlir"]
 _SHARED_PRINTING = ["print_make_tensor_view_tiletype.tileirbc",
                     "print_make_tensor_view_stopiteration.tileirbc",
-                    "print_assume_predicate_int.tileirbc", "hint_key_unquoted.tileirbc",
+                    "hint_key_unquoted.tileirbc",
                     "quoted_symbol_roundtrip.mlir", "hints_regex_quadratic.mlir"]
 
 
@@ -198,6 +198,21 @@ def test_shared_reproducer_fails_cleanly(name: str) -> None:
     res = run_cli("nanotile.cli", str(path))
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert re.match(rf"{re.escape(str(path))}:\d+:\d+: error: ", res.stderr), res.stderr[:300]
+
+
+# refused while reading, as cuda-tile's reader (and tileirdisasm) refuse them
+_SHARED_REFUSED_ON_READ = ["print_assume_predicate_int.tileirbc"]
+
+
+@pytest.mark.parametrize("name", _SHARED_REFUSED_ON_READ)
+def test_shared_reproducer_refused_at_its_byte(name: str) -> None:
+    path = ROBUSTNESS / name
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    res = run_cli("nanotile.cli", str(path), "--no-verify")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert re.match(rf"{re.escape(str(path))}: at byte offset \d+: error: ", res.stderr), \
+        res.stderr[:300]
 
 
 @pytest.mark.parametrize("name", _SHARED_PRINTING)
