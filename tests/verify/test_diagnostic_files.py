@@ -106,3 +106,15 @@ def test_constant_errors_are_placed_as_mlir_places_them(literal: str, ty: str, a
     line, col, _ = first_error(text)
     want = next(i for i, ln in enumerate(text.splitlines(), 1) if at in ln)
     assert (line, col) == (want, column_of(text, want, at) + shift)
+
+
+def test_index_type_count_points_at_the_first_index_type() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%view: !cuda_tile.partition_view<"
+            "tile=(8x8), !cuda_tile.tensor_view<64x64xf32, strides=[64,1]>>, "
+            "%c0: !cuda_tile.tile<i32>) {\n"
+            "    %x, %t = load_view_tko weak %view[%c0, %c0] : partition_view<tile=(8x8), "
+            "tensor_view<64x64xf32, strides=[64,1]>>, tile<i32>, tile<i32>, tile<i32> "
+            "-> tile<8x8xf32>, token\n  }\n}\n")
+    line, col, message = first_error(text)
+    assert message.endswith("expected 2 index types, got 3")
+    assert (line, col) == (3, column_of(text, 3, "tile<i32>, tile<i32>, tile<i32>"))
