@@ -39,8 +39,20 @@ _LIST_FIRST = {"signed": 0, "ordered": 0}  # MLIR lists these before their oppos
 _CUSTOM_MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "load_view_tko", "store_view_tko")
 
 
+# atomic_red_view_tko's own parser: each keyword read, then looked up, with these words
+_RED_VIEW_KEYWORDS = {
+    "memory_ordering_semantics": ("invalid memory_ordering_semantics: '{}'; expected one "
+                                  "of: weak, relaxed, acquire, release, acq_rel"),
+    "memory_scope": "invalid memory_scope: '{}'; expected one of: tl_blk, device, sys",
+    "mode": ("unknown atomic RMW mode: '{}'; expected one of: and, or, xor, add, addf, "
+             "max, min, umax, umin"),
+}
+
+
 def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
     """MLIR's messages for a bad enum keyword (both, when it is not a keyword at all)."""
+    if opname == "atomic_red_view_tko" and is_keyword and a.name in _RED_VIEW_KEYWORDS:
+        return [f"custom op 'cuda_tile.{opname}' " + _RED_VIEW_KEYWORDS[a.name].format(text)]
     names = [enum_spelling(m) for m in a.enum]  # type: ignore[union-attr]
     names.sort(key=lambda n: _LIST_FIRST.get(n, 1))
     what = _ENUM_WHAT.get(a.name)

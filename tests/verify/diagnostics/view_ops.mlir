@@ -151,3 +151,41 @@ cuda_tile.module @m {
     %x, %t = load_view_tko weak %view[%c0, %c0] : partition_view<tile=(8x8), tensor_view<64x64xf32, strides=[64,1]>>, tile<i32>, tile<i32>, tile<i32> -> tile<8x8xf32>, token
   }
 }
+
+// -----
+
+// atomic_red_view_tko reads its keywords with a parser of its own: its own messages.
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.atomic_red_view_tko' unknown atomic RMW mode: 'foo'; expected one of: and, or, xor, add, addf, max, min, umax, umin}}
+    %t = atomic_red_view_tko relaxed device %view[%c0], foo, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.atomic_red_view_tko' invalid memory_ordering_semantics: 'bogus'; expected one of: weak, relaxed, acquire, release, acq_rel}}
+    %t = atomic_red_view_tko bogus device %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.atomic_red_view_tko' invalid memory_scope: 'planet'; expected one of: tl_blk, device, sys}}
+    %t = atomic_red_view_tko relaxed planet %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+
+// -----
+
+// Its scope is optional to the parser, required by the op.
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{'cuda_tile.atomic_red_view_tko' op requires attribute 'memory_scope'}}
+    %t = atomic_red_view_tko relaxed %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
