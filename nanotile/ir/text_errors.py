@@ -350,6 +350,14 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
     if symbol in ("type", "types") or (symbol == "NAME" and origin in ("word_type", "type")):
         prefix = f"custom op 'cuda_tile.{opname}' " if opname else ""
         return [f"{prefix}expected valid keyword (a type), found {found}"]
+    if symbol == "predicate" and opname == "assume":
+        bad = _assume_predicate_errors(failure)
+        if bad is not None:
+            return bad
+    if origin == "div_by" and symbol == "INT" and dot == 2 and not str(
+            failure.value).startswith("-"):  # DivByAttr::parse's divisor
+        return [f"expected {_terminal_text(g.tables, symbol)}, found {found}",
+                "failed to parse parameter 'divisor' which is expected to be an integer"]
     if symbol in _NONTERMINAL_WORDS:
         if symbol == "custom_op" and failure.token_type == "NAME":
             return [f"custom op '{failure.value}' is unknown"]
@@ -361,6 +369,30 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
     if len(first) == 1:
         return [f"expected {_terminal_text(g.tables, first[0])}, found {found}"]
     return [f"expected {symbol.strip('_').replace('_', ' ')}, found {found}"]
+
+
+# a word MLIR reads as an attribute of its own (a type, true, unit), not a predicate name
+_ATTRIBUTE_WORD = re.compile(r"(?:[su]?i\d+|f16|bf16|tf32|f32|f64|f80|f128|index|none|true|"
+                             r"false|unit)$")
+_ASSUME = "custom op 'cuda_tile.assume' "
+
+
+def _assume_predicate_errors(failure: ParseFailure) -> list[str] | None:
+    """cuda-tile's parseAssumePredicate: an attribute first (one that is not a predicate
+    is refused), else a keyword naming the predicate."""
+    kind, value = failure.token_type, str(failure.value)
+    if kind == "NAME":
+        if _ATTRIBUTE_WORD.match(value):
+            return [_ASSUME + "expected assume predicate attribute"]
+        if value.isidentifier():
+            return [_ASSUME + f"unknown assume predicate attribute: {value} (expected "
+                    "'div_by', 'same_elements', or 'bounded')"]
+        return None
+    if kind in ("INT", "SIGNED_INT", "TILE_DIMS", "STRING", "FLOAT", "BOOL"):
+        return [_ASSUME + "expected assume predicate attribute"]
+    if kind == "VALUE":
+        return [_ASSUME + "expected valid keyword", _ASSUME + "expected attribute name"]
+    return None
 
 
 def _slot_at(g: Grammar, rule: int, dot: int, slots: tuple[Slot, ...]) -> Slot | None:

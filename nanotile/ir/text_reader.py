@@ -925,6 +925,12 @@ def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
         if not isinstance(src, T.TensorViewType):
             raise TextError(f"custom op 'cuda_tile.get_tensor_shape' expected tensor_view, "
                             f"got '{type_text(src, True)}'", at)
+    if p.opdef.name == "get_index_space_shape":  # the same for a tile view
+        src, at = p.written["src"]
+        if not isinstance(src, (T.PartitionViewType, T.StridedViewType,
+                                T.GatherScatterViewType)):
+            raise TextError(f"custom op 'cuda_tile.get_index_space_shape' expected tile view, "
+                            f"got '{type_text(src, True)}'", at)
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:

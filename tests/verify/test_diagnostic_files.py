@@ -118,3 +118,19 @@ def test_index_type_count_points_at_the_first_index_type() -> None:
     line, col, message = first_error(text)
     assert message.endswith("expected 2 index types, got 3")
     assert (line, col) == (3, column_of(text, 3, "tile<i32>, tile<i32>, tile<i32>"))
+
+
+def test_get_index_space_shape_points_at_the_source_type() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%v: !cuda_tile.tile<8xi32>) {\n"
+            "    %0 = get_index_space_shape %v : !cuda_tile.tile<8xi32> -> tile<i32>\n  }\n}\n")
+    line, col, message = first_error(text)
+    assert message.endswith("expected tile view, got '!cuda_tile.tile<8xi32>'")
+    assert (line, col) == (3, column_of(text, 3, "!cuda_tile.tile<8xi32> ->"))
+
+
+def test_unknown_assume_predicate_points_at_its_name() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%x: !cuda_tile.tile<4xi32>) {\n"
+            "    %0 = assume foo<4>, %x : tile<4xi32>\n  }\n}\n")
+    line, col, message = first_error(text)
+    assert "unknown assume predicate attribute: foo" in message
+    assert (line, col) == (3, column_of(text, 3, "foo<4>"))
