@@ -349,6 +349,9 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
             return enum_errors(opname, a, failure.value, failure.token_type == "NAME")
     if symbol in ("type", "types") or (symbol == "NAME" and origin in ("word_type", "type")):
         prefix = f"custom op 'cuda_tile.{opname}' " if opname else ""
+        if op is not None and _index_types_at(g, rule, dot, op):  # parseIndexTypes' own too
+            return [f"{prefix}expected valid keyword (a type), found {found}",
+                    f"{prefix}expected index type after comma"]
         return [f"{prefix}expected valid keyword (a type), found {found}"]
     if symbol == "predicate" and opname == "assume":
         bad = _assume_predicate_errors(failure)
@@ -393,6 +396,17 @@ def _assume_predicate_errors(failure: ParseFailure) -> list[str] | None:
     if kind == "VALUE":
         return [_ASSUME + "expected valid keyword", _ASSUME + "expected attribute name"]
     return None
+
+
+_INDEXED_VIEW_OPS = ("load_view_tko", "store_view_tko", "atomic_red_view_tko")
+
+
+def _index_types_at(g: Grammar, rule: int, dot: int, op: Any) -> bool:
+    """Whether the op rule is at its index types (the views' `, tile<i32>` list: their
+    only `types`)."""
+    exp = g.expansions[rule]
+    return (op[0].name in _INDEXED_VIEW_OPS and g.tables.names[rule] == g.tables.names[op[2]]
+            and exp[dot] == "types" and dot > 0 and exp[dot - 1] == "COMMA")
 
 
 def _slot_at(g: Grammar, rule: int, dot: int, slots: tuple[Slot, ...]) -> Slot | None:

@@ -134,3 +134,21 @@ def test_unknown_assume_predicate_points_at_its_name() -> None:
     line, col, message = first_error(text)
     assert "unknown assume predicate attribute: foo" in message
     assert (line, col) == (3, column_of(text, 3, "foo<4>"))
+
+
+def test_missing_index_type_points_after_the_comma() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%view: !cuda_tile.partition_view<"
+            "tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, "
+            "%c0: !cuda_tile.tile<i32>) {\n"
+            "    %x, %t = load_view_tko weak %view[%c0] : partition_view<tile=(8), "
+            "tensor_view<64xf32, strides=[1]>>, -> tile<8xf32>, token\n  }\n}\n")
+    try:
+        read_modules(text, "t.mlir")
+    except CompileError as e:
+        got = [(d.line, d.column, d.message) for d in e.diagnostics]
+    else:
+        raise AssertionError("no error")
+    at = column_of(text, 3, "-> tile<8xf32>")
+    assert got[1] == (3, at, "custom op 'cuda_tile.load_view_tko' expected index type after "
+                             "comma")
+    assert got[0][:2] == (3, at)

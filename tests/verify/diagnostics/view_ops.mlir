@@ -189,3 +189,25 @@ cuda_tile.module @m {
     %t = atomic_red_view_tko relaxed %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
   }
 }
+
+// -----
+
+// A comma after the view's type and no type: the type parser's error, then
+// parseIndexTypes' own.
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>) {
+    // expected-error @below{{custom op 'cuda_tile.load_view_tko' expected valid keyword}}
+    // expected-error @below{{custom op 'cuda_tile.load_view_tko' expected index type after comma}}
+    %x, %t = load_view_tko weak %view[%c0] : partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, -> tile<8xf32>, token
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.store_view_tko' expected valid keyword}}
+    // expected-error @below{{custom op 'cuda_tile.store_view_tko' expected index type after comma}}
+    %t = store_view_tko weak %v, %view[%c0] : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, -> token
+  }
+}
