@@ -439,3 +439,54 @@ def _terminal_text(tables: Tables, name: str) -> str:
     if keyword:
         return "'" + re.sub(r"\\(.)", r"\1", regexp) + "'"
     return name.lower().replace("_", " ")
+
+
+def argument_naming_error(failure: ParseFailure, tables: Tables,
+                          text: str) -> tuple[str, int] | None:
+    """cuda-tile's function signature parser takes arguments all named (`%a: type`) or all
+    unnamed (`type`), and says so at the first one that breaks the pattern: (message,
+    offset), or None when the failure is not in a function's argument list."""
+    g = _grammar(tables)
+    op = _enclosing_op(g, failure.states)
+    if op is None or op[0].name not in ("entry", "testing$func"):
+        return None
+    after_comma = first = False
+    for depth in range(len(failure.states) - 1, -1, -1):
+        origins = {(g.tables.origins[r], d) for r, d in g.kernel(failure.states[depth])}
+        names = {o for o, _ in origins}
+        if "block_args" in names or "block_arg" in names or "type" in names:
+            return None
+        if depth == len(failure.states) - 1:
+            after_comma = any(o.startswith("__block_args_star") and d == 1
+                              for o, d in origins)
+            first = ("entry_args", 1) in origins
+        if "entry_args" in names:
+            break
+    else:
+        return None
+    prefix = f"custom op 'cuda_tile.{op[0].name}' "
+    start = failure.offset
+    for p in ("!cuda_tile.", "#cuda_tile."):
+        if text.startswith(p, start - len(p)):
+            start -= len(p)
+    if after_comma and failure.token_type != "VALUE":
+        return prefix + "expected SSA identifier", start
+    if first and failure.token_type != "VALUE":
+        # unnamed arguments are read on: the first named one is the error
+        depth, i = 0, start
+        while i < len(text):
+            ch = text[i]
+            if ch in "<([{":
+                depth += 1
+            elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+                if depth == 0:
+                    return None
+                depth -= 1
+            elif ch == "," and depth == 0:
+                m = re.compile(r"\s*").match(text, i + 1)
+                j = m.end() if m else i + 1
+                if text.startswith("%", j):
+                    return prefix + "expected type instead of SSA identifier", j
+            i += 1
+    return None
+

@@ -38,7 +38,7 @@ from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolV
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
-from .text_errors import describe, enum_errors, enum_value, rounding_mode, view_type_error
+from .text_errors import argument_naming_error, describe, enum_errors, enum_value, rounding_mode, view_type_error
 from .text_lalr import LalrRunner, ParseFailure, load_tables
 from .text_values import (
     AliasRef,
@@ -1378,6 +1378,9 @@ def _read(text: str, filename: str, allow_unregistered: bool, parse: Any) -> Any
         offset = builder.start if e.offset is None else e.offset
         raise builder.error(e.messages, offset, e.notes) from None
     except ParseFailure as f:
+        naming = argument_naming_error(f, r.tables, text)
+        if naming is not None:
+            raise builder.error([naming[0]], naming[1]) from None
         messages, offset = describe(f, r.tables)
         if f.token_type == "$END" or _PUNCTUATION_EXPECTED.match(messages[0]):
             offset = _wrong_token_offset(text, offset)

@@ -152,3 +152,15 @@ def test_missing_index_type_points_after_the_comma() -> None:
     assert got[1] == (3, at, "custom op 'cuda_tile.load_view_tko' expected index type after "
                              "comma")
     assert got[0][:2] == (3, at)
+
+
+@pytest.mark.parametrize("args, needle, message", [
+    ("%a: !cuda_tile.tile<f32>, !cuda_tile.tile<f32>", "!cuda_tile.tile<f32>)",
+     "expected SSA identifier"),
+    ("tile<f32>, tile<i32>, %a: tile<f32>", "%a", "expected type instead of SSA identifier"),
+])
+def test_argument_naming_points_at_the_argument(args: str, needle: str, message: str) -> None:
+    text = f"cuda_tile.module @m {{\n  entry @k({args}) {{\n  }}\n}}\n"
+    line, col, got = first_error(text)
+    assert got == f"custom op 'cuda_tile.entry' {message}"
+    assert (line, col) == (2, column_of(text, 2, needle))
