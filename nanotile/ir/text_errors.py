@@ -441,6 +441,9 @@ def _terminal_text(tables: Tables, name: str) -> str:
     return name.lower().replace("_", " ")
 
 
+_SPACES = re.compile(r"\s*")
+
+
 def argument_naming_error(failure: ParseFailure, tables: Tables,
                           text: str) -> tuple[str, int] | None:
     """cuda-tile's function signature parser takes arguments all named (`%a: type`) or all
@@ -483,8 +486,7 @@ def argument_naming_error(failure: ParseFailure, tables: Tables,
                     return None
                 depth -= 1
             elif ch == "," and depth == 0:
-                m = re.compile(r"\s*").match(text, i + 1)
-                j = m.end() if m else i + 1
+                j = _SPACES.match(text, i + 1).end()
                 if text.startswith("%", j):
                     return prefix + "expected type instead of SSA identifier", j
             i += 1
