@@ -38,7 +38,8 @@ from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolV
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
-from .text_errors import argument_naming_error, describe, enum_errors, enum_value, rounding_mode, view_type_error
+from .text_errors import (argument_naming_error, describe, enum_errors, enum_value, rounding_mode,
+                          view_type_error)
 from .text_lalr import LalrRunner, ParseFailure, load_tables
 from .text_values import (
     AliasRef,
