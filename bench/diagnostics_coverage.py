@@ -21,6 +21,7 @@ reported as *too short to tell*. ``--missing`` lists the texts not given.
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import subprocess
 import sys
@@ -65,13 +66,33 @@ def corpus(folder: Path, pattern: str) -> str:
     return "\n".join(p.read_text(errors="replace") for p in sorted(folder.glob(pattern)))
 
 
+def python_strings(folder: Path) -> str:
+    """The string literals of the Python files under ``folder`` as Python reads them:
+    a message split over lines (adjacent literals, f-strings) is one text, a value
+    formatted into it a NUL, so that a fixed text broken only by the line ends matches."""
+    texts = []
+    for path in sorted(folder.glob("**/*.py")):
+        try:
+            tree = ast.parse(path.read_text(errors="replace"))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                texts.append("".join(v.value if isinstance(v, ast.Constant) else "\0"
+                                     for v in node.values))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                texts.append(node.value)
+    return "\n".join(texts)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cuda-tile", required=True, type=Path, help="NVIDIA/cuda-tile")
     parser.add_argument("--missing", action="store_true", help="list the texts not given")
     args = parser.parse_args()
-    package = corpus(ROOT / "nanotile", "**/*.py")
-    tests = corpus(ROOT / "tests", "**/*.py") + corpus(ROOT / "tests", "**/*.mlir")
+    package = corpus(ROOT / "nanotile", "**/*.py") + python_strings(ROOT / "nanotile")
+    tests = (corpus(ROOT / "tests", "**/*.py") + python_strings(ROOT / "tests")
+             + corpus(ROOT / "tests", "**/*.mlir"))
     if CORPUS_TESTS.is_dir():
         tests += "\n".join(line for line in corpus(CORPUS_TESTS, "**/*.mlir").splitlines()
                            if "expected-" in line)

@@ -566,7 +566,7 @@ op("atomic_rmw_tko", 0x08, operands="pointers arg mask? token?",
 op("atomic_red_view_tko", 0x75, "13.3", operands="view index* value token?",
    results="result_token", attrs=[_SEM, _SCOPE, enum("mode", AtomicRMWMode)],
    flags="token", counted_results=True, traits=_MEM,
-   asm=("@memory_ordering_semantics @memory_scope $view [ $index ] , @mode "
+   asm=("@memory_ordering_semantics ?( @memory_scope )? $view [ $index ] , @mode "
        ", $value ?( 'token = $token )? attr-dict-with-keyword : type($value) , "
        "type($view) ?( , !index_types(index) )? -> type($result_token)"))
 

@@ -39,8 +39,20 @@ _LIST_FIRST = {"signed": 0, "ordered": 0}  # MLIR lists these before their oppos
 _CUSTOM_MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "load_view_tko", "store_view_tko")
 
 
+# atomic_red_view_tko's own parser: each keyword read, then looked up, with these words
+_RED_VIEW_KEYWORDS = {
+    "memory_ordering_semantics": ("invalid memory_ordering_semantics: '{}'; expected one "
+                                  "of: weak, relaxed, acquire, release, acq_rel"),
+    "memory_scope": "invalid memory_scope: '{}'; expected one of: tl_blk, device, sys",
+    "mode": ("unknown atomic RMW mode: '{}'; expected one of: and, or, xor, add, addf, "
+             "max, min, umax, umin"),
+}
+
+
 def enum_errors(opname: str, a: AttrDef, text: str, is_keyword: bool) -> list[str]:
     """MLIR's messages for a bad enum keyword (both, when it is not a keyword at all)."""
+    if opname == "atomic_red_view_tko" and is_keyword and a.name in _RED_VIEW_KEYWORDS:
+        return [f"custom op 'cuda_tile.{opname}' " + _RED_VIEW_KEYWORDS[a.name].format(text)]
     names = [enum_spelling(m) for m in a.enum]  # type: ignore[union-attr]
     names.sort(key=lambda n: _LIST_FIRST.get(n, 1))
     what = _ENUM_WHAT.get(a.name)
@@ -337,7 +349,18 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
             return enum_errors(opname, a, failure.value, failure.token_type == "NAME")
     if symbol in ("type", "types") or (symbol == "NAME" and origin in ("word_type", "type")):
         prefix = f"custom op 'cuda_tile.{opname}' " if opname else ""
+        if op is not None and _index_types_at(g, rule, dot, op):  # parseIndexTypes' own too
+            return [f"{prefix}expected valid keyword (a type), found {found}",
+                    f"{prefix}expected index type after comma"]
         return [f"{prefix}expected valid keyword (a type), found {found}"]
+    if symbol == "predicate" and opname == "assume":
+        bad = _assume_predicate_errors(failure)
+        if bad is not None:
+            return bad
+    if origin == "div_by" and symbol == "INT" and dot == 2 and not str(
+            failure.value).startswith("-"):  # DivByAttr::parse's divisor
+        return [f"expected {_terminal_text(g.tables, symbol)}, found {found}",
+                "failed to parse parameter 'divisor' which is expected to be an integer"]
     if symbol in _NONTERMINAL_WORDS:
         if symbol == "custom_op" and failure.token_type == "NAME":
             return [f"custom op '{failure.value}' is unknown"]
@@ -349,6 +372,41 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
     if len(first) == 1:
         return [f"expected {_terminal_text(g.tables, first[0])}, found {found}"]
     return [f"expected {symbol.strip('_').replace('_', ' ')}, found {found}"]
+
+
+# a word MLIR reads as an attribute of its own (a type, true, unit), not a predicate name
+_ATTRIBUTE_WORD = re.compile(r"(?:[su]?i\d+|f16|bf16|tf32|f32|f64|f80|f128|index|none|true|"
+                             r"false|unit)$")
+_ASSUME = "custom op 'cuda_tile.assume' "
+
+
+def _assume_predicate_errors(failure: ParseFailure) -> list[str] | None:
+    """cuda-tile's parseAssumePredicate: an attribute first (one that is not a predicate
+    is refused), else a keyword naming the predicate."""
+    kind, value = failure.token_type, str(failure.value)
+    if kind == "NAME":
+        if _ATTRIBUTE_WORD.match(value):
+            return [_ASSUME + "expected assume predicate attribute"]
+        if value.isidentifier():
+            return [_ASSUME + f"unknown assume predicate attribute: {value} (expected "
+                    "'div_by', 'same_elements', or 'bounded')"]
+        return None
+    if kind in ("INT", "SIGNED_INT", "TILE_DIMS", "STRING", "FLOAT", "BOOL"):
+        return [_ASSUME + "expected assume predicate attribute"]
+    if kind == "VALUE":
+        return [_ASSUME + "expected valid keyword", _ASSUME + "expected attribute name"]
+    return None
+
+
+_INDEXED_VIEW_OPS = ("load_view_tko", "store_view_tko", "atomic_red_view_tko")
+
+
+def _index_types_at(g: Grammar, rule: int, dot: int, op: Any) -> bool:
+    """Whether the op rule is at its index types (the views' `, tile<i32>` list: their
+    only `types`)."""
+    exp = g.expansions[rule]
+    return (op[0].name in _INDEXED_VIEW_OPS and g.tables.names[rule] == g.tables.names[op[2]]
+            and exp[dot] == "types" and dot > 0 and exp[dot - 1] == "COMMA")
 
 
 def _slot_at(g: Grammar, rule: int, dot: int, slots: tuple[Slot, ...]) -> Slot | None:
@@ -381,3 +439,56 @@ def _terminal_text(tables: Tables, name: str) -> str:
     if keyword:
         return "'" + re.sub(r"\\(.)", r"\1", regexp) + "'"
     return name.lower().replace("_", " ")
+
+
+_SPACES = re.compile(r"\s*")
+
+
+def argument_naming_error(failure: ParseFailure, tables: Tables,
+                          text: str) -> tuple[str, int] | None:
+    """cuda-tile's function signature parser takes arguments all named (`%a: type`) or all
+    unnamed (`type`), and says so at the first one that breaks the pattern: (message,
+    offset), or None when the failure is not in a function's argument list."""
+    g = _grammar(tables)
+    op = _enclosing_op(g, failure.states)
+    if op is None or op[0].name not in ("entry", "testing$func"):
+        return None
+    after_comma = first = False
+    for depth in range(len(failure.states) - 1, -1, -1):
+        origins = {(g.tables.origins[r], d) for r, d in g.kernel(failure.states[depth])}
+        names = {o for o, _ in origins}
+        if "block_args" in names or "block_arg" in names or "type" in names:
+            return None
+        if depth == len(failure.states) - 1:
+            after_comma = any(o.startswith("__block_args_star") and d == 1
+                              for o, d in origins)
+            first = ("entry_args", 1) in origins
+        if "entry_args" in names:
+            break
+    else:
+        return None
+    prefix = f"custom op 'cuda_tile.{op[0].name}' "
+    start = failure.offset
+    for p in ("!cuda_tile.", "#cuda_tile."):
+        if text.startswith(p, start - len(p)):
+            start -= len(p)
+    if after_comma and failure.token_type != "VALUE":
+        return prefix + "expected SSA identifier", start
+    if first and failure.token_type != "VALUE":
+        # unnamed arguments are read on: the first named one is the error
+        depth, i = 0, start
+        while i < len(text):
+            ch = text[i]
+            if ch in "<([{":
+                depth += 1
+            elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+                if depth == 0:
+                    return None
+                depth -= 1
+            elif ch == "," and depth == 0:
+                j = _SPACES.match(text, i + 1).end()
+                if text.startswith("%", j):
+                    return prefix + "expected type instead of SSA identifier", j
+            i += 1
+    return None
+

@@ -38,7 +38,8 @@ from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolV
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
-from .text_errors import describe, enum_errors, enum_value, rounding_mode, view_type_error
+from .text_errors import (argument_naming_error, describe, enum_errors, enum_value, rounding_mode,
+                          view_type_error)
 from .text_lalr import LalrRunner, ParseFailure, load_tables
 from .text_values import (
     AliasRef,
@@ -925,6 +926,12 @@ def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
         if not isinstance(src, T.TensorViewType):
             raise TextError(f"custom op 'cuda_tile.get_tensor_shape' expected tensor_view, "
                             f"got '{type_text(src, True)}'", at)
+    if p.opdef.name == "get_index_space_shape":  # the same for a tile view
+        src, at = p.written["src"]
+        if not isinstance(src, (T.PartitionViewType, T.StridedViewType,
+                                T.GatherScatterViewType)):
+            raise TextError(f"custom op 'cuda_tile.get_index_space_shape' expected tile view, "
+                            f"got '{type_text(src, True)}'", at)
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
@@ -1034,10 +1041,13 @@ def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
 
 def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
     vals = p.operands.get(s.name, [])
+    at = _first_of_last_types(self.text, p.start, self.end, len(types))
+    p.written["!index_types"] = (None, at)
     if len(types) == 1:
         types = types * len(vals)
     if len(types) != len(vals):
-        raise TextError(f"expected {len(vals)} index types, got {len(types)}", self.end)
+        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' expected {len(vals)} index "
+                        f"types, got {len(types)}", at)
     for v, ty, tok in zip(vals, types, p.tokens.get(s.name, [])):
         p.checks.append((v, ty, tok.start_pos))
 
@@ -1105,7 +1115,45 @@ def _argument_region(self: IRBuilder, p: ParsedOp) -> None:
         p.regions[0] = Region([])
 
 
+def _first_of_last_types(text: str, start: int, end: int, count: int) -> int:
+    """Where the first of the ``count`` types written just before the op's last top-level
+    `->` starts (cuda-tile's parseIndexTypes reports there: the first index type)."""
+    depth, arrow = 0, end
+    for i in range(start, end):
+        ch = text[i]
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+        elif depth == 0 and text.startswith("->", i):
+            arrow = i
+    depth, i = 0, arrow - 1
+    while i > start:
+        ch = text[i]
+        if ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+            depth += 1
+        elif ch in "<([{":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            count -= 1
+            if count == 0:
+                break
+        i -= 1
+    m = _BLANKS.match(text, i + 1)
+    return m.end() if m else i + 1
+
+
+def _view_index_types(self: IRBuilder, p: ParsedOp) -> None:
+    """cuda-tile's view load/store/reduction parsers, once the whole op is read: indices
+    written without their types (`, tile<i32>` after the view's type)."""
+    if p.operands.get("index") and "!index_types" not in p.written:
+        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' index types must be specified "
+                        "when indices are present", self.next_token(self.end))
+
+
 _FIXUPS = {"load_ptr_tko": _load_ptr_operands, "if": _if_regions,
+           "load_view_tko": _view_index_types, "store_view_tko": _view_index_types,
+           "atomic_red_view_tko": _view_index_types,
            "reduce": _argument_region, "scan": _argument_region,
            "make_partition_view": _view_result, "make_strided_view": _view_result,
            "make_gather_scatter_view": _view_result}
@@ -1331,6 +1379,9 @@ def _read(text: str, filename: str, allow_unregistered: bool, parse: Any) -> Any
         offset = builder.start if e.offset is None else e.offset
         raise builder.error(e.messages, offset, e.notes) from None
     except ParseFailure as f:
+        naming = argument_naming_error(f, r.tables, text)
+        if naming is not None:
+            raise builder.error([naming[0]], naming[1]) from None
         messages, offset = describe(f, r.tables)
         if f.token_type == "$END" or _PUNCTUATION_EXPECTED.match(messages[0]):
             offset = _wrong_token_offset(text, offset)

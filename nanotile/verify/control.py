@@ -99,6 +99,9 @@ def _return(op: Operation) -> None:
         parent = _parent(parent)
     if parent is None:
         return
+    if parent.name not in ("entry", "testing$func"):  # an if inside a loop, say
+        raise fail("must be used within a cuda_tile.testing$func, cuda_tile.entry, or "
+                   "cuda_tile.if operation")
     ftype = parent.attributes.get("function_type")
     results = list(getattr(ftype, "results", ()))
     name = parent.attributes.get("sym_name", "")

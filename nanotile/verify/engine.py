@@ -99,6 +99,15 @@ def warn(message: str, op: Operation) -> None:
     fname, line, col = position(op, run.filename)
     run.warnings.append(Diagnostic("warning", message, fname, line, col))
 
+def error_and_go_on(message: str, op: Operation) -> None:
+    """An op error that does not fail the op's verification (cuda-tile emits a few with
+    the verifier going on to success): checking carries on after it."""
+    run = _RUN.get()
+    if run is None:
+        return
+    fname, line, col = position(op, run.filename)
+    run.warnings.append(Diagnostic("error", f"{op_label(op)} {message}", fname, line, col))
+
 _RULES: dict[str, list[Rule]] = {}
 _EXIT_RULES: dict[str, list[Rule]] = {}
 

@@ -26,25 +26,33 @@ def _el(t: Type) -> Type | None:
     return t.element if isinstance(t, TileType) else None
 
 
-def _memory_model(op: Operation, allowed: tuple[M, ...], what: str) -> None:
+# per access: the orderings it takes, cuda-tile's message for another, for a weak access
+# with a scope, and the access's name in "memory scope is required for ..."
+_LOAD = ((M.weak, M.relaxed, M.acquire), "expect one of: weak, relaxed, or acquire, but got: ",
+         "weak load must not have memory scope", "load")
+_STORE = ((M.weak, M.relaxed, M.release), "expect one of: weak, relaxed, or release, but got: ",
+          "weak store must not have memory scope", "store")
+
+
+def _memory_model(op: Operation, model) -> None:
+    allowed, not_allowed, weak_scoped, what = model
     sem = attr(op, "memory_ordering_semantics")
     scope = op.attributes.get("memory_scope")
     if sem not in allowed:
-        names = ", ".join(m.name for m in allowed[:-1]) + f", or {allowed[-1].name}"
-        raise fail(f"expect one of: {names}, but got: {getattr(sem, 'name', sem)}")
+        raise fail(not_allowed + str(getattr(sem, "name", sem)))
     if sem is M.weak:
         if scope is not None:
-            raise fail(f"weak {what} must not have memory scope")
+            raise fail(weak_scoped)
     elif scope is None:
         raise fail(f"memory scope is required for {sem.name} {what}")
 
 
 def _load_model(op: Operation) -> None:
-    _memory_model(op, (M.weak, M.relaxed, M.acquire), "load")
+    _memory_model(op, _LOAD)
 
 
 def _store_model(op: Operation) -> None:
-    _memory_model(op, (M.weak, M.relaxed, M.release), "store")
+    _memory_model(op, _STORE)
 
 
 def _pointer_of(ptrs: Type, values: Type) -> bool:

@@ -85,6 +85,9 @@ def _aggregate_region(op: Operation) -> None:
         raise fail(f"expect number of terminators operands ({len(yielded)}) to match "
                    f"number of operands ({n})")
     for i, (v, y) in enumerate(zip(op.operands, yielded)):
+        if not (isinstance(v.type, TileType) and isinstance(y.type, TileType)):
+            raise fail("expected TileType for operand and terminator types but got: "
+                       f"{q(v.type)} and {q(y.type)}")
         a = v.type.element if isinstance(v.type, TileType) else None
         b = y.type.element if isinstance(y.type, TileType) else None
         if a != b:

@@ -4,10 +4,11 @@ unpack, constant."""
 from __future__ import annotations
 
 from nanotile.ir.core import Operation
+from nanotile.ir.rewrite import splat_value
 from nanotile.ir.types import ElementType, TileType
 
 from .arith import bit_width, value_width
-from .engine import fail, q, rule, shape_text
+from .engine import fail, q, rule, shape_text, warn
 
 
 def _tile(t) -> TileType | None:
@@ -81,7 +82,8 @@ def _cat(op: Operation) -> None:
                        f"{i}, expected: {lhs.shape[i]} but got: {res.shape[i]}")
 
 
-def _check_indices(op: Operation, big: TileType, small: TileType, indices) -> None:
+def _check_indices(op: Operation, big: TileType, small: TileType, indices,
+                   warn_bounds: bool = False) -> None:
     for i in range(big.rank):
         if big.shape[i] % small.shape[i] != 0:
             raise fail(f"source dimension {i} size ({big.shape[i]}) must be evenly "
@@ -96,6 +98,22 @@ def _check_indices(op: Operation, big: TileType, small: TileType, indices) -> No
             raise fail(f"index {i} must be a scalar tile, got rank {t.rank}")
         if str(t.element) != "i32":
             raise fail(f"index {i} must have i32 element type")
+        if warn_bounds:
+            _warn_constant_index(op, i, v, big.shape[i] // small.shape[i] - 1)
+
+
+def _warn_constant_index(op: Operation, i: int, index, max_valid: int) -> None:
+    """extract's warnings (not errors: the op still compiles) for a constant index."""
+    value = splat_value(index)
+    if value is None:
+        return
+    value = int(value)
+    if value < 0:
+        warn(f"extract index {i} has negative value {value}, which may cause undefined "
+             "behavior", op)
+    if value > max_valid:
+        warn(f"extract index {i} value {value} may be out of bounds (max valid index: "
+             f"{max_valid})", op)
 
 
 @rule("extract")
@@ -107,7 +125,7 @@ def _extract(op: Operation) -> None:
         raise fail("source and result element type do not match")
     if src.rank != res.rank:
         raise fail("source and result must have the same rank")
-    _check_indices(op, src, res, op.operands[1:])
+    _check_indices(op, src, res, op.operands[1:], warn_bounds=True)
 
 
 @rule("insert")

@@ -106,3 +106,61 @@ def test_constant_errors_are_placed_as_mlir_places_them(literal: str, ty: str, a
     line, col, _ = first_error(text)
     want = next(i for i, ln in enumerate(text.splitlines(), 1) if at in ln)
     assert (line, col) == (want, column_of(text, want, at) + shift)
+
+
+def test_index_type_count_points_at_the_first_index_type() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%view: !cuda_tile.partition_view<"
+            "tile=(8x8), !cuda_tile.tensor_view<64x64xf32, strides=[64,1]>>, "
+            "%c0: !cuda_tile.tile<i32>) {\n"
+            "    %x, %t = load_view_tko weak %view[%c0, %c0] : partition_view<tile=(8x8), "
+            "tensor_view<64x64xf32, strides=[64,1]>>, tile<i32>, tile<i32>, tile<i32> "
+            "-> tile<8x8xf32>, token\n  }\n}\n")
+    line, col, message = first_error(text)
+    assert message.endswith("expected 2 index types, got 3")
+    assert (line, col) == (3, column_of(text, 3, "tile<i32>, tile<i32>, tile<i32>"))
+
+
+def test_get_index_space_shape_points_at_the_source_type() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%v: !cuda_tile.tile<8xi32>) {\n"
+            "    %0 = get_index_space_shape %v : !cuda_tile.tile<8xi32> -> tile<i32>\n  }\n}\n")
+    line, col, message = first_error(text)
+    assert message.endswith("expected tile view, got '!cuda_tile.tile<8xi32>'")
+    assert (line, col) == (3, column_of(text, 3, "!cuda_tile.tile<8xi32> ->"))
+
+
+def test_unknown_assume_predicate_points_at_its_name() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%x: !cuda_tile.tile<4xi32>) {\n"
+            "    %0 = assume foo<4>, %x : tile<4xi32>\n  }\n}\n")
+    line, col, message = first_error(text)
+    assert "unknown assume predicate attribute: foo" in message
+    assert (line, col) == (3, column_of(text, 3, "foo<4>"))
+
+
+def test_missing_index_type_points_after_the_comma() -> None:
+    text = ("cuda_tile.module @m {\n  testing$func @k(%view: !cuda_tile.partition_view<"
+            "tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, "
+            "%c0: !cuda_tile.tile<i32>) {\n"
+            "    %x, %t = load_view_tko weak %view[%c0] : partition_view<tile=(8), "
+            "tensor_view<64xf32, strides=[1]>>, -> tile<8xf32>, token\n  }\n}\n")
+    try:
+        read_modules(text, "t.mlir")
+    except CompileError as e:
+        got = [(d.line, d.column, d.message) for d in e.diagnostics]
+    else:
+        raise AssertionError("no error")
+    at = column_of(text, 3, "-> tile<8xf32>")
+    assert got[1] == (3, at, "custom op 'cuda_tile.load_view_tko' expected index type after "
+                             "comma")
+    assert got[0][:2] == (3, at)
+
+
+@pytest.mark.parametrize("args, needle, message", [
+    ("%a: !cuda_tile.tile<f32>, !cuda_tile.tile<f32>", "!cuda_tile.tile<f32>)",
+     "expected SSA identifier"),
+    ("tile<f32>, tile<i32>, %a: tile<f32>", "%a", "expected type instead of SSA identifier"),
+])
+def test_argument_naming_points_at_the_argument(args: str, needle: str, message: str) -> None:
+    text = f"cuda_tile.module @m {{\n  entry @k({args}) {{\n  }}\n}}\n"
+    line, col, got = first_error(text)
+    assert got == f"custom op 'cuda_tile.entry' {message}"
+    assert (line, col) == (2, column_of(text, 2, needle))

@@ -61,3 +61,17 @@ cuda_tile.module @m {
     }
   }
 }
+
+// -----
+
+// yield takes any type: a token yielded for a tile operand.
+cuda_tile.module @m {
+  testing$func @k(%x: !cuda_tile.tile<4xi32>) {
+    // expected-error @below{{'cuda_tile.reduce' op expected TileType for operand and terminator types but got: '!cuda_tile.tile<4xi32>' and '!cuda_tile.token'}}
+    %0 = reduce %x dim=0 identities=[0 : i32] : tile<4xi32> -> tile<i32>
+    (%a: tile<i32>, %b: tile<i32>) {
+      %t = make_token : token
+      yield %t : token
+    }
+  }
+}

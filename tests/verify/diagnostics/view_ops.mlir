@@ -112,3 +112,102 @@ cuda_tile.module @m {
     %t = store_view_tko weak %x, %x[%i] : tile<4xi8>, tile<4xi8>, tile<i32> -> token
   }
 }
+
+// -----
+
+// Indices written without their types: cuda-tile's parser says so once the op is read,
+// where the next token starts.
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>) {
+    %x, %t = load_view_tko weak %view[%c0] : partition_view<tile=(8), tensor_view<64xf32, strides=[1]>> -> tile<8xf32>, token
+    // expected-error @below{{custom op 'cuda_tile.load_view_tko' index types must be specified when indices are present}}
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    %t = store_view_tko weak %v, %view[%c0] : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>> -> token
+    // expected-error @below{{custom op 'cuda_tile.store_view_tko' index types must be specified when indices are present}}
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    %t = atomic_red_view_tko relaxed device %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>> -> token
+    // expected-error @below{{custom op 'cuda_tile.atomic_red_view_tko' index types must be specified when indices are present}}
+  }
+}
+
+// -----
+
+// More index types than indices (one type is for all of them).
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8x8), !cuda_tile.tensor_view<64x64xf32, strides=[64,1]>>, %c0: !cuda_tile.tile<i32>) {
+    // expected-error @below{{custom op 'cuda_tile.load_view_tko' expected 2 index types, got 3}}
+    %x, %t = load_view_tko weak %view[%c0, %c0] : partition_view<tile=(8x8), tensor_view<64x64xf32, strides=[64,1]>>, tile<i32>, tile<i32>, tile<i32> -> tile<8x8xf32>, token
+  }
+}
+
+// -----
+
+// atomic_red_view_tko reads its keywords with a parser of its own: its own messages.
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.atomic_red_view_tko' unknown atomic RMW mode: 'foo'; expected one of: and, or, xor, add, addf, max, min, umax, umin}}
+    %t = atomic_red_view_tko relaxed device %view[%c0], foo, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.atomic_red_view_tko' invalid memory_ordering_semantics: 'bogus'; expected one of: weak, relaxed, acquire, release, acq_rel}}
+    %t = atomic_red_view_tko bogus device %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.atomic_red_view_tko' invalid memory_scope: 'planet'; expected one of: tl_blk, device, sys}}
+    %t = atomic_red_view_tko relaxed planet %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+
+// -----
+
+// Its scope is optional to the parser, required by the op.
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{'cuda_tile.atomic_red_view_tko' op requires attribute 'memory_scope'}}
+    %t = atomic_red_view_tko relaxed %view[%c0], addf, %v : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, tile<i32> -> token
+  }
+}
+
+// -----
+
+// A comma after the view's type and no type: the type parser's error, then
+// parseIndexTypes' own.
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>) {
+    // expected-error @below{{custom op 'cuda_tile.load_view_tko' expected valid keyword}}
+    // expected-error @below{{custom op 'cuda_tile.load_view_tko' expected index type after comma}}
+    %x, %t = load_view_tko weak %view[%c0] : partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, -> tile<8xf32>, token
+  }
+}
+
+// -----
+
+cuda_tile.module @m {
+  testing$func @k(%view: !cuda_tile.partition_view<tile=(8), !cuda_tile.tensor_view<64xf32, strides=[1]>>, %c0: !cuda_tile.tile<i32>, %v: !cuda_tile.tile<8xf32>) {
+    // expected-error @below{{custom op 'cuda_tile.store_view_tko' expected valid keyword}}
+    // expected-error @below{{custom op 'cuda_tile.store_view_tko' expected index type after comma}}
+    %t = store_view_tko weak %v, %view[%c0] : tile<8xf32>, partition_view<tile=(8), tensor_view<64xf32, strides=[1]>>, -> token
+  }
+}
