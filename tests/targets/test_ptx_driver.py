@@ -91,7 +91,7 @@ def test_sm100_ptx_runs_like_the_interpreter():
 # -- the lower stages are passes of the pipeline: one run, every stage printable ----------
 
 AXPY = str(EXAMPLES / "axpy.mlir")
-HEADER = re.compile(r"^// -----// IR Dump After (\S+) //----- //$", re.MULTILINE)
+HEADER = re.compile(r"^// -----// IR Dump After (\S+?(?:{[^}]*})?) //----- //$", re.MULTILINE)
 
 
 def to_ptx(gpu: str) -> str:

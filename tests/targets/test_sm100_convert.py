@@ -149,9 +149,12 @@ def test_targets_register_their_rules():
     from nanotile.targets.sm100 import select_convert as sm100_rules
     from nanotile.targets.target import SELECT_HOOKS
 
-    assert not SM90.select_overrides and SM90.select_rule("decode_narrow_float") is None
-    # every hook but ``elementwise``, which no target sets (labs/05-lowering does)
-    assert set(SM100.select_overrides) == set(SELECT_HOOKS) - {"elementwise"}
+    # sm_90's own rules are wgmma's (the mma plan and its ops); no narrow-float cvt forms
+    assert set(SM90.select_overrides) == {"plan_mma", "op"}
+    assert SM90.select_rule("decode_narrow_float") is None
+    # every conversion hook: not ``elementwise``, which no target sets (labs/05-lowering
+    # does), nor the wgmma hooks, which are sm_90's
+    assert set(SM100.select_overrides) == set(SELECT_HOOKS) - {"elementwise", "plan_mma", "op"}
     assert SM100.select_rule("encode_narrow_float") is sm100_rules.encode_narrow_float
     with pytest.raises(AssertionError):
         SM100.select_rule("no_such_hook")
