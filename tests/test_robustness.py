@@ -41,6 +41,8 @@ def _commands(note: Path) -> list[str]:
 @pytest.fixture
 def scratch(tmp_path: Path) -> Path:
     """A writable copy of the robustness folder, with ../corpus beside it as there."""
+    if not ROBUSTNESS.is_dir():
+        pytest.skip(missing_reason(ROBUSTNESS))
     folder = tmp_path / "robustness"
     shutil.copytree(ROBUSTNESS, folder)
     (tmp_path / "corpus").symlink_to(SHARED / "corpus")
