@@ -105,7 +105,7 @@ def grade(lab: Lab, reference: bool) -> list[PartResult]:
     try:
         solution = grader.solution(reference)
     except Exception as error:  # the starter may not even import yet
-        return [PartResult(part, 0.0, f"could not load the solution: {_summary(error)}")
+        return [PartResult(part, 0.0, f"could not load the solution: {summary(error)}")
                 for part in grader.PARTS]
     return [_grade_part(part, solution) for part in grader.PARTS]
 
@@ -114,12 +114,12 @@ def _grade_part(part: Part, solution: object) -> PartResult:
     try:
         score = part.check(solution)
     except Exception as error:
-        return PartResult(part, 0.0, _summary(error))
+        return PartResult(part, 0.0, summary(error))
     fraction = min(max(score.fraction, 0.0), 1.0)
     return PartResult(part, fraction * part.points, score.message)
 
 
-def _summary(error: BaseException) -> str:
+def summary(error: BaseException) -> str:
     """``Type: message (file:line)`` of the innermost frame, for a student to find it."""
     frames = traceback.extract_tb(error.__traceback__)
     where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""

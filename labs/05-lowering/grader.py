@@ -19,7 +19,6 @@ import copy
 import dataclasses
 import io
 import re
-import traceback
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,19 +211,11 @@ def _run(solution: object, case: Case) -> Outcome:
         result.warp_instructions = run_ptx(result.ptx, "k", grid=(1,), args=[a, b, out],
                                            max_warp_steps=MAX_WARP_STEPS).instructions
     except Exception as error:  # noqa: BLE001 - the student's rule, its PTX or the run
-        result.error = _summary(error)
+        result.error = labkit.summary(error)
         return result
     result.stored = out
     result.wrong = _difference(case, a, b, expected(case), out)
     return result
-
-
-def _summary(error: BaseException) -> str:
-    """``Type: first line (file:line)`` of the innermost frame: where to look."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    lines = str(error).splitlines()
-    return f"{type(error).__name__}: {lines[0] if lines else ''}{where}"
 
 
 def expected(case: Case) -> np.ndarray:

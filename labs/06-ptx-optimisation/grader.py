@@ -27,7 +27,6 @@ import copy
 import functools
 import io
 import re
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -278,7 +277,7 @@ def _run(kernel: Kernel, make_ptx: Callable[[], tuple[str, int]]) -> Run:
         stats = run_ptx(run.ptx, kernel.name, grid=grid, args=arguments,
                         max_warp_steps=MAX_WARP_STEPS)
     except Exception as error:  # noqa: BLE001 - the student's pass, its PTX or the run
-        run.error = _summary(error)
+        run.error = labkit.summary(error)
         return run
     run.warp_instructions = stats.instructions
     run.stored = [a.copy() for a in arguments if isinstance(a, np.ndarray)]
@@ -310,14 +309,6 @@ def _difference(expected: list[np.ndarray], stored: list[np.ndarray]) -> str:
             return (f"WRONG results: array argument {number}, element {i}: "
                     f"{want.reshape(-1)[i]} expected, got {got.reshape(-1)[i]}")
     return ""
-
-
-def _summary(error: BaseException) -> str:
-    """``Type: first line (file:line)`` of the innermost frame: where to look."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    lines = str(error).splitlines()
-    return f"{type(error).__name__}: {lines[0] if lines else ''}{where}"
 
 
 # ---- the parts ---------------------------------------------------------------------------
