@@ -161,7 +161,7 @@ class _Reader(TableReader):
         except ReadFailure as e:
             raise e.then("failed to parse bytecode header", main) from None
         sections = self.read_sections(main)
-        module = Module(name=None)
+        module = Module(name=None, filename=self.filename)
         if W.SEC_STRING not in sections:
             raise main.fail("string section is mandatory")
         self.section(main, sections, W.SEC_STRING, self.read_strings)

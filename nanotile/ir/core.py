@@ -140,6 +140,9 @@ class Module:
     attributes: dict[str, Any] = field(default_factory=dict)
     location: Location | None = None
     source: SourceRange | None = None
+    # The file the module was read from, for messages about ops that carry no position
+    # of their own (bytecode without debug information).
+    filename: str | None = field(default=None, compare=False)
     # Side record kept by the bytecode reader: the file's type table in its order. cuTile
     # registers some types before their first use (list element types, lazily defined
     # globals), so the order cannot always be re-derived from the IR; the bytecode writer

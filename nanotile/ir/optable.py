@@ -129,6 +129,12 @@ class OpDef:
         return any(o.kind != "single" for o in self.operands)
 
     @property
+    def has_operand_segments(self) -> bool:
+        """MLIR's AttrSizedOperandSegments: with two or more variadic or optional operand
+        groups, the generic form spells out their sizes (``operandSegmentSizes``)."""
+        return sum(o.kind != "single" for o in self.operands) >= 2
+
+    @property
     def cpp_class(self) -> str:
         """cuda-tile's C++ class of the op (``AddIOp``), named in bytecode reader errors."""
         return CPP_CLASSES.get(self.name) or "".join(

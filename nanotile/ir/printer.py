@@ -294,7 +294,7 @@ class OpPrinter:
                 inherent.append((k, _generic_entry(k, v, a, self)))
             else:
                 extra.append((k, _generic_entry(k, v, None, self)))
-        if opdef is not None and opdef.has_variable_operands and op.operand_segments:
+        if opdef is not None and opdef.has_operand_segments and op.operand_segments:
             segs = ", ".join(map(str, op.operand_segments))
             inherent.append(("operandSegmentSizes", f"operandSegmentSizes = array<i32: {segs}>"))
         if inherent:

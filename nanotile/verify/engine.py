@@ -216,8 +216,43 @@ def _check_op(op: Operation) -> None:
     from .structure import check_types_of
     check_types_of(op)
     check_constraints(op)
+    _check_blocks_not_empty(op)
     for fn in _RULES.get(op.name, ()):
         fn(op)
+
+
+def _check_blocks_not_empty(op: Operation) -> None:
+    """MLIR's SingleBlock trait: every op with a region here has one block, and that
+    block holds at least its terminator (the bytecode reader checks nested blocks as it
+    reads them, not the body of an entry)."""
+    for region in op.regions:
+        if region.blocks and not region.blocks[0].ops:
+            raise fail("expects a non-empty block")
+
+
+def _check_block_ends_in_terminator(block: Block) -> None:
+    """MLIR checks this on leaving a block, after its ops and before its op's own region
+    checks: the message shows the last op in generic form, on its own line when it spans
+    several."""
+    from nanotile.ir.optable import lookup
+    last = block.ops[-1]
+    opdef = lookup(last.name)
+    if opdef is not None and opdef.is_terminator:
+        return
+    text = _generic_text(last)
+    raise fail("block with no terminator, has " + ("\n" if "\n" in text else "") + text,
+               op_prefix=False, at=last)
+
+
+def _generic_text(op: Operation) -> str:
+    """``op`` in generic form, its values numbered as in its whole top-level item."""
+    from nanotile.ir.printer import OpPrinter
+    item = op
+    while parent_op(item) is not None:
+        item = parent_op(item)
+    printer = OpPrinter(generic=True)
+    printer.number(item)
+    return printer.op(op)
 
 
 def _walk(op: Operation) -> None:
@@ -231,6 +266,8 @@ def _walk(op: Operation) -> None:
         for block in region.blocks:
             for inner in block.ops:
                 _walk(inner)
+            if block.ops:
+                _check_block_ends_in_terminator(block)
     for fn in _EXIT_RULES.get(op.name, ()):
         try:
             fn(op)
@@ -245,7 +282,7 @@ def _module_filename(module: Module) -> str:
     for op in module.walk():
         if op.source is not None:
             return op.source.filename
-    return "<unknown>"
+    return module.filename or "<unknown>"
 
 
 def verify(module: Module, options: Options | None = None) -> list[Diagnostic]:
