@@ -127,7 +127,7 @@ def check_forms(forms: list[Form], text: str, filename: str) -> None:
         if form.head in ("run", "run-schedule"):
             why = "nanotile runs the rulesets itself (see --rule-stats for what matched)"
         elif form.head == "include":
-            why = "give each rule file with its own --rules"
+            why = "pass each rule file with a --rules flag of its own"
         else:
             why = "a rule file may only declare sorts, functions, rulesets and rules"
         raise CompileError(Diagnostic("error", f"'({form.head} ...)' is not allowed in a "

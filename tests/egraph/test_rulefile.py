@@ -61,7 +61,7 @@ def test_an_unclosed_inner_form_and_a_stray_closing_one(tmp_path, capsys):
     ("(run 10)", "nanotile runs the rulesets itself (see --rule-stats for what matched)"),
     ("(run-schedule (saturate (run r)))",
      "nanotile runs the rulesets itself (see --rule-stats for what matched)"),
-    ('(include "other.egg")', "give each rule file with its own --rules"),
+    ('(include "other.egg")', "pass each rule file with a --rules flag of its own"),
     ("(push)", "a rule file may only declare sorts, functions, rulesets and rules"),
     ("(check (= 1 1))", "a rule file may only declare sorts, functions, rulesets and rules"),
 ])

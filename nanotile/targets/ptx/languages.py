@@ -180,11 +180,20 @@ SIMT = TILE_LAYOUT.extend(
     add_invariants=[("registers-only", registers_only)],
     tile_level=False, runner=run_simt_module)
 
+# Hopper's warpgroup MMA (PTX ISA 8.0+, sm_90a only: Blackwell has tcgen05 instead).
+WGMMA_INSTRUCTIONS = {
+    "wgmma.mma_async": "warpgroup MMA, B (and A) read from shared memory by descriptor",
+    "wgmma.fence": "accumulator registers ready for wgmma",
+    "wgmma.commit_group": "close a group of wgmma.mma_async",
+    "wgmma.wait_group": "wait until at most N groups are pending",
+    "fence.proxy.async": "shared-memory writes visible to the async proxy"}
+
 PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper: PTX instructions on virtual registers in basic blocks, printed as\n"
-                "PTX text (.target sm_90a); the tensor cores through mma.sync (wgmma, TMA\n"
-                "and mbarriers are not used yet). The module's program is module.ptx\n"
-                "(select-instructions); the invariants read it.",
+                "PTX text (.target sm_90a); the tensor cores through wgmma.mma_async for\n"
+                "f16/bf16 matmuls (a warpgroup's operands in shared memory: lower-wgmma) and\n"
+                "mma.sync for the others (TMA and mbarriers are not used yet). The module's\n"
+                "program is module.ptx (select-instructions); the invariants read it.",
     remove_ops=SIMT.ops, remove_types=SIMT.types, remove_attrs=SIMT.attrs,
     remove_extra_ops=set(SIMT.extra_ops),  # simt's own ops are gone too
     remove_invariants={name for name, _ in SIMT.invariants},  # those read Tile IR ops
@@ -192,15 +201,18 @@ PTX_SM90 = SIMT.extend(
                     ("ptx-registers-declared", ptx_registers_declared),
                     ("ptx-branch-targets", ptx_branch_targets)],
     extra_ops={"mma.sync": "warp MMA", "ldmatrix.sync": "mma fragments from shared memory",
-               "shfl.sync": "lane exchanges", "bar.sync": "CTA barrier", "bra": "branch"},
+               "shfl.sync": "lane exchanges", "bar.sync": "CTA barrier", "bra": "branch",
+               **WGMMA_INSTRUCTIONS},
     ptx=True, open_to_extensions=True, runner=run_ptx_module)
 
 PTX_SM100 = PTX_SM90.extend(
-    "ptx-sm100", "Blackwell: as ptx-sm90 for .target sm_100a (PTX 8.6), plus the cvt forms of\n"
-                 "the element types only Blackwell has (f4E2M1FN, f8E8M0FNU). The ptx-sm90\n"
+    "ptx-sm100", "Blackwell: as ptx-sm90 for .target sm_100a (PTX 8.6) without wgmma (the\n"
+                 "tensor cores through mma.sync; tcgen05 is not used yet), plus the cvt forms\n"
+                 "of the element types only Blackwell has (f4E2M1FN, f8E8M0FNU). The ptx-sm90\n"
                  "passes run here too (they copy the instructions they do not know).",
     remove_invariants={"ptx-target"},
     add_invariants=[("ptx-target", _ptx_target_is("sm_100"))],
+    remove_extra_ops=set(WGMMA_INSTRUCTIONS),
     extra_ops={"cvt.rn.f16x2.e2m1x2": "two f4E2M1FN -> two f16",
                "cvt.rn.satfinite.e2m1x2.f32": "two f32 -> two f4E2M1FN",
                "cvt.rn.bf16x2.ue8m0x2": "two f8E8M0FNU -> two bf16",
