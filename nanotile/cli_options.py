@@ -190,7 +190,7 @@ def language_table() -> str:
 
 
 def _not_written_note(name: str) -> str:
-    """A line after a declared language no pass writes (tile-opt, tile-ordered)."""
+    """A line after a declared language no pass writes (one a plugin declares, say)."""
     from .passes.registry import entered_languages
 
     if name in entered_languages():

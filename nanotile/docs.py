@@ -211,8 +211,20 @@ def pass_index() -> str:
 
 
 def _arrow(cls: type) -> str:
+    if cls.refines:  # keeps its language, but completes a stage on one
+        return ", ".join(f"{a} -> {b}" for a, b in cls.refines.items()) + \
+            f" (else {cls.input} -> {cls.input})"
     writes = [w for w in cls.output_languages() if w != cls.input]
     return f"{cls.input} -> {' or '.join(writes) if writes else cls.input}"
+
+
+def _writes_cell(cls: type) -> str:
+    link = "[`{0}`](../languages.md#{0})".format
+    if cls.refines:
+        return "; ".join(f"{link(b)} when given {link(a)}" for a, b in cls.refines.items()) \
+            + "; else the language it is given"
+    writes = [w for w in cls.output_languages() if w != cls.input]
+    return " or ".join(link(w) for w in writes) or "the language it is given"
 
 
 def pass_page(name: str) -> str:
@@ -221,13 +233,11 @@ def pass_page(name: str) -> str:
     cls = PASSES[name]
     source = Path(inspect.getfile(cls)).resolve().relative_to(ROOT).as_posix()
     doc = inspect.getmodule(cls).__doc__ or ""
-    writes = [w for w in cls.output_languages() if w != cls.input]
     lines = [MARK.format(f"{source} and its golden test"), f"# {name}", "",
              _escape(cls.summary()), "",
              "| | |", "|---|---|",
              f"| reads | [`{cls.input}`](../languages.md#{cls.input}) |",
-             "| writes | " + (" or ".join(f"[`{w}`](../languages.md#{w})" for w in writes)
-                             or "the language it is given") + " |",
+             f"| writes | {_writes_cell(cls)} |",
              f"| source | [{source}](../../{source}) |",
              f"| run it | `python -m nanotile.passes FILE -p {name}` |",
              "", "## Where it runs", ""]

@@ -498,9 +498,9 @@ def test_binary_output_goes_to_a_file_or_a_pipe_from_a_terminal(kernel, tmp_path
 
 # -- errors on the command line ---------------------------------------------------------
 
-# the languages a module can be in: the input's and those some pass writes (tile-opt and
-# tile-ordered are declared, but no pass writes them)
-KNOWN = "(known: tile, tile-canon, tile-ptr, tile-layout, simt, ptx-sm90, ptx-sm100)"
+# the languages a module can be in: the input's and those some pass writes
+KNOWN = ("(known: tile, tile-canon, tile-opt, tile-ptr, tile-ordered, tile-layout, simt, "
+         "ptx-sm90, ptx-sm100)")
 
 
 @pytest.mark.parametrize("command", ["nanotile", "python -m nanotile.passes"])

@@ -2,7 +2,8 @@
 reads (``input``) and writes (``output``; None = the language it was given), its options
 (the dataclass fields) and an ``apply`` that edits a module in place. A pass whose output
 depends on its options (``select-instructions{gpu=sm_90}`` writes ptx-sm90) overrides
-``output_language()``; the pass manager asks that, never the class variable.
+``output_language()``; the pass manager asks that, never the class variable. A pass that
+runs on any tile language but completes a stage on one of them says so in ``refines``.
 
 ``PassContext`` carries what passes share during one pipeline run: the facts that
 ``assume-to-facts`` recorded, keyed by SSA value. Each fact is also written into the IR
@@ -55,6 +56,10 @@ class Pass:
     name: ClassVar[str] = ""
     input: ClassVar[str] = "tile"
     output: ClassVar[str | None] = None
+    # A pass that keeps the language it is given, except that on a module in language A
+    # it makes one of the stage B (a sublanguage of A, or A with a new invariant):
+    # {A: B}. eqsat on tile-canon gives tile-opt; resolve-tokens on tile-ptr, tile-ordered.
+    refines: ClassVar[dict[str, str]] = {}
 
     def output_language(self) -> str | None:
         """The language this instance writes (None = the one it was given)."""
@@ -64,7 +69,7 @@ class Pass:
     def output_languages(cls) -> tuple[str, ...]:
         """Every language some instance of the pass writes (none: it keeps the one it was
         given); ``--print-language`` lists only languages a pass writes."""
-        return (cls.output,) if cls.output else ()
+        return ((cls.output,) if cls.output else ()) + tuple(cls.refines.values())
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         """Rewrite ``module`` in place; return True if anything changed."""

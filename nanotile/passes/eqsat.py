@@ -38,6 +38,7 @@ class Eqsat(Pass):
     """Equality saturation (egglog rules in nanotile/egraph/rules, plus --rules files)."""
 
     name = "eqsat"
+    refines = {"tile-canon": "tile-opt"}
     rules: str = ""          # user rule files, comma-separated
     rulesets: str = ""       # run only these rulesets (comma-separated); "" = all
     builtin: bool = True     # load nanotile's own rule files

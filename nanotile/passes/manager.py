@@ -138,7 +138,9 @@ def _step_count(steps: list[Pass], flag: str, value: str, first: int, unique: bo
 def step_output(step: Pass, language: str) -> str:
     """The language ``step`` leaves a module in that was in ``language``."""
     output = step.output_language()
-    return language if output is None or output == step.input else output
+    if output is None or output == step.input:
+        return step.refines.get(language, language)
+    return output
 
 
 def languages_after(steps: list[Pass], language: str) -> str:

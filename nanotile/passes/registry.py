@@ -67,9 +67,8 @@ def register(cls: type[Pass]) -> type[Pass]:
 def entered_languages() -> dict[str, list[str]]:
     """The languages a module can be in, top to bottom, each with the passes that bring a
     module into it: ``tile`` (what the parser and the bytecode reader make) and every
-    language some registered pass writes from another. A language declared but written by
-    no pass (tile-opt and tile-ordered: eqsat and resolve-tokens keep the language they
-    are given) is not among them."""
+    language some registered pass writes from another (``output``, or a stage it
+    ``refines``). A language declared but written by no pass is not among them."""
     from .languages import LANGUAGES
 
     writers: dict[str, list[str]] = {"tile": []}

@@ -7,8 +7,8 @@ strong as any order tokens can express, so the token operands are dropped: memor
 lose their input token, ``make_token``/``join_tokens`` go, and tokens carried through
 ``for``/``loop`` iteration values, ``if`` results and their terminators are removed.
 Token results of memory ops stay (unused) because the op table fixes the result list.
-After lower-views this is the step to tile-ordered (no op takes a token); it runs on
-any tile-level module, so its declared output is the language it is given.
+After lower-views this is the step to tile-ordered (no op takes a token: ``refines``); on
+any other tile-level module it keeps the language it is given.
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ class ResolveTokens(Pass):
 
     name = "resolve-tokens"
     input = "tile"
+    refines = {"tile-ptr": "tile-ordered"}
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False

@@ -76,14 +76,21 @@ def test_print_language_without_a_name_lists_the_languages_passes_write(capsys):
     status, out, _ = run(capsys, "--print-language")
     assert status == 0
     assert [line.split()[0] for line in out.splitlines()] == \
-        ["tile", "tile-canon", "tile-ptr", "tile-layout", "simt", "ptx-sm90", "ptx-sm100"]
+        ["tile", "tile-canon", "tile-opt", "tile-ptr", "tile-ordered", "tile-layout", "simt",
+         "ptx-sm90", "ptx-sm100"]
     assert re.search(r"^  tile-ptr +lower-views +Views lowered", out, re.MULTILINE)
+    assert re.search(r"^  tile-ordered +resolve-tokens +Tokens resolved", out, re.MULTILINE)
 
 
-def test_a_language_no_pass_writes_is_marked(capsys):
-    assert run(capsys, "--print-language", "tile-ordered")[1].endswith(
+def test_a_language_no_pass_writes_is_marked(capsys, monkeypatch):
+    from nanotile.passes import languages
+
+    unwritten = languages.TILE_PTR.extend("tile-unwritten", "A stage no pass reaches.")
+    monkeypatch.setitem(languages.LANGUAGES, unwritten.name, unwritten)
+    assert run(capsys, "--print-language", "tile-unwritten")[1].endswith(
         "no registered pass writes it)\n")
-    assert "no registered pass" not in run(capsys, "--print-language", "tile-ptr")[1]
+    assert "tile-unwritten" not in run(capsys, "--print-language")[1]
+    assert "no registered pass" not in run(capsys, "--print-language", "tile-ordered")[1]
 
 
 def test_print_pipeline(capsys):
