@@ -1,6 +1,7 @@
 """Which of cuda-tile's diagnostics nanotile gives, by cuda-tile source file.
 
-    .venv/bin/python bench/diagnostics_coverage.py --cuda-tile PATH [--missing] [--unreachable]
+    .venv/bin/python bench/diagnostics_coverage.py --cuda-tile PATH
+        [--missing] [--unreachable] [--untested]
 
 PATH is NVIDIA/cuda-tile: a checkout, or a bare git repository (read at HEAD), e.g. the
 mirror that `fetch github:NVIDIA/cuda-tile` brings. Every ``emitError`` /
@@ -23,8 +24,9 @@ literals joined, as C++ joins them). A diagnostic counts as
 
 Literals of six characters or fewer (``"expected "``) say too little to match and are
 reported as *too short to tell*. ``--missing`` lists the texts missing, ``--unreachable``
-the unreachable ones with their reasons. An UNREACHABLE entry that nanotile gives, or
-that cuda-tile no longer has, is reported and makes the exit status 1.
+the unreachable ones with their reasons, ``--untested`` those given but not tested. An
+UNREACHABLE entry that nanotile gives, or that cuda-tile no longer has, is reported and
+makes the exit status 1.
 """
 
 from __future__ import annotations
@@ -258,6 +260,8 @@ def main() -> int:
     parser.add_argument("--missing", action="store_true", help="list the texts missing")
     parser.add_argument("--unreachable", action="store_true",
                         help="list the unreachable texts with their reasons")
+    parser.add_argument("--untested", action="store_true",
+                        help="list the texts given but not tested")
     args = parser.parse_args()
     strings = python_strings(ROOT / "nanotile")
     package = corpus(ROOT / "nanotile", "**/*.py") + strings
@@ -272,6 +276,7 @@ def main() -> int:
                 or any(formatted(text, t) for t in templates))
 
     rows, missing, unreachable, seen = [], defaultdict(list), defaultdict(list), set()
+    untested = defaultdict(list)
     wrong = []
     for name, source in cuda_tile_sources(args.cuda_tile).items():
         texts = diagnostics(source)
@@ -285,6 +290,7 @@ def main() -> int:
         out = [t for t in told if t in UNREACHABLE and t not in given]
         left = [t for t in told if not is_given(t) and t not in UNREACHABLE]
         unreachable[name] = sorted(set(out))
+        untested[name] = sorted({t for t in given if t not in tests})
         missing[name] = sorted(set(left))
         rows.append((name, len(texts), len(texts) - len(told), len(given), len(tested),
                      len(out), len(left)))
@@ -293,6 +299,10 @@ def main() -> int:
         for name, texts in unreachable.items():
             for text in texts:
                 print(f"{name}: {text}\n    unreachable: {UNREACHABLE[text]}")
+    if args.untested:
+        for name, texts in untested.items():
+            for text in texts:
+                print(f"{name}: untested: {text}")
     if args.missing:
         for name, texts in missing.items():
             for text in texts:
