@@ -139,6 +139,9 @@ UNREACHABLE: dict[str, str] = {
         "the element type was checked to be i1, i8, i16, i32 or i64 before",
     "variadic arguments must be at end of argument list":
         "every caller of parseFunctionArgumentList passes allowVariadic=false",
+    "expect at least 1 operand":
+        "reduce's and scan's SameOperandsShape trait refuses an op without operands "
+        "first ('expected 1 or more operands, but found 0', as tileiras 13.4 says)",
     "expected TileType for block arguments but got types": _ODS_TILE,
     "expected TileType for first operand but got": _ODS_TILE,
     "expected TileType for operand and block argument but got types": _ODS_TILE,
