@@ -24,6 +24,8 @@ class Diagnostic:
     own_text: str | None = None
 
     def location_prefix(self) -> str:
+        if self.line == 0:  # MLIR's position of the module it wraps a file's top level in
+            return f"{self.filename}:0:0"
         if self.line is not None:
             return f"{self.filename}:{self.line}:{self.column or 1}"
         if self.offset is not None:

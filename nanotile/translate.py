@@ -127,9 +127,16 @@ def parse_version_arg(value: str) -> W.Version:
 
 
 def _parse_text(text: str, filename: str, allow_unregistered: bool = False):
-    from .ir.parser import parse_text
+    from .ir.parser import parse_modules
 
-    return _verified(parse_text(text, filename, allow_unregistered=allow_unregistered))
+    modules = [_verified(m) for m in
+               parse_modules(text, filename, allow_unregistered=allow_unregistered)]
+    if len(modules) != 1:
+        # cuda-tile's getCudaTileModuleOp, at the module MLIR's parser wraps the file's
+        # top level in: its location is the file's line 0, column 0
+        raise CompileError(Diagnostic("error", "expected a single CUDA Tile IR module in "
+                                      "the MLIR module", filename, 0, 0))
+    return modules[0]
 
 
 def _read_bytecode(data: bytes, filename: str):

@@ -57,6 +57,28 @@ def _table(items: list[bytes], width: int) -> bytearray:
     return buf
 
 
+def _full_name(op: Operation) -> str:
+    d = lookup(op.name)
+    return op.name if d is None else f"cuda_tile.{d.name}"
+
+
+def _post_order(items: list[Operation]):
+    """(op, its parent op, whether a reduce or scan encloses it) for ``items`` and every op
+    nested in them, children before their parent (MLIR's walk), without recursion."""
+    stack: list[tuple[Operation, Any, bool, bool]] = [
+        (item, None, False, False) for item in reversed(items)]
+    while stack:
+        op, parent, inside, expanded = stack.pop()
+        if expanded:
+            yield op, parent, inside
+            continue
+        stack.append((op, parent, inside, True))
+        d = lookup(op.name)
+        enclosing = inside or (d is not None and d.name in ("reduce", "scan"))
+        children = [c for r in op.regions for b in r.blocks for c in b.ops]
+        stack.extend((c, op, enclosing, False) for c in reversed(children))
+
+
 def _section(out: bytearray, sid: int, payload: bytes, alignment: int) -> None:
     out.append(sid | (0x80 if alignment > 1 else 0))
     put_varint(out, len(payload))
@@ -96,13 +118,40 @@ class _Writer:
     def fail_in_module(self, message: str, op: Operation) -> CompileError:
         """An error at the module, with a remark at the offending op (as NVIDIA's tool)."""
         src = self.module.source if self.module is not None else None
+        return self.fail_at(src, f"'cuda_tile.module' op {message}", op)
+
+    def fail_at(self, src: Any, message: str, op: Operation) -> CompileError:
+        """An error at ``src`` with cuda-tile's remark 'invalid op: NAME' at ``op``."""
         diag = Diagnostic("error", message, self.filename)
         if src is not None:
             diag = Diagnostic("error", message, src.filename, src.line, src.column)
+        name = _full_name(op)
         if op.source is not None:
-            diag.notes.append(Diagnostic("remark", "invalid op", op.source.filename,
+            diag.notes.append(Diagnostic("remark", f"invalid op: {name}", op.source.filename,
                                          op.source.line, op.source.column))
+        else:
+            diag.notes.append(Diagnostic("remark", f"invalid op: {name}", self.filename))
         return CompileError(diag)
+
+    def check_self_contained(self, module: Module) -> None:
+        """cuda-tile's writer checks, before it writes anything, that the module holds only
+        functions and globals, then walks every op (children first, as MLIR walks): each
+        must be of its dialect, and each inside a reduce or scan pure. The verifier already
+        refuses what the walk finds in a verified module; the Python API may write one that
+        was not verified."""
+        for item in module.items:
+            if item.name not in ("entry", "testing$func", "global"):
+                raise self.fail_in_module("only function and global ops are allowed in the "
+                                          "body", item)
+        for op, parent, inside in _post_order(module.items):
+            d = lookup(op.name)
+            if d is None and not op.name.startswith("cuda_tile.") and "." in op.name:
+                raise self.fail_in_module("only ops from the 'cuda_tile' dialect are allowed",
+                                          op)
+            if inside and not (d is not None and (d.is_pure or d.name == "yield")):
+                # cuda-tile's yield is Pure; the op table marks no terminator so
+                raise self.fail_at(parent.source, f"'{_full_name(parent)}' op only pure "
+                                   "operations allowed", op)
 
     def needs(self, since: str | W.Version) -> bool:
         """True when the target version lacks something introduced in ``since``."""
@@ -381,15 +430,9 @@ class _Writer:
 
     def write(self, module: Module) -> bytes:
         self.module = module
-        entries, globals_ = [], []
-        for item in module.items:
-            if item.name in ("entry", "testing$func"):
-                entries.append(item)
-            elif item.name == "global":
-                globals_.append(item)
-            else:
-                raise self.fail_in_module("only function and global ops are allowed in the "
-                                          "body", item)
+        self.check_self_contained(module)
+        entries = [item for item in module.items if item.name != "global"]
+        globals_ = [item for item in module.items if item.name == "global"]
         for item in entries:
             for op in item.walk():
                 self.used.update(id(v) for v in op.operands)
@@ -513,14 +556,15 @@ class _Writer:
 
     def op(self, buf: bytearray, op: Operation, ids: dict[int, int], slots: list[int]) -> None:
         d = lookup(op.name)
-        if d is None and not op.name.startswith("cuda_tile.") and "." in op.name:
-            raise self.fail_in_module("only ops from the 'cuda_tile' dialect are allowed", op)
-        if d is not None and d.internal:
+        if d is None:  # a cuda_tile op that the op table lacks (built through the API)
+            raise self.fail("operation not supported in bytecode (missing from "
+                            "BytecodeOpcodes.td)", op)
+        if d.internal:
             raise self.fail(f"operation '{d.name}' is internal to nanotile (below the tile "
                             "level) and has no bytecode form", op)
-        if d is None or d.name in ("entry", "global", "module"):
-            what = f"'{op.name}'" if d is None else f"'cuda_tile.{d.name}'"
-            raise self.fail(f"operation {what} cannot be encoded in a function body", op)
+        if d.name in ("entry", "global", "module"):
+            raise self.fail(f"operation 'cuda_tile.{d.name}' cannot be encoded in a function "
+                            "body", op)
         if self.needs(d.since):
             raise self.fail(f"operation 'cuda_tile.{d.name}' is not available in bytecode "
                             f"version {self.vtext}", op)
@@ -753,9 +797,14 @@ def write_bytecode(module: Module, version: tuple[int, int] = W.LATEST,
     """Encode ``module`` for bytecode ``version``; raises CompileError if it cannot."""
     version = (int(version[0]), int(version[1]))
     if not W.is_known_version(version):
-        raise CompileError(Diagnostic(
-            "error", f"unsupported bytecode version {W.version_str(version)}: the supported "
-                     f"versions are {W.supported_range()}", filename))
+        # cuda-tile's writeHeader, at the module
+        first, last = W.SUPPORTED_VERSIONS[0], W.SUPPORTED_VERSIONS[-1]
+        message = (f"unsupported version requested {W.version_str(version)}, must be in "
+                   f"range [{W.version_str(first)}, {W.version_str(last)}]")
+        src = module.source
+        if src is None:
+            raise CompileError(Diagnostic("error", message, filename))
+        raise CompileError(Diagnostic("error", message, src.filename, src.line, src.column))
     try:
         return _write(module, version, filename)
     except (ValueError, OverflowError, TypeError) as e:

@@ -312,6 +312,8 @@ def _check_trait(op: Operation, kind: str, names: tuple[str, ...]) -> None:
         if any(t.shape != tiles[0].shape for t in tiles):
             raise fail("requires the same shape for all operands and results")
     elif kind == "same_operand_shape":
+        if not op.operands:  # MLIR's verifySameOperandsShape asks for one first
+            raise fail("expected 1 or more operands, but found 0")
         shapes = [v.type.shape for v in op.operands if isinstance(v.type, TileType)]
         if any(s != shapes[0] for s in shapes):
             raise fail("requires the same shape for all operands")

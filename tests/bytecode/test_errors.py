@@ -15,6 +15,7 @@ from nanotile.ir import attrs as A
 from nanotile.ir import types as T
 from nanotile.ir.core import Block, Module, Operation, Region, make_op
 from nanotile.ir.enums import IntegerOverflow, RoundingMode, Signedness, SymbolVisibility
+from nanotile.ir.parser import parse_text
 
 from .corpus import CUTILE, REFERENCE_TESTS
 from .forge import File, sample
@@ -181,10 +182,74 @@ def test_writer_refuses_new_global_fields():
         module(symbol_visibility=SymbolVisibility.private), (13, 2))
 
 
-def test_writer_rejects_unsupported_versions():
-    for version in ((13, 0), (13, 5), (12, 0)):
-        with pytest.raises(CompileError, match="supported versions are"):
-            write_bytecode(Module(), version)
+@pytest.mark.parametrize("version", [(13, 0), (13, 5), (12, 0)])
+def test_writer_rejects_unsupported_versions(version):
+    """cuda-tile's writeHeader, at the module."""
+    module = parse_text("cuda_tile.module @m {\n}\n", "v.mlir")
+    with pytest.raises(CompileError) as info:
+        write_bytecode(module, version)
+    d = info.value.diagnostics[0]
+    assert d.message == (f"unsupported version requested {version[0]}.{version[1]}, must be "
+                         "in range [13.1, 13.4]")
+    assert (d.filename, d.line, d.column) == ("v.mlir", 1, 1)
+
+
+def _unverified(text: str) -> Module:
+    """``text`` read but not verified: what the Python API may hand the writer."""
+    return parse_text(text, "w.mlir", allow_unregistered=True)
+
+
+def _writer_error(module: Module):
+    with pytest.raises(CompileError) as info:
+        write_bytecode(module, (13, 4), "w.mlir")
+    return info.value.diagnostics[0]
+
+
+def test_writer_refuses_impure_ops_inside_reduce():
+    """cuda-tile's writer walks every op before it writes: one inside a reduce or scan that
+    is not pure is refused at its parent, with a remark at the op. (The verifier refuses
+    the same module first, in its own words.)"""
+    d = _writer_error(_unverified(
+        "cuda_tile.module @m {\n"
+        "  testing$func @k(%x: !cuda_tile.tile<4xf32>) {\n"
+        "    %0 = reduce %x dim=0 identities=[0.0 : f32] : tile<4xf32> -> tile<f32>\n"
+        "    (%a: tile<f32>, %b: tile<f32>) {\n"
+        "      %t = print_tko \"x\" -> token\n"
+        "      yield %a : tile<f32>\n"
+        "    }\n"
+        "  }\n"
+        "}\n"))
+    assert (d.message, d.line, d.column) == (
+        "'cuda_tile.reduce' op only pure operations allowed", 3, 10)
+    [remark] = d.notes
+    assert (remark.severity, remark.message, remark.line, remark.column) == (
+        "remark", "invalid op: cuda_tile.print_tko", 5, 12)
+
+
+def test_writer_refuses_ops_of_other_dialects_at_the_module():
+    d = _writer_error(_unverified(
+        "cuda_tile.module @m {\n  entry @k() {\n    \"test.other\"() : () -> ()\n"
+        "    return\n  }\n}\n"))
+    assert (d.message, d.line, d.column) == (
+        "'cuda_tile.module' op only ops from the 'cuda_tile' dialect are allowed", 1, 1)
+    assert [(n.message, n.line, n.column) for n in d.notes] == [
+        ("invalid op: test.other", 3, 5)]
+
+
+def test_writer_refuses_a_module_item_that_is_not_a_function_or_global():
+    block = Block()
+    constant = _const(block, I32, b"\1\0\0\0")
+    d = _writer_error(Module(items=[constant]))
+    assert d.message == "'cuda_tile.module' op only function and global ops are allowed in the body"
+    assert [n.message for n in d.notes] == ["invalid op: cuda_tile.constant"]
+
+
+def test_writer_refuses_an_op_it_has_no_opcode_for():
+    """An op of the dialect that the op table lacks, built through the API: cuda-tile's
+    writer says so when it finds no opcode for it."""
+    module = _entry(lambda b: b.append(make_op("cuda_tile.unknown", [], [])))
+    assert _writer_error(module).message == ("operation not supported in bytecode (missing "
+                                             "from BytecodeOpcodes.td)")
 
 
 def _nested_loops(block: Block, depth: int) -> None:

@@ -214,3 +214,21 @@ def test_reference_test_modules_encode_for_tileirdisasm(tmp_path):
             checked += 1
     assert checked >= 40
     assert not problems, "\n".join(problems)
+
+
+@needs_text
+@pytest.mark.parametrize("text", [
+    "",
+    "cuda_tile.module @a {\n}\ncuda_tile.module @b {\n}\n",
+])
+def test_text_to_bytecode_needs_a_single_module(text, tmp_path, capsys):
+    """cuda-tile-translate's getCudaTileModuleOp, at the module that MLIR's parser wraps a
+    file's top level in: line 0, column 0. (For an explicit `module { ... }` cuda-tile
+    names that module's own position, which nanotile's parser does not keep.)"""
+    src = tmp_path / "m.mlir"
+    src.write_text(text)
+    out = tmp_path / "m.tileirbc"
+    assert main(["-mlir-to-cudatilebc", str(src), "-o", str(out)]) == 1
+    assert capsys.readouterr().err == (f"{src}:0:0: error: expected a single CUDA Tile IR "
+                                       "module in the MLIR module\n")
+    assert not out.exists()

@@ -73,8 +73,19 @@ def test_divf_modifiers():
         "approx modifier only supported for f32 data type, but got: 'f16'")
     assert only_error(binary("divf", tile((4,), "bf16"), {"rounding_mode": R.full})).endswith(
         "full modifier only supported for f32 data type, but got: 'bf16'")
-    assert "expect one of [nearest_even, zero, negative_inf, positive_inf, approx, full]" in \
-        only_error(binary("divf", tile((4,)), {"rounding_mode": R.nearest_int_to_zero}))
+    assert only_error(binary("divf", tile((4,)), {"rounding_mode": R.nearest_int_to_zero})
+                      ).endswith("op invalid rounding mode specified, expect one of "
+                                 "[nearest_even, zero, negative_inf, positive_inf, approx, full]")
+
+
+@pytest.mark.parametrize("mode", [R.full, R.nearest_int_to_zero])
+def test_sqrt_rounding(mode):
+    """cuda-tile's SqrtOp::verify: the IEEE modes and approx, not full."""
+    k = Kernel(tile((4,)))
+    k.op("sqrt", [k.arg(0)], [tile((4,))], {"rounding_mode": mode})
+    assert only_error(k.module()).endswith(
+        "op invalid rounding mode specified, expect one of "
+        "[nearest_even, zero, negative_inf, positive_inf, approx]")
 
 
 def test_divi_rounding_and_signedness():

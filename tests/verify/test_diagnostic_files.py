@@ -98,6 +98,7 @@ def test_make_tensor_view_errors_point_at_what_differs() -> None:
     ("[[1, 2],\n  [3] ]", "tile<2x2xi32>", "] ]", 2),
     ("[1, 2, 3]", "tile<4xi32>", "tile<4", 0),       # the shape: at the type
     ("[1, 2, 3000000000000]", "tile<3xi32>", "3000", 0),
+    ("1", "!cuda_tile.token", "!cuda_tile.token", 0),  # not a tile: at the type
 ])
 def test_constant_errors_are_placed_as_mlir_places_them(literal: str, ty: str, at: str,
                                                         shift: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nanotile.ir.attrs import FloatAttr, IntegerAttr
 from nanotile.ir.enums import Signedness
 from nanotile.ir.types import TOKEN
@@ -105,3 +107,42 @@ def test_reduce_body_must_be_pure():
     msg = only_error(reduce_kernel([tile(()), tile(())], impure=True))
     assert msg == "'cuda_tile.print_tko' op only pure operations are allowed inside " \
                   "'cuda_tile.reduce'"
+
+
+def test_mma_operands_are_2d_or_3d():
+    assert only_error(mma("mmaf", tile((16,), "f16"), tile((16,), "f16"), tile((16,)))) == \
+        "'cuda_tile.mmaf' op operands must be 2D or 3D tiles"
+
+
+def _reduce(n_results=1, identities=1, yields=1, body=("f32", "f32"), operands=1,
+            name="reduce"):
+    """A reduce (or scan) of ``operands`` tiles<8x4xf32> along dim 0. Each message below
+    is the one tileiras 13.4 gives for the same op written to bytecode."""
+    k = Kernel(tile((8, 4)))
+    reg, block = region(*(tile((), e) for e in body))
+    k.op("yield", list(block.arguments[:yields]), [], block=block)
+    attrs = {"dim": 0, "identities": (FloatAttr(0, EL["f32"]),) * identities}
+    if name == "scan":
+        attrs["reverse"] = False
+    shape = (4,) if name == "reduce" else (8, 4)
+    k.op(name, [k.arg(0)] * operands, [tile(shape)] * n_results, attrs, regions=[reg])
+    return k.module()
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"n_results": 2}, "expect same number of operands and results"),
+    ({"identities": 0}, "expect identities to match the number of operands but got: "
+                        "1 operands and 0 identities"),
+    ({"yields": 2}, "expect number of terminators operands (2) to match number of "
+                    "operands (1)"),
+    ({"body": ("f32", "i32")}, "expect same element type for block argument at index: 0 "
+                               "and 1 but got: 'f32' and 'i32'"),
+    # SameOperandsShape asks for an operand before the op's own verifier does
+    ({"operands": 0, "n_results": 0, "identities": 0, "body": (), "yields": 0},
+     "expected 1 or more operands, but found 0"),
+    ({"operands": 0, "n_results": 0, "identities": 0, "body": (), "yields": 0,
+      "name": "scan"}, "expected 1 or more operands, but found 0"),
+])
+def test_aggregate_rules(kw, message):
+    name = kw.get("name", "reduce")
+    assert only_error(_reduce(**kw)) == f"'cuda_tile.{name}' op {message}"

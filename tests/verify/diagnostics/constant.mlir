@@ -144,6 +144,17 @@ cuda_tile.module @m {
 
 // -----
 
+// The type after the colon must be a tile (cuda-tile's parser says so in the words of the
+// op's result constraint).
+cuda_tile.module @m {
+  entry @k() {
+    // expected-error @below{{custom op 'cuda_tile.constant' result #0 must be tile of i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN values, but got '!cuda_tile.token'}}
+    %0 = constant <i32: 1> : !cuda_tile.token
+  }
+}
+
+// -----
+
 // A global's values are read by the same parser.
 cuda_tile.module @m {
   // expected-error @below{{custom op 'cuda_tile.global' inferred shape of elements literal ([2]) does not match type ([4])}}
