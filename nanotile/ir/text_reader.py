@@ -403,16 +403,16 @@ class IRBuilder(ValueBuilder):
         p["rtypes"]["result"] = [view_ty]
         return p
 
-    def dense_literal(self, c: list[Any]) -> tuple[T.ElementType, Any, tuple[int, ...], int]:
+    def dense_literal(self, c: list[Any]) -> tuple[T.ElementType, Any, tuple[int, ...]]:
         """`<f32: [1.0, 2.0]>` of a constant or a global, read as cuda-tile reads it: its
-        element type, its values, the shape they give, where it starts."""
+        element type, its values, the shape they give (remembered by spelling)."""
         elem, values = c
         # the op's keyword comes just before for a constant; a global's name, say
         op = "constant" if self.text.startswith("constant", self.child_start(-1)) else "global"
         prefix = f"custom op 'cuda_tile.{op}' "
         check_element(elem, prefix, self.child_start(2))
         shape = literal_shape(values, elem, prefix, self.next_token)
-        return elem, values, shape, self.start
+        return elem, values, shape
 
     def mixed_list(self, c: list[Any]) -> tuple[list[Token], int]:
         """`[%n, 64]`: its items and where it starts."""
@@ -994,7 +994,7 @@ def _units(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
 
 
 def _dense(self: IRBuilder, p: ParsedOp, s: Slot, literal: Any) -> None:
-    p.dense = literal
+    p.dense = (*literal, self.slot_start(p))
 
 
 def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
@@ -1041,13 +1041,13 @@ def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
 
 def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
     vals = p.operands.get(s.name, [])
-    at = _first_of_last_types(self.text, p.start, self.end, len(types))
-    p.written["!index_types"] = (None, at)
+    p.written["!index_types"] = (None, p.start)  # written: _view_index_types asks
     if len(types) == 1:
         types = types * len(vals)
     if len(types) != len(vals):
         raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' expected {len(vals)} index "
-                        f"types, got {len(types)}", at)
+                        f"types, got {len(types)}",
+                        _first_of_last_types(self.text, p.start, self.end, len(types)))
     for v, ty, tok in zip(vals, types, p.tokens.get(s.name, [])):
         p.checks.append((v, ty, tok.start_pos))
 
