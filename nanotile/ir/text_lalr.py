@@ -60,6 +60,7 @@ WHOLE = {
     "predicate": r"(?:div_by|bounded|same_elements)\s*<[^<>]*>",
     "dense_literal": r"<[^<>]*>",
 }
+_SPACED = {" = ": ("EQUAL", 1), " : ": ("COLON", 1), ", %": ("COMMA", 0)}
 _KEYWORD_END = re.compile(r"[\w$.]\Z")
 _IDENTIFIER = r"[A-Za-z_][\w$.]*"  # the grammar's NAME
 _WORD_RE = re.compile(_IDENTIFIER)
@@ -208,9 +209,11 @@ def _state_lexer(tables: Tables, names: list[str],
         alternatives.append(f"(?P<{n}>{regexp})")
     if at == len(others) and (words or name):
         alternatives.append(f"(?P<_WORD>{_IDENTIFIER})")
-    skip = "|".join(tables.ignore)
-    # skipped atomically: a comment is never re-read as tokens when nothing follows it
-    pattern = f"(?>(?:{skip})*)(?:" + "|".join(alternatives) + r"|(?P<_END>\Z))"
+    # skipped possessively (a comment is never re-read as tokens when nothing follows
+    # it); blanks first, as they are most of it: the regex is then cheaper to run
+    skipped = "|".join(r for r in tables.ignore if r != r"\s+")
+    skip = rf"\s*+(?:(?:{skipped})\s*+)*+" if r"\s+" in tables.ignore else rf"(?:{skipped})*+"
+    pattern = skip + "(?:" + "|".join(alternatives) + r"|(?P<_END>\Z))"
     return re.compile(pattern), table
 
 
@@ -330,6 +333,18 @@ class LalrRunner:
                     push_value(value)
                     push_start(at)
                     pos = next_pos
+                    # punctuation spaced as usual after a token (` = `, ` : `, `, %`) is
+                    # shifted without the lexer where the new state shifts it: no other
+                    # terminal matches there
+                    spaced = _SPACED.get(text[pos:pos + 3])
+                    if spaced is not None and pos + 3 <= end:
+                        action = actions[state].get(spaced[0], -1)
+                        if action >= 0:
+                            state = action
+                            push_state(state)
+                            push_value(None)
+                            push_start(pos + spaced[1])
+                            pos += spaced[1] + 1
                     break
                 rule = ~action
                 callback = callbacks[rule]
