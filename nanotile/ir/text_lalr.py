@@ -229,10 +229,10 @@ class LalrRunner:
     """Parses text with the tables and a Transformer's callbacks.
 
     The transformer gets attributes set before each of its rule callbacks runs:
-    ``start`` and ``end``, the offsets of the text the rule covers, ``last``, where
-    its last part starts, and ``stack_starts`` and ``size``, the parser's stack of offsets
-    whose last ``size`` entries are where each part of the rule starts, so that it can
-    place its diagnostics and record where ops were written."""
+    ``start`` and ``end``, the offsets of the text the rule covers, and ``size``: the
+    last ``size`` entries of ``stack_starts`` (the parser's stack of offsets, set once a
+    parse) are where each part of the rule starts, so that it can place its diagnostics
+    and record where ops were written."""
 
     def __init__(self, tables: Tables, transformer: Any) -> None:
         self.tables = tables
@@ -281,6 +281,7 @@ class LalrRunner:
         values: list[Any] = []
         starts: list[int] = []
         push_state, push_value, push_start = states.append, values.append, starts.append
+        builder.stack_starts = starts
         while True:
             lex = lexers[state] or self.lexer(state)
             if pos == plain_at:
@@ -361,15 +362,14 @@ class LalrRunner:
                     continue
                 size = sizes[rule]
                 # the callback may ask where each child starts: starts[-size:]
-                builder.stack_starts, builder.size = starts, size
+                builder.size = size
                 if size:
                     children = values[-size:]
                     builder.start = starts[-size]
-                    builder.last = starts[-1]
                     del values[-size:], states[-size:]
                 else:
                     children = []
-                    builder.start = builder.last = at
+                    builder.start = at
                 builder.end = prev_end
                 result = callback(children)
                 if size:
