@@ -243,7 +243,6 @@ class LalrRunner:
         self._plain: list[tuple[Any, dict, dict, dict] | None] = [None] * count
         self._root: tuple[re.Pattern[str], dict] | None = None
         self.memo: dict[str, Any] = {}  # a WHOLE spelling -> the value of its rule
-        self.kept = tables.kept - {"CACHED_TYPE"}  # terminals that become Tokens
 
     def lexer(self, state: int, whole: bool = True) -> tuple[Any, dict, dict, dict]:
         """What the loop needs in a state: its regex's match, the types of words, the
@@ -253,7 +252,7 @@ class LalrRunner:
         lex = table[state]
         if lex is None:
             row = self.tables.actions[state]
-            names = [k for k in row if k.isupper() and k not in ("$END", "CACHED_TYPE")]
+            names = [k for k in row if k.isupper() and k != "$END"]
             gotos = {rule: row[rule] for rule in WHOLE if whole and row.get(rule, -1) >= 0}
             regex, words = _state_lexer(self.tables, names, tuple(gotos))
             lex = table[state] = (regex.match, words, row, gotos)
@@ -270,7 +269,7 @@ class LalrRunner:
         recording: tuple[str, int, int] | None = None  # (rule, start, end) to remember
         t = self.tables
         actions, sizes, origins, callbacks = t.actions, t.sizes, t.origins, self.callbacks
-        kept, lexers, memo = self.kept, self._lexers, self.memo
+        kept, lexers, memo = t.kept, self._lexers, self.memo
         if len(memo) > 4096:  # a bound for machine-made inputs
             memo.clear()
         builder = self.transformer
@@ -396,8 +395,7 @@ class LalrRunner:
         """No terminal of this state matches: find what is there with every terminal
         (as Lark's contextual lexer does), to say what was found instead."""
         if self._root is None:
-            names = [n for n in self.tables.terminals if n != "CACHED_TYPE"]
-            self._root = _state_lexer(self.tables, names)
+            self._root = _state_lexer(self.tables, list(self.tables.terminals))
         expected = [k for k in self.tables.actions[state] if k.isupper()]
         m = self._root[0].match(text, pos, end)
         if m is None or m.lastgroup is None:
