@@ -1,44 +1,41 @@
-"""Parse speed of the text format: generates a 10,000-line kernel and times parse_text.
+"""Parse speed of the text format: times parse_modules on a generated kernel or the corpus.
 
     python bench/parse_speed.py [--lines N] [--repeat R] [--profile]
+    python bench/parse_speed.py --old-tree PATH [--corpus] [--repeat R] [--rounds K]
 
-Prints a table: lines, seconds (best of R), lines per second, for parsing and printing.
-The kernel is made of typical tileirdisasm lines (loads, arithmetic, constants, views)
-so the mix of tokens is realistic. Times are CPU seconds (best of R): the machine is shared.
+Without --old-tree it prints lines, seconds and lines per second for parsing and printing
+a generated 10,000-line kernel of typical tileirdisasm lines (loads, arithmetic,
+constants, views), so the mix of tokens is realistic.
 
-Where the time goes (2026-11-25): the parser is nanotile/grammar.lark run by
-text_lalr.LalrRunner. About 60% of a parse is that loop (each state's contextual-lexer
-regex, then the LALR shifts and reductions; a type spelled before comes back as one
-CACHED_TYPE token); the rest is text_reader's callbacks building Operations and Values
-(ops of the common shape in one step each). The cyclic GC is paused while parsing.
+With --old-tree PATH (a tree holding another reader, such as `git archive 0523b9b`, where
+the format-engine reader is still parse_modules_old) it times that tree's reader and this
+tree's side by side on the same input: the kernel, or with --corpus every `// -----`
+chunk of ../shared/corpus's .mlir files that both readers accept. Each side runs in a
+worker process of this script with PYTHONPATH set to its tree, measured the same way: CPU
+seconds, gc.collect() before each timing, best of R; the workers alternate K rounds and
+each side keeps its best, since the machine is shared.
 
-Old (format-engine reader) vs new (grammar), measured 2026-11-25 with both in the tree
-(commit 0523b9b, `parse old` / `parse new` rows of this script; CPU seconds, best of 7
-to 15, on a shared 2-core machine where runs vary by +-10%):
-
-    this kernel, six runs:  old 40-42k lines/s   new 40-49k lines/s   new/old 0.97-1.21x
-                            (median 1.07x); the old tokenizer alone ran at 71-78k lines/s
-    the corpus (../shared/corpus, each `// -----` chunk both read: 2019 chunks, 62k
-    lines; old and new interleaved, best of 5), two runs:
-                            old 47-48k lines/s   new 37-41k lines/s   new/old 0.79-0.85x
-
-On the corpus the old reader was faster: its tokenizer took a whole `<...>` (a
-predicate such as `div_by<16>`, a constant's `<i32: 1>`) as one token and parsed each
-spelling once, where the grammar reads them token by token; types are cached by both.
-The old reader was then deleted.
+Measured 2026-11-26 against `git archive 0523b9b` (the format-engine reader), on a shared
+2-core machine (load 4; runs vary by about 10%): the kernel, new/old 1.00-1.20x; the
+corpus (2017 chunks, 60k lines), 0.87-0.96x. The old reader took a whole `<...>` as one
+token; the runner now takes whole types, assume predicates and constants' values as
+their rules' values once read (text_lalr.WHOLE), which moved the corpus from 0.74x.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from nanotile.ir.parser import parse_text
-from nanotile.ir.printer import print_module
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
 
 HEADER = ("entry @bench(%arg0: tile<ptr<f32>>, %arg1: tile<i32>, %arg2: tile<i32>, "
           "%arg3: tile<ptr<f32>>) optimization_hints=<default = {}> {\n"
@@ -82,22 +79,116 @@ def make_kernel(lines: int) -> str:
     return "".join(out)
 
 
+def corpus_chunks() -> list[str]:
+    """Every `// -----` chunk of the corpus's .mlir files, in path order."""
+    chunks = []
+    for path in sorted(CORPUS.rglob("*.mlir")):
+        text = path.read_text(errors="replace")
+        chunk: list[str] = []
+        for line in text.splitlines(keepends=True):
+            if line.startswith("// -----"):
+                chunks.append("".join(chunk))
+                chunk = []
+            else:
+                chunk.append(line)
+        chunks.append("".join(chunk))
+    return [c for c in chunks if c.strip()]
+
+
 def best(fn, repeat: int) -> float:
-    """Best CPU time of ``repeat`` runs (CPU time: the machine is shared)."""
+    """Best CPU time of ``repeat`` runs, the collector emptied before each."""
     times = []
     for _ in range(repeat):
+        gc.collect()
         t0 = time.process_time()
         fn()
         times.append(time.process_time() - t0)
     return min(times)
 
 
+def reader():
+    """The tree's reader: parse_modules_old where the tree still has it, else parse_modules."""
+    from nanotile.ir import parser
+
+    return getattr(parser, "parse_modules_old", parser.parse_modules)
+
+
+def worker(inputs: Path, repeat: int, accept: bool) -> None:
+    """Run in a worker process: print which inputs parse (accept), or the best time of all."""
+    texts = json.loads(inputs.read_text())
+    parse = reader()
+    if accept:
+        ok = []
+        for i, text in enumerate(texts):
+            try:
+                parse(text, "chunk.mlir")
+                ok.append(i)
+            except Exception:  # noqa: BLE001 - a chunk either reader refuses is left out
+                pass
+        print(json.dumps(ok))
+        return
+
+    def parse_all() -> None:
+        for text in texts:
+            parse(text, "bench.mlir")
+
+    parse_all()  # loads the tables, fills the caches
+    print(json.dumps(best(parse_all, repeat)))
+
+
+def run_worker(tree: Path, inputs: Path, repeat: int, accept: bool = False):
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(inputs),
+           "--repeat", str(repeat)] + (["--accept"] if accept else [])
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def side_by_side(old_tree: Path, texts: list[str], label: str, repeat: int,
+                 rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = Path(tmp) / "inputs.json"
+        inputs.write_text(json.dumps(texts))
+        both = set(run_worker(old_tree, inputs, 1, accept=True))
+        both &= set(run_worker(ROOT, inputs, 1, accept=True))
+        texts = [texts[i] for i in sorted(both)]
+        inputs.write_text(json.dumps(texts))
+        t_old = t_new = float("inf")
+        for _ in range(rounds):
+            t_old = min(t_old, run_worker(old_tree, inputs, repeat))
+            t_new = min(t_new, run_worker(ROOT, inputs, repeat))
+    nlines = sum(t.count("\n") for t in texts)
+    print(f"{label}: {len(texts)} inputs both readers accept, {nlines} lines; "
+          f"CPU seconds, best of {repeat} x {rounds} rounds")
+    print(f"{'reader':10s} {'seconds':>9s} {'lines/s':>10s}")
+    print(f"{'old':10s} {t_old:9.3f} {nlines / t_old:10.0f}   ({old_tree})")
+    print(f"{'new':10s} {t_new:9.3f} {nlines / t_new:10.0f}   ({ROOT})")
+    print(f"new / old parse speed: {t_old / t_new:.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--old-tree", type=Path, help="time this tree's reader beside ours")
+    ap.add_argument("--corpus", action="store_true", help="the corpus's chunks, not the kernel")
+    ap.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--accept", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.worker:
+        worker(args.worker, args.repeat, args.accept)
+        return
+    if args.old_tree:
+        texts, label = (corpus_chunks(), "corpus") if args.corpus else (
+            [make_kernel(args.lines)], "kernel")
+        side_by_side(args.old_tree.resolve(), texts, label, args.repeat, args.rounds)
+        return
+    sys.path.insert(0, str(ROOT))
+    from nanotile.ir.parser import parse_text
+    from nanotile.ir.printer import print_module
+
     text = make_kernel(args.lines)
     nlines = text.count("\n")
     parse_text(text, "warmup.mlir")  # loads the LALR tables, fills the caches

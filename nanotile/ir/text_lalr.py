@@ -11,8 +11,11 @@ position tracking) and several times slower than the format engine it replaced, 
   (whitespace, comments, the dialect prefix), then the state's terminals in Lark's
   order, a keyword that a regex terminal also matches being retyped as Lark does; a
   keyword is not taken from the start of a longer word (``addfoo`` is not ``addf``);
-- a type spelling read once before comes back as one CACHED_TYPE token (declared in
-  the grammar): a kernel writes the same few types thousands of times.
+- a type, an assume predicate or a constant's ``<f32: 1.0>`` spelled as before is
+  taken whole and its value shifted as the rule it stands for: a kernel writes the same
+  few of them thousands of times. The first time, the spelling is read token by token,
+  as the grammar says (so its errors are those of the grammar), and the value the rule
+  reduced to is remembered.
 
 ``parse_with_lark`` runs Lark's own ``Lark.parse`` with the same Transformer; the tests
 check that both read the corpus the same way.
@@ -47,11 +50,17 @@ LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": STARTS,
                 "maybe_placeholders": True}
 _CACHE_FORMAT = 3
 
-# A type written with angle brackets, nested up to four levels (deeper ones are simply
-# read token by token): what may come back as one CACHED_TYPE.
+# Spellings taken whole where the parser may read the rule they stand for, and their
+# values remembered: rule -> its spellings (angle brackets nested up to four levels for
+# a type; deeper ones, and anything these do not match, are read token by token).
 _BALANCED = r"<(?:[^<>]|<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>)*>"
-_TYPE_SPELLING = (r"(?:tile|ptr|tensor_view|partition_view|strided_view|gather_scatter_view)"
-                  r"\s*" + _BALANCED)
+WHOLE = {
+    "type": (r"(?:tile|ptr|tensor_view|partition_view|strided_view|gather_scatter_view)"
+             r"\s*" + _BALANCED),
+    "predicate": r"(?:div_by|bounded|same_elements)\s*<[^<>]*>",
+    "dense_literal": r"<[^<>]*>",
+}
+_SPACED = {" = ": ("EQUAL", 1), " : ": ("COLON", 1), ", %": ("COMMA", 0)}
 _KEYWORD_END = re.compile(r"[\w$.]\Z")
 _IDENTIFIER = r"[A-Za-z_][\w$.]*"  # the grammar's NAME
 _WORD_RE = re.compile(_IDENTIFIER)
@@ -167,8 +176,10 @@ def _order(tables: Tables, names: list[str]) -> list[str]:
     return sorted(names, key=key)
 
 
-def _state_lexer(tables: Tables, names: list[str]) -> tuple[re.Pattern[str], dict]:
-    """A regex for these terminals, and how to type what its `_WORD` group matched.
+def _state_lexer(tables: Tables, names: list[str],
+                 whole: tuple[str, ...] = ()) -> tuple[re.Pattern[str], dict]:
+    """A regex for these terminals (after the ``whole`` spellings of these rules, in
+    groups named by the rule), and how to type what its `_WORD` group matched.
 
     Keywords that are words (``addf``, ``tile``, ``iter_values``) are not alternatives
     of their own: one `_WORD` group matches any word, and the table says which keyword
@@ -181,9 +192,7 @@ def _state_lexer(tables: Tables, names: list[str]) -> tuple[re.Pattern[str], dic
     name = next((n for n in regexps if regexps[n] == _IDENTIFIER), None)
     table: dict[str, str | None] = dict(words)
     table[""] = name  # any other word
-    alternatives = []
-    if "CACHED_TYPE" in names:
-        alternatives.append(f"(?P<CACHED_TYPE>{_TYPE_SPELLING})")
+    alternatives = [f"(?P<{rule}>{WHOLE[rule]})" for rule in whole]
     # where words are tried: in NAME's place, or else after the terminals Lark tries
     # first for their priority (BOOL's `true`), which no other terminal can match
     others = _order(tables, [n for n in regexps if n not in words.values()])
@@ -200,9 +209,11 @@ def _state_lexer(tables: Tables, names: list[str]) -> tuple[re.Pattern[str], dic
         alternatives.append(f"(?P<{n}>{regexp})")
     if at == len(others) and (words or name):
         alternatives.append(f"(?P<_WORD>{_IDENTIFIER})")
-    skip = "|".join(tables.ignore)
-    # skipped atomically: a comment is never re-read as tokens when nothing follows it
-    pattern = f"(?>(?:{skip})*)(?:" + "|".join(alternatives) + r"|(?P<_END>\Z))"
+    # skipped possessively (a comment is never re-read as tokens when nothing follows
+    # it); blanks first, as they are most of it: the regex is then cheaper to run
+    skipped = "|".join(r for r in tables.ignore if r != r"\s+")
+    skip = rf"\s*+(?:(?:{skipped})\s*+)*+" if r"\s+" in tables.ignore else rf"(?:{skipped})*+"
+    pattern = skip + "(?:" + "|".join(alternatives) + r"|(?P<_END>\Z))"
     return re.compile(pattern), table
 
 
@@ -218,42 +229,33 @@ class LalrRunner:
     """Parses text with the tables and a Transformer's callbacks.
 
     The transformer gets attributes set before each of its rule callbacks runs:
-    ``start`` and ``end``, the offsets of the text the rule covers, ``last``, where
-    its last part starts, and ``stack_starts`` and ``size``, the parser's stack of offsets
-    whose last ``size`` entries are where each part of the rule starts, so that it can
-    place its diagnostics and record where ops were written."""
+    ``start`` and ``end``, the offsets of the text the rule covers, and ``size``: the
+    last ``size`` entries of ``stack_starts`` (the parser's stack of offsets, set once a
+    parse) are where each part of the rule starts, so that it can place its diagnostics
+    and record where ops were written."""
 
     def __init__(self, tables: Tables, transformer: Any) -> None:
         self.tables = tables
         self.transformer = transformer
         self.callbacks = [_callback(r, transformer) for r in tables.rules]  # None: no call
         count = len(tables.actions)
-        self._lexers: list[tuple[Any, Any, dict, int | None] | None] = [None] * count
-        self._plain: list[tuple[Any, Any, dict, int | None] | None] = [None] * count
+        self._lexers: list[tuple[Any, dict, dict, dict] | None] = [None] * count
+        self._plain: list[tuple[Any, dict, dict, dict] | None] = [None] * count
         self._root: tuple[re.Pattern[str], dict] | None = None
-        self.type_memo: dict[str, Any] = {}
-        self.kept = tables.kept - {"CACHED_TYPE"}  # terminals that become Tokens
-        # States that take a type next: reading a CACHED_TYPE there would shift it and
-        # at once reduce `type: CACHED_TYPE`; the loop goes to the `type` state directly.
-        self.type_gotos: dict[int, int] = {}
-        for state, row in enumerate(tables.actions):
-            shift = row.get("CACHED_TYPE")
-            goto = row.get("type")
-            if shift is not None and shift >= 0 and goto is not None and goto >= 0:
-                self.type_gotos[state] = goto
+        self.memo: dict[str, Any] = {}  # a WHOLE spelling -> the value of its rule
 
-    def lexer(self, state: int, cached: bool = True) -> tuple[Any, dict, dict, int | None]:
+    def lexer(self, state: int, whole: bool = True) -> tuple[Any, dict, dict, dict]:
         """What the loop needs in a state: its regex's match, the types of words, the
-        action row, and where a CACHED_TYPE goes (or None)."""
-        table = self._lexers if cached else self._plain
+        action row, and where the value of each WHOLE rule it may read goes (the
+        rule's goto; none with ``whole`` off)."""
+        table = self._lexers if whole else self._plain
         lex = table[state]
         if lex is None:
-            names = [k for k in self.tables.actions[state] if k.isupper() and k != "$END"]
-            if not cached:
-                names = [n for n in names if n != "CACHED_TYPE"]
-            regex, words = _state_lexer(self.tables, names)
-            lex = table[state] = (regex.match, words, self.tables.actions[state],
-                                  self.type_gotos.get(state))
+            row = self.tables.actions[state]
+            names = [k for k in row if k.isupper() and k != "$END"]
+            gotos = {rule: row[rule] for rule in WHOLE if whole and row.get(rule, -1) >= 0}
+            regex, words = _state_lexer(self.tables, names, tuple(gotos))
+            lex = table[state] = (regex.match, words, row, gotos)
         return lex
 
     def parse(self, text: str, start: str = "file", pos: int = 0,
@@ -261,10 +263,15 @@ class LalrRunner:
         """Parse ``text[pos:end]`` from rule ``start``; raise ParseFailure on a syntax
         error; exceptions of the callbacks pass through."""
         end = len(text) if end is None else end
-        plain_at = pos if start == "type" else -1  # a type being read for the memo
+        # where a WHOLE spelling is read token by token: the first token of a parse that
+        # starts at such a rule, a spelling not remembered yet
+        plain_at = pos if start != "file" else -1
+        recording: tuple[str, int, int] | None = None  # (rule, start, end) to remember
         t = self.tables
         actions, sizes, origins, callbacks = t.actions, t.sizes, t.origins, self.callbacks
-        kept, lexers, memo = self.kept, self._lexers, self.type_memo
+        kept, lexers, memo = t.kept, self._lexers, self.memo
+        if len(memo) > 4096:  # a bound for machine-made inputs
+            memo.clear()
         builder = self.transformer
         new_str, token = str.__new__, Token
         end_state = t.end_states[start]
@@ -273,10 +280,11 @@ class LalrRunner:
         values: list[Any] = []
         starts: list[int] = []
         push_state, push_value, push_start = states.append, values.append, starts.append
+        builder.stack_starts = starts
         while True:
             lex = lexers[state] or self.lexer(state)
             if pos == plain_at:
-                lex = self.lexer(state, cached=False)
+                lex = self.lexer(state, whole=False)
             m = lex[0](text, pos, end)
             if m is None:
                 raise self._failure(self._lex_failure(text, pos, end, state),
@@ -297,17 +305,17 @@ class LalrRunner:
                     value = new_str(token, word)  # a Lark Token, without its slow __new__
                     # .value too: Lark's repr of a Token reads it (an error message may)
                     value.type, value.start_pos, value.value = typ, at, word
-                elif typ == "CACHED_TYPE":
+                elif typ in lex[3]:  # a WHOLE spelling: shifted as the rule's value
                     value = memo.get(word)
-                    if value is None:
-                        value = self._read_type(text, at, next_pos)
-                    if lex[3] is not None:  # shift it as the `type` it stands for
-                        state = lex[3]
-                        push_state(state)
-                        push_value(value)
-                        push_start(at)
-                        pos = next_pos
+                    if value is None:  # read it token by token, remember its value
+                        plain_at, recording = pos, (typ, at, next_pos)
                         continue
+                    state = lex[3][typ]
+                    push_state(state)
+                    push_value(value)
+                    push_start(at)
+                    pos = next_pos
+                    continue
                 else:
                     value = None
             prev_end = pos
@@ -325,10 +333,26 @@ class LalrRunner:
                     push_value(value)
                     push_start(at)
                     pos = next_pos
+                    # punctuation spaced as usual after a token (` = `, ` : `, `, %`) is
+                    # shifted without the lexer where the new state shifts it: no other
+                    # terminal matches there
+                    spaced = _SPACED.get(text[pos:pos + 3])
+                    if spaced is not None and pos + 3 <= end:
+                        action = actions[state].get(spaced[0], -1)
+                        if action >= 0:
+                            state = action
+                            push_state(state)
+                            push_value(None)
+                            push_start(pos + spaced[1])
+                            pos += spaced[1] + 1
                     break
                 rule = ~action
                 callback = callbacks[rule]
                 if callback is None:  # `?rule: x`: x stands for the rule, in a new state
+                    if recording is not None and recording == (origins[rule], starts[-1],
+                                                               prev_end):
+                        memo[text[recording[1]:prev_end]] = values[-1]
+                        recording = None
                     state = actions[states[-2]][origins[rule]]
                     if typ == "$END" and state == end_state:
                         return values[-1]
@@ -337,19 +361,22 @@ class LalrRunner:
                     continue
                 size = sizes[rule]
                 # the callback may ask where each child starts: starts[-size:]
-                builder.stack_starts, builder.size = starts, size
+                builder.size = size
                 if size:
                     children = values[-size:]
                     builder.start = starts[-size]
-                    builder.last = starts[-1]
                     del values[-size:], states[-size:]
                 else:
                     children = []
-                    builder.start = builder.last = at
+                    builder.start = at
                 builder.end = prev_end
                 result = callback(children)
                 if size:
                     del starts[-size:]
+                if recording is not None and recording == (origins[rule], builder.start,
+                                                           prev_end):
+                    memo[text[recording[1]:prev_end]] = result
+                    recording = None
                 state = actions[states[-1]][origins[rule]]
                 if typ == "$END" and state == end_state:
                     return result
@@ -364,19 +391,11 @@ class LalrRunner:
         failure.states, failure.values, failure.starts = states, values, starts
         return failure
 
-    def _read_type(self, text: str, at: int, end: int) -> Any:
-        value = self.parse(text, "type", at, end)
-        if len(self.type_memo) > 4096:  # a bound for machine-made inputs
-            self.type_memo.clear()
-        self.type_memo[text[at:end]] = value
-        return value
-
     def _lex_failure(self, text: str, pos: int, end: int, state: int) -> ParseFailure:
         """No terminal of this state matches: find what is there with every terminal
         (as Lark's contextual lexer does), to say what was found instead."""
         if self._root is None:
-            names = [n for n in self.tables.terminals if n != "CACHED_TYPE"]
-            self._root = _state_lexer(self.tables, names)
+            self._root = _state_lexer(self.tables, list(self.tables.terminals))
         expected = [k for k in self.tables.actions[state] if k.isupper()]
         m = self._root[0].match(text, pos, end)
         if m is None or m.lastgroup is None:

@@ -94,8 +94,8 @@ class ParsedOp:
         self.dense: Any = None
         self.picks: tuple[int, ...] = ()  # slot -> the rule's child (-1: absent)
         self.slot = 0  # the slot being read
-        # operand group -> the type written for it and where; for an empty operand list,
-        # (None, where the list would start)
+        # operand group -> the type written for it and its slot (slot_start says where);
+        # for an empty operand list, (None, the list's slot)
         self.written: dict[str, tuple[T.Type | None, int]] = {}
 
 
@@ -144,15 +144,16 @@ class IRBuilder(ValueBuilder):
         diags[0].notes += [Diagnostic("note", n, self.filename, line, col) for n in notes]
         return CompileError(diags)
 
-    def slot_start(self, p: ParsedOp) -> int:
-        """Where the child of the slot being read was written (the op's start when the
-        parser does not say: Lark's own loop, a rule with spliced parts)."""
-        if p.slot >= len(p.picks):
+    def slot_start(self, p: ParsedOp, slot: int | None = None) -> int:
+        """Where the child of a slot (the one being read) was written (the op's start
+        when the parser does not say: Lark's own loop, a rule with spliced parts)."""
+        slot = p.slot if slot is None else slot
+        if slot >= len(p.picks):
             return p.start
-        if p.picks[p.slot] >= 0:
-            return self.with_prefix(self.child_start(p.picks[p.slot]))
+        if p.picks[slot] >= 0:
+            return self.with_prefix(self.child_start(p.picks[slot]))
         # an absent part: where the part after the last one written starts
-        before = [k for k in p.picks[:p.slot] if k >= 0]
+        before = [k for k in p.picks[:slot] if k >= 0]
         return self.child_start(before[-1] + 1 if before else 1)
 
     def next_token(self, offset: int) -> int:
@@ -403,16 +404,16 @@ class IRBuilder(ValueBuilder):
         p["rtypes"]["result"] = [view_ty]
         return p
 
-    def dense_literal(self, c: list[Any]) -> tuple[T.ElementType, Any, tuple[int, ...], int]:
+    def dense_literal(self, c: list[Any]) -> tuple[T.ElementType, Any, tuple[int, ...]]:
         """`<f32: [1.0, 2.0]>` of a constant or a global, read as cuda-tile reads it: its
-        element type, its values, the shape they give, where it starts."""
+        element type, its values, the shape they give (remembered by spelling)."""
         elem, values = c
         # the op's keyword comes just before for a constant; a global's name, say
         op = "constant" if self.text.startswith("constant", self.child_start(-1)) else "global"
         prefix = f"custom op 'cuda_tile.{op}' "
         check_element(elem, prefix, self.child_start(2))
         shape = literal_shape(values, elem, prefix, self.next_token)
-        return elem, values, shape, self.start
+        return elem, values, shape
 
     def mixed_list(self, c: list[Any]) -> tuple[list[Token], int]:
         """`[%n, 64]`: its items and where it starts."""
@@ -759,7 +760,7 @@ def _op_callback(rule: OpRule) -> Any:
             elif slot.kind == "operands":  # none written: where the list would start
                 p.operands[slot.name] = []
                 p.tokens[slot.name] = []
-                p.written[slot.name] = (None, self.slot_start(p))
+                p.written[slot.name] = (None, i)
         if fixup is not None:
             fixup(self, p)
         return self.build(p, operand_names, results, variable, implicit)
@@ -898,7 +899,7 @@ def _type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
-            p.written[name] = (ty, self.slot_start(p))
+            p.written[name] = (ty, p.slot)
             for v, tok in zip(vals, p.tokens[name]):
                 p.checks.append((v, ty, tok.start_pos))
         elif p.opdef.operand(name) is None:
@@ -910,7 +911,8 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
         vals = p.operands.get(name)
         if vals is not None:
             if len(vals) != len(types):  # MLIR's resolveOperands, at the operand list
-                at = p.tokens[name][0].start_pos if p.tokens[name] else p.written[name][1]
+                at = p.tokens[name][0].start_pos if p.tokens[name] else \
+                    self.slot_start(p, p.written[name][1])
                 raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' number of operands "
                                 f"and types do not match: got {len(vals)} operands and "
                                 f"{len(types)} types", at)
@@ -922,16 +924,16 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
 
 def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     if p.opdef.name == "get_tensor_shape":  # cuda-tile's parser: the type written for src
-        src, at = p.written["src"]
+        src, slot = p.written["src"]
         if not isinstance(src, T.TensorViewType):
             raise TextError(f"custom op 'cuda_tile.get_tensor_shape' expected tensor_view, "
-                            f"got '{type_text(src, True)}'", at)
+                            f"got '{type_text(src, True)}'", self.slot_start(p, slot))
     if p.opdef.name == "get_index_space_shape":  # the same for a tile view
-        src, at = p.written["src"]
+        src, slot = p.written["src"]
         if not isinstance(src, (T.PartitionViewType, T.StridedViewType,
                                 T.GatherScatterViewType)):
             raise TextError(f"custom op 'cuda_tile.get_index_space_shape' expected tile view, "
-                            f"got '{type_text(src, True)}'", at)
+                            f"got '{type_text(src, True)}'", self.slot_start(p, slot))
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
@@ -994,34 +996,35 @@ def _units(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
 
 
 def _dense(self: IRBuilder, p: ParsedOp, s: Slot, literal: Any) -> None:
-    p.dense = literal
+    p.dense = (*literal, p.slot)
 
 
 def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     """The tile type after a constant's values: its element type and shape are theirs
     (any shape for a single value)."""
-    elem, values, shape, at = p.dense
+    elem, values, shape, dense_slot = p.dense
     elem_name = str(elem)
-    prefix, type_at = f"custom op 'cuda_tile.{p.opdef.name}' ", self.slot_start(p)
+    prefix = f"custom op 'cuda_tile.{p.opdef.name}' "
     if not isinstance(ty, T.TileType):  # what cuda-tile's constant parser says
         raise TextError(f"{prefix}result #0 must be tile of {_CONSTANT_ELEMENTS} values, "
-                        f"but got '{type_text(ty, True)}'", type_at)
+                        f"but got '{type_text(ty, True)}'", self.slot_start(p))
     if ty.element != elem:
         raise TextError(f"{prefix}mismatch between the element type: '{elem}' and the tile "
-                        f"element type '{ty.element}'", type_at)
+                        f"element type '{ty.element}'", self.slot_start(p))
     if shape and shape != ty.shape:
         raise TextError(f"{prefix}inferred shape of elements literal ([{_csv(shape)}]) does "
-                        f"not match type ([{_csv(ty.shape)}])", type_at)
+                        f"not match type ([{_csv(ty.shape)}])", self.slot_start(p))
     bare = ty
-    if isinstance(ty, T.TileType) and ty.layout is not None:  # tile-layout: the value's
-        bare = T.TileType(ty.shape, ty.element)                # layout, not the constant's
+    if ty.layout is not None:  # tile-layout: the value's layout, not the constant's
+        bare = T.TileType(ty.shape, ty.element)
     try:
         if isinstance(values, str):  # a splat: kernels write the same few thousands of times
             p.attrs["value"] = _splat(values, elem_name, bare)
         else:
             p.attrs["value"] = make_dense(values, elem_name, bare)
     except AsmError as e:
-        raise TextError(e.message, self.end if "tile" in e.message else at) from None
+        at = self.end if "tile" in e.message else self.slot_start(p, dense_slot)
+        raise TextError(e.message, at) from None
     if s.name:
         p.rtypes[s.name] = [ty]
 
@@ -1041,13 +1044,13 @@ def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
 
 def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
     vals = p.operands.get(s.name, [])
-    at = _first_of_last_types(self.text, p.start, self.end, len(types))
-    p.written["!index_types"] = (None, at)
+    p.written["!index_types"] = (None, p.slot)  # written: _view_index_types asks
     if len(types) == 1:
         types = types * len(vals)
     if len(types) != len(vals):
         raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' expected {len(vals)} index "
-                        f"types, got {len(types)}", at)
+                        f"types, got {len(types)}",
+                        _first_of_last_types(self.text, p.start, self.end, len(types)))
     for v, ty, tok in zip(vals, types, p.tokens.get(s.name, [])):
         p.checks.append((v, ty, tok.start_pos))
 

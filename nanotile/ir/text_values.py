@@ -200,9 +200,13 @@ class ValueBuilder(Transformer):
 
     start = 0  # offsets of the text of the rule being reduced (set by the parser)
     end = 0
-    last = 0  # where the rule's last part starts
     stack_starts: Sequence[int] = ()  # the parser's stack of offsets: the rule's
     size = 0                          # children start at its last `size` entries
+
+    @property
+    def last(self) -> int:
+        """Where the rule's last part starts."""
+        return self.stack_starts[-1] if self.size and self.stack_starts else self.start
 
     def child_start(self, i: int) -> int:
         """Where child ``i`` of the rule being reduced starts (counting every part of
