@@ -17,6 +17,7 @@ import re
 from ..diagnostics import CompileError, Diagnostic
 from .assume_to_facts import AssumeToFacts
 from .base import Pass
+from .canonicalize import Canonicalize
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
@@ -35,6 +36,7 @@ from .synthesize_debug_info_scopes import SynthesizeDebugInfoScopes
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls for cls in (
         AssumeToFacts,
+        Canonicalize,
         CanonicalizeCmpSelect,
         CommonSubexpressionElimination,
         DeadCodeElimination,
