@@ -125,6 +125,8 @@ NOT_IN_DEFAULT: dict[str, str] = {
                     "keep the PTX those give",
     "loop-split": "cuda-tile runs it at -O3 only; its split point is computed in the "
                   "loop's type and is wrong near the type's limits, as cuda-tile's",
+    "test-debuginfo-update-symbol-name": "cuda-tile-opt's test pass: it renames the "
+                                         "symbol its options name",
     "synthesize-debug-info-scopes": "it changes only locations, for producers without "
                                     "debug info that want a line table",
 }

@@ -32,6 +32,7 @@ from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
 from .synthesize_debug_info_scopes import SynthesizeDebugInfoScopes
+from .test_debuginfo_update_symbol_name import DebugInfoUpdateSymbolName
 
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls for cls in (
@@ -40,6 +41,7 @@ PASSES: dict[str, type[Pass]] = {
         CanonicalizeCmpSelect,
         CommonSubexpressionElimination,
         DeadCodeElimination,
+        DebugInfoUpdateSymbolName,
         Eqsat,
         FoldConstants,
         FoldStaticIf,
