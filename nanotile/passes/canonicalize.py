@@ -7,7 +7,8 @@ GreedyPatternRewriteDriver does top-down. Each round of a kernel:
 
 1. walks the kernel in textual order. A ``constant`` equal to one met before is replaced
    by it; the others are hoisted to the top of the kernel, where a constant that does
-   not directly follow a hoisted one goes first (MLIR's OperationFolder);
+   not directly follow a hoisted one goes first (MLIR's OperationFolder; a constant
+   moved or merged loses its location);
 2. visits the ops in that order from a worklist: an op whose results are unused and that
    has no effect (cuda-tile's memory effects: op table traits) is erased; otherwise its
    folder runs, and if it folds nothing its patterns are tried in order until one
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..ir.attrs import UnknownLoc
 from ..ir.core import Block, Module, Operation
 from ..ir.rewrite import blocks_of, walk_block
 from .base import Pass, PassContext
@@ -44,6 +46,7 @@ def gather(rw: Rewriter) -> bool:
             key = constant_key(op)
             if key in kept:
                 rw.replace_op(op, kept[key].results)
+                kept[key].location = UnknownLoc()  # it stands for both now (as MLIR's)
                 moved = True
                 continue
             kept[key] = op
@@ -73,6 +76,7 @@ def _hoist(constant: Operation, body: Block) -> bool:
     constant.parent.ops.remove(constant)
     body.ops.insert(0, constant)
     constant.parent = body
+    constant.location = UnknownLoc()  # no longer where it was written (as MLIR's)
     return True
 
 
