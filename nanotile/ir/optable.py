@@ -269,6 +269,14 @@ _F_TERM = "attr-dict ?( $operands : type($operands) )?"
 # Trait sets
 _P = "pure elementwise"
 _MEM = "memory"
+# How cuda-tile declares an op's memory effects, where nanotile's "pure" does not say it
+# (MLIR's generic passes, e.g. canonicalize's dead-code removal, go by these):
+# "recursive_effects": RecursiveMemoryEffects, the effects are those of the ops in its
+# regions; "undeclared_effects": no effect declared at all, which MLIR must take as any
+# effect (assume, though nanotile treats it as pure; break, continue, return). The other
+# terminator, yield, is Pure.
+_REC = "recursive_effects"
+_UNDECLARED = "undeclared_effects"
 
 # --------------------------------------------------------------------------------------
 # Elementwise integer and bitwise arithmetic
@@ -483,13 +491,13 @@ op("mmaf_scaled", 0x72, "13.3", operands="lhs rhs acc lhs_scale rhs_scale", trai
 
 op("reduce", 0x58, operands="operands*", results="results*",
    attrs=[attr("dim", "int", bits=32), attr("identities", "attr_array")], regions=1,
-   counted_results=True, operand_count="total", traits="pure",
+   counted_results=True, operand_count="total", traits=f"pure {_REC}",
    asm=("$operands attr-dict _ 'dim ~ = ~ @dim 'identities ~ = ~ "
        "@identities : type($operands) -> type($results) !arg_region"))
 op("scan", 0x5E, operands="operands*", results="results*",
    attrs=[attr("dim", "int", bits=32), attr("reverse", "bool"),
           attr("identities", "attr_array")],
-   regions=1, counted_results=True, operand_count="total", traits="pure",
+   regions=1, counted_results=True, operand_count="total", traits=f"pure {_REC}",
    asm=("$operands attr-dict _ 'dim ~ = ~ @dim 'reverse ~ = ~ @reverse "
        "'identities ~ = ~ @identities : type($operands) -> type($results) "
        "!arg_region"))
@@ -598,21 +606,22 @@ op("memory_fence_alias_tko", 0x7A, "13.4", operands="token", results="result_tok
 # Control flow
 
 op("if", 0x32, operands="condition", results="results*", regions=2, counted_results=True,
-   traits="control",
+   traits=f"control {_REC}",
    asm=("$condition ?( -> ( type($results) ) )? !then ?( 'else !else )? "
        "attr-dict"))
 op("for", 0x29, operands="lowerBound upperBound step initValues*",
    results="resultValues*", attrs=[unit("unsignedCmp", since="13.2")], regions=1,
    flags="unsignedCmp@13.2", counted_results=True, operand_count="total",
-   traits="control loop",
+   traits=f"control loop {_REC}",
    asm="!for")
 op("loop", 0x41, operands="initValues*", results="resultValues*", regions=1,
-   counted_results=True, operand_count="total", traits="control loop",
+   counted_results=True, operand_count="total", traits=f"control loop {_REC}",
    asm="!loop")
 for _name, _opcode in (("break", 0x0A), ("continue", 0x11), ("return", 0x5C),
                        ("yield", 0x6D)):
     op(_name, _opcode, operands="operands*", results="", counted_results=True,
-       operand_count="total", traits="terminator", asm=_F_TERM)
+       operand_count="total",
+       traits="terminator" + ("" if _name == "yield" else f" {_UNDECLARED}"), asm=_F_TERM)
 op("assert", 0x05, operands="condition", results="", attrs=[attr("message", "string")],
    traits=_MEM,
    asm="$condition , @message attr-dict : type($condition)")
@@ -644,7 +653,8 @@ op("get_num_tile_blocks", 0x2E, results="gridSize_x gridSize_y gridSize_z", trai
    asm="attr-dict : type($gridSize_x,$gridSize_y,$gridSize_z)")
 op("get_tile_block_id", 0x30, results="blockId_x blockId_y blockId_z", traits="pure",
    asm="attr-dict : type($blockId_x,$blockId_y,$blockId_z)")
-op("assume", 0x06, operands="value", attrs=[attr("predicate", "attr")], traits="pure",
+op("assume", 0x06, operands="value", attrs=[attr("predicate", "attr")],
+   traits=f"pure {_UNDECLARED}",
    asm="@predicate , $value attr-dict : type($value,$result)")
 op("print_tko", 0x55, operands="args* token?@13.2", results="result_token@13.2",
    attrs=[attr("str", "string")], flags="token@13.2", counted_results=True, traits=_MEM,

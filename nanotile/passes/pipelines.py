@@ -120,8 +120,13 @@ PIPELINES: dict[str, list[str]] = {"sm_90": SM90, "sm_100": SM100}
 # Registered passes that no default pipeline runs, and why: they are run by name (-p,
 # nanotile-opt -PASS) as cuda-tile-opt runs them.
 NOT_IN_DEFAULT: dict[str, str] = {
+    "canonicalize": "cuda-tile-opt's -canonicalize, for nanotile-opt: the default "
+                    "pipelines reach their canonical form with their own steps above, and "
+                    "keep the PTX those give",
     "loop-split": "cuda-tile runs it at -O3 only; its split point is computed in the "
                   "loop's type and is wrong near the type's limits, as cuda-tile's",
+    "test-debuginfo-update-symbol-name": "cuda-tile-opt's test pass: it renames the "
+                                         "symbol its options name",
     "synthesize-debug-info-scopes": "it changes only locations, for producers without "
                                     "debug info that want a line table",
 }

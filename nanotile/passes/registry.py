@@ -17,6 +17,7 @@ import re
 from ..diagnostics import CompileError, Diagnostic
 from .assume_to_facts import AssumeToFacts
 from .base import Pass
+from .canonicalize import Canonicalize
 from .canonicalize_cmp_select import CanonicalizeCmpSelect
 from .cse import CommonSubexpressionElimination
 from .dce import DeadCodeElimination
@@ -31,13 +32,16 @@ from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
 from .synthesize_debug_info_scopes import SynthesizeDebugInfoScopes
+from .test_debuginfo_update_symbol_name import DebugInfoUpdateSymbolName
 
 PASSES: dict[str, type[Pass]] = {
     cls.name: cls for cls in (
         AssumeToFacts,
+        Canonicalize,
         CanonicalizeCmpSelect,
         CommonSubexpressionElimination,
         DeadCodeElimination,
+        DebugInfoUpdateSymbolName,
         Eqsat,
         FoldConstants,
         FoldStaticIf,

@@ -68,12 +68,6 @@ XFAIL: dict[str, str] = {
     "Bytecode/invalid/invalid_structure.mlir":
         "three of its inputs (invalid_section_id.tileirbc, invalid_dense_map_value.bc, "
         "invalid_attribute_name.bc) are not in the shared corpus",
-    # Passes (issues 6, 7) and test-only passes of cuda-tile-opt
-    "Dialect/CudaTile/canonicalize.mlir": "needs nanotile-opt --canonicalize (issue 6)",
-    "Dialect/CudaTile/debuginfo_update_symbol_names.mlir":
-        "needs cuda-tile-opt's test pass --test-debuginfo-update-symbol-name (no issue)",
-    "Dialect/CudaTile/debuginfo_update_symbol_names_fail.mlir":
-        "needs cuda-tile-opt's test pass --test-debuginfo-update-symbol-name (no issue)",
 }
 
 # Tools: the reference name, the module that implements it.
