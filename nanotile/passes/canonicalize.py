@@ -127,20 +127,27 @@ class Canonicalize(Pass):
     max_iterations: int = 10  # rounds of the driver at most, per kernel (MLIR's default)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        changed = False
-        for body in (block for item in module.items for block in blocks_of(item)):
-            changed |= self._simplify(body)
-        return changed
+        return canonicalize_module(module, self.max_iterations)
 
-    def _simplify(self, body: Block) -> bool:
-        """Rounds over one kernel until one changes nothing (or the last)."""
-        changed = False
-        for _ in range(self.max_iterations):
-            rw = Rewriter(body)
-            changed |= gather(rw)
-            progress = visit_all(rw)
-            progress |= erase_dead(rw)
-            changed |= progress
-            if not progress:
-                break
-        return changed
+
+def canonicalize_module(module: Module, max_iterations: int) -> bool:
+    """Every kernel of ``module`` canonicalized (shared with inline, which is this on a
+    module without calls)."""
+    changed = False
+    for body in (block for item in module.items for block in blocks_of(item)):
+        changed |= _simplify(body, max_iterations)
+    return changed
+
+
+def _simplify(body: Block, max_iterations: int) -> bool:
+    """Rounds over one kernel until one changes nothing (or the last)."""
+    changed = False
+    for _ in range(max_iterations):
+        rw = Rewriter(body)
+        changed |= gather(rw)
+        progress = visit_all(rw)
+        progress |= erase_dead(rw)
+        changed |= progress
+        if not progress:
+            break
+    return changed

@@ -123,6 +123,8 @@ NOT_IN_DEFAULT: dict[str, str] = {
     "canonicalize": "cuda-tile-opt's -canonicalize, for nanotile-opt: the default "
                     "pipelines reach their canonical form with their own steps above, and "
                     "keep the PTX those give",
+    "inline": "cuda-tile-opt's -inline: Tile IR has no calls, so it canonicalizes each "
+              "kernel (MLIR's inliner's default pipeline), as -canonicalize does",
     "loop-split": "cuda-tile runs it at -O3 only; its split point is computed in the "
                   "loop's type and is wrong near the type's limits, as cuda-tile's",
     "test-debuginfo-update-symbol-name": "cuda-tile-opt's test pass: it renames the "

@@ -24,6 +24,7 @@ from .dce import DeadCodeElimination
 from .eqsat import Eqsat
 from .fold_constants import FoldConstants
 from .fold_static_if import FoldStaticIf
+from .inline import Inline
 from .loop_invariant_code_motion import LoopInvariantCodeMotion
 from .loop_split import LoopSplit
 from .lower_views import LowerViews
@@ -45,6 +46,7 @@ PASSES: dict[str, type[Pass]] = {
         Eqsat,
         FoldConstants,
         FoldStaticIf,
+        Inline,
         LoopInvariantCodeMotion,
         LoopSplit,
         LowerViews,
