@@ -159,10 +159,6 @@ UNREACHABLE: dict[str, str] = {
     "Failed to optimize CUDA Tile IR program": _OPTIMIZER,
     "Failed to parse pipeline": _OPTIMIZER,
     "cuda_tile.ModuleOp not found in input": _OPTIMIZER,
-    # lib/Dialect/CudaTile/Transforms/TransformsUtils.cpp
-    "attempted to update symbol names in a scope that did not enclose the symbol itself":
-        "only cuda-tile-opt's test pass --test-debuginfo-update-symbol-name calls "
-        "updateSymbolName; nanotile has no such pass",
 }
 
 
