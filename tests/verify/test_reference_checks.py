@@ -10,6 +10,7 @@ import pytest
 from nanotile.ir import types as T
 from nanotile.ir.attrs import (
     CallSiteLoc,
+    DivByAttr,
     DICompileUnitAttr,
     DIFileAttr,
     DILocAttr,
@@ -200,3 +201,13 @@ def test_op_scope_needs_a_function_scope():
         "linkageName = \"k\", compileUnit = #cuda_tile.di_compile_unit<file = "
         "#cuda_tile.di_file<\"foo.py\" in \"/tmp/\">>, scopeLine = 2>. Operation has debug "
         "info scope, but function debug info scope is undefined.")
+
+
+def test_div_by_every_without_along():
+    """The text form has no way to write one without the other; the builders do."""
+    k = Kernel(tile((4, 8), "i32"))
+    k.op("assume", [k.arg(0)], [tile((4, 8), "i32")],
+         {"predicate": DivByAttr(16, every=4, along=None)})
+    assert only_error(k.module()) == (
+        "'cuda_tile.assume' op 'cuda_tile.div_by' 'every'/'along' must be used in "
+        "combination")

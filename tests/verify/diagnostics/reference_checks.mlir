@@ -79,3 +79,12 @@ cuda_tile.module @m {
     %0 = make_gather_scatter_view %tv : partition_view<tile=(8), tensor_view<8xf32, strides=[1]>>
   }
 }
+
+// -----
+
+cuda_tile.module @m {
+  // expected-error @below{{duplicate optimization_hints key `sm_100`}}
+  entry @k(%arg0: !cuda_tile.tile<ptr<f32>>) optimization_hints=<sm_100={num_cta_in_cga=2}, sm_100={num_cta_in_cga=2}> {
+    return
+  }
+}
