@@ -101,3 +101,29 @@ def test_check_type_recurses_into_views():
 def test_verifier_reports_bad_types_in_the_ir():
     k = Kernel(tile((3,)))
     assert errors(k.module()) == ["all dimensions must be powers of two, got 3"]
+
+
+def test_view_rules_in_full():
+    """Each view rule's whole message, as cuda-tile's Types.cpp words it (the text parser
+    refuses a tile dimension of 0 before these rules run, so they are reached here)."""
+    tv = T.TensorViewType(F32, (64, 64), (64, 1))
+    assert check_partition_view_type((16,), tv) == (
+        "expected tensor_view rank and tile rank to match, got tensor_view of rank 2 and "
+        "tiles of rank 1")
+    assert check_partition_view_type((0, 16), tv) == (
+        "tile shape dimensions must have positive length but got [0, 16]")
+    assert check_partition_view_type((16, 32), tv, (-1, 0)) == (
+        "target dimension must not be negative, got -1")
+    assert check_partition_view_type((16, 32), tv, (0, 2)) == (
+        "target dimension is outside of tensor view dimensions, expected strictly less "
+        "than 2, got 2")
+    assert check_strided_view_type((8, 8), (8, -1), tv) == (
+        "traversal strides must be strictly positive but got [8, -1]")
+    assert check_gather_scatter_view_type((8,), tv, 0) == (
+        "expected tensor_view rank and tile rank to match, got tensor_view of rank 2 and "
+        "tiles of rank 1")
+    assert check_gather_scatter_view_type((0, 8), tv, 0) == (
+        "tile shape dimensions must have positive length but got [0, 8]")
+    assert check_gather_scatter_view_type((8, 8), tv, 2) == (
+        "gather dimension is outside of tensor view dimensions, expected strictly less "
+        "than 2, got 2")

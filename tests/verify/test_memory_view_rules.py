@@ -208,3 +208,54 @@ def test_gather_scatter_indices():
         "dimension 0 (8)")
     assert "gather_scatter_view is not supported; use partition_view instead" in \
         only_error(red_view(gv, tile((8, 16))))
+
+
+def load_indices(view, index_types, result):
+    k = Kernel(view, *index_types)
+    k.op("load_view_tko", [k.arg(i) for i in range(len(index_types) + 1)],
+         [result, T.TOKEN], {"memory_ordering_semantics": M.weak},
+         segments=[1, len(index_types), 0])
+    return k.module()
+
+
+def test_view_index_types():
+    """cuda-tile's verifyIndices (Types.cpp), each of its messages in full."""
+    i64 = tile((), "i64")
+    assert only_error(load_indices(PV, [IDX, i64], tile((16, 32)))) == (
+        "'cuda_tile.load_view_tko' op expected index type 1 to be the same as other index "
+        "types ('!cuda_tile.tile<i32>'), got '!cuda_tile.tile<i64>'")
+    tv3 = T.TensorViewType(EL["f32"], (None, 64, 2), (128, 2, 1))
+    gv = T.GatherScatterViewType((16, 32, 2), tv3, 0)
+    assert only_error(load_indices(gv, [tile((16, 2), "i32"), IDX, IDX],
+                                   tile((16, 32, 2)))) == (
+        "'cuda_tile.load_view_tko' op expected index at sparse_dim position 0 to be a 1D "
+        "tensor for GatherScatterView, got rank 2")
+    assert only_error(load_indices(gv, [tile((16,), "i32"), tile((2,), "i32"), IDX],
+                                   tile((16, 32, 2)))) == (
+        "'cuda_tile.load_view_tko' op expected index 1 to be a scalar tile for "
+        "GatherScatterView")
+    assert only_error(load_indices(gv, [tile((16,), "i32"), IDX, i64],
+                                   tile((16, 32, 2)))) == (
+        "'cuda_tile.load_view_tko' op expected scalar index 2 to have the same type as "
+        "other scalar indices ('!cuda_tile.tile<i32>'), got '!cuda_tile.tile<i64>'")
+
+
+def test_view_index_checks_the_op_constraints_come_before():
+    """Indices are tiles by the ops' ODS constraints and their count is checked first, so
+    these checks of verifyIndices are reached by calling it as the ops do."""
+    from nanotile.verify.engine import RuleError
+    from nanotile.verify.memory import _check_view_indices
+
+    def message(view, indices):
+        try:
+            _check_view_indices(view, indices)
+        except RuleError as e:
+            return e.message
+        return None
+
+    assert message(PV, [T.TOKEN, IDX]) == (
+        "expected index type to be a tile type, got '!cuda_tile.token'")
+    gv = T.GatherScatterViewType((16, 32), TV, 1)
+    assert message(gv, [IDX]) == "gather/scatter dimension 1 is out of range for index count 1"
+    assert message(gv, [IDX, T.TOKEN]) == (
+        "expected index at sparse_dim position 1 to be a tile type for GatherScatterView")
