@@ -322,7 +322,9 @@ class IRBuilder(ValueBuilder):
         assigns = assigns or []
         types = types or []
         if len(assigns) != len(types):
-            raise TextError("mismatch in number of loop-carried values and defined values")
+            # at the op's name, as cuda-tile's ForOp::parse reports it (getNameLoc)
+            raise TextError("mismatch in number of loop-carried values and defined values",
+                            self.child_start(-1))
         inits = []
         for (name, tok), ty in zip(assigns, types):
             v = self.value(tok)

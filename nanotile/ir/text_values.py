@@ -452,12 +452,16 @@ class ValueBuilder(Transformer):
                 else f"{value} : i64"
             raise TextError(f"custom op 'cuda_tile.entry' expected dictionary attribute for "
                             f"optimization_hints entry `{name}` got value={shown}", self.end)
-        return (name, value, self.start)
+        return (name, value, self.end)
 
     def hints(self, c: list[Any]) -> A.OptimizationHintsAttr:
         seen: set[str] = set()
-        for name, _, at in _present(c):
+        for name, _, end in _present(c):
             if name in seen:
+                # where cuda-tile's parser stands once it has read the entry's value: the
+                # next token (`,` or `>`)
+                text = getattr(self, "text", "")
+                at = end + len(text[end:]) - len(text[end:].lstrip()) if text else end
                 raise TextError(f"duplicate optimization_hints key `{name}`", at)
             seen.add(name)
         return A.OptimizationHintsAttr(tuple((n, d) for n, d, _ in _present(c)))

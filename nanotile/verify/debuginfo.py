@@ -69,7 +69,11 @@ def attr_text(a) -> str:
 def check_function_scope(op: Operation) -> None:
     """(For entries, called by the entry rule, between its signature and hint checks.)"""
     if isinstance(op.location, CallSiteLoc):
-        raise fail("invalid function debug info location: a call site. Function location "
+        from nanotile.ir.printer import OpPrinter, location_text
+
+        # MLIR prints the location as an attribute: loc(callsite(... at ...))
+        where = f"loc({location_text(op.location, OpPrinter())})"
+        raise fail(f"invalid function debug info location: {where}. Function location "
                    "must not be a CallSiteLoc.")
     loc = di_loc(op.location)
     if loc is None:

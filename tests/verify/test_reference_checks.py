@@ -185,10 +185,10 @@ SUB = DISubprogramAttr(FILE, 1, "test", "k", DICompileUnitAttr(FILE), 2)
 def test_function_location_is_no_call_site():
     k = Kernel(I32, kind="entry")
     k.item.location = CallSiteLoc(NameLoc("callee"), NameLoc("caller"))
-    # cuda-tile prints the location itself where nanotile writes "a call site"
+    # cuda-tile prints the location (func.getLoc(), as MLIR prints a location attribute)
     assert only_error(k.module()) == (
-        "'cuda_tile.entry' op invalid function debug info location: a call site. Function "
-        "location must not be a CallSiteLoc.")
+        "'cuda_tile.entry' op invalid function debug info location: "
+        'loc(callsite("callee" at "caller")). Function location must not be a CallSiteLoc.')
 
 
 def test_op_scope_needs_a_function_scope():
@@ -211,3 +211,36 @@ def test_div_by_every_without_along():
     assert only_error(k.module()) == (
         "'cuda_tile.assume' op 'cuda_tile.div_by' 'every'/'along' must be used in "
         "combination")
+
+
+def test_for_with_more_iter_values_than_types_is_refused_at_its_name():
+    """cuda-tile's ForOp::parse reports this at the op's name (getNameLoc), as it reads
+    the header, before the body."""
+    from nanotile.diagnostics import CompileError
+    from nanotile.ir.parser import parse_text
+
+    text = ("cuda_tile.module @m {\n  entry @k(%n: tile<i32>) {\n"
+            "    %c0 = constant <i32: 0> : tile<i32>\n"
+            "    %r = for %iv in (%c0 to %n, step %n) : tile<i32> "
+            "iter_values(%a = %c0, %b = %c0) -> (tile<i32>) {\n"
+            "      continue %a : tile<i32>\n    }\n  }\n}\n")
+    with pytest.raises(CompileError) as caught:
+        parse_text(text, "k.mlir")
+    error = caught.value.diagnostics[0]
+    assert error.message == "mismatch in number of loop-carried values and defined values"
+    assert (error.line, error.column) == (4, 10)  # `for`
+
+
+def test_a_duplicate_hint_key_is_refused_after_its_value():
+    """cuda-tile's OptimizationHintsAttr::parse finds the duplicate once it has read the
+    entry's value, and reports it where it stands: the next token (here the `>`)."""
+    from nanotile.diagnostics import CompileError
+    from nanotile.ir.parser import parse_text
+
+    header = ("  entry @k() optimization_hints=<sm_100={num_cta_in_cga=2}, "
+              "sm_100={num_cta_in_cga=2} > {\n")
+    with pytest.raises(CompileError) as caught:
+        parse_text("cuda_tile.module @m {\n" + header + "    return\n  }\n}\n", "k.mlir")
+    error = caught.value.diagnostics[0]
+    assert error.message == "duplicate optimization_hints key `sm_100`"
+    assert (error.line, error.column) == (2, header.index(" >") + 2)
