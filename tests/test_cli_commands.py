@@ -375,6 +375,12 @@ def test_ctrl_c_is_one_line_and_status_130(command, kernel, tmp_path, monkeypatc
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.npz", "k.mlir"]
 
 
+def _default_ctrl_c() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(argv: list[str], tmp_path: Path, group: bool) -> subprocess.CompletedProcess:
     """Start ``nanotile ARGV``, wait until it is blocked reading its inputs (FIFOs nobody
     writes), then send SIGINT to its process group (a terminal's Ctrl-C) or to it alone
@@ -384,9 +390,11 @@ def _interrupt(argv: list[str], tmp_path: Path, group: bool) -> subprocess.Compl
     code = ("import sys; from nanotile.cli import main; sys.stderr.write('ready\\n'); "
             "sys.stderr.flush(); sys.exit(main(sys.argv[1:]))")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # Python installs its Ctrl-C handler only where SIGINT is not ignored, and a test
+    # run started in the background by a shell without job control inherits it ignored
     process = subprocess.Popen([sys.executable, "-c", code, *argv], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_default_ctrl_c)
     assert process.stderr.readline() == "ready\n"
     writers = _wait_for_a_reader([tmp_path / a for a in argv if a.endswith(".mlir")])
     try:
