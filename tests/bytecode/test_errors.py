@@ -176,10 +176,47 @@ def test_writer_refuses_new_global_fields():
         g = Operation("global", attributes={"sym_name": "g", "value": A.DenseElementsAttr(
             t, b"\0\0\x80\x3f", False), **attrs})
         return Module(items=[g])
-    assert write_error(module(constant=True), (13, 1)).startswith(
-        "constant global `g` cannot be encoded in bytecode version 13.1")
-    assert "non-public symbol visibility" in write_error(
-        module(symbol_visibility=SymbolVisibility.private), (13, 2))
+    assert write_error(module(constant=True), (13, 1)) == (
+        "constant global `g` cannot be encoded in bytecode version 13.1 (the `constant` "
+        "attribute requires bytecode 13.3+)")
+    assert write_error(module(symbol_visibility=SymbolVisibility.private), (13, 2)) == (
+        "global `g` uses non-public symbol visibility, which cannot be encoded in bytecode "
+        "version 13.2 (requires bytecode 13.3+)")
+
+
+@pytest.mark.parametrize("words, message", [
+    ("global private @g", "global `g` uses non-public symbol visibility, which cannot be "
+                          "encoded in bytecode version 13.2 (requires bytecode 13.3+)"),
+    ("global constant @g", "constant global `g` cannot be encoded in bytecode version 13.2 "
+                           "(the `constant` attribute requires bytecode 13.3+)"),
+])
+def test_writer_refuses_new_global_fields_at_the_global(words, message):
+    """cuda-tile's writeGlobalSection: globalOp.emitError(), at the global."""
+    module = parse_text("cuda_tile.module @m {\n  %s <f32: [1.0]> : tile<1xf32>\n}\n" % words,
+                        "g.mlir")
+    write_bytecode(module, (13, 3))
+    with pytest.raises(CompileError) as info:
+        write_bytecode(module, (13, 2))
+    d = info.value.diagnostics[0]
+    assert (d.message, d.filename, d.line, d.column) == (message, "g.mlir", 2, 3)
+
+
+@pytest.mark.parametrize("loc, kind", [
+    ('loc("n")', "NameLoc"),
+    ('loc(fused["a.py":1:2, "b.py":3:4])', "FusedLoc"),
+    ('loc(callsite("n" at "a.py":1:1))', "NameLoc"),  # a call site's callee checked too
+])
+def test_writer_refuses_unsupported_locations(loc, kind):
+    """cuda-tile's validateDebugInfo/invalidLocError: op->emitError() at the op; only
+    DILocAttr, CallSiteLoc, FileLineColLoc and UnknownLoc are encodable."""
+    module = parse_text("cuda_tile.module @m {\n  entry @k() {\n"
+                        f"    %c = constant <i32: 42> : tile<i32> {loc}\n"
+                        "    return\n  }\n}\n", "l.mlir")
+    with pytest.raises(CompileError) as info:
+        write_bytecode(module, (13, 3))
+    d = info.value.diagnostics[0]
+    assert (d.message, d.filename, d.line, d.column) == (
+        f"unsupported location, got {kind}, expected DILocAttr or CallSiteLoc", "l.mlir", 3, 10)
 
 
 @pytest.mark.parametrize("version", [(13, 0), (13, 5), (12, 0)])
