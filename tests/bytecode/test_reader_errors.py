@@ -713,6 +713,20 @@ def test_a_later_cuda_tile_error_comes_first():
     assert error(data)[0] == "operand index 99 out of bounds (size=8) for operand 0"
 
 
+NON_ENTRY = write_bytecode(parse_text("cuda_tile.module @m {\n  testing$func @k() {\n"
+                                      "    return\n  }\n}\n", "k.mlir"), (13, 3))
+
+
+def test_a_non_entry_function_reads_back_as_testing_func():
+    """The one input cuda-tile refuses and nanotile reads: a function without the entry
+    flag (createFunction: "un-expected non-entry function 'k'", at the end of the file,
+    then "failed to create function from bytecode"; tileirdisasm and tileiras say so, as
+    the test below checks). nanotile's writer emits one for the test-only op, so its
+    reader takes it back."""
+    assert [item.name for item in read_bytecode(NON_ENTRY, "x").items] == ["testing$func"]
+    assert cuda_tile_chain(NON_ENTRY) is None
+
+
 # ---- the same as NVIDIA's tool
 
 
@@ -769,3 +783,20 @@ def test_cases_as_tileirdisasm_reports_them(name, tmp_path):
 def test_every_truncation_as_tileirdisasm_reports_it(data, tmp_path):
     for n in range(12, len(data)):
         assert _ours(data[:n]) == _tileirdisasm(data[:n], tmp_path), n
+
+
+@pytest.mark.parametrize("tool", ["tileirdisasm", "tileiras"])
+def test_nvidia_refuses_a_non_entry_function(tool, tmp_path):
+    """What nanotile reads and NVIDIA's tools refuse (see
+    test_a_non_entry_function_reads_back_as_testing_func)."""
+    path = nvidia_tool(tool)
+    if path is None:
+        pytest.skip(f"{tool} not installed")
+    (tmp_path / "in.tileirbc").write_bytes(NON_ENTRY)
+    extra = ["--gpu-name=sm_90", "-o", str(tmp_path / "k.cubin")] if tool == "tileiras" else []
+    proc = subprocess.run([str(path), str(tmp_path / "in.tileirbc"), *extra],
+                          capture_output=True, text=True, errors="replace", timeout=60)
+    assert proc.returncode != 0
+    assert proc.stderr.splitlines()[:2] == [
+        f"error: error at offset {len(NON_ENTRY)}: un-expected non-entry function 'k'",
+        f"error: error at offset {len(NON_ENTRY)}: failed to create function from bytecode"]
