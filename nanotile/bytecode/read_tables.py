@@ -767,6 +767,8 @@ def _dense_value(data: bytes, t: T.TileType) -> A.DenseElementsAttr | None:
         # MLIR's i1 layout: a splat is one byte 0x00/0xFF; otherwise bits, LSB first.
         if len(data) == 1 and data[0] in (0x00, 0xFF):
             return A.DenseElementsAttr(t, data, True)
+        if n == 1 and len(data) == 1:  # one packed bit: still one element, so a splat
+            return A.DenseElementsAttr(t, b"\xff" if data[0] & 1 else b"\x00", True)
         return A.DenseElementsAttr(t, data, False) if len(data) == (n + 7) // 8 else None
     width = W.storage_bytes(t.element)
     if len(data) == width:  # one element: a splat (also when the tile has one)

@@ -119,14 +119,24 @@ class OpPrinter:
                     if a.name_hint and self.use_hints:
                         self.names[a] = "%" + self._scoped_unique(a.name_hint)
                     else:
-                        self.names[a] = f"%arg{self.arg_counter}"
-                        self.arg_counter += 1
+                        self.names[a] = "%" + self._next_arg_name()
                 for op in block.ops:
                     self._number_results(op)
             for block in region.blocks:
                 for op in block.ops:
                     for r in op.regions:
                         stack.append((r, self.counter, self.arg_counter, self.conflict, scope))
+
+    def _next_arg_name(self) -> str:
+        """``argN`` for an argument without a name: the next N that no name in scope has
+        taken (an argument the input named ``%arg0`` keeps it), held in the scope so that
+        a later named value that wants it is renamed instead."""
+        while self._used(f"arg{self.arg_counter}"):
+            self.arg_counter += 1
+        name = f"arg{self.arg_counter}"
+        self.arg_counter += 1
+        self.scope[0].add(name)
+        return name
 
     def _used(self, name: str) -> bool:
         s = self.scope

@@ -103,3 +103,17 @@ def test_other_versions_are_lossless():
             assert write_bytecode(read_bytecode(other, "x"), own) == data, (path.name, minor)
             converted += 1
     assert converted > 4000 and refused < converted // 10
+
+
+def test_a_one_element_i1_constant_is_a_splat_however_it_is_packed():
+    """Found by bench/fuzz.py: a tile<1xi1> constant whose byte is 0x01 (one packed bit,
+    not MLIR's splat byte 0xFF) read as a one-element list, printed `[true]`, and read
+    back as the splat `true` (tileirdisasm prints `true` for that file)."""
+    from nanotile.bytecode.read_tables import _dense_value
+    from nanotile.ir import types as T
+
+    one = T.TileType((1,), T.ELEMENT_TYPES["i1"])
+    assert _dense_value(b"\x01", one) == A.DenseElementsAttr(one, b"\xff", True)
+    assert _dense_value(b"\x00", one) == A.DenseElementsAttr(one, b"\x00", True)
+    four = T.TileType((4,), T.ELEMENT_TYPES["i1"])
+    assert _dense_value(b"\x05", four) == A.DenseElementsAttr(four, b"\x05", False)

@@ -227,3 +227,25 @@ def test_shared_reproducer_prints_and_reads_back(name: str, tmp_path: Path) -> N
     again = run_cli("nanotile.cli", str(printed), "--no-verify")
     assert again.returncode == 0, again.stderr[:500]
     assert again.stdout == res.stdout
+
+
+def test_an_unnamed_argument_takes_a_name_no_other_value_has() -> None:
+    """Found by bench/fuzz.py: an entry argument written `%8` (a number, so not kept as a
+    name) after arguments named %arg0..%arg4 printed as a second `%arg0`, and a value
+    named %arg5 inside a region hid it; every printed module reads back to itself."""
+    text = """cuda_tile.module @m {
+  entry @k(%arg0: tile<ptr<i32>>, %arg1: tile<i32>, %8: tile<i32>) {
+    %c = constant <i32: 0> : tile<4xi32>
+    %r = reduce %c dim=0 identities=[0 : i32] : tile<4xi32> -> tile<i32>
+    (%a: tile<i32>, %b: tile<i32>) {
+      %arg2 = addi %a, %b : tile<i32>
+      yield %8 : tile<i32>
+    }
+    return
+  }
+}
+"""
+    printed = print_modules(parse_modules(text, "k.mlir"))
+    assert "%arg0: tile<ptr<i32>>, %arg1: tile<i32>, %arg2: tile<i32>" in printed
+    assert "%arg2_0 = addi" in printed and "yield %arg2 :" in printed
+    assert print_modules(parse_modules(printed, "printed.mlir")) == printed
