@@ -37,3 +37,16 @@ def shared_file(path: Path) -> Path:
     if not Path(path).exists():
         pytest.skip(missing_reason(path))
     return Path(path)
+
+
+# A kernel small enough to write inline, for tests of the commands themselves: it stores
+# x * 8 through a pointer (eqsat makes the multiply a shift).
+TIMES_EIGHT = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<i32>>, %x: tile<i32>) {
+    %c8 = constant <i32: 8> : tile<i32>
+    %y = muli %x, %c8 : tile<i32>
+    %t = store_ptr_tko weak %p, %y : tile<ptr<i32>>, tile<i32> -> token
+    return
+  }
+}
+"""

@@ -14,16 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.shared_corpus import TIMES_EIGHT as KERNEL
+
 ROOT = Path(__file__).resolve().parents[1]
-KERNEL = """cuda_tile.module @m {
-  entry @k(%p: tile<ptr<i32>>, %x: tile<i32>) {
-    %c8 = constant <i32: 8> : tile<i32>
-    %y = muli %x, %c8 : tile<i32>
-    %t = store_ptr_tko weak %p, %y : tile<ptr<i32>>, tile<i32> -> token
-    return
-  }
-}
-"""
 
 
 @pytest.fixture

@@ -13,17 +13,9 @@ from nanotile.cli import main as nanotile
 from nanotile.cli_options import main as passes_main
 from nanotile.opt import main as opt
 from nanotile.passes.registry import PASSES
+from tests.shared_corpus import TIMES_EIGHT as KERNEL
 
 ROOT = Path(__file__).resolve().parents[2]
-KERNEL = """cuda_tile.module @m {
-  entry @k(%p: tile<ptr<i32>>, %x: tile<i32>) {
-    %c8 = constant <i32: 8> : tile<i32>
-    %y = muli %x, %c8 : tile<i32>
-    %t = store_ptr_tko weak %p, %y : tile<ptr<i32>>, tile<i32> -> token
-    return
-  }
-}
-"""
 # a rewrite: every muli becomes addi (wrong, but visible)
 PLUGIN = '''
 from dataclasses import dataclass
