@@ -11,9 +11,15 @@ each cubin, and compares the outputs with the interpreter's: bit for bit, or wit
 case's tolerance where the interpreter and the GPU may round differently (approximate
 instructions, another summation order). NaN compares equal to NaN whatever its payload.
 
+The GPU's outputs are also compared with nanotile's emulator running the same PTX: the
+emulator claims to compute what the hardware computes, so there the comparison is bit for
+bit whatever the case's tolerance (a column of its own: "emu ok" or "emu N differ").
+
 The cases: the examples of examples/ (always), the cuTile kernels of
-../shared/corpus/cutile (where present), and the op-family kernels of
-tests/targets/test_ptx_ops.py (one family of ops each).
+../shared/corpus/cutile (where present), the op-family kernels of
+tests/targets/test_ptx_ops.py (one family of ops each), wgmma tiles on sm_90, and with
+``--cutile-tests`` the emulator test's sample of ../shared/corpus/cutile-tests and every
+matmul/mma kernel there (make_inputs' arguments, seed 0).
 """
 
 from __future__ import annotations
@@ -32,11 +38,13 @@ ROOT = Path(__file__).resolve().parents[1]
 # ---------------------------------------------------------------- prepare (CPU machine)
 
 
-def prepare(folder: Path, gpu: str) -> int:
+def prepare(folder: Path, gpu: str, cutile_tests: bool = False) -> int:
     sys.path.insert(0, str(ROOT))
     folder.mkdir(parents=True, exist_ok=True)
     cases = list(_example_cases()) + list(_corpus_cases()) + list(_op_family_cases()) \
         + list(_edge_cases()) + list(_wgmma_cases(gpu))
+    if cutile_tests:
+        cases += list(_cutile_tests_cases())
     manifest = []
     for name, module, kernel, grid, args, outputs, rtol, atol in cases:
         try:
@@ -50,21 +58,28 @@ def prepare(folder: Path, gpu: str) -> int:
 
 
 def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, atol) -> dict:
+    import contextlib
     import copy
 
     from nanotile.interp import run
     from nanotile.targets.compile import assemble, compile_to_ptx
     from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
+    from nanotile.ptxemu import run_ptx
+
     ptx = compile_to_ptx(copy.deepcopy(module), gpu)  # compiling lowers the module in place
     cubin, _ = assemble(ptx, gpu)
     (folder / f"{name}.cubin").write_bytes(cubin)
     expected = copy.deepcopy(args)
-    run(module, kernel, grid, *expected)
+    run(module, kernel, grid, *expected, out=_Discard())
+    emulated = copy.deepcopy(args)
+    with contextlib.redirect_stdout(_Discard()):
+        run_ptx(ptx, kernel, grid=tuple(grid), args=emulated)
     entry = ptx[ptx.index(f".entry {kernel}("):]
     threads = int(entry.split(".reqntid", 1)[1].split()[0].strip(","))
     arrays = {f"arg{i}": _storable(a) for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     arrays |= {f"want{i}": _storable(expected[i]) for i in outputs}
+    arrays |= {f"emu{i}": _storable(emulated[i]) for i in outputs}
     np.savez(folder / f"{name}.npz", **arrays)
     return {"name": name, "kernel": kernel, "grid": list(grid) + [1] * (3 - len(grid)),
             "threads": threads, "shared": dynamic_shared_bytes(ptx, kernel),
@@ -72,9 +87,20 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
             "rtol": rtol, "atol": atol}
 
 
+class _Discard:
+    """Where a kernel's printf output goes while preparing (only results are compared)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
 def _storable(array: np.ndarray) -> np.ndarray:
-    """ml_dtypes arrays (bf16, f8...) as their bits: .npz keeps no such dtype."""
-    return array.view(f"u{array.itemsize}") if array.dtype.kind == "V" else array
+    """ml_dtypes arrays (bf16, f8...) as their bits: .npz keeps no such dtype (isbuiltin
+    2: a user-defined dtype, whatever kind it reports)."""
+    return array.view(f"u{array.itemsize}") if array.dtype.isbuiltin == 2 else array
 
 
 def _argument(value) -> dict:
@@ -167,6 +193,43 @@ def _edge_cases():
                [len(arrays)], 0.0, 0.0)
 
 
+# split-K matmuls take a lock and a counter from their arguments; make_inputs fills them
+# with random numbers, so the lock never closes and the CTAs of one output tile add into
+# it at the same time: the result depends on their timing (the interpreter's and the
+# emulator's sequential CTAs give one of the possible results, the GPU another)
+RACY_WITH_RANDOM_INPUTS = ("matmul_split_k_kernel",)
+
+# how close to the interpreter an output of this element type must be (relative and
+# absolute): the compiled code may sum in another order than the interpreter
+TOLERANCE = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}
+
+
+def _cutile_tests_cases():
+    """The emulator test's fixed sample of cutile-tests kernels and every matmul/mma
+    kernel there. A kernel that never reads its block id gets a grid of one CTA
+    (make_inputs gives such kernels several, which then race on the same outputs: an
+    accumulating matmul reads C in every CTA before any writes it back)."""
+    import re
+
+    from tests.targets.corpus_cases import TESTS_CORPUS, cutile_tests_case
+    from tests.targets.test_emulated_run import SAMPLE
+
+    if not TESTS_CORPUS.is_dir():
+        return
+    matmuls = sorted(p.stem for p in TESTS_CORPUS.glob("*.tileirbc")
+                     if re.search(r"mma|matmul", p.stem, re.IGNORECASE)
+                     and not any(racy in p.stem for racy in RACY_WITH_RANDOM_INPUTS))
+    for name in dict.fromkeys([*SAMPLE, *matmuls]):
+        module, kernel, grid, args = cutile_tests_case(name)
+        if not any(op.name == "get_tile_block_id" for op in module.walk()):
+            grid = (1, 1, 1)
+        outputs = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+        tolerance = max((TOLERANCE.get(args[i].dtype.name, 0.0) for i in outputs),
+                        default=0.0)
+        yield (f"tests_{re.sub(r'[^A-Za-z0-9._-]', '_', name)}", module, kernel, grid, args,
+               outputs, tolerance, tolerance)
+
+
 WGMMA_SHAPES = [(64, 8, 16, 4), (128, 128, 32, 4), (64, 256, 64, 4), (256, 32, 32, 8),
                 (64, 64, 32, 8), (128, 256, 64, 4)]
 
@@ -211,16 +274,19 @@ def run(folder: Path) -> int:
     print(f"device: {name}")
     failures = 0
     rows = []
+    print(f"{'case':<48} {'CTA':>5} {'shared':>7}  result")
     for case in json.loads((folder / "manifest.json").read_text()):
         try:
             verdict = _run_case(driver, check, folder, case)
         except Exception as error:  # noqa: BLE001 - one case's failure is a row, not the end
             verdict = f"ERROR {type(error).__name__}: {error}"
         failures += not verdict.startswith("ok")
+        # printed as it comes, so that a kernel that hangs the GPU leaves the rows before it
         rows.append(f"{case['name']:<48} {case['threads']:>5} {case['shared']:>7}  {verdict}")
-    print(f"{'case':<48} {'CTA':>5} {'shared':>7}  result")
-    print("\n".join(rows))
+        print(rows[-1], flush=True)
     print(f"{len(rows) - failures}/{len(rows)} cases match the interpreter")
+    emulator_differs = sum(" emu " in row and "emu ok" not in row for row in rows)
+    print(f"{emulator_differs} cases where the GPU and the emulator differ")
     return 1 if failures else 0
 
 
@@ -257,7 +323,23 @@ def _run_case(driver, check, folder: Path, case: dict) -> str:
         check(driver.cuModuleUnload(module))
     typed = [(_typed(got[i], case["args"][i]), _typed(data[f"want{i}"], case["args"][i]))
              for i in case["outputs"]]
-    return _compare(typed, case["rtol"], case["atol"])
+    emulated = [(_typed(got[i], case["args"][i]), _typed(data[f"emu{i}"], case["args"][i]))
+                for i in case["outputs"] if f"emu{i}" in data]
+    return f"{_compare(typed, case['rtol'], case['atol'])}  {_emulator_verdict(emulated)}"
+
+
+def _emulator_verdict(pairs) -> str:
+    """The GPU against the emulator on the same PTX: bit for bit (NaNs equal)."""
+    if not pairs:
+        return ""
+    differ = 0
+    for got, want in pairs:
+        bits_got, bits_want = got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}")
+        bad = bits_got != bits_want
+        if want.dtype.kind == "f" or want.dtype.kind == "V":
+            bad &= ~(np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64)))
+        differ += int(np.count_nonzero(bad))
+    return "emu ok" if differ == 0 else f"emu {differ} differ"
 
 
 def _typed(array: np.ndarray, argument: dict) -> np.ndarray:
@@ -297,8 +379,10 @@ def main() -> int:
     parser.add_argument("command", choices=("prepare", "run"))
     parser.add_argument("folder", type=Path)
     parser.add_argument("--gpu-name", default="sm_90", choices=("sm_90", "sm_100"))
+    parser.add_argument("--cutile-tests", action="store_true",
+                        help="also a sample of ../shared/corpus/cutile-tests and its matmuls")
     args = parser.parse_args()
-    return prepare(args.folder, args.gpu_name) if args.command == "prepare" else run(args.folder)
+    return prepare(args.folder, args.gpu_name, args.cutile_tests) if args.command == "prepare" else run(args.folder)
 
 
 if __name__ == "__main__":

@@ -61,17 +61,28 @@ def compile_to_ptx(module: Module, gpu_name: str = "sm_100", run_pipeline: bool 
 
 
 def ptxas_path() -> Path | None:
-    """ptxas from the nvidia-cuda-nvcc wheel of this Python environment, if installed."""
+    """NVIDIA's assembler: $NANOTILE_PTXAS if set, else ptxas from the nvidia-cuda-nvcc
+    wheel of this Python environment, else a CUDA toolkit's (``ptxas`` on PATH, then
+    $CUDA_HOME/bin); None if there is none."""
+    import os
+    import shutil
+
+    if os.environ.get("NANOTILE_PTXAS"):
+        return Path(os.environ["NANOTILE_PTXAS"])
     try:
         import nvidia
     except ImportError:
-        return None
+        nvidia = None
     for root in getattr(nvidia, "__path__", []):
         for candidate in (Path(root) / "cu13" / "bin" / "ptxas",
                           Path(root) / "cuda_nvcc" / "bin" / "ptxas"):
             if candidate.exists():
                 return candidate
-    return None
+    on_path = shutil.which("ptxas")
+    if on_path:
+        return Path(on_path)
+    toolkit = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "ptxas"
+    return toolkit if toolkit.exists() else None
 
 
 def assemble(ptx: str, gpu_name: str, verbose: bool = False) -> tuple[bytes, str]:

@@ -99,11 +99,14 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
 def _on_gpu(body) -> None:
     driver = _driver()
     dev = _check(driver, driver.cuDeviceGet(0))
-    ctx = _check(driver, driver.cuCtxCreate(0, dev))
+    # the device's primary context (as the CUDA runtime uses): cuCtxCreate's signature
+    # changed between cuda-python 12 and 13, cuDevicePrimaryCtxRetain's did not
+    ctx = _check(driver, driver.cuDevicePrimaryCtxRetain(dev))
+    _check(driver, driver.cuCtxSetCurrent(ctx))
     try:
         body(driver, _gpu_name(driver, dev))
     finally:
-        driver.cuCtxDestroy(ctx)
+        driver.cuDevicePrimaryCtxRelease(dev)
 
 
 @pytest.mark.parametrize("name", ["vector_add", "scaled_add", "matmul_f16", "transpose"])
