@@ -32,10 +32,23 @@ f16/bf16, m16n8k32 with e4m3/e5m2/s8), ldmatrix/stmatrix, cp.async, cp.async.bul
 mbarrier, wgmma (sm_90a), tcgen05 (sm_100a, M=128, kind::f16), vprintf and trap. ``python -m nanotile.ptxemu.coverage F.ptx``
 lists what a file uses that is not covered; such instructions fail with their line.
 
+Asynchronous work (wgmma, cp.async, bulk and tensor copies) completes when issued, but
+``async_check`` (on by default) makes the program wait for it as the hardware does: using
+a result, or changing a source, before the wait or fence that covers it is a PtxError
+naming the instruction. ``interleave=True`` switches warps at every mbarrier arrive, a
+second schedule in which other missing waits show.
+
 Barriers count threads: the two sides of a divergent branch may each reach a barrier
 (the sibling path runs while the first side waits). Not emulated: barriers inside deeper
 nests of divergence, thread-block clusters larger than one CTA, ``.func`` calls other
-than vprintf, textures and surfaces, tf32, block-scaled and sparse MMAs.
+than vprintf, textures and surfaces, block-scaled and sparse MMAs.
+
+Against an H200 (bench/gpu_check.py, 109 kernels): integer, conversion, memory and
+IEEE-rounded float instructions give the GPU's bits. Two families are close but not
+bit-exact: the .approx functions (ex2, lg2, sin, cos, tanh), computed here as the
+correctly rounded exact function where the hardware's MUFU is within its documented ulps,
+and the tensor cores' accumulation (mma.sync, wgmma), summed here exactly and rounded
+once where the hardware aligns and truncates partial sums.
 """
 
 from nanotile.ptxemu.errors import PtxError

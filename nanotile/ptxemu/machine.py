@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nanotile.ptxemu.async_check import CheckedShared, SharedHazards, uses_async
 from nanotile.ptxemu.errors import MemoryFault, PtxError
 from nanotile.ptxemu.fpmath import DTYPES, UINT, type_size
 from nanotile.ptxemu.memory import (
@@ -92,6 +93,11 @@ class CompiledKernel:
     extern_shared: list[str] = field(default_factory=list)
     extern_align: int = 128  # dynamic shared memory starts at a multiple of this
     width: int = 32      # lanes per emulated warp (more in batched mode, see Launch)
+    # asynchronous work is checked (async_check): on for kernels that have any
+    check_async: bool = False
+    # registers a wgmma.mma_async writes or reads as A: other instructions' accesses to
+    # them are checked against the wgmma in flight
+    async_registers: set[int] = field(default_factory=set)
 
     def error(self, ins: Instruction, msg: str) -> PtxError:
         return PtxError(f"{msg} in '{ins.text}'", self.module.filename, ins.line, ins.col)
@@ -107,9 +113,12 @@ def _decl_size(d: VarDecl, length: int | None) -> int:
 
 
 def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbol],
-                   errors: list[PtxError] | None = None, width: int = 32) -> CompiledKernel:
+                   errors: list[PtxError] | None = None, width: int = 32,
+                   check_async: bool = True) -> CompiledKernel:
     """Compile entry ``name``. With ``errors`` given, instructions that do not compile are
-    recorded there (and raise when executed) instead of failing the whole kernel."""
+    recorded there (and raise when executed) instead of failing the whole kernel. With
+    ``check_async``, a kernel that issues asynchronous work has its uses checked
+    (async_check)."""
     from nanotile.ptxemu.ops import compile_instruction
 
     fn = module.functions.get(name)
@@ -147,10 +156,28 @@ def compile_kernel(module: PtxModule, name: str, global_symbols: dict[str, Symbo
         k.symbols[nm] = Symbol("shared", _align(k.shared_size, k.extern_align), 0)
     k.labels.setdefault("__end", len(k.instrs))
     _compute_reconvergence(k)
+    if check_async and uses_async(ins.opcode for ins in k.instrs):
+        k.check_async = True
+        k.async_registers = _wgmma_registers(k)
     k.code = [_compile_one(k, ins, pc, compile_instruction, errors)
               for pc, ins in enumerate(k.instrs)]
     k.code.append(lambda w, m: (EXIT, m))     # falling off the end returns
     return k
+
+
+def _wgmma_registers(k: CompiledKernel) -> set[int]:
+    """The registers wgmma.mma_async instructions write (their accumulators) or read as
+    A (the register form)."""
+    from nanotile.ptxemu.ptx_parser import Reg, Vec
+
+    found = set()
+    for ins in k.instrs:
+        if ins.opcode.startswith("wgmma.mma_async"):
+            for operand in ins.operands[:2]:
+                items = operand.items if isinstance(operand, Vec) else [operand]
+                found |= {k.reg_index[r.name] for r in items
+                          if isinstance(r, Reg) and r.name in k.reg_index}
+    return found
 
 
 def _compile_one(k, ins, pc, compile_instruction, errors):
@@ -311,7 +338,10 @@ class CTA:
         self.launch = launch
         self.ctaid = ctaid
         self.batch = batch
-        self.shared = Space("shared", launch.shared_total)
+        self.hazards = SharedHazards(launch.shared_total) \
+            if launch.kernel.check_async else None
+        self.shared = CheckedShared(launch.shared_total, self.hazards) \
+            if self.hazards is not None else Space("shared", launch.shared_total)
         self.barriers: dict[int, Barrier] = {}
         self.mbarriers: dict[int, list[int]] = {}   # addr -> [phase, pending, expected, tx]
         self.events = 0
@@ -375,8 +405,12 @@ class Launch:
     def __init__(self, kernel: CompiledKernel, gmem: GlobalMemory, const: Space | None,
                  grid: tuple[int, int, int], block: tuple[int, int, int], param_bytes: bytes,
                  dynamic_shared: int, max_warp_steps: int = 50_000_000,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+                 progress: Callable[[int, int], None] | None = None,
+                 interleave: bool = False) -> None:
         self.kernel = kernel
+        # a warp that arrives on an mbarrier yields to the others (another legal schedule
+        # than running each warp until it blocks: async_check sees other hazards in it)
+        self.interleave = interleave
         self.progress = progress  # called with (CTAs done, CTAs in all) as CTAs finish
         self.gmem = gmem
         self.const = const
@@ -480,6 +514,8 @@ class Launch:
         code = self.kernel.code
         stack = w.stack
         count = 0
+        if w.cta.hazards is not None:
+            w.cta.hazards.current_warp = w.wid
         lane_count = 0
         pc = 0
         try:
@@ -561,6 +597,8 @@ class Launch:
                 else:
                     stack.pop()
                 lane_count += active * (count - start)
+            if w.cta.hazards is not None:
+                w.cta.hazards.warp_exits(w.wid)
             return "done"
         except MemoryFault as exc:
             ins = self.kernel.instrs[pc]
@@ -639,10 +677,8 @@ class Launch:
         a = addr[m]
         b = bits[m]
         if space == "generic":
-            idx = np.nonzero(m)[0]
             for sp, sub, lanes in self._split_generic(w, a, m):
                 self._store_space(w, sp, sub, nbytes, bits[lanes], lanes)
-            del idx
             return
         self._store_space(w, space, a, nbytes, b, np.nonzero(m)[0])
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from nanotile.ptxemu.async_check import AsyncHazard, raw_read_bytes, raw_write_bytes
 from nanotile.ptxemu.errors import MemoryFault
 from nanotile.ptxemu.machine import YIELD
 from nanotile.ptxemu.memory import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from nanotile.ptxemu.ops_common import WINDOWS, C, handler_registry
-from nanotile.ptxemu.ptx_parser import Addr, NotPred
+from nanotile.ptxemu.ptx_parser import Addr, Imm, NotPred
 
 
 HANDLERS: dict = {}
@@ -98,6 +99,10 @@ def _mbarrier(c: C):
                 state[lane] = _mbar_arrive(w, a, int(cnt[lane]) if cnt is not None else 1,
                                            int(tx[lane]) if tx is not None else 0)
             sd(w, m, state)
+            if w.cta.launch.interleave:
+                # the warps this arrival releases run at once, before this warp goes on
+                return (YIELD,)
+            return None
         return arrive
     if sub == "expect_tx":
         af = _mbar_addr(c, c.ops[0])
@@ -122,6 +127,8 @@ def _mbarrier(c: C):
                 st = _mbar(w, int(addrs[lane]))
                 want = int(s[lane])
                 done[lane] = (st[0] % 2) != (want & 1) if parity else st[0] > want
+                if done[lane] and w.cta.hazards is not None:
+                    w.cta.hazards.observed(int(addrs[lane]), st[0])
             sp(w, m, done)
             if not done[m].all():
                 return (YIELD,)
@@ -150,9 +157,8 @@ def _cp(c: C):
     mods = c.mods
     if mods[:1] != ["async"]:
         raise c.unsupported()
-    if "commit_group" in mods or "wait_group" in mods or "wait_all" in mods or \
-            "wait_group.read" in mods:
-        return lambda w, m: None    # copies complete when issued
+    if "commit_group" in mods or "wait_group" in mods or "wait_all" in mods:
+        return _copy_group(c)
     if "bulk" in mods and "tensor" in mods:
         load = c.space() == "shared"  # destination space comes first
         if load:
@@ -176,15 +182,24 @@ def _cp(c: C):
         def bulk_tensor(w, m):
             taddr = tmap_af(w)
             coords = [g(w) for g in coord_gets]
+            hazards = w.cta.hazards
             for lane in np.nonzero(m)[0]:
                 desc = read_generic_bytes(w, int(taddr[lane]), 128)
                 cs = [int(x[lane]) for x in coords]
                 if load:
-                    nbytes = tma_load(w, desc, cs, int(dst_af(w)[lane]))
+                    nbytes, span = tma_load(w, desc, cs, int(dst_af(w)[lane]))
                     if mbar is not None:
-                        complete_tx(w, int(mbar(w)[lane]), nbytes)
+                        barrier = int(mbar(w)[lane])
+                        if hazards is not None:
+                            _async_write_on_barrier(w, span, "cp.async.bulk.tensor", barrier)
+                        complete_tx(w, barrier, nbytes)
+                    elif hazards is not None:
+                        raise AsyncHazard("cp.async.bulk.tensor into shared memory without "
+                                          "an mbarrier: nothing can wait for it")
                 else:
-                    tma_store(w, desc, cs, int(src_af(w)[lane]))
+                    span = tma_store(w, desc, cs, int(src_af(w)[lane]))
+                    if hazards is not None:
+                        _async_read_in_bulk_group(w, span, "cp.async.bulk.tensor (a store)")
         return bulk_tensor
     if "bulk" in mods:
         return _cp_bulk(c)
@@ -199,11 +214,73 @@ def _cp(c: C):
         d, s = dst_af(w), src_af(w)
         size = gsize(w)
         srcsize = gsrc(w) if gsrc is not None else size
+        hazards = w.cta.hazards
         for lane in np.nonzero(m)[0]:
             n, ns = int(size[lane]), int(srcsize[lane])
             data = L.gmem.read_bytes(int(s[lane]), ns) if ns else b""
-            w.cta.shared.write_bytes(int(d[lane]), data + bytes(n - ns))
+            raw_write_bytes(w.cta.shared, int(d[lane]), data + bytes(n - ns))
+            if hazards is not None:
+                span = np.arange(int(d[lane]), int(d[lane]) + n)
+                hazards.warp(w.wid).copies_open.append(hazards.async_write(
+                    span, "cp.async", "wait for its group: cp.async.wait_group"))
     return cp_async
+
+
+def _async_write_on_barrier(w, span: np.ndarray, what: str, barrier: int) -> None:
+    """A copy into ``span`` whose bytes count towards the current phase of ``barrier``."""
+    hazards = w.cta.hazards
+    ident = hazards.async_write(span, what, "wait on its mbarrier: mbarrier.try_wait")
+    hazards.on_barrier(ident, barrier, _mbar(w, barrier)[0])
+
+
+def _async_read_in_bulk_group(w, span: np.ndarray, what: str) -> None:
+    """A copy out of ``span``: read-only until cp.async.bulk.wait_group retires it."""
+    hazards = w.cta.hazards
+    hazards.async_read(span, what)
+    hazards.warp(w.wid).bulk_open.append(hazards.lock(span))
+
+
+def _copy_group(c: C):
+    """cp.async(.bulk).commit_group / wait_group N / wait_all: with async_check, closes
+    the warp's open group, or retires all groups but the newest N (the copies completed
+    when issued; only what may be used changes)."""
+    mods = c.mods
+    bulk = "bulk" in mods
+    keep = 0
+    if "wait_group" in mods:
+        if not c.ops or not isinstance(c.ops[0], Imm):
+            raise c.error("wait_group takes an immediate group count")
+        keep = c.ops[0].value
+
+    def group(w, m):
+        hazards = w.cta.hazards
+        if hazards is None:
+            return
+        state = hazards.warp(w.wid)
+        if bulk:
+            if "commit_group" in mods:
+                state.bulk_groups.append(state.bulk_open)
+                state.bulk_open = []
+                return
+            done = state.bulk_groups[:max(len(state.bulk_groups) - keep, 0)]
+            state.bulk_groups = state.bulk_groups[len(done):]
+            for spans in done:
+                for span in spans:
+                    hazards.unlock(span)
+            return
+        if "commit_group" in mods:
+            state.copy_groups.append(state.copies_open)
+            state.copies_open = []
+            return
+        if "wait_all" in mods:
+            state.copy_groups.append(state.copies_open)
+            state.copies_open = []
+        done = state.copy_groups[:max(len(state.copy_groups) - keep, 0)]
+        state.copy_groups = state.copy_groups[len(done):]
+        for idents in done:
+            for ident in idents:
+                hazards.retire(ident)
+    return group
 
 
 def _cp_bulk(c: C):
@@ -223,16 +300,24 @@ def _cp_bulk(c: C):
     def cp_bulk(w, m):
         L = w.cta.launch
         d, s, n = dst_af(w), src_af(w), gsize(w)
+        hazards = w.cta.hazards
         for lane in np.nonzero(m)[0]:
             size = int(n[lane])
             if size % 16 or int(d[lane]) % 16 or int(s[lane]) % 16:
                 raise MemoryFault("cp.async.bulk needs 16-byte aligned addresses and sizes")
             if to_shared:
                 data = L.gmem.read_bytes(int(s[lane]), size)
-                w.cta.shared.write_bytes(int(d[lane]), data)
-                complete_tx(w, int(mbar(w)[lane]), size)
+                raw_write_bytes(w.cta.shared, int(d[lane]), data)
+                barrier = int(mbar(w)[lane])
+                if hazards is not None:
+                    span = np.arange(int(d[lane]), int(d[lane]) + size)
+                    _async_write_on_barrier(w, span, "cp.async.bulk", barrier)
+                complete_tx(w, barrier, size)
             else:
-                data = w.cta.shared.read_bytes(int(s[lane]), size)
+                data = raw_read_bytes(w.cta.shared, int(s[lane]), size)
+                if hazards is not None:
+                    span = np.arange(int(s[lane]), int(s[lane]) + size)
+                    _async_read_in_bulk_group(w, span, "cp.async.bulk (a store)")
                 L.gmem.write_bytes(int(d[lane]), data)
     del dst_space, src_space
     return cp_bulk

@@ -79,8 +79,24 @@ class C:
         name = op.name if isinstance(op, (Reg, NotPred)) else op
         raise self.error(f"unknown register '{name}'")
 
-    def src(self, op, t: str):
-        """Getter ``w -> array`` of operand ``op`` read as PTX type ``t``."""
+    def src(self, op, t: str, checked: bool = True):
+        """Getter ``w -> array`` of operand ``op`` read as PTX type ``t``. A register a
+        wgmma may have in flight is checked on every read (async_check) unless
+        ``checked`` is False (the wgmma's own reads)."""
+        get = self._src(op, t)
+        if checked and isinstance(op, Reg) and self.k.reg_index.get(op.name) \
+                in self.k.async_registers:
+            from nanotile.ptxemu.async_check import wgmma_read
+
+            i, name = self.k.reg_index[op.name], op.name
+
+            def checked_get(w):
+                wgmma_read(w, i, name)
+                return get(w)
+            return checked_get
+        return get
+
+    def _src(self, op, t: str):
         k = self.k
         if isinstance(op, NotPred):
             i = self.reg(Reg(op.name))
@@ -145,8 +161,23 @@ class C:
             return lambda w: arr
         raise self.error(f"unexpected operand {op!r}")
 
-    def dst(self, op, t: str):
-        """Setter ``(w, mask, values)`` writing ``values`` (PTX type ``t``) to ``op``."""
+    def dst(self, op, t: str, checked: bool = True):
+        """Setter ``(w, mask, values)`` writing ``values`` (PTX type ``t``) to ``op``; checked
+        like ``src``."""
+        put = self._dst(op, t)
+        if checked and isinstance(op, Reg) and self.k.reg_index.get(op.name) \
+                in self.k.async_registers:
+            from nanotile.ptxemu.async_check import wgmma_write
+
+            i, name = self.k.reg_index[op.name], op.name
+
+            def checked_put(w, m, v):
+                wgmma_write(w, i, name)
+                return put(w, m, v)
+            return checked_put
+        return put
+
+    def _dst(self, op, t: str):
         k = self.k
         if isinstance(op, Reg) and op.name == "_":
             return lambda w, m, v: None

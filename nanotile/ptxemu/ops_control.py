@@ -92,6 +92,11 @@ def _nanosleep(c: C):
 @op("membar", "fence", "prefetch", "prefetchu", "setmaxnreg", "pmevent",
     "griddepcontrol", "discard", "applypriority", "createpolicy")
 def _noop(c: C):
+    if c.ins.opcode.startswith("fence.proxy.async"):
+        def proxy_fence(w, m):      # generic-proxy writes become visible to the async proxy
+            if w.cta.hazards is not None:
+                w.cta.hazards.fence_proxy_async(w.wid)
+        return proxy_fence
     if c.base == "createpolicy" and c.ops:
         d = c.dst(c.ops[0], "b64")
         zero = np.zeros(c.k.width, np.uint64)

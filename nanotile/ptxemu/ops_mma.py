@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from nanotile.ptxemu.async_check import AsyncHazard, _Wgmma, raw_load, wgmma_retire
 from nanotile.ptxemu.errors import MemoryFault
 from nanotile.ptxemu.fpmath import DTYPES, UINT, type_size
 from nanotile.ptxemu.machine import LANES
@@ -237,11 +238,16 @@ def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndar
     return _swizzled(addr, width)
 
 
-def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool) -> np.ndarray:
-    """The (len(mns), 16) 16-bit operand tile a descriptor points to, as float64."""
+def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool,
+                 spans: list | None = None) -> np.ndarray:
+    """The (len(mns), 16) 16-bit operand tile a descriptor points to, as float64. It is
+    read through the async proxy (no generic-proxy checks); ``spans`` collects the shared
+    bytes read, for async_check."""
     layout = mnmajor_addresses if mn_major else kmajor_addresses
-    addr = layout(decode_desc(desc, sm100), mns, np.arange(16))
-    vals = sh.load(addr.ravel().astype(np.uint64), 2).view(et).astype(F64)
+    addr = layout(decode_desc(desc, sm100), mns, np.arange(16)).ravel().astype(np.uint64)
+    vals = raw_load(sh, addr, 2).view(et).astype(F64)
+    if spans is not None:
+        spans.append(np.concatenate([addr, addr + np.uint64(1)]).astype(np.int64))
     return vals.reshape(len(mns), 16)
 
 
@@ -249,7 +255,7 @@ def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool
 def _wgmma(c: C):
     sub = c.mods[0] if c.mods else ""
     if sub in ("fence", "commit_group", "wait_group"):
-        return lambda w, m: None        # the emulated mma completes when issued
+        return _wgmma_sync(c, sub)
     if sub != "mma_async":
         raise c.unsupported()
     shape = next((x for x in c.mods if x.startswith("m64n")), None)
@@ -266,7 +272,8 @@ def _wgmma(c: C):
     if a_regs:
         if len(c.ops[1].items) != 4:
             raise c.error("wgmma with A in registers takes 4 registers for A")
-        ga_regs = [c.src(r, "b32") for r in c.ops[1].items]
+        ga_regs = [c.src(r, "b32", checked=False) for r in c.ops[1].items]
+        a_indices = [c.reg(r) for r in c.ops[1].items]
         ga = None
         a_pos = [_frag_a(16, 2, e) for e in range(8)]
     else:
@@ -279,8 +286,9 @@ def _wgmma(c: C):
     if a_regs:
         imms = imms[:2] + [0] + imms[2:]
     sa, sb, trans_a, trans_b = imms
-    gets = [c.src(r, "f32") for r in dregs]
-    sets = [c.dst(r, "f32") for r in dregs]
+    gets = [c.src(r, "f32", checked=False) for r in dregs]
+    sets = [c.dst(r, "f32", checked=False) for r in dregs]
+    d_indices = [c.reg(r) for r in dregs]
     et = DTYPES[atn]
     g = LANES // 4
     t = LANES % 4
@@ -293,6 +301,12 @@ def _wgmma(c: C):
         lane0 = _first_active(m)
         db = int(gb(w)[lane0])
         sh = w.cta.shared
+        hazards = w.cta.hazards
+        accumulate = bool(gscale(w)[lane0])
+        if hazards is not None:
+            state = _wgmma_inputs_checked(w, hazards, d_indices if accumulate else [],
+                                          a_indices if a_regs else [])
+        spans = []
         if a_regs:      # the warp's 16 rows, laid out like mma.m16n8k16's A fragment
             A = np.zeros((16, 16))
             elems = [x for g_ in ga_regs for x in _unpack(g_(w), 2, et)]
@@ -300,18 +314,88 @@ def _wgmma(c: C):
                 A[r, col] = v
         else:
             rows = 16 * (w.wid % 4) + np.arange(16)
-            A = load_operand(sh, int(ga(w)[lane0]), bool(trans_a), rows, et, sm100=False)
-        B = load_operand(sh, db, bool(trans_b), ns, et, sm100=False)
+            A = load_operand(sh, int(ga(w)[lane0]), bool(trans_a), rows, et, sm100=False,
+                             spans=spans)
+        B = load_operand(sh, db, bool(trans_b), ns, et, sm100=False, spans=spans)
         D = (sa * A) @ (sb * B).T                       # 16 x n
-        if bool(gscale(w)[lane0]):
-            acc = np.stack([gg(w) for gg in gets]).astype(F64)   # (n/2, 32)
+        if accumulate:
+            if hazards is not None:     # a wgmma in flight on the same registers chains
+                acc = np.stack([_pending_or_register(w, state, i) for i in d_indices])
+                acc = acc.view(np.float32).astype(F64)
+            else:
+                acc = np.stack([gg(w) for gg in gets]).astype(F64)   # (n/2, 32)
             D_lane = D[rows_of, cols_of] + acc
         else:
             D_lane = D[rows_of, cols_of]
         out = D_lane.astype(np.float32)
-        for j, s in enumerate(sets):
-            s(w, m, out[j])
+        if hazards is None:
+            for j, s in enumerate(sets):
+                s(w, m, out[j])
+            return
+        # the results land in the registers when wgmma.wait_group retires this wgmma
+        span = np.concatenate(spans)
+        hazards.async_read(span, "wgmma.mma_async")
+        mma = _Wgmma({i: out[j].view(np.uint32) for j, i in enumerate(d_indices)},
+                     hazards.lock(span))
+        state.wgmma_open.append(mma)
+        for i in d_indices:
+            state.pending[i] = id(mma)
     return mma_async
+
+
+def _wgmma_inputs_checked(w, hazards, accumulators: list[int], a_registers: list[int]):
+    """A wgmma reads its accumulator (when it accumulates) and register A: a wgmma.fence
+    must have run since another instruction last wrote them; A must not be in flight."""
+    state = hazards.warp(w.wid)
+    if not state.fenced:
+        raise AsyncHazard("wgmma.mma_async without a wgmma.fence before it in this warp")
+    regs = w.cta.launch.kernel.reg_index
+    names = {i: n for n, i in regs.items()}
+    for i in accumulators + a_registers:
+        if i in state.unfenced:
+            raise AsyncHazard(f"wgmma.mma_async reads {names[i]}, written after the last "
+                              "wgmma.fence (missing wgmma.fence)")
+    for i in a_registers:
+        if i in state.pending:
+            raise AsyncHazard(f"wgmma.mma_async reads A from {names[i]}, which a wgmma in "
+                              "flight writes (missing wgmma.wait_group)")
+    return state
+
+
+def _pending_or_register(w, state, i: int) -> np.ndarray:
+    """Register ``i``'s bits as the next wgmma sees them: an in-flight wgmma's result."""
+    owner = state.pending.get(i)
+    if owner is None:
+        return w.R[i].view(np.uint32)
+    for mma in [*state.wgmma_open, *(m for g in state.wgmma_groups for m in g)]:
+        if id(mma) == owner:
+            return mma.registers[i]
+    return w.R[i].view(np.uint32)
+
+
+def _wgmma_sync(c: C, sub: str):
+    """wgmma.fence / commit_group / wait_group N: only the checking (async_check) sees
+    them; without it the emulated wgmma completed when issued."""
+    keep = 0
+    if sub == "wait_group":
+        if not c.ops or not isinstance(c.ops[0], Imm):
+            raise c.error("wgmma.wait_group takes an immediate group count")
+        keep = c.ops[0].value
+
+    def sync(w, m):
+        hazards = w.cta.hazards
+        if hazards is None:
+            return
+        state = hazards.warp(w.wid)
+        if sub == "fence":
+            state.fenced = True
+            state.unfenced.clear()
+        elif sub == "commit_group":
+            state.wgmma_groups.append(state.wgmma_open)
+            state.wgmma_open = []
+        else:
+            wgmma_retire(w, state, keep)
+    return sync
 
 
 # ---------------------------------------------------------------- tcgen05 (sm_100a)

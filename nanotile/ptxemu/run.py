@@ -130,7 +130,8 @@ def declared_dynamic_shared(ptx: str, kernel: str) -> int:
 def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
             shared_bytes: int | None = None,
             filename: str = "<ptx>", max_warp_steps: int = 50_000_000,
-            batch: bool = True, progress=None) -> RunStats:
+            batch: bool = True, progress=None, check_async: bool = True,
+            interleave: bool = False) -> RunStats:
     """Run ``kernel`` from PTX text on the emulator.
 
     ``args`` follow the kernel's ``.param`` list: a NumPy array is copied into emulated
@@ -145,7 +146,13 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
     With ``batch`` (the default), a kernel made only of instructions that do not depend on
     warps, CTAs or shared memory (``ops.BATCHABLE``) runs many CTAs at once as one wide
     warp; the results are the same, only faster. ``progress(done, total)`` is called as
-    CTAs finish."""
+    CTAs finish.
+
+    With ``check_async`` (the default), asynchronous work (wgmma, cp.async, bulk and
+    tensor copies) is checked: using its results or changing its sources before the
+    program waits for it raises PtxError (see async_check). With ``interleave``, a warp
+    that arrives on an mbarrier lets the others run before it goes on (by default each
+    warp runs until it blocks): another legal schedule, in which other hazards show."""
     t0 = time.perf_counter()
     module = _parse_cached(ptx, filename)
     gmem = GlobalMemory()
@@ -169,7 +176,7 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
     if batch and shared_bytes == 0 and _batchable(fn):
         ncta = grid[0] * grid[1] * grid[2]
         width = nthreads * max(1, min(ncta, BATCH_LANES // nthreads))
-    k = compile_kernel(module, kernel, gsyms, width=width)
+    k = compile_kernel(module, kernel, gsyms, width=width, check_async=check_async)
     if len(args) != len(k.params):
         raise PtxError(f"kernel '{kernel}' takes {len(k.params)} parameters, got {len(args)}",
                        module.filename)
@@ -206,7 +213,7 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
                            module.filename)
         pbytes[off:off + len(data)] = data
     launch = Launch(k, gmem, const, grid, block, bytes(pbytes), shared_bytes, max_warp_steps,
-                    progress)
+                    progress, interleave)
     with np.errstate(all="ignore"):
         try:
             launch.run()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nanotile.ptxemu.async_check import raw_load, raw_store
 from nanotile.ptxemu.errors import MemoryFault
 
 MAGIC = 0x314D544E
@@ -83,8 +84,9 @@ def _swizzle(offsets: np.ndarray, mode: int) -> np.ndarray:
     return offsets ^ (((offsets >> 7) & mask) << 4)
 
 
-def tma_load(w, desc: bytes, coords: list[int], dst: int) -> int:
-    """Copy one box from global to shared memory at ``dst``; returns the bytes written."""
+def tma_load(w, desc: bytes, coords: list[int], dst: int) -> tuple[int, np.ndarray]:
+    """Copy one box from global to shared memory at ``dst``; returns how many bytes it
+    wrote, and their shared addresses."""
     rank, addr, esize, oob, dims, strides, box, swz = _decode(desc)
     if len(coords) != rank:
         raise MemoryFault(f"tensor map of rank {rank} used with {len(coords)} coordinates")
@@ -98,14 +100,21 @@ def tma_load(w, desc: bytes, coords: list[int], dst: int) -> int:
         nan = {2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFFFFFFFFFFFFFF}.get(esize, 0)
         vals[~inb] = nan
     soff = _swizzle(np.arange(len(vals), dtype=np.int64) * esize, swz)
-    w.cta.shared.store((dst + soff).astype(np.uint64), esize, vals)
-    return len(vals) * esize
+    raw_store(w.cta.shared, (dst + soff).astype(np.uint64), esize, vals)
+    return len(vals) * esize, _bytes_of(dst + soff, esize)
 
 
-def tma_store(w, desc: bytes, coords: list[int], src: int) -> None:
+def _bytes_of(offsets: np.ndarray, esize: int) -> np.ndarray:
+    return (offsets[:, None] + np.arange(esize)).ravel()
+
+
+def tma_store(w, desc: bytes, coords: list[int], src: int) -> np.ndarray:
+    """Copy one box from shared memory at ``src`` to global; returns the shared addresses
+    it read."""
     _, addr, esize, _, dims, strides, box, swz = _decode(desc)
     off, inb = _box_offsets(dims, strides, box, coords)
     soff = _swizzle(np.arange(len(off), dtype=np.int64) * esize, swz)
-    vals = w.cta.shared.load((src + soff).astype(np.uint64), esize)
+    vals = raw_load(w.cta.shared, (src + soff).astype(np.uint64), esize)
     if inb.any():
         w.cta.launch.gmem.store((addr + off[inb]).astype(np.uint64), esize, vals[inb])
+    return _bytes_of(src + soff, esize)

@@ -1,0 +1,173 @@
+"""The emulator's checking of asynchronous work (nanotile.ptxemu.async_check), proved by
+mutation: take a kernel that is right, delete one wait or fence, and the emulator must
+report it, as an error naming the instruction that uses the work too early (or, for a
+wait that only orders ordinary stores, as a wrong result).
+
+The kernels are NVIDIA's (tileiras' warp-specialised TMA + wgmma matmul, from
+../shared/corpus) and nanotile's own wgmma matmul. Each mutation runs under the two
+schedules the emulator has (each warp until it blocks; warps switching at every mbarrier
+arrive): a hazard need only show in one of them, as on the GPU it shows only in some
+interleavings.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from nanotile.ptxemu import PtxError, run_ptx
+from tests.ptxemu.cutile_cases import CASES, PTX_DIR
+
+SYNC = re.compile(r"^\s*(mbarrier\.try_wait|wgmma\.wait_group|wgmma\.fence|"
+                  r"fence\.proxy\.async|cp\.async\.bulk\.wait_group)")
+HAZARD = re.compile(r"still writing|still reads|missing|without a wgmma\.fence")
+
+
+def mutations(ptx: str):
+    """(line number, instruction, mutated PTX) for every wait and fence: a try_wait
+    becomes a wait that succeeds at once, the others are deleted."""
+    lines = ptx.splitlines()
+    for i, line in enumerate(lines):
+        found = SYNC.match(line)
+        if not found:
+            continue
+        if found.group(1) == "mbarrier.try_wait":
+            predicate = line.split()[1].rstrip(",")
+            replacement = f"\tmov.pred {predicate}, 1;"
+        else:
+            replacement = ""
+        yield i + 1, line.strip(), "\n".join(lines[:i] + [replacement] + lines[i + 1:])
+
+
+def outcome(run) -> str:
+    """'hazard: ...' if either schedule reports one, else 'wrong' or 'ok'."""
+    results = []
+    for interleave in (False, True):
+        try:
+            run(interleave)
+        except PtxError as error:
+            assert HAZARD.search(str(error)), error
+            return f"hazard: {error}"
+        except AssertionError:
+            results.append("wrong")
+        else:
+            results.append("ok")
+    return "wrong" if "wrong" in results else "ok"
+
+
+# ---------------------------------------------------------------- tileiras' TMA matmul
+
+TMA_PTX = PTX_DIR / "matmul_f16_tma.sm_90.ptx"
+
+
+def _tma_run(ptx: str):
+    def run(interleave: bool) -> None:
+        # K = 320: ten K steps, more than the 8-stage ring, so stages are refilled
+        case = CASES["matmul_f16_tma"](np.random.default_rng(11), m=128, n=128, k=320)
+        run_ptx(ptx, "matmul_f16_tma", grid=case.grid, args=case.args, interleave=interleave)
+        case.check()
+    return run
+
+
+def _tma_mutations():
+    if not TMA_PTX.exists():
+        return []
+    return list(mutations(TMA_PTX.read_text()))
+
+
+def test_tma_matmul_runs_clean_under_both_schedules():
+    if not TMA_PTX.exists():
+        pytest.skip(f"{TMA_PTX} not found")
+    assert outcome(_tma_run(TMA_PTX.read_text())) == "ok"
+
+
+# What deleting each wait or fence of tileiras' kernel does, by instruction and its
+# occurrence in the file. "ok" marks the two deletions the PTX ISA allows: the wgmma.fence
+# inside the K loop (wgmma instructions of one shape accumulating into the same registers
+# are ordered without it) and a cp.async.bulk.wait_group.read between stores out of
+# different buffers (the last one, before the exit, still waits for them all). The
+# epilogue's mbarrier waits order ordinary stores (stmatrix by the consumer warps) before
+# the store warp's TMA: skipping one gives a wrong result, not an asynchronous hazard.
+TMA_EXPECTED = {
+    "mbarrier.try_wait": ["hazard"] * 5 + ["wrong"] * 4,
+    "wgmma.fence": ["hazard", "ok"],
+    "wgmma.wait_group": ["hazard", "hazard"],
+    "fence.proxy.async": ["hazard"] * 4,
+    "cp.async.bulk.wait_group": ["ok", "ok", "ok", "hazard"],
+}
+
+
+@pytest.mark.parametrize("line,instruction,ptx", _tma_mutations(),
+                         ids=lambda x: str(x) if isinstance(x, int) else None)
+def test_tma_matmul_mutation_is_reported(line, instruction, ptx):
+    opcode = SYNC.match(instruction).group(1)
+    occurrence = sum(1 for number, text, _ in _tma_mutations()
+                     if number < line and SYNC.match(text).group(1) == opcode)
+    expected = TMA_EXPECTED[opcode][occurrence]
+    got = outcome(_tma_run(ptx))
+    assert got.split(":")[0] == expected, f"line {line} '{instruction}': {got}"
+
+
+# ---------------------------------------------------------------- nanotile's wgmma matmul
+
+
+def _wgmma_ptx() -> str:
+    from nanotile.ir.parser import parse_text
+    from nanotile.targets.compile import compile_to_ptx
+    from tests.targets.test_mma import mma_kernel
+
+    return compile_to_ptx(parse_text(mma_kernel(0, 64, 64, 32, "f16", "f32", 4), "<k>"),
+                          "sm_90")
+
+
+def _wgmma_run(ptx: str):
+    from nanotile.interp import run as interpret
+    from nanotile.ir.parser import parse_text
+    from tests.targets.test_mma import mma_kernel
+
+    rng = np.random.default_rng(5)
+    arrays = [rng.integers(-8, 8, (64, 32)).astype(np.float16),
+              rng.integers(-8, 8, (32, 64)).astype(np.float16),
+              rng.integers(-100, 100, (64, 64)).astype(np.float32),
+              np.zeros((64, 64), np.float32)]
+    want = [a.copy() for a in arrays]
+    interpret(parse_text(mma_kernel(0, 64, 64, 32, "f16", "f32", 4), "<k>"), "k", (1,), *want)
+
+    def run(interleave: bool) -> None:
+        got = [a.copy() for a in arrays]
+        run_ptx(ptx, "k", grid=(1,), args=got, interleave=interleave)
+        np.testing.assert_array_equal(got[-1], want[-1])
+    return run
+
+
+def test_nanotile_wgmma_kernel_runs_clean_and_every_wait_and_fence_matters():
+    ptx = _wgmma_ptx()
+    assert "wgmma.mma_async" in ptx and "fence.proxy.async" in ptx
+    assert outcome(_wgmma_run(ptx)) == "ok"
+    found = list(mutations(ptx))
+    assert {SYNC.match(text).group(1) for _, text, _ in found} == \
+        {"wgmma.fence", "wgmma.wait_group", "fence.proxy.async"}
+    for line, instruction, mutated in found:
+        got = outcome(_wgmma_run(mutated))
+        assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"
+
+
+def test_checking_can_be_turned_off():
+    """Without the checks the emulated wgmma completes when issued: the kernel with its
+    wait deleted runs and computes the right result (the hazard is invisible)."""
+    ptx = _wgmma_ptx()
+    no_wait = "\n".join(line for line in ptx.splitlines() if "wgmma.wait_group" not in line)
+    run = _wgmma_run(no_wait)
+    with pytest.raises(PtxError, match="missing wgmma.wait_group"):
+        run(False)
+
+    rng = np.random.default_rng(5)      # the inputs _wgmma_run uses
+    arrays = [rng.integers(-8, 8, (64, 32)).astype(np.float16),
+              rng.integers(-8, 8, (32, 64)).astype(np.float16),
+              rng.integers(-100, 100, (64, 64)).astype(np.float32),
+              np.zeros((64, 64), np.float32)]
+    run_ptx(no_wait, "k", grid=(1,), args=arrays, check_async=False)
+    expected = arrays[0].astype(np.float32) @ arrays[1].astype(np.float32) + arrays[2]
+    np.testing.assert_array_equal(arrays[3], expected)
