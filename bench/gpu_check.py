@@ -38,13 +38,16 @@ ROOT = Path(__file__).resolve().parents[1]
 # ---------------------------------------------------------------- prepare (CPU machine)
 
 
-def prepare(folder: Path, gpu: str, cutile_tests: bool = False) -> int:
+def prepare(folder: Path, gpu: str, cutile_tests: bool = False,
+            only: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     folder.mkdir(parents=True, exist_ok=True)
     cases = list(_example_cases()) + list(_corpus_cases()) + list(_op_family_cases()) \
         + list(_edge_cases()) + list(_wgmma_cases(gpu))
     if cutile_tests:
         cases += list(_cutile_tests_cases())
+    if only:
+        cases = [c for c in cases if any(word in c[0] for word in only)]
     manifest = []
     for name, module, kernel, grid, args, outputs, rtol, atol in cases:
         try:
@@ -67,6 +70,8 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
 
     from nanotile.ptxemu import run_ptx
 
+    from nanotile.ir.tensor_maps import tensor_maps
+
     ptx = compile_to_ptx(copy.deepcopy(module), gpu)  # compiling lowers the module in place
     cubin, _ = assemble(ptx, gpu)
     (folder / f"{name}.cubin").write_bytes(cubin)
@@ -75,6 +80,10 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
     emulated = copy.deepcopy(args)
     with contextlib.redirect_stdout(_Discard()):
         run_ptx(ptx, kernel, grid=tuple(grid), args=emulated)
+    maps = [{"array": spec.base, "element": spec.element, "box": list(spec.box),
+             "swizzle": spec.swizzle, "dims": [d.value(args) for d in spec.shape],
+             "strides": [d.value(args) for d in spec.strides]}
+            for _, spec in tensor_maps(ptx, kernel)]
     entry = ptx[ptx.index(f".entry {kernel}("):]
     threads = int(entry.split(".reqntid", 1)[1].split()[0].strip(","))
     arrays = {f"arg{i}": _storable(a) for i, a in enumerate(args) if isinstance(a, np.ndarray)}
@@ -84,7 +93,7 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
     return {"name": name, "kernel": kernel, "grid": list(grid) + [1] * (3 - len(grid)),
             "threads": threads, "shared": dynamic_shared_bytes(ptx, kernel),
             "args": [_argument(a) for a in args], "outputs": list(outputs),
-            "rtol": rtol, "atol": atol}
+            "rtol": rtol, "atol": atol, "tensor_maps": maps}
 
 
 class _Discard:
@@ -299,7 +308,7 @@ def _run_case(driver, check, folder: Path, case: dict) -> str:
             check(driver.cuFuncSetAttribute(
                 kernel, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 case["shared"]))
-        values, buffers, got = [], [], {}
+        values, buffers, got, device = [], [], {}, {}
         for i, argument in enumerate(case["args"]):
             if argument["array"]:
                 array = np.ascontiguousarray(data[f"arg{i}"]).copy()
@@ -307,12 +316,17 @@ def _run_case(driver, check, folder: Path, case: dict) -> str:
                 check(driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes))
                 buffers.append(pointer)
                 got[i] = array
+                device[i] = pointer
                 values.append(ctypes.c_uint64(int(pointer)))
             else:
                 values.append({"f32": ctypes.c_float, "f64": ctypes.c_double,
                                "i64": ctypes.c_int64, "i32": ctypes.c_int32}[argument["kind"]](
                     argument["value"]))
-        pointers = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+        # the hidden tensor-map parameters, encoded by the driver (128 bytes each)
+        maps = [encode_tensor_map(driver, check, device[m["array"]], m)
+                for m in case.get("tensor_maps", [])]
+        pointers = (ctypes.c_void_p * (len(values) + len(maps)))(
+            *[ctypes.addressof(v) for v in values], *[int(m.getPtr()) for m in maps])
         check(driver.cuLaunchKernel(kernel, *case["grid"], case["threads"], 1, 1,
                                     case["shared"], 0, ctypes.addressof(pointers), 0))
         check(driver.cuCtxSynchronize())
@@ -340,6 +354,27 @@ def _emulator_verdict(pairs) -> str:
             bad &= ~(np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64)))
         differ += int(np.count_nonzero(bad))
     return "emu ok" if differ == 0 else f"emu {differ} differ"
+
+
+def encode_tensor_map(driver, check, pointer, description: dict):
+    """A CUtensorMap (cuTensorMapEncodeTiled) for a tensor map description of the kernel
+    (nanotile.ir.tensor_maps, resolved: ``dims`` and ``strides`` in elements and ``box``
+    outermost first, ``swizzle`` in bytes, ``element`` a Tile IR type): dimension 0 is
+    the innermost for the driver, strides in bytes for dimensions 1 and up; elements out
+    of bounds read zero."""
+    kinds = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2), "f32": ("FLOAT32", 4)}
+    kind, size = kinds[description["element"]]
+    dims, strides, box = description["dims"], description["strides"], description["box"]
+    swizzle = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}[description["swizzle"]]
+    return check(driver.cuTensorMapEncodeTiled(
+        getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{kind}"), len(dims),
+        pointer, [driver.cuuint64_t(d) for d in reversed(dims)],
+        [driver.cuuint64_t(s * size) for s in reversed(strides[:-1])],
+        [driver.cuuint32_t(b) for b in reversed(box)], [driver.cuuint32_t(1)] * len(dims),
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}"),
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
 
 
 def _typed(array: np.ndarray, argument: dict) -> np.ndarray:
@@ -381,8 +416,10 @@ def main() -> int:
     parser.add_argument("--gpu-name", default="sm_90", choices=("sm_90", "sm_100"))
     parser.add_argument("--cutile-tests", action="store_true",
                         help="also a sample of ../shared/corpus/cutile-tests and its matmuls")
+    parser.add_argument("--only", action="append", metavar="WORD",
+                        help="prepare only the cases whose name contains WORD (repeatable)")
     args = parser.parse_args()
-    return prepare(args.folder, args.gpu_name, args.cutile_tests) if args.command == "prepare" else run(args.folder)
+    return prepare(args.folder, args.gpu_name, args.cutile_tests, args.only) if args.command == "prepare" else run(args.folder)
 
 
 if __name__ == "__main__":

@@ -20,3 +20,37 @@ def _convert_layout(tb, op: Operation, args: list) -> list:
 def _barrier(tb, op: Operation, args: list) -> list:
     """All threads of the CTA meet: one interpreter thread has nothing to wait for."""
     return []
+
+
+@semantics("tma_load")
+def _tma_load(tb, op: Operation, args: list) -> list:
+    """A TMA copy: the tile of the tensor its map describes (base, shape and strides are
+    the kernel's arguments) starting at the coordinates; elements outside the tensor are
+    zero, as the copy fills them."""
+    import numpy as np
+
+    from ..ir.rewrite import parent_op
+    from ..ir.tensor_maps import TensorMapSpec
+    from .dtypes import storage_bytes, storage_dtype
+
+    spec = TensorMapSpec.parse(op.attributes["tensor"])
+    entry = op
+    while parent_op(entry) is not None:
+        entry = parent_op(entry)
+    arguments = [tb.env[a] for a in entry.regions[0].block.arguments]
+    shape = [d.value(arguments) for d in spec.shape]
+    strides = [d.value(arguments) for d in spec.strides]
+    tile = op.results[0].type
+    coordinates = np.meshgrid(*[int(origin) + np.arange(n)
+                                for origin, n in zip(args, tile.shape)], indexing="ij")
+    inside = np.ones(tile.shape, bool)
+    offsets = np.zeros(tile.shape, np.int64)
+    for c, extent, stride in zip(coordinates, shape, strides):
+        inside &= (c >= 0) & (c < extent)
+        offsets += c.astype(np.int64) * stride
+    element = tile.element
+    out = np.zeros(tile.shape, storage_dtype(element))
+    addresses = np.uint64(int(arguments[spec.base])) + \
+        (offsets[inside] * int(storage_bytes(element))).astype(np.uint64)
+    out[inside] = tb.machine.memory.load(addresses, element)
+    return [out]

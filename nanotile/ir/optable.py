@@ -848,6 +848,23 @@ op("wgmma_wait", NO_OPCODE, results="", attrs=[attr("pending", "int")], traits="
 # ordered before later reads of the async proxy (wgmma's operand reads).
 op("fence_proxy_async", NO_OPCODE, results="", traits="memory", internal=True,
    asm="attr-dict")
+# ---- TMA (the tensor memory accelerator, sm_90 and later): cp.async.bulk.tensor copies a
+# box of a tensor in global memory to shared memory through a tensor map (a hidden kernel
+# parameter the launcher encodes: nanotile.ir.tensor_maps), and an mbarrier tells the
+# threads when it has arrived.
+# A tile copied by TMA into shared memory (tile-opt .. tile-layout): the result, a #shared
+# tile; `coordinates` are its first element in the tensor (outermost first), `tensor` the
+# tensor map's description (TensorMapSpec text: base, shape and strides as kernel
+# arguments, the box, the swizzle), the tile moving in boxes of that shape.
+op("tma_load", NO_OPCODE, operands="coordinates*", attrs=[attr("tensor", "string")],
+   traits="memory", internal=True,
+   asm="$coordinates 'map @tensor attr-dict : type($coordinates) -> type($result)")
+# The same in simt: the copies into shared buffer `buffer` (a placed #shared tile type),
+# issued by thread 0, then every thread waits on the copy's mbarrier.
+op("tma_copy", NO_OPCODE, operands="coordinates*", results="",
+   attrs=[attr("tensor", "string"), attr("buffer", "type")],
+   traits="memory", internal=True,
+   asm="$coordinates 'map @tensor 'to @buffer attr-dict : type($coordinates)")
 # print_tko from thread 0, its tiles read from shared memory (`arguments`: a function
 # type whose inputs are their types).
 op("vprintf", NO_OPCODE, results="", attrs=[attr("str", "string"),

@@ -110,10 +110,12 @@ _VIEW_OPS = {n for n, d in OPS.items() if "view" in d.traits or n.endswith("_vie
     | {"get_index_space_shape", "get_tensor_shape"}
 
 TILE = Language(
-    "tile", "cuda_tile as parsed or decoded, accepted by the dialect verifier.",
+    "tile", "cuda_tile as parsed or decoded, accepted by the dialect verifier; and the one\n"
+            "internal op the tile level may hold, tma_load (select-tma-loads, sm_90).",
     frozenset(n for n, d in OPS.items() if "item" not in d.traits), _ALL_TYPES, _ALL_ATTRS,
     (("ssa-dominance", ssa_dominance), ("terminators-last", terminators_last),
-     ("dialect-rules", dialect_rules)))
+     ("dialect-rules", dialect_rules)),
+    extra_ops={"tma_load": "a tile copied into shared memory by TMA (cp.async.bulk.tensor)"})
 
 TILE_CANON = TILE.extend(
     "tile-canon", "Canonical form: assumes recorded as facts (the ops are gone), constants\n"
@@ -121,7 +123,8 @@ TILE_CANON = TILE.extend(
     remove_ops={"assume"}, remove_attrs=_ASSUME_PREDICATES)
 
 TILE_OPT = TILE_CANON.extend(
-    "tile-opt", "After equality saturation (egglog): same parts as tile-canon, cheaper terms.")
+    "tile-opt", "After equality saturation (egglog): same parts as tile-canon, cheaper terms;\n"
+                "on sm_90, loads of wgmma operands may be TMA copies (select-tma-loads).")
 
 TILE_PTR = TILE_OPT.extend(
     "tile-ptr", "Views lowered: tensor/partition views become pointer tiles, offsets and masks.",

@@ -100,6 +100,7 @@ SM90 = [
     "check-target-support{gpu=sm_90}",  # types/ops sm_90 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
+    "select-tma-loads{gpu=sm_90}",  # view loads of wgmma operands -> TMA copies (sm90/)
     *LOWER_SHARED,
     *lower("sm_90", mma="wgmma"),  # -> ptx-sm90: .target sm_90a, PTX 8.4 (wgmma where it
                                    #    fits, else mma.sync, f8 too)
@@ -135,6 +136,7 @@ NOT_IN_DEFAULT: dict[str, str] = {
 # Registered passes that only one target's pipeline runs, and that target.
 TARGET_ONLY: dict[str, str] = {
     "lower-wgmma": "sm_90",  # wgmma is sm_90a's: sm_100 keeps mma.sync (tcgen05 later)
+    "select-tma-loads": "sm_90",  # TMA for wgmma's operands (sm_100: with tcgen05, later)
 }
 DEFAULT_TARGET = "sm_100"
 

@@ -134,7 +134,9 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
             interleave: bool = False) -> RunStats:
     """Run ``kernel`` from PTX text on the emulator.
 
-    ``args`` follow the kernel's ``.param`` list: a NumPy array is copied into emulated
+    ``args`` follow the kernel's ``.param`` list (a nanotile kernel's hidden tensor maps
+    may be left out: they are built from its ``// nanotile: tensor map`` lines and the
+    arguments): a NumPy array is copied into emulated
     global memory and passed as its u64 address (and copied back after the run); a
     ``TensorMap`` fills a 128-byte tensor-map parameter; ints/floats are packed as the
     parameter's type; ``bytes`` are passed as they are. ``block`` defaults to the kernel's
@@ -177,6 +179,7 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
         ncta = grid[0] * grid[1] * grid[2]
         width = nthreads * max(1, min(ncta, BATCH_LANES // nthreads))
     k = compile_kernel(module, kernel, gsyms, width=width, check_async=check_async)
+    args = _with_tensor_maps(ptx, kernel, list(args), len(k.params))
     if len(args) != len(k.params):
         raise PtxError(f"kernel '{kernel}' takes {len(k.params)} parameters, got {len(args)}",
                        module.filename)
@@ -203,7 +206,10 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
         if isinstance(a, np.ndarray):
             data = addresses[id(a)].to_bytes(8, "little")
         elif isinstance(a, TensorMap):
-            data = a.encode(addresses[id(a.array)])
+            try:
+                data = a.encode(addresses[id(a.array)])
+            except ValueError as error:
+                raise PtxError(f"argument for '{pname}': {error}", module.filename) from None
         elif isinstance(a, (bytes, bytearray)):
             data = bytes(a)
         else:
@@ -224,6 +230,21 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
             raw = gmem.read_bytes(addr, a.nbytes)
             a.reshape(-1).view(np.uint8)[:] = np.frombuffer(raw, dtype=np.uint8)
     return RunStats(launch.instructions, launch.lane_instructions, time.perf_counter() - t0)
+
+
+def _with_tensor_maps(ptx: str, kernel: str, args: list, params: int) -> list:
+    """``args`` and, when they stop short of the kernel's hidden tensor-map parameters, a
+    TensorMap for each map the kernel's ``// nanotile: tensor map`` lines describe (base,
+    shape and strides read from the arguments: nanotile.ir.tensor_maps)."""
+    from nanotile.ir.tensor_maps import SWIZZLE_MODES, tensor_maps
+
+    maps = tensor_maps(ptx, kernel)
+    if not maps or len(args) != params - len(maps):
+        return args
+    return args + [TensorMap(args[spec.base], spec.box, swizzle=SWIZZLE_MODES[spec.swizzle],
+                             dims=tuple(d.value(args) for d in spec.shape),
+                             strides=tuple(d.value(args) for d in spec.strides))
+                   for _, spec in maps]
 
 
 def f32_bits(x: float) -> int:

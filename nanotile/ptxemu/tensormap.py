@@ -30,24 +30,47 @@ MAGIC = 0x314D544E
 @dataclass
 class TensorMap:
     """A tensor map over ``array`` (C order) loading ``box`` tiles (given outermost first,
-    like the array's shape)."""
+    like the array's shape). ``dims`` and ``strides`` (in elements, outermost first)
+    describe another view of the array's memory than its own shape and strides (a
+    kernel's tensor view)."""
     array: np.ndarray
     box: tuple[int, ...]
     oob_nan: bool = False
     swizzle: int = 0
+    dims: tuple[int, ...] | None = None
+    strides: tuple[int, ...] | None = None
 
     def encode(self, address: int) -> bytes:
         a = self.array
-        rank = a.ndim
-        dims = list(reversed(a.shape))
-        strides = list(reversed(a.strides))[1:]
+        shape = self.dims if self.dims is not None else a.shape
+        element_strides = self.strides if self.strides is not None else \
+            tuple(s // a.itemsize for s in a.strides)
+        rank = len(shape)
+        dims = list(reversed(shape))
+        strides = [s * a.itemsize for s in reversed(element_strides)][1:]
         box = list(reversed(self.box))
+        _check_encodable(address, strides, box, a.itemsize)
         out = struct.pack("<IIQII", MAGIC, rank, address, a.itemsize, int(self.oob_nan))
         out += struct.pack("<5Q", *(dims + [1] * (5 - rank)))
         out += struct.pack("<4Q", *(strides + [0] * (4 - len(strides))))
         out += struct.pack("<5I", *(box + [1] * (5 - rank)))
         out += struct.pack("<II", self.swizzle, 0)
         return out.ljust(128, b"\0")
+
+
+def _check_encodable(address: int, strides: list[int], box: list[int], size: int) -> None:
+    """What cuTensorMapEncodeTiled refuses (CUDA driver API): a base address not 16-byte
+    aligned, a stride not a multiple of 16 bytes, a box dimension of 0 or over 256, a
+    box row that is not a multiple of 16 bytes. ValueError naming the value."""
+    if address % 16:
+        raise ValueError(f"tensor map: base address 0x{address:x} is not 16-byte aligned")
+    for stride in strides:
+        if stride % 16:
+            raise ValueError(f"tensor map: a stride of {stride} bytes is not a multiple of "
+                             "16 (cuTensorMapEncodeTiled refuses it)")
+    if any(not 0 < b <= 256 for b in box) or (box[0] * size) % 16:
+        raise ValueError(f"tensor map: box {list(reversed(box))} (each dimension 1..256, "
+                         "rows a multiple of 16 bytes)")
 
 
 def _decode(desc: bytes):

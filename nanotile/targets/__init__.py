@@ -68,6 +68,7 @@ from .ptx.simt_dce import SimtDeadCodeElimination
 from .ptx.vectorize_memory import VectorizeMemory
 from .ptx.widen_narrow_floats import WidenNarrowFloats
 from .sm90.lower_wgmma import LowerWgmma
+from .sm90.select_tma_loads import SelectTmaLoads
 
 BACKEND_PASSES = (
     CheckTargetSupport,
@@ -82,6 +83,7 @@ BACKEND_PASSES = (
     Distribute,
     LowerMma,
     LowerWgmma,
+    SelectTmaLoads,
     SimplifyPicks,
     WidenNarrowFloats,
     SimtCommonSubexpressionElimination,

@@ -171,3 +171,31 @@ def test_checking_can_be_turned_off():
     run_ptx(no_wait, "k", grid=(1,), args=arrays, check_async=False)
     expected = arrays[0].astype(np.float32) @ arrays[1].astype(np.float32) + arrays[2]
     np.testing.assert_array_equal(arrays[3], expected)
+
+
+def test_nanotile_tma_kernel_every_wait_and_fence_matters():
+    """nanotile's own TMA + wgmma matmul (corpus matmul_f16_tma on sm_90, K = 320): each
+    mbarrier wait for a copy, the wgmma.fence and the wgmma.wait_group, deleted, is a
+    hazard; it has no fence.proxy.async (no ordinary store reaches the wgmma)."""
+    from nanotile.loader import load_file
+    from nanotile.targets.compile import compile_to_ptx
+
+    bytecode = PTX_DIR.parent / "matmul_f16_tma.tileirbc"
+    if not bytecode.exists():
+        pytest.skip(f"{bytecode} not found")
+    ptx = compile_to_ptx(load_file(str(bytecode)), "sm_90")
+
+    def make(text: str):
+        def run(interleave: bool) -> None:
+            case = CASES["matmul_f16"](np.random.default_rng(11), m=128, n=128, k=320)
+            run_ptx(text, "matmul_f16_tma", grid=case.grid, args=case.args,
+                    interleave=interleave)
+            case.check()
+        return run
+    assert outcome(make(ptx)) == "ok"
+    found = list(mutations(ptx))
+    assert sorted(SYNC.match(text).group(1) for _, text, _ in found) == \
+        ["mbarrier.try_wait", "mbarrier.try_wait", "wgmma.fence", "wgmma.wait_group"]
+    for line, instruction, mutated in found:
+        got = outcome(make(mutated))
+        assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"

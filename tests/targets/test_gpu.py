@@ -54,9 +54,12 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
     kernel's .reqntid; a kernel that declares dynamic shared memory (``// nanotile:
     dynamic shared memory N bytes``, read by ptx.dynamic_shared_bytes) gets its
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised to N (needed above 48 KB) and
-    N as cuLaunchKernel's sharedMemBytes."""
+    N as cuLaunchKernel's sharedMemBytes. A kernel that copies by TMA gets its hidden
+    tensor-map parameters encoded by the driver from its ``// nanotile: tensor map``
+    lines (bench/gpu_check.py's encode_tensor_map)."""
     import re
 
+    from nanotile.ir.tensor_maps import tensor_maps
     from nanotile.targets.compile import assemble
     from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
@@ -73,18 +76,26 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
                 smem))
         entry = ptx[ptx.index(f".entry {name}("):]
         threads = int(re.search(r"\.reqntid (\d+)", entry).group(1))
-        values, device = [], []
-        for x in args:
+        values, device, pointer_of = [], [], {}
+        for i, x in enumerate(args):
             if isinstance(x, np.ndarray):
                 p = _check(driver, driver.cuMemAlloc(max(x.nbytes, 1)))
                 _check(driver, driver.cuMemcpyHtoD(p, x.ctypes.data, x.nbytes))
                 device.append((p, x))
+                pointer_of[i] = p
                 values.append(ctypes.c_uint64(int(p)))
             elif isinstance(x, (float, np.floating)):
                 values.append(ctypes.c_float(float(x)))
             else:
                 values.append(ctypes.c_int32(int(x)))
-        pointers = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+        maps = [_gpu_check().encode_tensor_map(
+                    driver, lambda r: _check(driver, r), pointer_of[spec.base],
+                    {"element": spec.element, "box": list(spec.box), "swizzle": spec.swizzle,
+                     "dims": [d.value(args) for d in spec.shape],
+                     "strides": [d.value(args) for d in spec.strides]})
+                for _, spec in tensor_maps(ptx, name)]
+        pointers = (ctypes.c_void_p * (len(values) + len(maps)))(
+            *[ctypes.addressof(v) for v in values], *[int(m.getPtr()) for m in maps])
         gx, gy, gz = (tuple(grid) + (1, 1, 1))[:3] if not isinstance(grid, int) else (grid, 1, 1)
         _check(driver, driver.cuLaunchKernel(kernel, gx, gy, gz, threads, 1, 1, smem, 0,
                                              ctypes.addressof(pointers), 0))
@@ -94,6 +105,17 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
             _check(driver, driver.cuMemFree(p))
     finally:
         _check(driver, driver.cuModuleUnload(module))
+
+
+def _gpu_check():
+    """bench/gpu_check.py as a module (its tensor-map encoder)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "gpu_check.py"
+    spec = importlib.util.spec_from_file_location("gpu_check", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _on_gpu(body) -> None:
@@ -109,10 +131,12 @@ def _on_gpu(body) -> None:
         driver.cuDevicePrimaryCtxRelease(dev)
 
 
-@pytest.mark.parametrize("name", ["vector_add", "scaled_add", "matmul_f16", "transpose"])
+@pytest.mark.parametrize("name", ["vector_add", "scaled_add", "matmul_f16", "transpose",
+                                  "matmul_f16_tma"])
 def test_gpu_matches_interpreter(name):
     """Corpus kernels on the corpus_cases inputs (matmul_f16: wgmma on sm_90, mma.sync on
-    sm_100)."""
+    sm_100; matmul_f16_tma on sm_90: its operands copied by TMA through real tensor maps
+    into wgmma's swizzled layouts)."""
     from nanotile.interp import cutile_args, run
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx

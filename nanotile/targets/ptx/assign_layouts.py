@@ -145,6 +145,9 @@ class Assignment:
         for op in ops:
             if op.name in ("mmaf", "mmai", "mmaf_scaled"):
                 self.anchor_mma(op)
+        for op in ops:
+            if op.name == "tma_load":
+                self.anchor_tma(op)
         self.accumulators = accumulator_values(body, self.layout, set(self.mma))
         for op in ops:
             if op.name in _MEMORY_OPS:
@@ -189,6 +192,17 @@ class Assignment:
         acc = p.accumulator(shape) if p is not None else default_blocked(shape, self.warps)
         self.layout[op.results[0]] = acc
         self.wish(op.operands[2], acc, MMA)
+
+    def anchor_tma(self, op: Operation) -> None:
+        """A TMA copy lands in the shared layout its mmaf reads the operand in (the copy's
+        boxes were chosen for it: select-tma-loads)."""
+        result = op.results[0]
+        users = self.uses.get(result, [])
+        p = self.mma.get(users[0]) if len(users) == 1 else None
+        if p is None or not hasattr(p, "operand") or users[0].operands.index(result) > 1:
+            raise CompileError(_located_error(op, "a tma_load must feed an mmaf planned on "
+                                                  "wgmma (select-tma-loads chose it so)"))
+        self.layout[result] = p.operand(users[0].operands.index(result), result.type, None)
 
     def wish(self, v: Value, layout: object, priority: int) -> None:
         if not isinstance(v.type, T.TileType):
@@ -420,3 +434,9 @@ def _inverse(permutation) -> tuple[int, ...]:
     for i, p in enumerate(permutation):
         out[p] = i
     return tuple(out)
+
+
+def _located_error(op: Operation, message: str) -> Diagnostic:
+    from ...passes.language import op_error
+
+    return op_error(op, message)

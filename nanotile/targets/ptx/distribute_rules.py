@@ -156,6 +156,14 @@ def atomic(d: Distributor, op: Operation) -> None:
     d.replace(op)
 
 
+def tma_load(d: Distributor, op: Operation) -> None:
+    """The copy into the result's buffer (the #shared value disappears, as a conversion's
+    to shared memory does: its users name the buffer by its type)."""
+    d.emit(op, "tma_copy", list(op.operands), None, tensor=op.attributes["tensor"],
+           buffer=op.results[0].type)
+    d.replace(op)
+
+
 def keep(d: Distributor, op: Operation) -> None:
     """Ops that need nothing but their types changed."""
 
@@ -181,7 +189,7 @@ def _rules():
         "atomic_cas_tko": atomic, "get_tile_block_id": keep, "get_num_tile_blocks": keep,
         "get_global": keep, "gdc_wait_tko": keep, "gdc_launch_dependents_tko": keep,
         "memory_fence_alias_tko": keep, "assert": keep, "barrier": keep,
-        "print_tko": vprintf,
+        "print_tko": vprintf, "tma_load": tma_load,
         "reduce": R.reduce, "scan": R.scan,
         "extract": G.extract, "cat": G.cat, "insert": G.insert, "pack": G.pack,
         "unpack": G.pack,

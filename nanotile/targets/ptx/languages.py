@@ -155,7 +155,7 @@ SIMT = TILE_LAYOUT.extend(
             "thread coordinates, shuffles, shared-memory stores and loads, barriers and\n"
             "structured control flow are explicit.",
     remove_ops=TILE_LAYOUT.ops - _SIMT_OPS,
-    remove_extra_ops={"convert_layout"},
+    remove_extra_ops={"convert_layout", "tma_load"},
     extra_ops={"splat": "every register the same value",
                "pick": "registers chosen from others (a renaming)",
                "coordinates": "the coordinate of the element each register holds",
@@ -175,6 +175,7 @@ SIMT = TILE_LAYOUT.extend(
                "wgmma_commit": "wgmma.commit_group",
                "wgmma_wait": "wgmma.wait_group",
                "fence_proxy_async": "shared writes visible to the async proxy",
+               "tma_copy": "TMA copies into a shared buffer, then an mbarrier wait",
                "vprintf": "print from thread 0"},
     remove_invariants={"tiles-have-layouts"},
     add_invariants=[("registers-only", registers_only)],
@@ -188,12 +189,21 @@ WGMMA_INSTRUCTIONS = {
     "wgmma.wait_group": "wait until at most N groups are pending",
     "fence.proxy.async": "shared-memory writes visible to the async proxy"}
 
+# TMA copies and the mbarriers that say when they have landed (PTX ISA 8.0+, sm_90+).
+TMA_INSTRUCTIONS = {
+    "cp.async.bulk.tensor": "copy a box of a tensor map's tensor into shared memory",
+    "mbarrier.init": "make an mbarrier expecting N arrivals",
+    "mbarrier.arrive": "arrive on an mbarrier (.expect_tx: and announce bytes to come)",
+    "mbarrier.try_wait": "has the phase of that arrival completed?",
+    "cvta.param": "the generic address of a kernel parameter (a tensor map)"}
+
 PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper: PTX instructions on virtual registers in basic blocks, printed as\n"
                 "PTX text (.target sm_90a); the tensor cores through wgmma.mma_async for\n"
                 "f16/bf16 matmuls (a warpgroup's operands in shared memory: lower-wgmma) and\n"
-                "mma.sync for the others (TMA and mbarriers are not used yet). The module's\n"
-                "program is module.ptx (select-instructions); the invariants read it.",
+                "mma.sync for the others; operands loaded through views copied by TMA\n"
+                "(cp.async.bulk.tensor, waited for on an mbarrier: select-tma-loads). The\n"
+                "module's program is module.ptx (select-instructions); the invariants read it.",
     remove_ops=SIMT.ops, remove_types=SIMT.types, remove_attrs=SIMT.attrs,
     remove_extra_ops=set(SIMT.extra_ops),  # simt's own ops are gone too
     remove_invariants={name for name, _ in SIMT.invariants},  # those read Tile IR ops
@@ -202,7 +212,7 @@ PTX_SM90 = SIMT.extend(
                     ("ptx-branch-targets", ptx_branch_targets)],
     extra_ops={"mma.sync": "warp MMA", "ldmatrix.sync": "mma fragments from shared memory",
                "shfl.sync": "lane exchanges", "bar.sync": "CTA barrier", "bra": "branch",
-               **WGMMA_INSTRUCTIONS},
+               **WGMMA_INSTRUCTIONS, **TMA_INSTRUCTIONS},
     ptx=True, open_to_extensions=True, runner=run_ptx_module)
 
 PTX_SM100 = PTX_SM90.extend(

@@ -18,7 +18,8 @@ Ordering (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"): t
 operands were written to shared memory by ordinary stores (the generic proxy) and wgmma
 reads them through the async proxy, so each writer runs ``fence_proxy_async`` before the
 barrier that publishes its writes (inserted before the nearest barrier preceding the
-op in its block, or with a barrier of its own if there is none); ``wgmma_fence`` comes
+op in its block, or with a barrier of its own if there is none), unless both operands
+were copied by TMA (``tma_copy``: the async proxy too, and its mbarrier wait publishes); ``wgmma_fence`` comes
 first: it hands the accumulator's registers to the wgmma (a copy the instructions then
 accumulate into in place), since other instructions wrote them (the K loop's copies);
 ``wgmma_commit`` and ``wgmma_wait 0`` come last, so the accumulator is complete when
@@ -54,9 +55,11 @@ class LowerWgmma(Pass):
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         mapping: dict[Value, Value] = {}
+        copied = [o.attributes["buffer"] for o in all_ops(module) if o.name == "tma_copy"]
         for op in list(all_ops(module)):
             if op.name == "warpgroup_mma":
-                fence_operand_writes(op)
+                if not (op.attributes["lhs"] in copied and op.attributes["rhs"] in copied):
+                    fence_operand_writes(op)
                 mapping[op.results[0]] = expand(op)
                 erase(op)
         replace_uses(module, mapping)

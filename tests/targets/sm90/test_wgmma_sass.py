@@ -47,3 +47,21 @@ def test_matmul_f16_sass(gpu):
         assert "serializ" not in messages.lower(), messages
     else:
         assert "HGMMA" not in ops and ops.count("HMMA") == 64
+
+
+@pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None,
+                    reason="ptxas or cuobjdump not found (nvidia-cuda-nvcc, "
+                           "nvidia-cuda-cuobjdump)")
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_matmul_f16_tma_sass(gpu):
+    """matmul_f16_tma's operands arrive by TMA on sm_90 (UTMALDG: A's one box and B's
+    two per K step, as tileiras' boxes, into wgmma's layouts: HGMMA, no HMMA, nothing
+    serialised); sm_100 keeps ordinary loads and mma.sync for now."""
+    path = str(shared_file(CORPUS / "matmul_f16_tma.tileirbc"))
+    cubin, messages = assemble(compile_to_ptx(load_file(path), gpu), gpu, verbose=True)
+    ops = sass_opcodes(cubin)
+    if gpu == "sm_90":
+        assert ops.count("UTMALDG") == 3 and ops.count("HGMMA") == 4 and "HMMA" not in ops
+        assert "serializ" not in messages.lower(), messages
+    else:
+        assert "UTMALDG" not in ops and "HGMMA" not in ops and "HMMA" in ops

@@ -1,0 +1,124 @@
+"""A tensor map's description, as the ``tensor`` attribute of ``tma_load`` carries it.
+
+A tensor map describes a tensor in global memory (base address, shape, strides, element
+type) and the box one TMA copy (cp.async.bulk.tensor) moves: its shape, and the swizzle it
+writes shared memory in. The kernel cannot build one (the host encodes it), so the
+description names where the launcher finds each number: ``aN`` is the kernel's N-th
+argument (cuTile's ABI: an array is a pointer followed by its shape and strides), a
+number a constant. Shapes, strides and boxes are outermost first, strides in elements:
+
+    f16 base=a0 shape=[a1,a2] strides=[a3,1] box=[128,32] swizzle=64
+
+In PTX, a tensor map is a hidden kernel parameter after the user's, as tileiras passes
+them (``.param .align 64 .b8 NAME[128]``), and the kernel's body names each one with its
+description, for the launcher:
+
+    // nanotile: tensor map matmul_param_tma0 f16 base=a0 shape=[a1,a2] strides=[a3,1] box=[128,32] swizzle=64
+
+``tensor_maps(ptx, kernel)`` reads them back (the emulator's run_ptx builds its own tensor
+maps from them; bench/gpu_check.py and tests/targets/test_gpu.py have the driver encode
+real ones). The interpreter reads the description to run ``tma_load``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+COMMENT = "nanotile: tensor map"
+SWIZZLE_MODES = {0: 0, 32: 1, 64: 2, 128: 3}   # bytes -> CU_TENSOR_MAP_SWIZZLE_* / emulator
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i16": 2, "i32": 4}
+
+
+@dataclass(frozen=True)
+class Dim:
+    """A size: a kernel argument's value (``argument``) or a constant."""
+    argument: int | None = None
+    constant: int | None = None
+
+    def text(self) -> str:
+        return f"a{self.argument}" if self.argument is not None else str(self.constant)
+
+    @staticmethod
+    def parse(text: str) -> Dim:
+        return Dim(argument=int(text[1:])) if text.startswith("a") else Dim(constant=int(text))
+
+    def value(self, arguments: list) -> int:
+        return int(arguments[self.argument]) if self.argument is not None else self.constant
+
+
+@dataclass(frozen=True)
+class TensorMapSpec:
+    element: str                  # Tile IR element type name (f16, bf16...)
+    base: int                     # the kernel argument holding the base pointer
+    shape: tuple[Dim, ...]        # outermost first
+    strides: tuple[Dim, ...]      # in elements, outermost first (the last is 1)
+    box: tuple[int, ...]          # one copy's box, outermost first
+    swizzle: int                  # bytes: 0, 32, 64 or 128
+
+    def text(self) -> str:
+        return (f"{self.element} base=a{self.base} shape=[{','.join(d.text() for d in self.shape)}]"
+                f" strides=[{','.join(d.text() for d in self.strides)}]"
+                f" box=[{','.join(map(str, self.box))}] swizzle={self.swizzle}")
+
+    @staticmethod
+    def parse(text: str) -> TensorMapSpec:
+        m = _SPEC.fullmatch(text.strip())
+        if m is None:
+            raise ValueError(f"not a tensor map description: {text!r}")
+
+        def dims(s: str) -> tuple[Dim, ...]:
+            return tuple(Dim.parse(x) for x in s.split(","))
+        return TensorMapSpec(m["element"], int(m["base"]), dims(m["shape"]),
+                             dims(m["strides"]), tuple(int(x) for x in m["box"].split(",")),
+                             int(m["swizzle"]))
+
+    @property
+    def element_bytes(self) -> int:
+        return ELEMENT_BYTES[self.element]
+
+    @property
+    def box_bytes(self) -> int:
+        size = self.element_bytes
+        for b in self.box:
+            size *= b
+        return size
+
+
+_SPEC = re.compile(r"(?P<element>\w+) base=a(?P<base>\d+) shape=\[(?P<shape>[a\d,]+)\] "
+                   r"strides=\[(?P<strides>[a\d,]+)\] box=\[(?P<box>[\d,]+)\] "
+                   r"swizzle=(?P<swizzle>\d+)")
+
+
+def kernel_argument_values(entry_arguments: list, spec: TensorMapSpec) -> tuple[list[int], list[int]]:
+    """(shape, strides) of ``spec``'s tensor for a launch with these arguments."""
+    return ([d.value(entry_arguments) for d in spec.shape],
+            [d.value(entry_arguments) for d in spec.strides])
+
+
+def swizzled(offset: int, width: int) -> int:
+    """Where a TMA copy (or wgmma) with a ``width``-byte swizzle puts the byte at
+    ``offset`` of its unswizzled box (PTX ISA, "Tensor Map Swizzling Modes"): the 16-byte
+    chunk index (bits 4 and up, as many as the pattern has) XOR the 128-byte row index
+    (bits 7 and up); the box starts at a multiple of the pattern's period."""
+    bits = {32: 1, 64: 2, 128: 3}.get(width, 0)
+    return offset ^ (((offset >> 7) & ((1 << bits) - 1)) << 4)
+
+
+_LINE = re.compile(r"//[ \t]*nanotile:[ \t]*tensor map[ \t]+(?P<param>\S+)[ \t]+(?P<spec>.*)")
+
+
+def comment(param: str, spec: TensorMapSpec) -> str:
+    """The body comment (without ``//``) that tells launchers about one map."""
+    return f"{COMMENT} {param} {spec.text()}"
+
+
+def tensor_maps(ptx: str, kernel: str) -> list[tuple[str, TensorMapSpec]]:
+    """(parameter name, description) of each tensor map kernel ``kernel`` of PTX text
+    ``ptx`` takes, in parameter order."""
+    start = ptx.find(f".entry {kernel}(")
+    if start < 0:
+        return []
+    end = ptx.find(".entry ", start + 1)
+    body = ptx[start:end if end >= 0 else len(ptx)]
+    return [(m["param"], TensorMapSpec.parse(m["spec"])) for m in _LINE.finditer(body)]

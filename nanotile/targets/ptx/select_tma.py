@@ -1,0 +1,137 @@
+"""select-instructions' rule for ``tma_copy``: TMA copies into a shared buffer, and the
+mbarrier every thread waits on until they have landed (PTX ISA 8.0+, sm_90 and later).
+
+    @leader mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], BYTES   (thread 0)
+    @leader cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+            [buffer + box offset], [map, {column, row}], [bar]           (one per box)
+            mbarrier.arrive.shared::cta.b64 %state, [bar]               (every thread)
+    wait:   mbarrier.try_wait.shared::cta.b64 %done, [bar], %state
+            @!%done bra wait
+
+The mbarrier (8 bytes after the kernel's shared buffer, one per copy site) expects every
+thread's arrival plus thread 0's, which also announces the bytes: its phase completes
+when all threads have arrived and every box has landed, and the state each thread gets
+from its arrival names that phase, so no thread tracks phase bits across a loop. Thread
+0 initialises it at the kernel's entry; the CTA barrier insert-barriers puts before the
+copy (no thread may still read the buffer) also orders the initialisation before any
+arrival.
+
+The tensor map is a hidden parameter after the user's (``.param .align 64 .b8
+NAME[128]``, one per distinct map, as tileiras passes them), read through its generic
+address; a ``// nanotile: tensor map`` comment says what the launcher must encode
+(nanotile.ir.tensor_maps). The boxes' shared offsets are read off the buffer's layout, and each
+box is checked to lay its elements out as that layout does.
+"""
+
+from __future__ import annotations
+
+from ...ir.core import Operation
+from ...ir.layouts import SharedLayout, flat_index
+from ...ir.tensor_maps import TensorMapSpec, comment, swizzled
+from .select_instructions import Selection, Unsupported
+from .select_memory import smem
+
+BARRIER_BYTES = 8
+COPY = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+
+
+def tma_copy(s: Selection, op: Operation) -> None:
+    spec = TensorMapSpec.parse(op.attributes["tensor"])
+    buffer = op.attributes["buffer"]
+    layout: SharedLayout = buffer.layout
+    if layout.offset is None:
+        raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
+    fn = s.fn
+    leader = _leader(s)
+    barrier = _barrier(s, op)
+    tensor_map = _tensor_map(s, spec)
+    coordinates = [s.get(v)[0] for v in op.operands]   # outermost first
+    boxes = box_offsets(buffer.shape, layout, spec)
+    fn.instr("mbarrier.arrive.expect_tx.shared::cta.b64", "_", f"[{barrier}]",
+             str(spec.box_bytes * len(boxes)), pred=leader)
+    for (row, column), offset in boxes:
+        destination = fn.reg("b32")
+        fn.instr("add.s32", destination, smem(s), str(layout.offset + offset))
+        inner = _plus(s, coordinates[1], column)
+        outer = _plus(s, coordinates[0], row)
+        fn.instr(COPY, f"[{destination}]", f"[{tensor_map}, {{{inner}, {outer}}}]",
+                 f"[{barrier}]", pred=leader)
+    state = fn.reg("b64")
+    fn.instr("mbarrier.arrive.shared::cta.b64", state, f"[{barrier}]")
+    wait = fn.label("tma_wait")
+    done = fn.reg("pred")
+    fn.place(wait)
+    fn.instr("mbarrier.try_wait.shared::cta.b64", done, f"[{barrier}]", state)
+    fn.instr("bra", wait, pred="!" + done)
+
+
+def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
+                spec: TensorMapSpec) -> list[tuple[tuple[int, int], int]]:
+    """((row, column) of the box's first element in the tile, its byte offset in the
+    buffer) of each box; Unsupported unless each box's swizzled rows are the layout's."""
+    size = spec.element_bytes
+    rows, columns = spec.box
+    width = columns * size
+    out = []
+    for r0 in range(0, tile[0], rows):
+        for c0 in range(0, tile[1], columns):
+            start = size * layout.element_offset(flat_index((r0, c0), tile))
+            for r in range(rows):
+                for c in range(columns):
+                    want = size * layout.element_offset(flat_index((r0 + r, c0 + c), tile))
+                    if start + swizzled(r * width + c * size, width) != want:
+                        raise Unsupported(f"a TMA box of {rows}x{columns} does not lay out "
+                                          f"{layout} (select-tma-loads)")
+            out.append(((r0, c0), start))
+    return out
+
+
+def _plus(s: Selection, register: str, constant: int) -> str:
+    if constant == 0:
+        return register
+    out = s.fn.reg("b32")
+    s.fn.instr("add.s32", out, register, str(constant))
+    return out
+
+
+def _leader(s: Selection) -> str:
+    """A predicate true in thread 0 (computed at the entry)."""
+    if "leader" not in s.cache:
+        with s.fn.at_entry():
+            p = s.fn.reg("pred")
+            s.fn.instr("setp.eq.u32", p, s.tid, "0")
+        s.cache["leader"] = p
+    return s.cache["leader"]
+
+
+def _barrier(s: Selection, op: Operation) -> str:
+    """The shared address of this copy's mbarrier, initialised by thread 0 at the entry
+    for every thread's arrival and thread 0's."""
+    fn = s.fn
+    offset = -(-fn.shared_bytes // BARRIER_BYTES) * BARRIER_BYTES
+    fn.need_shared(offset + BARRIER_BYTES)
+    base, leader = smem(s), _leader(s)  # (each computed at the entry on first use)
+    with fn.at_entry():
+        address = fn.reg("b32")
+        fn.instr("add.s32", address, base, str(offset))
+        fn.instr("mbarrier.init.shared::cta.b64", f"[{address}]", str(s.threads + 1),
+                 pred=leader)
+    return address
+
+
+def _tensor_map(s: Selection, spec: TensorMapSpec) -> str:
+    """A b64 register with the generic address of the hidden parameter holding the
+    tensor map ``spec`` describes (declared on first use)."""
+    key = ("tensor map", spec)
+    if key not in s.cache:
+        fn = s.fn
+        name = f"{fn.name}_param_tma{sum(1 for k in s.cache if k[0] == 'tensor map')}"
+        fn.params.append((".align 64 .b8", f"{name}[128]"))
+        fn.comment(comment(name, spec))
+        with fn.at_entry():
+            symbol = fn.reg("b64")
+            fn.instr("mov.b64", symbol, name)
+            generic = fn.reg("b64")
+            fn.instr("cvta.param.u64", generic, symbol)
+        s.cache[key] = generic
+    return s.cache[key]

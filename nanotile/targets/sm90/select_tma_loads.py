@@ -1,0 +1,216 @@
+"""select-tma-loads{gpu}: a view load that feeds a wgmma operand becomes a TMA copy.
+tile-opt -> tile-opt.
+
+wgmma reads A and B from shared memory. Loaded through a view, an operand otherwise goes
+from global memory to registers (lower-views, distribute) and from there to shared memory
+(a convert_layout): a round trip through every thread. The tensor memory accelerator
+(TMA: ``cp.async.bulk.tensor``, as tileiras uses for matmul_f16_tma) copies a box of a
+tensor straight into shared memory, swizzled as wgmma reads it, issued by one thread. This
+pass turns such a ``load_view_tko`` into ``tma_load``, whose ``tensor`` attribute
+describes the tensor map (nanotile.ir.tensor_maps) and whose operands are the tile's
+first element; later stages copy it in boxes and wait on an mbarrier (tma_copy).
+
+A load qualifies when (TMA's and wgmma's rules, PTX ISA "Tensor Copy" and
+cuTensorMapEncodeTiled):
+
+- its only use is an mmaf that wgmma runs (sm90/wgmma_plan.py, the CTA's warps), as A, or
+  as B read MN-major (rows along N): a box copies rows as they lie in global memory;
+- its view is a 2-D partition (no dim_map) of a tensor view of f16/bf16 made in the
+  kernel from its arguments: base pointer an argument known 16-byte aligned (div_by),
+  shape arguments or constants, the inner stride 1 and the outer one an argument or a
+  constant that is a multiple of 16 bytes (div_by);
+- out-of-bounds elements read zero (padding zero or none: TMA fills zero);
+- its token is the kernel's first (make_token): nothing written before it needs ordering
+  (a TMA read after ordinary global writes would need a proxy fence);
+- the operand's shared layout (wgmma_operand) is the TMA boxes' (one box per swizzle atom
+  of a row, all rows, at most 256; checked element by element).
+
+Everything else keeps its lowering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir import attrs as A
+from ...ir import types as T
+from ...ir.core import Module, Operation, Value, make_op
+from ...ir.layouts import SharedLayout, flat_index
+from ...ir.rewrite import erase, insert_before, replace_uses
+from ...ir.tensor_maps import Dim, TensorMapSpec, swizzled
+from ...passes.base import Pass, PassContext
+from . import wgmma_plan
+
+MAX_BOX = 256          # elements per box dimension (cuTensorMapEncodeTiled)
+TMA_ELEMENTS = {"f16": 2, "bf16": 2}
+
+
+@dataclass(frozen=True)
+class SelectTmaLoads(Pass):
+    """View loads feeding a wgmma operand -> tma_load (TMA into the operand's layout)."""
+
+    name = "select-tma-loads"
+    input = "tile-opt"
+    output = "tile-opt"
+    gpu: str = "sm_90"
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        from ..ptx.assign_layouts import cta_warps
+
+        changed = False
+        for entry in module.entries():
+            warps = cta_warps(entry, self.gpu)
+            uses = _uses(entry)
+            for op in list(entry.walk()):
+                if op.name == "load_view_tko":
+                    changed |= _select(op, entry, warps, uses, ctx)
+        return changed
+
+
+def _uses(entry: Operation) -> dict[Value, list[Operation]]:
+    uses: dict[Value, list[Operation]] = {}
+    for op in entry.walk():
+        for v in op.operands:
+            uses.setdefault(v, []).append(op)
+    return uses
+
+
+def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext) -> bool:
+    tile, token = op.results
+    users = uses.get(tile, [])
+    if len(users) != 1 or users[0].name != "mmaf":
+        return False
+    mmaf = users[0]
+    role = mmaf.operands.index(tile)
+    plan = wgmma_plan.plan(mmaf, warps)
+    if plan is None or role > 1:
+        return False
+    layout = plan.operand(role, tile.type, None)
+    if layout.order is not None:  # K-major B: its rows run across global memory's
+        return False
+    if not _first_token(op, uses):
+        return False
+    spec = _tensor_map(op, entry, layout, ctx)
+    if spec is None:
+        return False
+    indices = op.operands[1:1 + len(spec.shape)]
+    if any(not _is_i32(v) for v in indices):
+        return False
+    coordinates = [_times(op, index, size) for index, size in
+                   zip(indices, op.operands[0].type.tile_shape)]
+    load = make_op("tma_load", coordinates, [tile.type], {"tensor": spec.text()})
+    load.source, load.location = op.source, op.location
+    load.results[0].name_hint = tile.name_hint
+    insert_before(op, load)
+    module = Module()
+    module.items = [entry]
+    mapping = {tile: load.results[0]}
+    if _token(op) is not None:
+        mapping[token] = _token(op)
+    replace_uses(module, mapping)
+    erase(op)
+    return True
+
+
+def _tensor_map(op: Operation, entry: Operation, layout: SharedLayout,
+                ctx: PassContext) -> TensorMapSpec | None:
+    view_t = op.operands[0].type
+    if not isinstance(view_t, T.PartitionViewType) or view_t.dim_map is not None or \
+            view_t.padding not in (None, T.PaddingValue.zero) or len(view_t.tile_shape) != 2:
+        return None
+    partition = op.operands[0].owner
+    if not isinstance(partition, Operation) or partition.name != "make_partition_view":
+        return None
+    tensor = partition.operands[0].owner
+    if not isinstance(tensor, Operation) or tensor.name != "make_tensor_view":
+        return None
+    tv: T.TensorViewType = tensor.results[0].type
+    element = tv.element.name
+    if element not in TMA_ELEMENTS or tv.rank != 2:
+        return None
+    size = TMA_ELEMENTS[element]
+    arguments = list(entry.regions[0].block.arguments)
+    base, dynamic = tensor.operands[0], list(tensor.operands[1:])
+    if base not in arguments or _divisor(base, ctx) % 16:
+        return None
+    shape = _dims(tv.shape, dynamic[:tv.shape.count(None)], arguments)
+    strides = _dims(tv.strides, dynamic[tv.shape.count(None):], arguments)
+    if shape is None or strides is None or strides[1] != Dim(constant=1):
+        return None
+    outer = strides[0]
+    if outer.constant is not None and (outer.constant * size) % 16 or \
+            outer.argument is not None and (_divisor(arguments[outer.argument], ctx) * size) % 16:
+        return None
+    box = _box(view_t.tile_shape, layout, size)
+    if box is None:
+        return None
+    return TensorMapSpec(element, arguments.index(base), shape, strides, box, box[1] * size)
+
+
+def _dims(static: tuple[int | None, ...], dynamic: list[Value],
+          arguments: list[Value]) -> tuple[Dim, ...] | None:
+    """Each size as a kernel argument or a constant (None if one is computed)."""
+    out, pending = [], iter(dynamic)
+    for size in static:
+        if size is not None:
+            out.append(Dim(constant=size))
+            continue
+        v = next(pending)
+        if v not in arguments:
+            return None
+        out.append(Dim(argument=arguments.index(v)))
+    return tuple(out)
+
+
+def _box(tile: tuple[int, int], layout: SharedLayout, size: int) -> tuple[int, int] | None:
+    """The box (all rows, one swizzle atom of columns) whose copies lay the tile out as
+    ``layout`` (element by element), or None."""
+    rows, cols = tile
+    atom = layout.block or cols
+    width = atom * size
+    if rows > MAX_BOX or width not in (32, 64, 128):
+        return None
+    for j in range(cols // atom):
+        start = size * layout.element_offset(flat_index((0, j * atom), tile))
+        if start % (8 * width):
+            return None
+        for r in range(rows):
+            for c in range(atom):
+                want = size * layout.element_offset(flat_index((r, j * atom + c), tile))
+                if start + swizzled(r * width + c * size, width) != want:
+                    return None
+    return rows, atom
+
+
+def _divisor(v: Value, ctx: PassContext) -> int:
+    return max([f.divisor for f in ctx.facts_of(v, A.DivByAttr) if f.every is None] or [1])
+
+
+def _token(op: Operation) -> Value | None:
+    token = op.operands[-1]
+    return token if isinstance(token.type, T.TokenType) else None
+
+
+def _first_token(op: Operation, uses) -> bool:
+    """The load is ordered after nothing: no token, or the kernel's first (make_token);
+    its result token, if used, can be that same token."""
+    token = _token(op)
+    if token is None:
+        return not uses.get(op.results[1])
+    return isinstance(token.owner, Operation) and token.owner.name == "make_token"
+
+
+def _is_i32(v: Value) -> bool:
+    return isinstance(v.type, T.TileType) and v.type.element == T.I32 and \
+        v.type.num_elements == 1
+
+
+def _times(anchor: Operation, index: Value, size: int) -> Value:
+    """index * size (i32): a tile's first element along one dimension."""
+    from ...ir.rewrite import make_splat
+
+    constant = make_splat(size, index.type)
+    insert_before(anchor, constant)
+    product = make_op("muli", [index, constant.results[0]], [index.type], {})
+    insert_before(anchor, product)
+    return product.results[0]

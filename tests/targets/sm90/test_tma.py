@@ -1,0 +1,84 @@
+"""TMA on sm_90 (select-tma-loads, tma_copy): wgmma's operands loaded through views are
+copied by cp.async.bulk.tensor into their swizzled layouts, and the result is the
+interpreter's. The emulator runs them with its async checks on (a copy's bytes are
+unreadable until an mbarrier wait saw them land) and builds the hidden tensor maps from
+the kernel's ``// nanotile: tensor map`` lines, refusing what the CUDA driver refuses."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import nanotile
+from nanotile.ir.tensor_maps import TensorMapSpec, tensor_maps
+from nanotile.loader import load_file
+from nanotile.ptxemu import PtxError, run_ptx
+from nanotile.targets.compile import compile_to_ptx
+
+from ...shared_corpus import shared_file
+from ..corpus_cases import CORPUS, corpus_case, cutile_tests_case
+
+# cutile-tests matmuls whose operands sm_90 copies by TMA
+TMA_MATMULS = [
+    "kernels_matmul__matmul_kernel@ctas1__f16x2_f16x2_f16x2_256_256_64",
+    "kernels_matmul__persistent_matmul_kernel@ctas2__f16x2_f16x2_f16x2_256_256_64",
+    "samples_MatMul__matmul_kernel@ctassm1002__f16x2_f16x2_f16x2_128_256_64",
+]
+
+
+def test_corpus_tma_matmul_copies_by_tma_and_matches_the_interpreter():
+    from nanotile.interp import cutile_args
+
+    path = str(shared_file(CORPUS / "matmul_f16_tma.tileirbc"))
+    ptx = compile_to_ptx(load_file(path), "sm_90")
+    maps = [spec.text() for _, spec in tensor_maps(ptx, "matmul_f16_tma")]
+    # tileiras' boxes and swizzles for A and B (its PTX, corpus/cutile/ptx)
+    assert maps == ["f16 base=a0 shape=[a1,a2] strides=[a3,1] box=[128,32] swizzle=64",
+                    "f16 base=a5 shape=[a6,a7] strides=[a8,1] box=[32,64] swizzle=128"]
+    assert ptx.count(".param .align 64 .b8 matmul_f16_tma_param_tma") == 2
+    assert ptx.count("cp.async.bulk.tensor.2d") == 3 and "ld.global" not in \
+        ptx[ptx.index("$L_for"):ptx.index("wgmma.fence")]
+    grid, args, outputs, rtol, atol = corpus_case("matmul_f16_tma", np.random.default_rng(3))
+    want, got = copy.deepcopy(args), copy.deepcopy(args)
+    nanotile.run(path, "matmul_f16_tma", grid, *cutile_args(*want))
+    run_ptx(ptx, "matmul_f16_tma", grid=grid, args=cutile_args(*got))
+    np.testing.assert_array_equal(got[2], want[2])
+
+
+@pytest.mark.parametrize("name", TMA_MATMULS)
+def test_cutile_tests_matmuls_on_tma_match_the_interpreter(name):
+    from nanotile.compare import first_difference
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    assert "cp.async.bulk.tensor" in compile_to_ptx(copy.deepcopy(module), "sm_90")
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *want)
+    nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_90")
+    assert first_difference(got, want, "sm_90") is None
+
+
+def test_a_stride_the_driver_refuses_is_refused():
+    """B with rows of 20 f16 (40 bytes): cuTensorMapEncodeTiled refuses the map (strides
+    must be multiples of 16 bytes; the kernel assumes div_by<8> and the input breaks
+    it), and so does the emulator, at launch, naming the parameter."""
+    from nanotile.interp import cutile_args
+
+    path = str(shared_file(CORPUS / "matmul_f16_tma.tileirbc"))
+    ptx = compile_to_ptx(load_file(path), "sm_90")
+    a = np.ones((130, 40), np.float16)
+    b = np.ones((40, 20), np.float16)
+    c = np.zeros((130, 20), np.float16)
+    with pytest.raises(PtxError, match=r"param_tma1'.*stride of 40 bytes is not a multiple"):
+        run_ptx(ptx, "matmul_f16_tma", grid=(2, 1), args=cutile_args(a, b, c))
+
+
+def test_tensor_map_descriptions_round_trip():
+    text = "bf16 base=a4 shape=[a5,64] strides=[a7,1] box=[32,64] swizzle=128"
+    spec = TensorMapSpec.parse(text)
+    assert spec.text() == text and spec.box_bytes == 32 * 64 * 2
+    assert spec.shape[1].constant == 64 and spec.strides[0].argument == 7
+    with pytest.raises(ValueError):
+        TensorMapSpec.parse("f16 base=0 shape=[a1] strides=[1] box=[8] swizzle=0")
