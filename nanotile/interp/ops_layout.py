@@ -24,14 +24,41 @@ def _barrier(tb, op: Operation, args: list) -> list:
 
 @semantics("tma_load")
 def _tma_load(tb, op: Operation, args: list) -> list:
-    """A TMA copy: the tile of the tensor its map describes (base, shape and strides are
-    the kernel's arguments) starting at the coordinates; elements outside the tensor are
-    zero, as the copy fills them."""
+    """A TMA copy in: the tile of the tensor its map describes (base, shape and strides
+    are the kernel's arguments) starting at the coordinates; elements outside the tensor
+    are zero, as the copy fills them."""
+    import numpy as np
+
+    from .dtypes import storage_dtype
+
+    tile = op.results[0].type
+    addresses, inside = _tma_addresses(tb, op, args, tile)
+    out = np.zeros(tile.shape, storage_dtype(tile.element))
+    out[inside] = tb.machine.memory.load(addresses, tile.element)
+    return [out]
+
+
+@semantics("tma_store")
+def _tma_store(tb, op: Operation, args: list) -> list:
+    """A TMA copy out: the tile written from the coordinates on, the elements that fall
+    outside the tensor left out."""
+    import numpy as np
+
+    tile = op.operands[0].type
+    addresses, inside = _tma_addresses(tb, op, args[1:], tile)
+    value = np.broadcast_to(args[0], tile.shape)
+    tb.machine.memory.store(addresses, value[inside], tile.element)
+    return []
+
+
+def _tma_addresses(tb, op: Operation, origin: list, tile):
+    """(addresses of the tile's elements inside the tensor, which those are) for the
+    tensor map of ``op`` (base, shape and strides: the kernel's arguments)."""
     import numpy as np
 
     from ..ir.rewrite import parent_op
     from ..ir.tensor_maps import TensorMapSpec
-    from .dtypes import storage_bytes, storage_dtype
+    from .dtypes import storage_bytes
 
     spec = TensorMapSpec.parse(op.attributes["tensor"])
     entry = op
@@ -40,17 +67,13 @@ def _tma_load(tb, op: Operation, args: list) -> list:
     arguments = [tb.env[a] for a in entry.regions[0].block.arguments]
     shape = [d.value(arguments) for d in spec.shape]
     strides = [d.value(arguments) for d in spec.strides]
-    tile = op.results[0].type
-    coordinates = np.meshgrid(*[int(origin) + np.arange(n)
-                                for origin, n in zip(args, tile.shape)], indexing="ij")
+    coordinates = np.meshgrid(*[int(o) + np.arange(n) for o, n in zip(origin, tile.shape)],
+                              indexing="ij")
     inside = np.ones(tile.shape, bool)
     offsets = np.zeros(tile.shape, np.int64)
     for c, extent, stride in zip(coordinates, shape, strides):
         inside &= (c >= 0) & (c < extent)
         offsets += c.astype(np.int64) * stride
-    element = tile.element
-    out = np.zeros(tile.shape, storage_dtype(element))
     addresses = np.uint64(int(arguments[spec.base])) + \
-        (offsets[inside] * int(storage_bytes(element))).astype(np.uint64)
-    out[inside] = tb.machine.memory.load(addresses, element)
-    return [out]
+        (offsets[inside] * int(storage_bytes(tile.element))).astype(np.uint64)
+    return addresses, inside

@@ -593,6 +593,14 @@ def wgmma_operand(shape: tuple[int, ...], element_bytes: int, role: str,
                         order, 8 * width, atom if atom < length else None)
 
 
+def tma_box_layout(shape: tuple[int, ...], element_bytes: int) -> SharedLayout:
+    """The shared layout TMA boxes of one swizzle atom of columns (32, 64 or 128 bytes)
+    and all rows write and read: rows of atoms, swizzled in 16-byte units as the copy
+    swizzles addresses, atoms side by side (wgmma's K-major operand layout is the same;
+    ValueError when a row is not made of atoms)."""
+    return wgmma_operand(shape, element_bytes, "a")
+
+
 # ======================================================================================
 # Conversions
 

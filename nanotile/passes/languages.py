@@ -111,11 +111,12 @@ _VIEW_OPS = {n for n, d in OPS.items() if "view" in d.traits or n.endswith("_vie
 
 TILE = Language(
     "tile", "cuda_tile as parsed or decoded, accepted by the dialect verifier; and the one\n"
-            "internal op the tile level may hold, tma_load (select-tma-loads, sm_90).",
+            "internal ops the tile level may hold, tma_load and tma_store (sm_90's TMA).",
     frozenset(n for n, d in OPS.items() if "item" not in d.traits), _ALL_TYPES, _ALL_ATTRS,
     (("ssa-dominance", ssa_dominance), ("terminators-last", terminators_last),
      ("dialect-rules", dialect_rules)),
-    extra_ops={"tma_load": "a tile copied into shared memory by TMA (cp.async.bulk.tensor)"})
+    extra_ops={"tma_load": "a tile copied into shared memory by TMA (cp.async.bulk.tensor)",
+               "tma_store": "a tile copied out of shared memory by TMA"})
 
 TILE_CANON = TILE.extend(
     "tile-canon", "Canonical form: assumes recorded as facts (the ops are gone), constants\n"

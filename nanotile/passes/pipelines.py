@@ -101,6 +101,7 @@ SM90 = [
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
     "select-tma-loads{gpu=sm_90}",  # view loads of wgmma operands -> TMA copies (sm90/)
+    "select-tma-stores{gpu=sm_90}",  # a matmul's result stored through a view -> TMA
     *LOWER_SHARED,
     *lower("sm_90", mma="wgmma"),  # -> ptx-sm90: .target sm_90a, PTX 8.4 (wgmma where it
                                    #    fits, else mma.sync, f8 too)
@@ -137,6 +138,7 @@ NOT_IN_DEFAULT: dict[str, str] = {
 TARGET_ONLY: dict[str, str] = {
     "lower-wgmma": "sm_90",  # wgmma is sm_90a's: sm_100 keeps mma.sync (tcgen05 later)
     "select-tma-loads": "sm_90",  # TMA for wgmma's operands (sm_100: with tcgen05, later)
+    "select-tma-stores": "sm_90",  # TMA for matmul epilogues (sm_100: later)
 }
 DEFAULT_TARGET = "sm_100"
 

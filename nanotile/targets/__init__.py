@@ -69,6 +69,7 @@ from .ptx.vectorize_memory import VectorizeMemory
 from .ptx.widen_narrow_floats import WidenNarrowFloats
 from .sm90.lower_wgmma import LowerWgmma
 from .sm90.select_tma_loads import SelectTmaLoads
+from .sm90.select_tma_stores import SelectTmaStores
 
 BACKEND_PASSES = (
     CheckTargetSupport,
@@ -84,6 +85,7 @@ BACKEND_PASSES = (
     LowerMma,
     LowerWgmma,
     SelectTmaLoads,
+    SelectTmaStores,
     SimplifyPicks,
     WidenNarrowFloats,
     SimtCommonSubexpressionElimination,

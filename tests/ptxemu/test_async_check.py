@@ -20,7 +20,7 @@ import pytest
 from nanotile.ptxemu import PtxError, run_ptx
 from tests.ptxemu.cutile_cases import CASES, PTX_DIR
 
-SYNC = re.compile(r"^\s*(mbarrier\.try_wait|wgmma\.wait_group|wgmma\.fence|"
+SYNC = re.compile(r"^\s*(?:@!?%\w+\s+)?(mbarrier\.try_wait|wgmma\.wait_group|wgmma\.fence|"
                   r"fence\.proxy\.async|cp\.async\.bulk\.wait_group)")
 HAZARD = re.compile(r"still writing|still reads|missing|without a wgmma\.fence")
 
@@ -175,8 +175,10 @@ def test_checking_can_be_turned_off():
 
 def test_nanotile_tma_kernel_every_wait_and_fence_matters():
     """nanotile's own TMA + wgmma matmul (corpus matmul_f16_tma on sm_90, K = 320): each
-    mbarrier wait for a copy, the wgmma.fence and the wgmma.wait_group, deleted, is a
-    hazard; it has no fence.proxy.async (no ordinary store reaches the wgmma)."""
+    mbarrier wait for a copy in, the wgmma.fence, the wgmma.wait_group, the epilogue's
+    fence.proxy.async (its stores to shared memory before the copy out) and the wait for
+    the copy out, deleted, is a hazard (the wgmma's operands need no proxy fence: no
+    ordinary store writes them)."""
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx
 
@@ -195,7 +197,8 @@ def test_nanotile_tma_kernel_every_wait_and_fence_matters():
     assert outcome(make(ptx)) == "ok"
     found = list(mutations(ptx))
     assert sorted(SYNC.match(text).group(1) for _, text, _ in found) == \
-        ["mbarrier.try_wait", "mbarrier.try_wait", "wgmma.fence", "wgmma.wait_group"]
+        ["cp.async.bulk.wait_group", "fence.proxy.async", "mbarrier.try_wait",
+         "mbarrier.try_wait", "wgmma.fence", "wgmma.wait_group"]
     for line, instruction, mutated in found:
         got = outcome(make(mutated))
         assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"

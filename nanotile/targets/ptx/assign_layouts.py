@@ -46,7 +46,13 @@ from typing import Any
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
-from ...ir.layouts import LinearLayout, SharedLayout, default_blocked, replicated
+from ...ir.layouts import (
+    LinearLayout,
+    SharedLayout,
+    default_blocked,
+    replicated,
+    tma_box_layout,
+)
 from ...ir.optable import lookup
 from ...ir.rewrite import enclosing_loop, insert_before, loop_terminators, parent_op
 from ...passes.base import Pass, PassContext
@@ -357,6 +363,8 @@ class Assignment:
             return None
         if op.name in _MEMORY_OPS:
             return self.anchor[op] if v.type.shape == self.anchor[op].shape else None
+        if op.name == "tma_store" and i == 0:  # the boxes' layout (select-tma-stores)
+            return tma_box_layout(v.type.shape, element_bytes(v.type.element))
         if op.name in ("mmaf", "mmai", "mmaf_scaled"):
             p = self.mma.get(op)
             if i == 2:

@@ -164,6 +164,13 @@ def tma_load(d: Distributor, op: Operation) -> None:
     d.replace(op)
 
 
+def tma_store(d: Distributor, op: Operation) -> None:
+    """The copy out of the value's buffer (a #shared value: named by its type)."""
+    d.emit(op, "tma_store_copy", list(op.operands[1:]), None,
+           tensor=op.attributes["tensor"], buffer=op.operands[0].type)
+    d.replace(op)
+
+
 def keep(d: Distributor, op: Operation) -> None:
     """Ops that need nothing but their types changed."""
 
@@ -189,7 +196,7 @@ def _rules():
         "atomic_cas_tko": atomic, "get_tile_block_id": keep, "get_num_tile_blocks": keep,
         "get_global": keep, "gdc_wait_tko": keep, "gdc_launch_dependents_tko": keep,
         "memory_fence_alias_tko": keep, "assert": keep, "barrier": keep,
-        "print_tko": vprintf, "tma_load": tma_load,
+        "print_tko": vprintf, "tma_load": tma_load, "tma_store": tma_store,
         "reduce": R.reduce, "scan": R.scan,
         "extract": G.extract, "cat": G.cat, "insert": G.insert, "pack": G.pack,
         "unpack": G.pack,

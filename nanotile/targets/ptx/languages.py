@@ -155,7 +155,7 @@ SIMT = TILE_LAYOUT.extend(
             "thread coordinates, shuffles, shared-memory stores and loads, barriers and\n"
             "structured control flow are explicit.",
     remove_ops=TILE_LAYOUT.ops - _SIMT_OPS,
-    remove_extra_ops={"convert_layout", "tma_load"},
+    remove_extra_ops={"convert_layout", "tma_load", "tma_store"},
     extra_ops={"splat": "every register the same value",
                "pick": "registers chosen from others (a renaming)",
                "coordinates": "the coordinate of the element each register holds",
@@ -176,6 +176,7 @@ SIMT = TILE_LAYOUT.extend(
                "wgmma_wait": "wgmma.wait_group",
                "fence_proxy_async": "shared writes visible to the async proxy",
                "tma_copy": "TMA copies into a shared buffer, then an mbarrier wait",
+               "tma_store_copy": "TMA copies out of a shared buffer, waited for",
                "vprintf": "print from thread 0"},
     remove_invariants={"tiles-have-layouts"},
     add_invariants=[("registers-only", registers_only)],

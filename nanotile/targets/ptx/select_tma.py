@@ -33,6 +33,7 @@ from .select_memory import smem
 
 BARRIER_BYTES = 8
 COPY = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+STORE = "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
 
 
 def tma_copy(s: Selection, op: Operation) -> None:
@@ -63,6 +64,31 @@ def tma_copy(s: Selection, op: Operation) -> None:
     fn.place(wait)
     fn.instr("mbarrier.try_wait.shared::cta.b64", done, f"[{barrier}]", state)
     fn.instr("bra", wait, pred="!" + done)
+
+
+def tma_store_copy(s: Selection, op: Operation) -> None:
+    """Every thread's stores to the buffer made visible to the async proxy (a fence, then
+    a CTA barrier); thread 0 copies each box out, commits them as a bulk group and waits
+    until they are done (the buffer may be reused, the kernel may end)."""
+    spec = TensorMapSpec.parse(op.attributes["tensor"])
+    buffer = op.attributes["buffer"]
+    layout: SharedLayout = buffer.layout
+    if layout.offset is None:
+        raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
+    fn = s.fn
+    leader = _leader(s)
+    tensor_map = _tensor_map(s, spec)
+    coordinates = [s.get(v)[0] for v in op.operands]
+    fn.instr("fence.proxy.async.shared::cta")
+    fn.instr("bar.sync", "0")
+    for (row, column), offset in box_offsets(buffer.shape, layout, spec):
+        source = fn.reg("b32")
+        fn.instr("add.s32", source, smem(s), str(layout.offset + offset))
+        inner = _plus(s, coordinates[1], column)
+        outer = _plus(s, coordinates[0], row)
+        fn.instr(STORE, f"[{tensor_map}, {{{inner}, {outer}}}]", f"[{source}]", pred=leader)
+    fn.instr("cp.async.bulk.commit_group", pred=leader)
+    fn.instr("cp.async.bulk.wait_group", "0", pred=leader)
 
 
 def box_offsets(tile: tuple[int, ...], layout: SharedLayout,

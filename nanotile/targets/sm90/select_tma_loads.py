@@ -42,7 +42,7 @@ from ...passes.base import Pass, PassContext
 from . import wgmma_plan
 
 MAX_BOX = 256          # elements per box dimension (cuTensorMapEncodeTiled)
-TMA_ELEMENTS = {"f16": 2, "bf16": 2}
+TMA_ELEMENTS = {"f16": 2, "bf16": 2, "f32": 4}
 
 
 @dataclass(frozen=True)
@@ -90,14 +90,13 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext)
         return False
     if not _first_token(op, uses):
         return False
-    spec = _tensor_map(op, entry, layout, ctx)
+    spec = tensor_map(op.operands[0], entry, layout, ctx)
     if spec is None:
         return False
     indices = op.operands[1:1 + len(spec.shape)]
     if any(not _is_i32(v) for v in indices):
         return False
-    coordinates = [_times(op, index, size) for index, size in
-                   zip(indices, op.operands[0].type.tile_shape)]
+    coordinates = first_element(op, indices, op.operands[0].type.tile_shape)
     load = make_op("tma_load", coordinates, [tile.type], {"tensor": spec.text()})
     load.source, load.location = op.source, op.location
     load.results[0].name_hint = tile.name_hint
@@ -112,13 +111,15 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext)
     return True
 
 
-def _tensor_map(op: Operation, entry: Operation, layout: SharedLayout,
-                ctx: PassContext) -> TensorMapSpec | None:
-    view_t = op.operands[0].type
+def tensor_map(view: Value, entry: Operation, layout: SharedLayout,
+               ctx: PassContext) -> TensorMapSpec | None:
+    """The tensor map a TMA copy of ``view``'s tiles in ``layout`` reads through (the
+    rules of the module docstring), or None."""
+    view_t = view.type
     if not isinstance(view_t, T.PartitionViewType) or view_t.dim_map is not None or \
             view_t.padding not in (None, T.PaddingValue.zero) or len(view_t.tile_shape) != 2:
         return None
-    partition = op.operands[0].owner
+    partition = view.owner
     if not isinstance(partition, Operation) or partition.name != "make_partition_view":
         return None
     tensor = partition.operands[0].owner
@@ -203,6 +204,15 @@ def _first_token(op: Operation, uses) -> bool:
 def _is_i32(v: Value) -> bool:
     return isinstance(v.type, T.TileType) and v.type.element == T.I32 and \
         v.type.num_elements == 1
+
+
+def first_element(anchor: Operation, indices: list[Value], tile: tuple[int, ...]) -> list[Value]:
+    """The coordinates of the first element of tile ``indices`` (index * tile size)."""
+    return [_times(anchor, index, size) for index, size in zip(indices, tile)]
+
+
+def is_i32_index(v: Value) -> bool:
+    return _is_i32(v)
 
 
 def _times(anchor: Operation, index: Value, size: int) -> Value:

@@ -56,12 +56,14 @@ def test_matmul_f16_sass(gpu):
 def test_matmul_f16_tma_sass(gpu):
     """matmul_f16_tma's operands arrive by TMA on sm_90 (UTMALDG: A's one box and B's
     two per K step, as tileiras' boxes, into wgmma's layouts: HGMMA, no HMMA, nothing
-    serialised); sm_100 keeps ordinary loads and mma.sync for now."""
+    serialised) and its result leaves by TMA (UTMASTG: two 128x64 boxes); sm_100 keeps
+    ordinary loads and mma.sync for now."""
     path = str(shared_file(CORPUS / "matmul_f16_tma.tileirbc"))
     cubin, messages = assemble(compile_to_ptx(load_file(path), gpu), gpu, verbose=True)
     ops = sass_opcodes(cubin)
     if gpu == "sm_90":
         assert ops.count("UTMALDG") == 3 and ops.count("HGMMA") == 4 and "HMMA" not in ops
+        assert ops.count("UTMASTG") == 2 and "STG" not in ops
         assert "serializ" not in messages.lower(), messages
     else:
-        assert "UTMALDG" not in ops and "HGMMA" not in ops and "HMMA" in ops
+        assert "UTMALDG" not in ops and "UTMASTG" not in ops and "HMMA" in ops
