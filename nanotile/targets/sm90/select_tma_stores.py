@@ -17,6 +17,7 @@ A store qualifies when:
 - its view is one select-tma-loads could read (a 2-D partition of an f16/bf16/f32
   tensor view of the kernel's arguments, 16-byte aligned base and row stride), with
   boxes of one swizzle atom of columns and all rows (at most 256);
+- the tile takes at most 64 KB (it is staged in shared memory whole);
 - its token is the kernel's first, or none, and nothing uses the token it returns (the
   copy is waited for before the kernel goes on, but later memory ops are not ordered
   after it through the async proxy).
@@ -32,6 +33,12 @@ from ...ir.layouts import tma_box_layout
 from ...ir.rewrite import erase, insert_before
 from ...passes.base import Pass, PassContext
 from .select_tma_loads import TMA_ELEMENTS, first_element, is_i32_index, tensor_map
+
+
+# The largest tile the epilogue stages in shared memory at once (bytes): 128x128 f32.
+# The whole tile goes through one buffer, beside whatever else the kernel keeps there
+# (a 256x256 f32 accumulator would need 256 KB, more than a CTA has).
+MAX_BUFFER = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,8 @@ def _select(op: Operation, entry: Operation, used: set[Value], ctx: PassContext)
     t = value.type
     element = t.element.name if isinstance(t, T.TileType) else None
     if element not in TMA_ELEMENTS or t.rank != 2:
+        return False
+    if t.num_elements * TMA_ELEMENTS[element] > MAX_BUFFER:
         return False
     try:
         layout = tma_box_layout(t.shape, TMA_ELEMENTS[element])
