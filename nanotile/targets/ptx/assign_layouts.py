@@ -63,6 +63,8 @@ from .contiguity import Contiguity, vector_width
 from .mma_plan import MmaPlan, plan
 from .shared_memory import element_bytes
 
+TMA_ALIGN = 128  # bytes: where a TMA copy's shared destination may start
+
 # wish priorities: stronger first (lower number)
 MMA, REDUCE, MEMORY = 0, 1, 2
 _MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "atomic_rmw_tko", "atomic_cas_tko")
@@ -203,6 +205,9 @@ class Assignment:
         """A TMA copy lands in the shared layout its mmaf reads the operand in (the copy's
         boxes were chosen for it: select-tma-loads)."""
         result = op.results[0]
+        if result.type.rank == 1:  # a vector: row-major, read from there by its users
+            self.layout[result] = SharedLayout(result.type.shape, align=TMA_ALIGN)
+            return
         users = self.uses.get(result, [])
         p = self.mma.get(users[0]) if len(users) == 1 else None
         if p is None or not hasattr(p, "operand") or users[0].operands.index(result) > 1:

@@ -32,8 +32,8 @@ from .select_instructions import Selection, Unsupported
 from .select_memory import smem
 
 BARRIER_BYTES = 8
-COPY = "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-STORE = "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
+COPY = "cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+STORE = "cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group"
 
 
 def tma_copy(s: Selection, op: Operation) -> None:
@@ -50,12 +50,11 @@ def tma_copy(s: Selection, op: Operation) -> None:
     boxes = box_offsets(buffer.shape, layout, spec)
     fn.instr("mbarrier.arrive.expect_tx.shared::cta.b64", "_", f"[{barrier}]",
              str(spec.box_bytes * len(boxes)), pred=leader)
-    for (row, column), offset in boxes:
+    for first, offset in boxes:
         destination = fn.reg("b32")
         fn.instr("add.s32", destination, smem(s), str(layout.offset + offset))
-        inner = _plus(s, coordinates[1], column)
-        outer = _plus(s, coordinates[0], row)
-        fn.instr(COPY, f"[{destination}]", f"[{tensor_map}, {{{inner}, {outer}}}]",
+        fn.instr(COPY.format(rank=len(first)), f"[{destination}]",
+                 f"[{tensor_map}, {_coordinates(s, coordinates, first)}]",
                  f"[{barrier}]", pred=leader)
     state = fn.reg("b64")
     fn.instr("mbarrier.arrive.shared::cta.b64", state, f"[{barrier}]")
@@ -81,21 +80,33 @@ def tma_store_copy(s: Selection, op: Operation) -> None:
     coordinates = [s.get(v)[0] for v in op.operands]
     fn.instr("fence.proxy.async.shared::cta")
     fn.instr("bar.sync", "0")
-    for (row, column), offset in box_offsets(buffer.shape, layout, spec):
+    for first, offset in box_offsets(buffer.shape, layout, spec):
         source = fn.reg("b32")
         fn.instr("add.s32", source, smem(s), str(layout.offset + offset))
-        inner = _plus(s, coordinates[1], column)
-        outer = _plus(s, coordinates[0], row)
-        fn.instr(STORE, f"[{tensor_map}, {{{inner}, {outer}}}]", f"[{source}]", pred=leader)
+        fn.instr(STORE.format(rank=len(first)),
+                 f"[{tensor_map}, {_coordinates(s, coordinates, first)}]", f"[{source}]",
+                 pred=leader)
     fn.instr("cp.async.bulk.commit_group", pred=leader)
     fn.instr("cp.async.bulk.wait_group", "0", pred=leader)
 
 
+def _coordinates(s: Selection, origin: list[str], first: tuple[int, ...]) -> str:
+    """``{inner, ..., outer}``: a box's first element in the tensor (the tile's first
+    element plus the box's place in the tile), innermost first as PTX wants them."""
+    return "{" + ", ".join(_plus(s, register, offset)
+                           for register, offset in reversed(list(zip(origin, first)))) + "}"
+
+
 def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
-                spec: TensorMapSpec) -> list[tuple[tuple[int, int], int]]:
-    """((row, column) of the box's first element in the tile, its byte offset in the
-    buffer) of each box; Unsupported unless each box's swizzled rows are the layout's."""
+                spec: TensorMapSpec) -> list[tuple[tuple[int, ...], int]]:
+    """(the box's first element in the tile, its byte offset in the buffer) of each box;
+    Unsupported unless each box's (swizzled) rows are the layout's."""
     size = spec.element_bytes
+    if len(tile) == 1:
+        (box,) = spec.box
+        if any(layout.element_offset(i) != i for i in range(tile[0])):
+            raise Unsupported(f"TMA boxes of {box} do not lay out {layout}")
+        return [((start,), start * size) for start in range(0, tile[0], box)]
     rows, columns = spec.box
     width = columns * size
     out = []

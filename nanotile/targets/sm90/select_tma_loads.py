@@ -42,6 +42,7 @@ from ...passes.base import Pass, PassContext
 from . import wgmma_plan
 
 MAX_BOX = 256          # elements per box dimension (cuTensorMapEncodeTiled)
+TMA_ALIGN = 128        # bytes: a copy's shared destination (PTX ISA, cp.async.bulk.tensor)
 TMA_ELEMENTS = {"f16": 2, "bf16": 2, "f32": 4}
 
 
@@ -77,18 +78,8 @@ def _uses(entry: Operation) -> dict[Value, list[Operation]]:
 
 def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext) -> bool:
     tile, token = op.results
-    users = uses.get(tile, [])
-    if len(users) != 1 or users[0].name != "mmaf":
-        return False
-    mmaf = users[0]
-    role = mmaf.operands.index(tile)
-    plan = wgmma_plan.plan(mmaf, warps)
-    if plan is None or role > 1:
-        return False
-    layout = plan.operand(role, tile.type, None)
-    if layout.order is not None:  # K-major B: its rows run across global memory's
-        return False
-    if not _first_token(op, uses):
+    layout = _wgmma_operand(tile, uses, warps) or _shared_vector(op)
+    if layout is None or not _first_token(op, uses):
         return False
     spec = tensor_map(op.operands[0], entry, layout, ctx)
     if spec is None:
@@ -111,13 +102,45 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext)
     return True
 
 
+def _wgmma_operand(tile: Value, uses, warps: int) -> SharedLayout | None:
+    """The shared layout wgmma reads ``tile`` in, when its only use is an mmaf on wgmma
+    as A or MN-major B (a K-major B's rows run across global memory's)."""
+    users = uses.get(tile, [])
+    if len(users) != 1 or users[0].name != "mmaf":
+        return None
+    role = users[0].operands.index(tile)
+    plan = wgmma_plan.plan(users[0], warps)
+    if plan is None or role > 1:
+        return None
+    layout = plan.operand(role, tile.type, None)
+    return layout if layout.order is None else None
+
+
+def _shared_vector(op: Operation) -> SharedLayout | None:
+    """A row-major shared buffer for a 1-D tile of at least 1 KB that every tile block
+    loads (its index a constant), such as layernorm's weight and bias: tileiras copies
+    those by TMA, in boxes of 256 elements, and the threads read them from there."""
+    view_t = op.operands[0].type
+    if not isinstance(view_t, T.PartitionViewType) or len(view_t.tile_shape) != 1:
+        return None
+    index = op.operands[1]
+    if not (isinstance(index.owner, Operation) and index.owner.name == "constant"):
+        return None
+    element = view_t.tensor_view.element.name
+    n = view_t.tile_shape[0]
+    if element not in TMA_ELEMENTS or n * TMA_ELEMENTS[element] < 1024:
+        return None
+    return SharedLayout((n,), align=TMA_ALIGN)
+
+
 def tensor_map(view: Value, entry: Operation, layout: SharedLayout,
                ctx: PassContext) -> TensorMapSpec | None:
     """The tensor map a TMA copy of ``view``'s tiles in ``layout`` reads through (the
     rules of the module docstring), or None."""
     view_t = view.type
     if not isinstance(view_t, T.PartitionViewType) or view_t.dim_map is not None or \
-            view_t.padding not in (None, T.PaddingValue.zero) or len(view_t.tile_shape) != 2:
+            view_t.padding not in (None, T.PaddingValue.zero) or \
+            len(view_t.tile_shape) not in (1, 2):
         return None
     partition = view.owner
     if not isinstance(partition, Operation) or partition.name != "make_partition_view":
@@ -127,7 +150,7 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout,
         return None
     tv: T.TensorViewType = tensor.results[0].type
     element = tv.element.name
-    if element not in TMA_ELEMENTS or tv.rank != 2:
+    if element not in TMA_ELEMENTS or tv.rank != len(view_t.tile_shape):
         return None
     size = TMA_ELEMENTS[element]
     arguments = list(entry.regions[0].block.arguments)
@@ -136,12 +159,16 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout,
         return None
     shape = _dims(tv.shape, dynamic[:tv.shape.count(None)], arguments)
     strides = _dims(tv.strides, dynamic[tv.shape.count(None):], arguments)
-    if shape is None or strides is None or strides[1] != Dim(constant=1):
+    if shape is None or strides is None or strides[-1] != Dim(constant=1):
         return None
-    outer = strides[0]
-    if outer.constant is not None and (outer.constant * size) % 16 or \
-            outer.argument is not None and (_divisor(arguments[outer.argument], ctx) * size) % 16:
-        return None
+    for outer in strides[:-1]:
+        if outer.constant is not None and (outer.constant * size) % 16 or outer.argument \
+                is not None and (_divisor(arguments[outer.argument], ctx) * size) % 16:
+            return None
+    if len(view_t.tile_shape) == 1:
+        box = _vector_box(view_t.tile_shape[0], layout, size)
+        return None if box is None else \
+            TensorMapSpec(element, arguments.index(base), shape, strides, box, 0)
     box = _box(view_t.tile_shape, layout, size)
     if box is None:
         return None
@@ -181,6 +208,16 @@ def _box(tile: tuple[int, int], layout: SharedLayout, size: int) -> tuple[int, i
                 if start + swizzled(r * width + c * size, width) != want:
                     return None
     return rows, atom
+
+
+def _vector_box(n: int, layout: SharedLayout, size: int) -> tuple[int] | None:
+    """Boxes of up to 256 elements (a whole number of them, rows of 16-byte multiples)
+    for a 1-D tile laid out contiguously."""
+    box = min(n, MAX_BOX)
+    if n % box or (box * size) % 16 or \
+            any(layout.element_offset(i) != i for i in range(n)):
+        return None
+    return (box,)
 
 
 def _divisor(v: Value, ctx: PassContext) -> int:

@@ -67,3 +67,14 @@ def test_matmul_f16_tma_sass(gpu):
         assert "serializ" not in messages.lower(), messages
     else:
         assert "UTMALDG" not in ops and "UTMASTG" not in ops and "HMMA" in ops
+
+
+@pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None,
+                    reason="ptxas or cuobjdump not found (nvidia-cuda-nvcc, "
+                           "nvidia-cuda-cuobjdump)")
+def test_layernorm_weight_and_bias_arrive_by_tma():
+    """As in tileiras' layernorm for sm_90: the weight and bias (1-D, 1024 f32, the same
+    for every tile block) are copied by TMA in four boxes each (8 UTMALDG)."""
+    path = str(shared_file(CORPUS / "layernorm.tileirbc"))
+    cubin, _ = assemble(compile_to_ptx(load_file(path), "sm_90"), "sm_90")
+    assert sass_opcodes(cubin).count("UTMALDG") == 8

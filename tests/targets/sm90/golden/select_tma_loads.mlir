@@ -6,7 +6,9 @@
 // the 128-byte swizzle, as tileiras' own maps; base, shape and strides are the kernel's
 // arguments (a0, a1, a2, a3: 16-byte aligned, the stride div_by 8 elements).
 // @no_tma keeps its loads: B's stride is not known to be a multiple of 16 bytes, and
-// A is also stored (a second use).
+// A is also stored (a second use). @vector (layernorm's weight): a 1-D tile of 1024 f32
+// that every tile block loads (a constant index) is copied into a row-major buffer in
+// boxes of 256, unswizzled; the tile of %x, whose index is the block id, is not.
 
 // CHECK-LABEL: entry @tma(
 // CHECK-NOT: load_view_tko
@@ -19,6 +21,9 @@
 // CHECK: load_view_tko
 // CHECK: load_view_tko
 // CHECK-NOT: tma_load
+// CHECK-LABEL: entry @vector(
+// CHECK: %[[W:.+]] = tma_load %{{.+}} map "f32 base=a0 shape=[a1] strides=[1] box=[256] swizzle=0" : tile<i32> -> tile<1024xf32>
+// CHECK: load_view_tko weak %px[%i]
 cuda_tile.module @tests {
   entry @tma(%a: tile<ptr<f16>>, %m: tile<i32>, %k: tile<i32>, %sa: tile<i32>,
              %b: tile<ptr<f16>>, %k2: tile<i32>, %n: tile<i32>, %sb: tile<i32>,
@@ -68,6 +73,23 @@ cuda_tile.module @tests {
     %d = mmaf %ta_tile, %tb_tile, %zero : tile<128x32xf16>, tile<32x128xf16>, tile<128x128xf32>
     %t3 = store_view_tko weak %d, %pc[%lo, %lo] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<128x128xf32, strides=[128,1]>>, tile<i32> -> token
     %t4 = store_view_tko weak %ta_tile, %pe[%lo, %lo] : tile<128x32xf16>, partition_view<tile=(128x32), tensor_view<128x32xf16, strides=[32,1]>>, tile<i32> -> token
+    return
+  }
+  entry @vector(%w: tile<ptr<f32>>, %n: tile<i32>, %x: tile<ptr<f32>>, %y: tile<ptr<f32>>) {
+    %w16 = assume div_by<16>, %w : tile<ptr<f32>>
+    %x16 = assume div_by<16>, %x : tile<ptr<f32>>
+    %tw = make_tensor_view %w16, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %tx = make_tensor_view %x16, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %ty = make_tensor_view %y, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %pw = make_partition_view %tw : partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>
+    %px = make_partition_view %tx : partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>
+    %py = make_partition_view %ty : partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>
+    %i, %j, %k = get_tile_block_id : tile<i32>
+    %lo = constant <i32: 0> : tile<i32>
+    %wt, %t1 = load_view_tko weak %pw[%lo] : partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<1024xf32>, token
+    %xt, %t2 = load_view_tko weak %px[%i] : partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> tile<1024xf32>, token
+    %yt = mulf %wt, %xt rounding<nearest_even> : tile<1024xf32>
+    %t3 = store_view_tko weak %yt, %py[%i] : tile<1024xf32>, partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
     return
   }
 }
