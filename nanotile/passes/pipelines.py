@@ -100,7 +100,7 @@ SM90 = [
     "check-target-support{gpu=sm_90}",  # types/ops sm_90 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
-    "select-tma-loads{gpu=sm_90}",  # view loads of wgmma operands -> TMA copies (sm90/)
+    "select-tma-loads{gpu=sm_90}",  # view loads of wgmma operands, shared vectors -> TMA
     "select-tma-stores{gpu=sm_90}",  # a matmul's result stored through a view -> TMA
     *LOWER_SHARED,
     *lower("sm_90", mma="wgmma"),  # -> ptx-sm90: .target sm_90a, PTX 8.4 (wgmma where it
@@ -112,6 +112,8 @@ SM100 = [
     "check-target-support{gpu=sm_100}",  # types/ops sm_100 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
+    "select-tma-loads{gpu=sm_100}",  # shared vectors -> TMA copies (no wgmma operands)
+    "select-tma-stores{gpu=sm_100}",  # a matmul's result stored through a view -> TMA
     *LOWER_SHARED,
     *lower("sm_100"),              # -> ptx-sm100: .target sm_100a, PTX 8.6 (e2m1x2/ue8m0x2 cvt)
     *PTX_PASSES,
@@ -137,8 +139,6 @@ NOT_IN_DEFAULT: dict[str, str] = {
 # Registered passes that only one target's pipeline runs, and that target.
 TARGET_ONLY: dict[str, str] = {
     "lower-wgmma": "sm_90",  # wgmma is sm_90a's: sm_100 keeps mma.sync (tcgen05 later)
-    "select-tma-loads": "sm_90",  # TMA for wgmma's operands (sm_100: with tcgen05, later)
-    "select-tma-stores": "sm_90",  # TMA for matmul epilogues (sm_100: later)
 }
 DEFAULT_TARGET = "sm_100"
 

@@ -62,14 +62,14 @@ from .ptx.passes.simplify_arith import PtxSimplifyArith
 from .ptx.passes.simplify_branches import PtxSimplifyBranches
 from .ptx.remove_layout_conversions import RemoveLayoutConversions
 from .ptx.select_instructions import SelectInstructions
+from .ptx.select_tma_loads import SelectTmaLoads
+from .ptx.select_tma_stores import SelectTmaStores
 from .ptx.simplify_picks import SimplifyPicks
 from .ptx.simt_cse import SimtCommonSubexpressionElimination
 from .ptx.simt_dce import SimtDeadCodeElimination
 from .ptx.vectorize_memory import VectorizeMemory
 from .ptx.widen_narrow_floats import WidenNarrowFloats
 from .sm90.lower_wgmma import LowerWgmma
-from .sm90.select_tma_loads import SelectTmaLoads
-from .sm90.select_tma_stores import SelectTmaStores
 
 BACKEND_PASSES = (
     CheckTargetSupport,

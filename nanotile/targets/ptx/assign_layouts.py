@@ -431,15 +431,26 @@ class Assignment:
             have = getattr(v.type, "layout", None)
             if want is None or have == want:
                 continue
-            if isinstance(have, SharedLayout) and isinstance(want, SharedLayout) and \
-                    have.shape == want.shape and have.swizzle == want.swizzle and \
-                    have.order == want.order and have.align == want.align and \
-                    have.block == want.block:
-                continue
-            convert = make_op("convert_layout", [v],
-                              [dataclasses.replace(v.type, layout=want)])
-            insert_before(op, convert)
-            op.operands[i] = convert.results[0]
+            if isinstance(have, SharedLayout) and isinstance(want, SharedLayout):
+                if _same_place_rules(have, want):
+                    continue
+                # shared -> shared moves through registers (a TMA copy's buffer read
+                # by an op that wants its own shared layout)
+                v = self.convert(op, v, default_blocked(v.type.shape, self.warps))
+            op.operands[i] = self.convert(op, v, want)
+
+    def convert(self, op: Operation, v: Value, layout: object) -> Value:
+        """A convert_layout of ``v`` to ``layout`` before ``op``."""
+        convert = make_op("convert_layout", [v], [dataclasses.replace(v.type, layout=layout)])
+        insert_before(op, convert)
+        return convert.results[0]
+
+
+def _same_place_rules(have: SharedLayout, want: SharedLayout) -> bool:
+    """``have`` lays elements out as ``want`` does (an alignment at least as strict)."""
+    return have.shape == want.shape and have.swizzle == want.swizzle and \
+        have.order == want.order and have.padding == want.padding and \
+        have.block == want.block and (have.align or 16) >= (want.align or 16)
 
 
 def _inverse(permutation) -> tuple[int, ...]:

@@ -1,4 +1,4 @@
-"""select-tma-loads{gpu}: a view load that feeds a wgmma operand becomes a TMA copy.
+"""select-tma-loads{gpu}: view loads TMA can copy into shared memory become TMA copies.
 tile-opt -> tile-opt.
 
 wgmma reads A and B from shared memory. Loaded through a view, an operand otherwise goes
@@ -13,8 +13,11 @@ first element; later stages copy it in boxes and wait on an mbarrier (tma_copy).
 A load qualifies when (TMA's and wgmma's rules, PTX ISA "Tensor Copy" and
 cuTensorMapEncodeTiled):
 
-- its only use is an mmaf that wgmma runs (sm90/wgmma_plan.py, the CTA's warps), as A, or
-  as B read MN-major (rows along N): a box copies rows as they lie in global memory;
+- its only use is an mmaf that wgmma runs (sm_90: the target's ``plan_mma`` hook,
+  sm90/wgmma_plan.py, for the CTA's warps), as A, or as B read MN-major (rows along N):
+  a box copies rows as they lie in global memory; or it is a 1-D tile of at least 1 KB
+  that every tile block loads (a constant index), read from shared memory by its users
+  (both targets);
 - its view is a 2-D partition (no dim_map) of a tensor view of f16/bf16 made in the
   kernel from its arguments: base pointer an argument known 16-byte aligned (div_by),
   shape arguments or constants, the inner stride 1 and the outer one an argument or a
@@ -39,7 +42,6 @@ from ...ir.layouts import SharedLayout, flat_index
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...ir.tensor_maps import Dim, TensorMapSpec, swizzled
 from ...passes.base import Pass, PassContext
-from . import wgmma_plan
 
 MAX_BOX = 256          # elements per box dimension (cuTensorMapEncodeTiled)
 TMA_ALIGN = 128        # bytes: a copy's shared destination (PTX ISA, cp.async.bulk.tensor)
@@ -56,15 +58,17 @@ class SelectTmaLoads(Pass):
     gpu: str = "sm_90"
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        from ..ptx.assign_layouts import cta_warps
+        from ..target import get_target
+        from .assign_layouts import cta_warps
 
+        planner = get_target(self.gpu).select_rule("plan_mma")  # sm_90: wgmma
         changed = False
         for entry in module.entries():
             warps = cta_warps(entry, self.gpu)
             uses = _uses(entry)
             for op in list(entry.walk()):
                 if op.name == "load_view_tko":
-                    changed |= _select(op, entry, warps, uses, ctx)
+                    changed |= _select(op, entry, warps, uses, ctx, planner)
         return changed
 
 
@@ -76,9 +80,10 @@ def _uses(entry: Operation) -> dict[Value, list[Operation]]:
     return uses
 
 
-def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext) -> bool:
+def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
+            planner) -> bool:
     tile, token = op.results
-    layout = _wgmma_operand(tile, uses, warps) or _shared_vector(op)
+    layout = _wgmma_operand(tile, uses, warps, planner) or _shared_vector(op)
     if layout is None or not _first_token(op, uses):
         return False
     spec = tensor_map(op.operands[0], entry, layout, ctx)
@@ -102,14 +107,15 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext)
     return True
 
 
-def _wgmma_operand(tile: Value, uses, warps: int) -> SharedLayout | None:
-    """The shared layout wgmma reads ``tile`` in, when its only use is an mmaf on wgmma
-    as A or MN-major B (a K-major B's rows run across global memory's)."""
+def _wgmma_operand(tile: Value, uses, warps: int, planner) -> SharedLayout | None:
+    """The shared layout wgmma reads ``tile`` in, when its only use is an mmaf the
+    target's own MMA plan (sm_90's wgmma: the ``plan_mma`` hook) takes, as A or as
+    MN-major B (a K-major B's rows run across global memory's)."""
     users = uses.get(tile, [])
-    if len(users) != 1 or users[0].name != "mmaf":
+    if planner is None or len(users) != 1 or users[0].name != "mmaf":
         return None
     role = users[0].operands.index(tile)
-    plan = wgmma_plan.plan(users[0], warps)
+    plan = planner(users[0], warps)
     if plan is None or role > 1:
         return None
     layout = plan.operand(role, tile.type, None)
