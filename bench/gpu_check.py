@@ -323,8 +323,11 @@ def _run_case(driver, check, folder: Path, case: dict) -> str:
                                "i64": ctypes.c_int64, "i32": ctypes.c_int32}[argument["kind"]](
                     argument["value"]))
         # the hidden tensor-map parameters, encoded by the driver (128 bytes each)
-        maps = [encode_tensor_map(driver, check, device[m["array"]], m)
-                for m in case.get("tensor_maps", [])]
+        try:
+            maps = [encode_tensor_map(driver, check, device[m["array"]], m)
+                    for m in case.get("tensor_maps", [])]
+        except RuntimeError as error:
+            raise RuntimeError(f"cuTensorMapEncodeTiled: {error}") from None
         pointers = (ctypes.c_void_p * (len(values) + len(maps)))(
             *[ctypes.addressof(v) for v in values], *[int(m.getPtr()) for m in maps])
         check(driver.cuLaunchKernel(kernel, *case["grid"], case["threads"], 1, 1,
@@ -366,10 +369,14 @@ def encode_tensor_map(driver, check, pointer, description: dict):
     kind, size = kinds[description["element"]]
     dims, strides, box = description["dims"], description["strides"], description["box"]
     swizzle = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}[description["swizzle"]]
+    # the strides of dimensions 1 and up: none for a vector, but the driver wants an array
+    # (an empty list reaches it as a null pointer: CUDA_ERROR_INVALID_VALUE)
+    global_strides = [s * size for s in reversed(strides[:-1])] or \
+        [-(-dims[0] * size // 16) * 16]
     return check(driver.cuTensorMapEncodeTiled(
         getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{kind}"), len(dims),
         pointer, [driver.cuuint64_t(d) for d in reversed(dims)],
-        [driver.cuuint64_t(s * size) for s in reversed(strides[:-1])],
+        [driver.cuuint64_t(s) for s in global_strides],
         [driver.cuuint32_t(b) for b in reversed(box)], [driver.cuuint32_t(1)] * len(dims),
         driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         getattr(driver.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{swizzle}"),
