@@ -32,7 +32,18 @@ from .engine import Options
 
 def load_families() -> None:
     """Import the rule modules (each registers its rules on import)."""
-    from . import arith, assume, control, memory, mma, reduce, shape, structure, views  # noqa: F401
+    from . import (  # noqa: F401
+        arith,
+        assume,
+        control,
+        memory,
+        mma,
+        reduce,
+        shape,
+        structure,
+        tma,
+        views,
+    )
 
 
 def verify_module(module: Module, *, hint_warnings: bool = False,

@@ -85,3 +85,31 @@ def test_tensor_map_descriptions_round_trip():
     assert spec.shape[1].constant == 64 and spec.strides[0].argument == 7
     with pytest.raises(ValueError):
         TensorMapSpec.parse("f16 base=0 shape=[a1] strides=[1] box=[8] swizzle=0")
+
+
+@pytest.mark.parametrize("tensor,message", [
+    ("garbage", "'map' must describe a tensor map"),
+    ("f32 base=a7 shape=[a1] strides=[1] box=[256] swizzle=0", "base a7 must be an argument"),
+    ("f32 base=a1 shape=[a1] strides=[1] box=[256] swizzle=0", "base a1 must be an argument"),
+    ("f32 base=a0 shape=[a0] strides=[1] box=[256] swizzle=0", "size a0 must be an integer"),
+    ("f32 base=a0 shape=[a1] strides=[2] box=[256] swizzle=0", "innermost stride must be 1"),
+    ("f32 base=a0 shape=[a1] strides=[1] box=[100] swizzle=0", "box must cut the tile"),
+    ("f16 base=a0 shape=[a1] strides=[1] box=[256] swizzle=0", "of the map's element type"),
+    ("f32 base=a0 shape=[a1,a1] strides=[a1,1] box=[1,256] swizzle=0", "must have 1 entries"),
+])
+def test_a_tma_load_the_kernel_cannot_have_is_a_located_error(tensor, message):
+    """A dump is input again, so the TMA ops' maps are checked by the verifier: each
+    broken rule is an error at the op (no crash in a later stage)."""
+    from nanotile.ir.parser import parse_text
+    from nanotile.verify import verify_module
+
+    text = f'''cuda_tile.module @m {{
+  entry @k(%a: tile<ptr<f32>>, %n: tile<i32>) {{
+    %c = constant <i32: 0> : tile<i32>
+    %t = tma_load %c map "{tensor}" : tile<i32> -> tile<256xf32>
+    return
+  }}
+}}'''
+    errors = [d for d in verify_module(parse_text(text, "t.mlir")) if d.severity == "error"]
+    assert len(errors) == 1 and message in errors[0].message, errors
+    assert (errors[0].line, errors[0].column) == (4, 10)
