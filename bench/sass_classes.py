@@ -3,7 +3,7 @@
 For each kernel (the cuTile corpus kernels named, and the cutile-tests kernels whose name
 contains one of the -k words) and target, both compilers' cubins are disassembled
 (``cuobjdump -sass``, the nvidia-cuda-cuobjdump wheel) and these classes counted:
-HGMMA (wgmma), HMMA/IMMA/QMMA (mma.sync), UTCHMMA/UTCQMMA (tcgen05.mma), UTMALDG and
+HGMMA/QGMMA/IGMMA (wgmma), HMMA/IMMA/QMMA (mma.sync), UTCHMMA/UTCQMMA (tcgen05.mma), UTMALDG and
 UTMASTG (TMA copies in and out), with the total instruction count.
 
     .venv/bin/python bench/sass_classes.py [--targets sm_90,sm_100]
@@ -26,8 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 CORPUS = ROOT / ".." / "shared" / "corpus"
 CLASSES = ["HGMMA", "HMMA", "UTCHMMA", "UTMALDG", "UTMASTG"]
-# SASS opcodes counted as one class (mma.sync on integers and f8: IMMA, QMMA)
-ALIASES = {"IMMA": "HMMA", "QMMA": "HMMA", "UTCQMMA": "UTCHMMA", "UTCIMMA": "UTCHMMA"}
+# SASS opcodes counted as one class: wgmma on f8 and integers (QGMMA, IGMMA), mma.sync on
+# them (QMMA, IMMA), tcgen05.mma's kinds
+ALIASES = {"QGMMA": "HGMMA", "IGMMA": "HGMMA", "IMMA": "HMMA", "QMMA": "HMMA",
+           "UTCQMMA": "UTCHMMA", "UTCIMMA": "UTCHMMA"}
 
 
 def classes(cubin: bytes) -> Counter:
