@@ -8,6 +8,9 @@ mbarrier every thread waits on until they have landed (PTX ISA 8.0+, sm_90 and l
     wait:   mbarrier.try_wait.shared::cta.b64 %done, [bar], %state
             @!%done bra wait
 
+Consecutive tma_copy ops (A and B of one mmaf: select-tma-loads puts them together) issue
+all their copies and arrivals first, then wait for each: the copies are in flight
+together.
 The mbarrier (8 bytes after the kernel's shared buffer, one per copy site) expects every
 thread's arrival plus thread 0's, which also announces the bytes: its phase completes
 when all threads have arrived and every box has landed, and the state each thread gets
@@ -58,11 +61,23 @@ def tma_copy(s: Selection, op: Operation) -> None:
                  f"[{barrier}]", pred=leader)
     state = fn.reg("b64")
     fn.instr("mbarrier.arrive.shared::cta.b64", state, f"[{barrier}]")
-    wait = fn.label("tma_wait")
-    done = fn.reg("pred")
-    fn.place(wait)
-    fn.instr("mbarrier.try_wait.shared::cta.b64", done, f"[{barrier}]", state)
-    fn.instr("bra", wait, pred="!" + done)
+    pending = s.cache.setdefault("tma waits", [])
+    pending.append((barrier, state))
+    if _next_op_name(op) == "tma_copy":
+        return  # the copies of consecutive tma_copy ops are all in flight before any wait
+    for barrier, state in pending:
+        wait = fn.label("tma_wait")
+        done = fn.reg("pred")
+        fn.place(wait)
+        fn.instr("mbarrier.try_wait.shared::cta.b64", done, f"[{barrier}]", state)
+        fn.instr("bra", wait, pred="!" + done)
+    pending.clear()
+
+
+def _next_op_name(op: Operation) -> str | None:
+    ops = op.parent.ops
+    at = ops.index(op)
+    return ops[at + 1].name if at + 1 < len(ops) else None
 
 
 def tma_store_copy(s: Selection, op: Operation) -> None:

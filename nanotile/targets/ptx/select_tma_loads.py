@@ -39,6 +39,7 @@ from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.core import Module, Operation, Value, make_op
 from ...ir.layouts import SharedLayout, flat_index
+from ...ir.optable import lookup
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...ir.tensor_maps import Dim, TensorMapSpec, swizzled
 from ...passes.base import Pass, PassContext
@@ -96,7 +97,7 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     load = make_op("tma_load", coordinates, [tile.type], {"tensor": spec.text()})
     load.source, load.location = op.source, op.location
     load.results[0].name_hint = tile.name_hint
-    insert_before(op, load)
+    insert_before(_place_for(op, uses), load)
     module = Module()
     module.items = [entry]
     mapping = {tile: load.results[0]}
@@ -105,6 +106,23 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     replace_uses(module, mapping)
     erase(op)
     return True
+
+
+def _place_for(op: Operation, uses) -> Operation:
+    """Where the copy goes: just before its mmaf when only pure ops and other loads lie
+    between them in the same block (so A's and B's copies end up side by side and are in
+    flight together: select_tma), else where the load was."""
+    users = uses.get(op.results[0], [])
+    block = op.parent
+    if len(users) != 1 or users[0].name != "mmaf" or users[0].parent is not block:
+        return op
+    ops = block.ops
+    between = ops[ops.index(op) + 1:ops.index(users[0])]
+    if all(o.name in ("load_view_tko", "tma_load") or (lookup(o.name) is not None and
+                                                       lookup(o.name).is_pure)
+           and not o.regions for o in between):
+        return users[0]
+    return op
 
 
 def _wgmma_operand(tile: Value, uses, warps: int, planner) -> SharedLayout | None:
