@@ -62,7 +62,10 @@ def test_pipeline_output_survives_bytecode(path):
         language = step_output(step, language)
         if order.index(language) >= order.index("tile-layout"):
             break
-        tile_steps.append(step)
+        # TMA's ops (tma_load, tma_store) are nanotile's own, with no bytecode form:
+        # the other tile passes' output is checked without them
+        if not step.name.startswith("select-tma"):
+            tile_steps.append(step)
     assert [s.name for s in tile_steps][-3:] == ["lower-views", "resolve-tokens",
                                                  "lower-constants"]
     run_pipeline(module, tile_steps)
