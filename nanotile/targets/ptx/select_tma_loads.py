@@ -18,16 +18,19 @@ cuTensorMapEncodeTiled):
   a box copies rows as they lie in global memory; or it is a 1-D tile of at least 1 KB
   that every tile block loads (a constant index), read from shared memory by its users
   (both targets);
-- its view is a 2-D partition (no dim_map) of a tensor view of f16/bf16 made in the
-  kernel from its arguments: base pointer an argument known 16-byte aligned (div_by),
-  shape arguments or constants, the inner stride 1 and the outer one an argument or a
-  constant that is a multiple of 16 bytes (div_by);
+- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32) made
+  in the kernel from its arguments: base pointer an argument known 16-byte aligned
+  (div_by), shape arguments or constants, the inner stride 1 and an outer one an
+  argument or a constant that is a multiple of 16 bytes (div_by);
 - out-of-bounds elements read zero (padding zero or none: TMA fills zero);
 - its token is the kernel's first (make_token): nothing written before it needs ordering
   (a TMA read after ordinary global writes would need a proxy fence);
-- the operand's shared layout (wgmma_operand) is the TMA boxes' (one box per swizzle atom
-  of a row, all rows, at most 256; checked element by element).
+- the shared layout (wgmma_operand; row-major for a vector) is the TMA boxes' (2-D: one
+  box per swizzle atom of a row, all rows, at most 256; 1-D: boxes of up to 256
+  elements; checked element by element).
 
+An operand's copy goes just before its mmaf when only pure ops and loads lie between, so
+that A's and B's copies sit side by side (select_tma has them in flight together).
 Everything else keeps its lowering.
 """
 
@@ -51,7 +54,7 @@ TMA_ELEMENTS = {"f16": 2, "bf16": 2, "f32": 4}
 
 @dataclass(frozen=True)
 class SelectTmaLoads(Pass):
-    """View loads feeding a wgmma operand -> tma_load (TMA into the operand's layout)."""
+    """View loads of wgmma operands and shared vectors -> tma_load (TMA into shared memory)."""
 
     name = "select-tma-loads"
     input = "tile-opt"
