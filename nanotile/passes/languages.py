@@ -111,7 +111,7 @@ _VIEW_OPS = {n for n, d in OPS.items() if "view" in d.traits or n.endswith("_vie
 
 TILE = Language(
     "tile", "cuda_tile as parsed or decoded, accepted by the dialect verifier; and the one\n"
-            "internal ops the tile level may hold, tma_load and tma_store (sm_90's TMA).",
+            "two internal ops the tile level may hold: tma_load and tma_store (TMA copies).",
     frozenset(n for n, d in OPS.items() if "item" not in d.traits), _ALL_TYPES, _ALL_ATTRS,
     (("ssa-dominance", ssa_dominance), ("terminators-last", terminators_last),
      ("dialect-rules", dialect_rules)),
@@ -125,7 +125,8 @@ TILE_CANON = TILE.extend(
 
 TILE_OPT = TILE_CANON.extend(
     "tile-opt", "After equality saturation (egglog): same parts as tile-canon, cheaper terms;\n"
-                "on sm_90, loads of wgmma operands may be TMA copies (select-tma-loads).")
+                "then view loads and stores TMA can copy become tma_load/tma_store\n"
+                "(select-tma-loads, select-tma-stores).")
 
 TILE_PTR = TILE_OPT.extend(
     "tile-ptr", "Views lowered: tensor/partition views become pointer tiles, offsets and masks.",

@@ -202,8 +202,8 @@ PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper: PTX instructions on virtual registers in basic blocks, printed as\n"
                 "PTX text (.target sm_90a); the tensor cores through wgmma.mma_async for\n"
                 "f16/bf16 matmuls (a warpgroup's operands in shared memory: lower-wgmma) and\n"
-                "mma.sync for the others; operands loaded through views copied by TMA\n"
-                "(cp.async.bulk.tensor, waited for on an mbarrier: select-tma-loads). The\n"
+                "mma.sync for the others; wgmma's operands, shared vectors and matmul\n"
+                "epilogues copied by TMA (cp.async.bulk.tensor, mbarrier waits). The\n"
                 "module's program is module.ptx (select-instructions); the invariants read it.",
     remove_ops=SIMT.ops, remove_types=SIMT.types, remove_attrs=SIMT.attrs,
     remove_extra_ops=set(SIMT.extra_ops),  # simt's own ops are gone too
@@ -218,9 +218,10 @@ PTX_SM90 = SIMT.extend(
 
 PTX_SM100 = PTX_SM90.extend(
     "ptx-sm100", "Blackwell: as ptx-sm90 for .target sm_100a (PTX 8.6) without wgmma (the\n"
-                 "tensor cores through mma.sync; tcgen05 is not used yet), plus the cvt forms\n"
-                 "of the element types only Blackwell has (f4E2M1FN, f8E8M0FNU). The ptx-sm90\n"
-                 "passes run here too (they copy the instructions they do not know).",
+                 "tensor cores through mma.sync, TMA for vectors and epilogues only; tcgen05\n"
+                 "is not used yet), plus the cvt forms of the element types only Blackwell\n"
+                 "has (f4E2M1FN, f8E8M0FNU). The ptx-sm90 passes run here too (they copy\n"
+                 "the instructions they do not know).",
     remove_invariants={"ptx-target"},
     add_invariants=[("ptx-target", _ptx_target_is("sm_100"))],
     remove_extra_ops=set(WGMMA_INSTRUCTIONS),
