@@ -80,9 +80,8 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
     emulated = copy.deepcopy(args)
     with contextlib.redirect_stdout(_Discard()):
         run_ptx(ptx, kernel, grid=tuple(grid), args=emulated)
-    maps = [{"array": spec.base, "element": spec.element, "box": list(spec.box),
-             "swizzle": spec.swizzle, "dims": [d.value(args) for d in spec.shape],
-             "strides": [d.value(args) for d in spec.strides]}
+    maps = [dict(zip(("dims", "strides"), spec.sizes(args)), array=spec.base,
+                 element=spec.element, box=list(spec.box), swizzle=spec.swizzle)
             for _, spec in tensor_maps(ptx, kernel)]
     entry = ptx[ptx.index(f".entry {kernel}("):]
     threads = int(entry.split(".reqntid", 1)[1].split()[0].strip(","))
@@ -426,7 +425,9 @@ def main() -> int:
     parser.add_argument("--only", action="append", metavar="WORD",
                         help="prepare only the cases whose name contains WORD (repeatable)")
     args = parser.parse_args()
-    return prepare(args.folder, args.gpu_name, args.cutile_tests, args.only) if args.command == "prepare" else run(args.folder)
+    if args.command == "prepare":
+        return prepare(args.folder, args.gpu_name, args.cutile_tests, args.only)
+    return run(args.folder)
 
 
 if __name__ == "__main__":

@@ -65,8 +65,7 @@ def _tma_addresses(tb, op: Operation, origin: list, tile):
     while parent_op(entry) is not None:
         entry = parent_op(entry)
     arguments = [tb.env[a] for a in entry.regions[0].block.arguments]
-    shape = [d.value(arguments) for d in spec.shape]
-    strides = [d.value(arguments) for d in spec.strides]
+    shape, strides = spec.sizes(arguments)
     coordinates = np.meshgrid(*[int(o) + np.arange(n) for o, n in zip(origin, tile.shape)],
                               indexing="ij")
     inside = np.ones(tile.shape, bool)

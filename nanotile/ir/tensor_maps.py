@@ -73,6 +73,11 @@ class TensorMapSpec:
                              dims(m["strides"]), tuple(int(x) for x in m["box"].split(",")),
                              int(m["swizzle"]))
 
+    def sizes(self, arguments: list) -> tuple[list[int], list[int]]:
+        """(shape, strides in elements) for a launch with these kernel arguments."""
+        return ([d.value(arguments) for d in self.shape],
+                [d.value(arguments) for d in self.strides])
+
     @property
     def element_bytes(self) -> int:
         return ELEMENT_BYTES[self.element]
@@ -88,12 +93,6 @@ class TensorMapSpec:
 _SPEC = re.compile(r"(?P<element>\w+) base=a(?P<base>\d+) shape=\[(?P<shape>[a\d,]+)\] "
                    r"strides=\[(?P<strides>[a\d,]+)\] box=\[(?P<box>[\d,]+)\] "
                    r"swizzle=(?P<swizzle>\d+)")
-
-
-def kernel_argument_values(entry_arguments: list, spec: TensorMapSpec) -> tuple[list[int], list[int]]:
-    """(shape, strides) of ``spec``'s tensor for a launch with these arguments."""
-    return ([d.value(entry_arguments) for d in spec.shape],
-            [d.value(entry_arguments) for d in spec.strides])
 
 
 def swizzled(offset: int, width: int) -> int:

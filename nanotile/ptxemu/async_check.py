@@ -77,7 +77,7 @@ class WarpAsync:
     bulk_groups: list[list[np.ndarray]] = field(default_factory=list)
 
 
-def _span(offsets: np.ndarray, nbytes: int) -> np.ndarray:
+def byte_span(offsets: np.ndarray, nbytes: int) -> np.ndarray:
     """Every byte of accesses of ``nbytes`` at ``offsets``."""
     offsets = np.asarray(offsets, np.int64).ravel()
     return (offsets[:, None] + np.arange(nbytes)).ravel()
@@ -120,10 +120,10 @@ class SharedHazards:
     # -- the generic proxy (ld/st.shared, ldmatrix, stmatrix, atom.shared...)
     def generic_read(self, offsets: np.ndarray, nbytes: int) -> None:
         if self.writes:
-            self._no_unwaited_write(_span(offsets, nbytes), "reads")
+            self._no_unwaited_write(byte_span(offsets, nbytes), "reads")
 
     def generic_write(self, offsets: np.ndarray, nbytes: int) -> None:
-        span = _span(offsets, nbytes)
+        span = byte_span(offsets, nbytes)
         if self.writes:
             self._no_unwaited_write(span, "writes")
         if self.readers[span].any():
@@ -272,12 +272,18 @@ def wgmma_write(w, i: int, name: str) -> None:
     state.unfenced.add(i)
 
 
+def retired(groups: list, keep: int) -> list:
+    """A wait_group ``keep``: removes from ``groups`` (oldest first) every group but the
+    newest ``keep`` and returns those, which are complete."""
+    done = groups[:max(len(groups) - keep, 0)]
+    del groups[:len(done)]
+    return done
+
+
 def wgmma_retire(w, state: WarpAsync, keep: int) -> None:
     """wgmma.wait_group ``keep``: every committed group but the newest ``keep`` completes:
     its results land in their registers and its shared operands are free again."""
-    done = state.wgmma_groups[:max(len(state.wgmma_groups) - keep, 0)]
-    state.wgmma_groups = state.wgmma_groups[len(done):]
-    for group in done:
+    for group in retired(state.wgmma_groups, keep):
         for mma in group:
             for i, bits in mma.registers.items():
                 if state.pending.get(i) == id(mma):

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from nanotile.ptxemu.async_check import AsyncHazard, raw_read_bytes, raw_write_bytes
+from nanotile.ptxemu.async_check import (
+    AsyncHazard,
+    raw_read_bytes,
+    raw_write_bytes,
+    retired,
+)
 from nanotile.ptxemu.errors import MemoryFault
 from nanotile.ptxemu.machine import YIELD
 from nanotile.ptxemu.memory import CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
@@ -240,17 +245,20 @@ def _async_read_in_bulk_group(w, span: np.ndarray, what: str) -> None:
     hazards.warp(w.wid).bulk_open.append(hazards.lock(span))
 
 
+def group_count(c: C) -> int:
+    """The N of a ``wait_group N`` (how many of the newest groups may stay in flight)."""
+    if not c.ops or not isinstance(c.ops[0], Imm):
+        raise c.error(f"{c.ins.opcode} takes an immediate group count")
+    return c.ops[0].value
+
+
 def _copy_group(c: C):
     """cp.async(.bulk).commit_group / wait_group N / wait_all: with async_check, closes
     the warp's open group, or retires all groups but the newest N (the copies completed
     when issued; only what may be used changes)."""
     mods = c.mods
     bulk = "bulk" in mods
-    keep = 0
-    if "wait_group" in mods:
-        if not c.ops or not isinstance(c.ops[0], Imm):
-            raise c.error("wait_group takes an immediate group count")
-        keep = c.ops[0].value
+    keep = group_count(c) if "wait_group" in mods else 0
 
     def group(w, m):
         hazards = w.cta.hazards
@@ -262,9 +270,7 @@ def _copy_group(c: C):
                 state.bulk_groups.append(state.bulk_open)
                 state.bulk_open = []
                 return
-            done = state.bulk_groups[:max(len(state.bulk_groups) - keep, 0)]
-            state.bulk_groups = state.bulk_groups[len(done):]
-            for spans in done:
+            for spans in retired(state.bulk_groups, keep):
                 for span in spans:
                     hazards.unlock(span)
             return
@@ -275,9 +281,7 @@ def _copy_group(c: C):
         if "wait_all" in mods:
             state.copy_groups.append(state.copies_open)
             state.copies_open = []
-        done = state.copy_groups[:max(len(state.copy_groups) - keep, 0)]
-        state.copy_groups = state.copy_groups[len(done):]
-        for idents in done:
+        for idents in retired(state.copy_groups, keep):
             for ident in idents:
                 hazards.retire(ident)
     return group

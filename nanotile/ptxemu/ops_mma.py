@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from nanotile.ptxemu.async_check import AsyncHazard, _Wgmma, raw_load, wgmma_retire
+from nanotile.ptxemu.async_check import AsyncHazard, _Wgmma, byte_span, raw_load, wgmma_retire
 from nanotile.ptxemu.errors import MemoryFault
 from nanotile.ptxemu.fpmath import DTYPES, UINT, type_size
 from nanotile.ptxemu.machine import LANES
 from nanotile.ptxemu.memory import SHARED_WINDOW
-from nanotile.ptxemu.ops_async import _mbar_addr, _mbar_arrive
+from nanotile.ptxemu.ops_async import _mbar_addr, _mbar_arrive, group_count
 from nanotile.ptxemu.ops_common import F64, C, _first_active, _items, handler_registry
 from nanotile.ptxemu.ptx_parser import Addr, Imm, Reg, Vec
 
@@ -247,7 +247,7 @@ def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool
     addr = layout(decode_desc(desc, sm100), mns, np.arange(16)).ravel().astype(np.uint64)
     vals = raw_load(sh, addr, 2).view(et).astype(F64)
     if spans is not None:
-        spans.append(np.concatenate([addr, addr + np.uint64(1)]).astype(np.int64))
+        spans.append(byte_span(addr, 2))
     return vals.reshape(len(mns), 16)
 
 
@@ -376,11 +376,7 @@ def _pending_or_register(w, state, i: int) -> np.ndarray:
 def _wgmma_sync(c: C, sub: str):
     """wgmma.fence / commit_group / wait_group N: only the checking (async_check) sees
     them; without it the emulated wgmma completed when issued."""
-    keep = 0
-    if sub == "wait_group":
-        if not c.ops or not isinstance(c.ops[0], Imm):
-            raise c.error("wgmma.wait_group takes an immediate group count")
-        keep = c.ops[0].value
+    keep = group_count(c) if sub == "wait_group" else 0
 
     def sync(w, m):
         hazards = w.cta.hazards

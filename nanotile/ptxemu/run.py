@@ -241,10 +241,12 @@ def _with_tensor_maps(ptx: str, kernel: str, args: list, params: int) -> list:
     maps = tensor_maps(ptx, kernel)
     if not maps or len(args) != params - len(maps):
         return args
-    return args + [TensorMap(args[spec.base], spec.box, swizzle=SWIZZLE_MODES[spec.swizzle],
-                             dims=tuple(d.value(args) for d in spec.shape),
-                             strides=tuple(d.value(args) for d in spec.strides))
-                   for _, spec in maps]
+    out = list(args)
+    for _, spec in maps:
+        dims, strides = spec.sizes(args)
+        out.append(TensorMap(args[spec.base], spec.box, swizzle=SWIZZLE_MODES[spec.swizzle],
+                             dims=tuple(dims), strides=tuple(strides)))
+    return out
 
 
 def f32_bits(x: float) -> int:

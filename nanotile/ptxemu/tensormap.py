@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nanotile.ptxemu.async_check import raw_load, raw_store
+from nanotile.ptxemu.async_check import byte_span, raw_load, raw_store
 from nanotile.ptxemu.errors import MemoryFault
 
 MAGIC = 0x314D544E
@@ -124,11 +124,7 @@ def tma_load(w, desc: bytes, coords: list[int], dst: int) -> tuple[int, np.ndarr
         vals[~inb] = nan
     soff = _swizzle(np.arange(len(vals), dtype=np.int64) * esize, swz)
     raw_store(w.cta.shared, (dst + soff).astype(np.uint64), esize, vals)
-    return len(vals) * esize, _bytes_of(dst + soff, esize)
-
-
-def _bytes_of(offsets: np.ndarray, esize: int) -> np.ndarray:
-    return (offsets[:, None] + np.arange(esize)).ravel()
+    return len(vals) * esize, byte_span(dst + soff, esize)
 
 
 def tma_store(w, desc: bytes, coords: list[int], src: int) -> np.ndarray:
@@ -140,4 +136,4 @@ def tma_store(w, desc: bytes, coords: list[int], src: int) -> np.ndarray:
     vals = raw_load(w.cta.shared, (src + soff).astype(np.uint64), esize)
     if inb.any():
         w.cta.launch.gmem.store((addr + off[inb]).astype(np.uint64), esize, vals[inb])
-    return _bytes_of(src + soff, esize)
+    return byte_span(src + soff, esize)

@@ -90,9 +90,8 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
                 values.append(ctypes.c_int32(int(x)))
         maps = [_gpu_check().encode_tensor_map(
                     driver, lambda r: _check(driver, r), pointer_of[spec.base],
-                    {"element": spec.element, "box": list(spec.box), "swizzle": spec.swizzle,
-                     "dims": [d.value(args) for d in spec.shape],
-                     "strides": [d.value(args) for d in spec.strides]})
+                    dict(zip(("dims", "strides"), spec.sizes(args)), element=spec.element,
+                         box=list(spec.box), swizzle=spec.swizzle))
                 for _, spec in tensor_maps(ptx, name)]
         pointers = (ctypes.c_void_p * (len(values) + len(maps)))(
             *[ctypes.addressof(v) for v in values], *[int(m.getPtr()) for m in maps])

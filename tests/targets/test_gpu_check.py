@@ -55,3 +55,34 @@ def test_ptxas_from_the_environment(monkeypatch, tmp_path):
     fake = tmp_path / "ptxas"
     monkeypatch.setenv("NANOTILE_PTXAS", str(fake))
     assert ptxas_path() == fake
+
+
+def test_tensor_map_encoding_arguments():
+    """The driver's cuTensorMapEncodeTiled gets dimension 0 innermost, strides in bytes for
+    dimensions 1 and up, and for a vector still a one-entry stride array (an empty list
+    reaches it as a null pointer: CUDA_ERROR_INVALID_VALUE on an H200)."""
+    from types import SimpleNamespace
+
+    check = _gpu_check()
+    calls = []
+
+    class Enum:
+        def __getattr__(self, name):
+            return name
+
+    driver = SimpleNamespace(
+        cuuint64_t=int, cuuint32_t=int, CUtensorMapDataType=Enum(),
+        CUtensorMapInterleave=Enum(), CUtensorMapSwizzle=Enum(),
+        CUtensorMapL2promotion=Enum(), CUtensorMapFloatOOBfill=Enum(),
+        cuTensorMapEncodeTiled=lambda *a: calls.append(a) or (0, "map"))
+    matrix = {"element": "f16", "dims": [200, 96], "strides": [104, 1], "box": [128, 32],
+              "swizzle": 64}
+    assert check.encode_tensor_map(driver, lambda r: r[1], 4096, matrix) == "map"
+    kind, rank, base, dims, strides, box, steps, _, swizzle, _, _ = calls[-1]
+    assert (kind, rank, base, dims, strides, box, steps, swizzle) == (
+        "CU_TENSOR_MAP_DATA_TYPE_FLOAT16", 2, 4096, [96, 200], [208], [32, 128], [1, 1],
+        "CU_TENSOR_MAP_SWIZZLE_64B")
+    vector = {"element": "f32", "dims": [1000], "strides": [1], "box": [256], "swizzle": 0}
+    check.encode_tensor_map(driver, lambda r: r[1], 4096, vector)
+    assert calls[-1][3:6] == ([1000], [4000], [256])
+    assert calls[-1][8] == "CU_TENSOR_MAP_SWIZZLE_NONE"

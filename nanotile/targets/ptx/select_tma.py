@@ -39,12 +39,16 @@ COPY = "cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::compl
 STORE = "cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group"
 
 
-def tma_copy(s: Selection, op: Operation) -> None:
-    spec = TensorMapSpec.parse(op.attributes["tensor"])
+def _placed(op: Operation) -> tuple[TensorMapSpec, object, SharedLayout]:
+    """(map, buffer type, its placed layout) of a tma_copy or tma_store_copy."""
     buffer = op.attributes["buffer"]
-    layout: SharedLayout = buffer.layout
-    if layout.offset is None:
+    if buffer.layout.offset is None:
         raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
+    return TensorMapSpec.parse(op.attributes["tensor"]), buffer, buffer.layout
+
+
+def tma_copy(s: Selection, op: Operation) -> None:
+    spec, buffer, layout = _placed(op)
     fn = s.fn
     leader = _leader(s)
     barrier = _barrier(s, op)
@@ -84,11 +88,7 @@ def tma_store_copy(s: Selection, op: Operation) -> None:
     """Every thread's stores to the buffer made visible to the async proxy (a fence, then
     a CTA barrier); thread 0 copies each box out, commits them as a bulk group and waits
     until they are done (the buffer may be reused, the kernel may end)."""
-    spec = TensorMapSpec.parse(op.attributes["tensor"])
-    buffer = op.attributes["buffer"]
-    layout: SharedLayout = buffer.layout
-    if layout.offset is None:
-        raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
+    spec, buffer, layout = _placed(op)
     fn = s.fn
     leader = _leader(s)
     tensor_map = _tensor_map(s, spec)

@@ -94,7 +94,7 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     if spec is None:
         return False
     indices = op.operands[1:1 + len(spec.shape)]
-    if any(not _is_i32(v) for v in indices):
+    if any(not is_i32_index(v) for v in indices):
         return False
     coordinates = first_element(op, indices, op.operands[0].type.tile_shape)
     load = make_op("tma_load", coordinates, [tile.type], {"tensor": spec.text()})
@@ -265,7 +265,7 @@ def _first_token(op: Operation, uses) -> bool:
     return isinstance(token.owner, Operation) and token.owner.name == "make_token"
 
 
-def _is_i32(v: Value) -> bool:
+def is_i32_index(v: Value) -> bool:
     return isinstance(v.type, T.TileType) and v.type.element == T.I32 and \
         v.type.num_elements == 1
 
@@ -273,10 +273,6 @@ def _is_i32(v: Value) -> bool:
 def first_element(anchor: Operation, indices: list[Value], tile: tuple[int, ...]) -> list[Value]:
     """The coordinates of the first element of tile ``indices`` (index * tile size)."""
     return [_times(anchor, index, size) for index, size in zip(indices, tile)]
-
-
-def is_i32_index(v: Value) -> bool:
-    return _is_i32(v)
 
 
 def _times(anchor: Operation, index: Value, size: int) -> Value:
