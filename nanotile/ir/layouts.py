@@ -13,10 +13,18 @@ is a broadcast: flipping that bit reaches the same element (the lanes of a row t
 hold the row's sum, every thread holding a scalar). Because conversion, slicing and
 reshaping are computed on these maps, nothing below special-cases a layout family:
 
+- ``hardware_map()`` is the layout as a ``BitMap`` (hardware bits -> element bits),
+  ``invert()`` the map back (where each element lives), and ``compose(move, shape)``
+  moves a layout's elements by a linear map of element bits; ``BitMap`` composes and
+  inverts any such map (``src.invert().compose(dst.hardware_map())`` says where each of
+  dst's registers, lanes and warps finds its element in src);
 - ``conversion(src, dst)`` says what moving a tile from one layout to another costs:
-  nothing, a renaming of registers, warp shuffles, or a round trip through shared memory;
-- reshape is free (the flat index does not change) and permute relabels the bits;
-- ``slice(dim)`` is what a reduction leaves; ``broadcast_source`` what a broadcast wants.
+  nothing, a renaming of registers, warp shuffles, or a round trip through shared memory
+  (``conversion_cost`` counts it, ``shuffle_plan`` solves the shuffles over GF(2));
+- reshape is free (the flat index does not change) and permute relabels the bits (a
+  composition);
+- ``slice(dim)`` is what a reduction leaves; ``broadcast_source`` what a broadcast wants
+  (compositions with a projection that drops coordinates).
 
 Named constructors build the common ones and print in their own words:
 
@@ -141,6 +149,51 @@ def solve(bases: tuple[int, ...], target: int) -> int | None:
     return combo
 
 
+@dataclass(frozen=True)
+class BitMap:
+    """A linear map over GF(2) between bit vectors: input bit i goes to ``columns[i]``
+    (an ``output_bits``-bit vector); an input is mapped to the XOR of the columns of its
+    set bits. Layouts are such maps (hardware bits -> element bits), and so are the
+    element moves of reshape (the identity), permute and slice; ``compose`` chains them and
+    ``invert`` runs one backwards."""
+
+    columns: tuple[int, ...]
+    output_bits: int
+
+    @staticmethod
+    def of_elements(shape: tuple[int, ...], new_shape: tuple[int, ...], move) -> BitMap:
+        """The map from the flat-index bits of a ``shape`` tile to those of a
+        ``new_shape`` tile that sends each element's index to ``move(index)`` (``move``
+        must be linear, as permute's relabelling and slice's projection are)."""
+        bits = sum(log2(d) for d in shape)
+        return BitMap(tuple(move(1 << i) for i in range(bits)), sum(log2(d) for d in new_shape))
+
+    def __call__(self, bits: int) -> int:
+        return _combine(self.columns, bits)
+
+    def compose(self, inner: BitMap) -> BitMap:
+        """``self`` after ``inner``: x -> self(inner(x))."""
+        return BitMap(tuple(self(c) for c in inner.columns), self.output_bits)
+
+    def preimage(self, target: int) -> int | None:
+        """An input that maps to ``target`` (the one Gaussian elimination finds first:
+        fewest high input bits), or None when ``target`` is outside the image."""
+        return solve(self.columns, target)
+
+    def invert(self) -> BitMap:
+        """A right inverse: output bit j -> ``preimage(1 << j)``, so that
+        ``self.compose(self.invert())`` is the identity on the outputs. For a bijection it
+        is the inverse; where inputs repeat outputs (broadcast copies) it picks one of
+        them. ValueError when the map does not reach every output bit."""
+        columns = []
+        for j in range(self.output_bits):
+            found = self.preimage(1 << j)
+            if found is None:
+                raise ValueError(f"output bit {j} is not reached: the map is not onto")
+            columns.append(found)
+        return BitMap(tuple(columns), len(self.columns))
+
+
 # ======================================================================================
 # Distributed layouts
 
@@ -218,7 +271,7 @@ class LinearLayout:
 
     def register_of(self, register_part: int) -> int:
         """The register whose bases XOR to ``register_part`` (ValueError if none)."""
-        found = solve(self.register, register_part)
+        found = BitMap(self.register, self.bits).preimage(register_part)
         if found is None:
             raise ValueError(f"no register of this layout holds element bits {register_part}")
         return found
@@ -266,8 +319,7 @@ class LinearLayout:
             c = coordinates(b, self.shape)
             return flat_index(tuple(c[p] for p in permutation), new_shape)
 
-        return LinearLayout(new_shape, *(tuple(move(b) for b in group)
-                                         for group in (self.register, self.lane, self.warp)))
+        return self.compose(BitMap.of_elements(self.shape, new_shape, move), new_shape)
 
     def slice(self, dim: int) -> LinearLayout:
         """The layout of a tile with ``dim`` removed (what reducing along it leaves): the
@@ -279,12 +331,7 @@ class LinearLayout:
             c = coordinates(b, self.shape)
             return flat_index(c[:dim] + c[dim + 1:], shape)
 
-        span, register = Span(), []
-        for b in self.register:
-            if span.add(drop(b)):
-                register.append(drop(b))
-        layout = LinearLayout(shape, tuple(register), tuple(drop(b) for b in self.lane),
-                              tuple(drop(b) for b in self.warp))
+        layout = self.compose(BitMap.of_elements(self.shape, shape, drop), shape)
         parent = self.spelling or format_linear(self)
         return layout.named(f"#slice<dim={dim}, size={self.shape[dim]}, parent={parent}>")
 
@@ -303,12 +350,39 @@ class LinearLayout:
                 c[d] = 0
             return flat_index(tuple(c), source_shape)
 
+        return self.compose(BitMap.of_elements(self.shape, source_shape, drop),
+                            tuple(source_shape))
+
+    # ---- as a map over GF(2) --------------------------------------------------------------
+    def hardware_map(self) -> BitMap:
+        """The layout as a BitMap from hardware bits to element bits. Hardware bits are
+        numbered register bits first, then the 5 lane bits, then the warp bits it names
+        (``hardware`` splits such a number back)."""
+        return BitMap((*self.register, *_pad(self.lane, LANE_BITS), *self.warp), self.bits)
+
+    def hardware(self, bits: int) -> tuple[int, int, int]:
+        """(register, lane, warp) of a number in hardware_map's bit order."""
+        registers = len(self.register)
+        return (bits & ((1 << registers) - 1), bits >> registers & (LANES - 1),
+                bits >> (registers + LANE_BITS))
+
+    def invert(self) -> BitMap:
+        """Element bits -> hardware bits: where each element lives (``hardware`` reads the
+        register, lane and warp). Where threads hold copies, the one with the lowest
+        bits is named. ValueError when some element is held by no thread."""
+        return self.hardware_map().invert()
+
+    def compose(self, move: BitMap, shape: tuple[int, ...]) -> LinearLayout:
+        """The layout of the tile of ``shape`` whose element ``move(e)`` is this tile's
+        element e, held where e is held: every basis is moved. Register bases that
+        ``move`` sends to zero or onto others' span go (the thread keeps one copy); lane and
+        warp bases that do become broadcasts."""
         span, register = Span(), []
         for b in self.register:
-            if span.add(drop(b)):
-                register.append(drop(b))
-        return LinearLayout(tuple(source_shape), tuple(register),
-                            tuple(drop(b) for b in self.lane), tuple(drop(b) for b in self.warp))
+            if span.add(move(b)):
+                register.append(move(b))
+        return LinearLayout(tuple(shape), tuple(register), tuple(map(move, self.lane)),
+                            tuple(map(move, self.warp)))
 
     def dim_bases(self, dim: int) -> dict[str, list[int]]:
         """For each input ("register"/"lane"/"warp"), the indices of its bits whose basis

@@ -10,6 +10,7 @@ import pytest
 from nanotile.diagnostics import CompileError
 from nanotile.ir import types as T
 from nanotile.ir.layouts import (
+    BitMap,
     LinearLayout,
     SharedLayout,
     Span,
@@ -290,6 +291,55 @@ def test_register_of_solves_for_the_register():
         assert layout.register_of(layout.register_part(k)) == k
     with pytest.raises(ValueError):
         layout.register_of(1 << 11 | 1 << 4)  # lane/warp bits: no register has them
+
+
+@pytest.mark.parametrize("layout", [
+    default_blocked((64, 64), 4, vector=4),
+    mma_layout("acc", (64, 64), (2, 2)),
+    mma_layout("a", (64, 32), (2, 2), 16),
+    default_blocked((16, 64), 4, vector=4).permute((1, 0)),
+], ids=["blocked", "mma-acc", "mma-a", "permuted"])
+def test_invert_names_a_thread_and_register_holding_each_element(layout):
+    where = layout.invert()
+    for e in range(layout.elements):
+        register, lane, warp = layout.hardware(where(e))
+        assert layout.element(register, lane, warp) == e
+    # the map and its inverse compose to the identity on the element bits
+    assert layout.hardware_map().compose(where).columns == tuple(
+        1 << i for i in range(layout.bits))
+
+
+def test_invert_refuses_a_layout_that_misses_elements():
+    half = LinearLayout((128,), register=(1,), lane=(2, 4, 8, 16, 32))  # bit 6 never set
+    assert not half.covers()
+    with pytest.raises(ValueError, match="not onto"):
+        half.invert()
+
+
+def test_compose_moves_every_basis_and_permute_is_a_composition():
+    layout = mma_layout("acc", (32, 64), (2, 2))
+    transpose = BitMap.of_elements((32, 64), (64, 32), lambda e: flat_index(
+        tuple(reversed(coordinates(e, (32, 64)))), (64, 32)))
+    moved = layout.compose(transpose, (64, 32))
+    assert moved == layout.permute((1, 0))
+    for lane, warp in [(0, 0), (5, 1), (31, 3)]:
+        assert moved.thread_elements(lane, warp) == [
+            transpose(e) for e in layout.thread_elements(lane, warp)]
+    # permuting back composes the two relabellings: the identity
+    assert moved.permute((1, 0)) == layout
+
+
+def test_conversion_map_says_where_each_destination_bit_reads_from():
+    # dst's hardware bits -> src's: src.invert() after dst.hardware_map(). For the
+    # transpose of lanes and registers inside a warp, every destination register bit
+    # reads a source lane bit (a shuffle), and the warp bits stay.
+    src = LinearLayout((32, 32), register=(1, 2, 4, 8, 16), lane=(32, 64, 128, 256, 512))
+    dst = LinearLayout((32, 32), register=(32, 64, 128, 256, 512), lane=(1, 2, 4, 8, 16))
+    transfer = src.invert().compose(dst.hardware_map())
+    for bit in range(5):
+        assert src.hardware(transfer(1 << bit)) == (0, 1 << bit, 0)       # register -> lane
+        assert src.hardware(transfer(1 << (5 + bit))) == (1 << bit, 0, 0)  # lane -> register
+    assert conversion(src, dst) == "warp"
 
 
 def test_span():
