@@ -51,10 +51,9 @@ from ...ir.layouts import (
     SharedLayout,
     default_blocked,
     replicated,
-    tma_box_layout,
 )
 from ...ir.optable import lookup
-from ...ir.rewrite import enclosing_loop, insert_before, loop_terminators, parent_op
+from ...ir.rewrite import insert_before, loop_terminators
 from ...passes.base import Pass, PassContext
 from ..target import WARPS
 from . import layout_rules as R
@@ -67,9 +66,6 @@ TMA_ALIGN = 128  # bytes: where a TMA copy's shared destination may start
 
 # wish priorities: stronger first (lower number)
 MMA, REDUCE, MEMORY = 0, 1, 2
-_MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "atomic_rmw_tko", "atomic_cas_tko")
-_SHARED_OPERANDS = {"extract": (0,), "cat": (0, 1), "insert": (0, 1), "pack": (0,),
-                    "unpack": (0,)}
 
 
 def cta_warps(entry: Operation, gpu: str) -> int:
@@ -158,7 +154,7 @@ class Assignment:
                 self.anchor_tma(op)
         self.accumulators = accumulator_values(body, self.layout, set(self.mma))
         for op in ops:
-            if op.name in _MEMORY_OPS:
+            if op.name in R.MEMORY_OPS:
                 self.anchor_memory(op)
         self.follow_wishes()
         self.forward(body)
@@ -249,7 +245,7 @@ class Assignment:
             src = op.operands[0]
             self.wish(src, layout.reshape(src.type.shape), priority)
         elif op.name == "permute":
-            inverse = _inverse(op.attributes["permutation"])
+            inverse = R.inverse_permutation(op.attributes["permutation"])
             self.wish(op.operands[0], layout.permute(inverse), priority)
         elif op.name not in ("iota", "constant"):
             for v in op.operands:
@@ -361,78 +357,14 @@ class Assignment:
             self.entry.attributes["function_type"] = T.FunctionType(
                 tuple(a.type for a in args), ft.results)
 
-    def required(self, op: Operation, i: int) -> object | None:
-        """The layout operand ``i`` of ``op`` must have (None: any)."""
-        v = op.operands[i]
-        if not isinstance(v.type, T.TileType):
-            return None
-        if op.name in _MEMORY_OPS:
-            return self.anchor[op] if v.type.shape == self.anchor[op].shape else None
-        if op.name == "tma_store" and i == 0:  # the boxes' layout (select-tma-stores)
-            return tma_box_layout(v.type.shape, element_bytes(v.type.element))
-        if op.name in ("mmaf", "mmai", "mmaf_scaled"):
-            p = self.mma.get(op)
-            if i == 2:
-                return op.results[0].type.layout
-            if p is None:  # the FMA loop: row-major operands
-                return R.shared_layout(v.type)
-            return p.operand(i, v.type, v.type.layout)  # stored from that layout
-        if op.name in ("reduce", "scan"):
-            first = op.operands[0].type.layout
-            if isinstance(first, LinearLayout) and \
-                    R.reduction_strategy(op, first) != "shared":
-                return first
-            return R.shared_layout(v.type)
-        if op.name in _SHARED_OPERANDS and i in _SHARED_OPERANDS[op.name] or \
-                op.name == "print_tko":
-            return R.shared_layout(v.type)
-        if v.type.num_elements == 1:
-            return replicated(v.type.shape)
-        result = op.results[0].type.layout if op.results and \
-            isinstance(op.results[0].type, T.TileType) else None
-        if op.name == "broadcast":
-            return result.broadcast_source(v.type.shape)
-        if op.name == "reshape":
-            return result.reshape(v.type.shape)
-        if op.name == "permute":
-            return result.permute(_inverse(op.attributes["permutation"]))
-        if op.name in ("for", "loop"):
-            first = 3 if op.name == "for" else 0
-            if i < first:
-                return None
-            body = op.regions[0].blocks[0]
-            args = body.arguments[1:] if op.name == "for" else body.arguments
-            return args[i - first].type.layout
-        if op.name in ("continue", "yield", "break"):
-            return self.terminator_target(op, i)
-        row = lookup(op.name)
-        if row is not None and "elementwise" in row.traits and result is not None \
-                and v.type.shape == result.shape:
-            return result
-        return None
-
-    def terminator_target(self, op: Operation, i: int) -> object | None:
-        if op.name == "yield":  # ends an if branch (or a reduce/scan body: no layout)
-            owner = parent_op(op)
-            return owner.results[i].type.layout if owner is not None and \
-                owner.name == "if" else None
-        owner = enclosing_loop(op)
-        if owner is None:
-            return None
-        if op.name == "break":
-            return owner.results[i].type.layout
-        body = owner.regions[0].blocks[0]
-        args = body.arguments[1:] if owner.name == "for" else body.arguments
-        return args[i].type.layout
-
     def convert_operands(self, op: Operation) -> None:
         for i, v in enumerate(op.operands):
-            want = self.required(op, i)
+            want = R.required_layout(op, i, self.anchor.get(op), self.mma.get(op))
             have = getattr(v.type, "layout", None)
             if want is None or have == want:
                 continue
             if isinstance(have, SharedLayout) and isinstance(want, SharedLayout):
-                if _same_place_rules(have, want):
+                if R.same_place_rules(have, want):
                     continue
                 # shared -> shared moves through registers (a TMA copy's buffer read
                 # by an op that wants its own shared layout)
@@ -444,20 +376,6 @@ class Assignment:
         convert = make_op("convert_layout", [v], [dataclasses.replace(v.type, layout=layout)])
         insert_before(op, convert)
         return convert.results[0]
-
-
-def _same_place_rules(have: SharedLayout, want: SharedLayout) -> bool:
-    """``have`` lays elements out as ``want`` does (an alignment at least as strict)."""
-    return have.shape == want.shape and have.swizzle == want.swizzle and \
-        have.order == want.order and have.padding == want.padding and \
-        have.block == want.block and (have.align or 16) >= (want.align or 16)
-
-
-def _inverse(permutation) -> tuple[int, ...]:
-    out = [0] * len(permutation)
-    for i, p in enumerate(permutation):
-        out[p] = i
-    return tuple(out)
 
 
 def _located_error(op: Operation, message: str) -> Diagnostic:

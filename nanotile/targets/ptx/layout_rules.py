@@ -1,14 +1,14 @@
 """What each op asks of the layouts of its operands and results: the rules assign-layouts
 applies (and the egglog layout choice will read). Layouts are nanotile/ir/layouts.py's.
 
-- ``result_layout(op, operand_layouts, warps)``: the layout an op's results get from its
-  operands when nothing else decided (forward);
-- ``operand_wishes(op, result_layout)``: the layouts its operands need for the op to
-  cost nothing (backward: a broadcast wants its source sliced, an elementwise op wants
-  its operands like its result...);
-- ``FLEXIBLE``: ops whose results may take whatever layout their users want, because
-  their operands can follow (elementwise ops, broadcasts, reshapes, permutes) or because
-  they compute each element where it is needed (iota, constant);
+- ``FLEXIBLE`` / ``is_flexible``: ops whose results may take whatever layout their users
+  want, because their operands can follow (elementwise ops, broadcasts, reshapes,
+  permutes) or because they compute each element where it is needed (iota, constant);
+  ``GATHERED``: ops that gather from shared memory and so take any layout too;
+- ``required_layout(op, i, ...)``: the layout an operand must have once the op's results
+  have theirs (a broadcast wants its source sliced, an elementwise op wants its operands
+  like its result, an mmaf its plan's operand layouts...); assign-layouts converts an
+  operand held otherwise;
 - reduction strategies and the shared-memory layouts of the operands that go there.
 """
 
@@ -23,8 +23,11 @@ from ...ir.layouts import (
     default_blocked,
     replicated,
     swizzle_for,
+    tma_box_layout,
 )
 from ...ir.optable import lookup
+from ...ir.rewrite import enclosing_loop, parent_op
+from .shared_memory import element_bytes
 
 # Ops that recompute their result wherever it is wanted, or pass any layout through.
 FLEXIBLE = frozenset({"iota", "constant", "broadcast", "reshape", "permute"})
@@ -74,8 +77,6 @@ def shared_layout(t: T.TileType, swizzled: bool = False,
     """A #shared layout for a tile staged in shared memory (row-major or in ``order``,
     optionally with the XOR swizzle that keeps 8 rows of 16-byte groups in different
     banks)."""
-    from .shared_memory import element_bytes
-
     swizzle = swizzle_for(t.shape, element_bytes(t.element), order) if swizzled else None
     return SharedLayout(t.shape, None, swizzle, None, order)
 
@@ -151,3 +152,94 @@ def reduction_strategy(op: Operation, layout: LinearLayout | None) -> str:
 
 def value_shape(v: Value) -> tuple[int, ...]:
     return tuple(v.type.shape) if isinstance(v.type, T.TileType) else ()
+
+
+# ---- what an operand must be -------------------------------------------------------------
+
+MEMORY_OPS = ("load_ptr_tko", "store_ptr_tko", "atomic_rmw_tko", "atomic_cas_tko")
+# operands read from shared memory, whatever layout the op's result has
+SHARED_OPERANDS = {"extract": (0,), "cat": (0, 1), "insert": (0, 1), "pack": (0,),
+                   "unpack": (0,)}
+
+
+def required_layout(op: Operation, i: int, memory_layout: object | None,
+                    mma: object | None) -> object | None:
+    """The layout operand ``i`` of ``op`` must have once every result has its layout
+    (None: any). ``memory_layout`` is a memory op's anchor; ``mma`` an mmaf's plan (None:
+    the FMA loop)."""
+    v = op.operands[i]
+    if not isinstance(v.type, T.TileType):
+        return None
+    if op.name in MEMORY_OPS:
+        return memory_layout if v.type.shape == memory_layout.shape else None
+    if op.name == "tma_store" and i == 0:  # the boxes' layout (select-tma-stores)
+        return tma_box_layout(v.type.shape, element_bytes(v.type.element))
+    if op.name in ("mmaf", "mmai", "mmaf_scaled"):
+        if i == 2:
+            return op.results[0].type.layout
+        if mma is None:  # the FMA loop: row-major operands
+            return shared_layout(v.type)
+        return mma.operand(i, v.type, v.type.layout)  # stored from that layout
+    if op.name in ("reduce", "scan"):
+        first = op.operands[0].type.layout
+        if isinstance(first, LinearLayout) and reduction_strategy(op, first) != "shared":
+            return first
+        return shared_layout(v.type)
+    if op.name in SHARED_OPERANDS and i in SHARED_OPERANDS[op.name] or \
+            op.name == "print_tko":
+        return shared_layout(v.type)
+    if v.type.num_elements == 1:
+        return replicated(v.type.shape)
+    result = op.results[0].type.layout if op.results and \
+        isinstance(op.results[0].type, T.TileType) else None
+    if op.name == "broadcast":
+        return result.broadcast_source(v.type.shape)
+    if op.name == "reshape":
+        return result.reshape(v.type.shape)
+    if op.name == "permute":
+        return result.permute(inverse_permutation(op.attributes["permutation"]))
+    if op.name in ("for", "loop"):
+        first = 3 if op.name == "for" else 0
+        if i < first:
+            return None
+        body = op.regions[0].blocks[0]
+        args = body.arguments[1:] if op.name == "for" else body.arguments
+        return args[i - first].type.layout
+    if op.name in ("continue", "yield", "break"):
+        return terminator_target(op, i)
+    row = lookup(op.name)
+    if row is not None and "elementwise" in row.traits and result is not None \
+            and v.type.shape == result.shape:
+        return result
+    return None
+
+
+def terminator_target(op: Operation, i: int) -> object | None:
+    """The layout of what operand ``i`` of a yield, continue or break becomes (the if's
+    result, the loop's block argument or result)."""
+    if op.name == "yield":  # ends an if branch (or a reduce/scan body: no layout)
+        owner = parent_op(op)
+        return owner.results[i].type.layout if owner is not None and \
+            owner.name == "if" else None
+    owner = enclosing_loop(op)
+    if owner is None:
+        return None
+    if op.name == "break":
+        return owner.results[i].type.layout
+    body = owner.regions[0].blocks[0]
+    args = body.arguments[1:] if owner.name == "for" else body.arguments
+    return args[i].type.layout
+
+
+def same_place_rules(have: SharedLayout, want: SharedLayout) -> bool:
+    """``have`` lays elements out as ``want`` does (an alignment at least as strict)."""
+    return have.shape == want.shape and have.swizzle == want.swizzle and \
+        have.order == want.order and have.padding == want.padding and \
+        have.block == want.block and (have.align or 16) >= (want.align or 16)
+
+
+def inverse_permutation(permutation) -> tuple[int, ...]:
+    out = [0] * len(permutation)
+    for i, p in enumerate(permutation):
+        out[p] = i
+    return tuple(out)
