@@ -6,9 +6,10 @@ what is cheap on its hardware; ``register`` makes it the model of a target name.
 
 Both targets use the one table below: bench/op_costs.py measures the SASS instructions
 each elementwise op becomes on sm_90 and sm_100 (nanotile's PTX through ptxas), and the
-two agree to within half an instruction per element; the table keeps their order
-(bitwise and integer add/sub cheapest, then float add/mul/fma, the MUFU functions,
-sqrt, then divisions and remainders).
+two agree to within half an instruction per element. The table follows the measured
+order (bitwise ops and shifts cheapest, float add/mul/fma, the MUFU functions, sqrt, then
+divisions) but for two ops: negf/absf are cheap here (a sign flip ptxas usually folds
+into the op that reads it) and remf costs as much as divi (measured: over twice).
 """
 
 from __future__ import annotations
