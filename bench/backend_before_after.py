@@ -1,6 +1,7 @@
 """The PTX back end of two revisions side by side, on the corpus kernels, per target:
 PTX instructions, SASS instructions and registers (ptxas), warp instructions the PTX
-emulator executes on corpus_cases' inputs, and the seconds to compile to PTX.
+emulator executes on corpus_cases' inputs, and the seconds to compile to PTX; then the
+totals per target over the kernels both revisions compile.
 
 The "before" revision is checked out into a temporary git worktree; each revision is
 measured by a fresh Python process whose import path starts at that checkout, so both run
@@ -111,6 +112,15 @@ def main() -> int:
                             "-" if value is None else str(value))
             cells.append(f"{pair[0]:>10s} {pair[1]:>10s}")
         print(f"{key[0]:18s} {key[1]:7s} | " + " | ".join(cells))
+    for gpu in args.targets.split(","):
+        both = [k for k in after if k[1] == gpu and "error" not in after[k]
+                and "error" not in before.get(k, {"error": 1})]
+        cells = []
+        for field, _ in columns:
+            totals = [sum(rows[k][field] for k in both) for rows in (before, after)]
+            cells.append(" ".join(f"{t:>10.2f}" if isinstance(t, float) else f"{t:>10d}"
+                                  for t in totals))
+        print(f"{'total (' + str(len(both)) + ')':18s} {gpu:7s} | " + " | ".join(cells))
     return 0
 
 
