@@ -71,7 +71,7 @@ def test_corpus_kernel_laid_out(path):
 
 
 # the accumulator's layout: sm_90 runs cuTile's matmul_f16 on wgmma, sm_100 on mma.sync
-ACCUMULATOR = {"sm_90": "#wgmma<acc, m64n128k16", "sm_100": "#mma<acc, m16n8"}
+ACCUMULATOR = {"sm_90": "#wgmma<acc, m64n128k16", "sm_100": "#tmem<acc, m128n128"}
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
