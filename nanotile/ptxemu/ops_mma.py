@@ -496,6 +496,7 @@ def _tcgen05_mma(c: C):
     if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
         raise c.unsupported("A from tensor memory")
     gd = c.src(Reg(d_op.base), "b32")
+    d_off = d_op.offset                 # [taddr+imm]: columns further along
     ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
     gi = c.src(c.ops[3], "b32")
     rest = c.ops[4:]
@@ -528,7 +529,7 @@ def _tcgen05_mma(c: C):
             B = -B
         D = A @ B.T
         tm = _tmem(w)
-        t = int(gd(w)[lane])
+        t = int(gd(w)[lane]) + d_off
         l0, c0 = t >> 16, t & 0xFFFF
         if bool(ge(w)[lane]):
             D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)

@@ -248,9 +248,9 @@ TCGEN05_INSTRUCTIONS = {
 
 PTX_SM100 = PTX_SM90.extend(
     "ptx-sm100", "Blackwell: as ptx-sm90 for .target sm_100a (PTX 8.6) without wgmma (the\n"
-                 "tensor cores through tcgen05.mma for f16/bf16 matmuls of 128 rows on 4\n"
-                 "warps, the accumulator in tensor memory: lower-tcgen05; mma.sync for the\n"
-                 "others; TMA for their A operands, vectors and epilogues), plus the cvt\n"
+                 "tensor cores through tcgen05.mma for f16/bf16 matmuls of 128 or 256 rows\n"
+                 "on 4 warps, the accumulator in tensor memory: lower-tcgen05; mma.sync for\n"
+                 "the others; TMA for their A operands, vectors and epilogues), plus the cvt\n"
                  "forms of the element types only Blackwell has (f4E2M1FN, f8E8M0FNU). The\n"
                  "ptx-sm90 passes run here too (they copy the instructions they do not know).",
     remove_invariants={"ptx-target"},

@@ -2,14 +2,16 @@
 descriptors, tcgen05.mma, a commit to an mbarrier and the loads and stores of tensor
 memory around them.  simt -> simt.
 
-``tmem_mma`` (distribute, for an accumulator in a ``#tmem<acc, m128nN>`` layout) holds
-one thread's accumulator registers (row 32 w + t of the 128 x N tile in thread t of warp
-w, column j in register j: what tcgen05.ld.32x32b gives), with A (128 x K) and B (K x N)
-in shared memory in K-major ``wgmma_operand`` layouts (tcgen05_plan.py). The pass writes:
+``tmem_mma`` (distribute, for an accumulator in a ``#tmem<acc, mMnN>`` layout) holds one
+thread's accumulator registers (row 32 w + t of each 128-row block b of the M x N tile in
+thread t of warp w, column j in register b N + j: what tcgen05.ld.32x32b gives from TMEM
+column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
+``wgmma_operand`` layouts (tcgen05_plan.py). The pass writes:
 
 - at the entry, ``tmem_alloc``: the CTA's tensor memory (TMEM), a power of two of at
-  least 32 columns, N for each accumulator kept in TMEM across a loop (below) and the
-  widest N for the others, which take turns; before each ``return``, ``tmem_dealloc``;
+  least 32 columns, M / 128 x N for each accumulator kept in TMEM across a loop (below)
+  and the most for the others, which take turns; before each ``return``,
+  ``tmem_dealloc``;
 - per op: the accumulator's registers written to its TMEM columns (``tmem_store``,
   tcgen05.st.32x32b: each warp its 32 lanes, which are its rows); ``fence_proxy_async``
   (A and B were written by ordinary stores, the generic proxy, and the MMA reads them
@@ -17,9 +19,9 @@ in shared memory in K-major ``wgmma_operand`` layouts (tcgen05_plan.py). The pas
   already, published by the copies' mbarrier); ``tcgen05_barrier`` (tcgen05.fence::
   before_thread_sync, a CTA barrier, tcgen05.fence::after_thread_sync: every warp's
   tcgen05.st and operand stores happen before thread 0's MMA, PTX ISA "Memory consistency
-  model for 5th generation of TensorCore operations"); per K step s of 16 a descriptor
-  of A at (0, 16 s) and of B at (16 s, 0) and a ``tcgen05_mma`` (issued by thread 0,
-  D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
+  model for 5th generation of TensorCore operations"); per K step s of 16 and 128-row
+  block b a descriptor of A at (128 b, 16 s) and of B at (16 s, 0) and a
+  ``tcgen05_mma`` into the block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
   every thread waits for it: the results are in TMEM and the operands' buffers free for
   the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers.
 - A ``for`` whose iteration value is the op's accumulator (its only use) and whose next
@@ -40,7 +42,7 @@ from dataclasses import dataclass
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
-from ...ir.layouts import REGS, TMEM_COLUMNS, tmem_params
+from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M, tmem_params
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..sm90.lower_wgmma import Operand
@@ -120,9 +122,11 @@ def allocation(columns: int) -> int:
 
 
 def _n(op: Operation) -> int:
-    n = tmem_params(op.attributes["of"].layout)
-    assert n is not None, op.attributes["of"]
-    return n
+    """The TMEM columns of ``op``'s accumulator: N per 128-row block."""
+    params = tmem_params(op.attributes["of"].layout)
+    assert params is not None, op.attributes["of"]
+    m, n = params
+    return m // TMEM_M * n
 
 
 def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
@@ -135,11 +139,14 @@ def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
     a_of = Operand(lhs, "a", (0, 0), (1, 1))
     b_of = Operand(rhs, "b", (0, 0), (1, 1))
     assert not b_of.mn_major, rhs  # K-major B (tcgen05_plan)
-    idesc = instruction_descriptor(lhs.element.name, lhs.shape[0], rhs.shape[1])
-    for s in range(lhs.shape[1] // K_STEP):
-        a = _descriptor(op, a_of, (0, K_STEP * s))
-        b = _descriptor(op, b_of, (K_STEP * s, 0))
-        _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc, column=column)
+    n = rhs.shape[1]
+    idesc = instruction_descriptor(lhs.element.name, TMEM_M, n)
+    for block in range(lhs.shape[0] // TMEM_M):  # all K steps of a block, then the next
+        for s in range(lhs.shape[1] // K_STEP):
+            a = _descriptor(op, a_of, (TMEM_M * block, K_STEP * s))
+            b = _descriptor(op, b_of, (K_STEP * s, 0))
+            _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
+                  column=column + block * n)
     _emit(op, "tcgen05_commit_wait", [], None)
 
 

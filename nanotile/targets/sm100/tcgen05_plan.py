@@ -13,9 +13,10 @@ What fits (PTX ISA, "tcgen05.mma", "Instruction descriptor", "Matrix Descriptors
 
 - mmaf on f16 x f16 or bf16 x bf16 with an f32 accumulator, 2-D (no batch);
 - a CTA of one warpgroup (4 warps: with M = 128 and cta_group::1, warp w reads TMEM lanes
-  32 w .. 32 w + 31, rows 32 w .. of D) and M = 128: one instruction covers the tile's
-  rows (the ISA's other M, 64 with cta_group::1 and 256 with cta_group::2, lay D out
-  differently in TMEM; not planned);
+  32 w .. 32 w + 31, rows 32 w .. of D) and 128 or 256 rows: one M = 128 instruction per
+  128-row block, the second block's D in the N columns after the first's (the ISA's
+  other M, 64 with cta_group::1 and 256 with cta_group::2, lay D out differently in
+  TMEM; not planned);
 - N a multiple of 16 from 16 to 256 (M = 128's rule), one instruction per K step;
 - K a multiple of 16 whose row (K elements) is made of swizzle atoms: 32, 64 or 128 bytes,
   or a multiple of 128 (as wgmma's).
@@ -54,6 +55,7 @@ FORMAT = {"f16": 0, "bf16": 1}
 class Tcgen05Plan:
     element: str   # f16 or bf16
     n: int         # the instruction's N (the tile's columns)
+    m: int = TMEM_M  # the tile's rows: 128, or 256 (two instructions per K step)
 
     @property
     def instruction(self) -> str:
@@ -88,8 +90,8 @@ def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
     if element not in FORMAT or rt.element.name != element or at.element.name != "f32":
         return None
     m, k, n = lt.shape[0], lt.shape[1], rt.shape[1]
-    if m != TMEM_M or n % 16 or not 16 <= n <= MAX_N:
+    if m not in (TMEM_M, 2 * TMEM_M) or n % 16 or not 16 <= n <= MAX_N:
         return None
     if k % K_STEP or not (2 * k in WGMMA_SWIZZLE_BYTES or 2 * k % WGMMA_SWIZZLE_BYTES[-1] == 0):
         return None
-    return Tcgen05Plan(element, n)
+    return Tcgen05Plan(element, n, m)

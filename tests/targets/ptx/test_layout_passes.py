@@ -152,7 +152,8 @@ def test_a_256x256_accumulator_fits_the_cta(element):
     """256 x 256 f32 is 256 KB, more shared memory than a CTA has: the accumulator stays
     in registers through the K loop and the store (tensor-core fragments for f16 and, from
     PTX 8.4, f8: wgmma's for f16 on sm_90, mma.sync's otherwise; the FMA loop's blocked
-    layout for f32), so the kernel compiles."""
+    layout for f32) or, for f16 on sm_100, in tensor memory (tcgen05: all 512 columns),
+    so the kernel compiles."""
     from nanotile.targets.compile import compile_to_ptx
 
     k = 32 if element == "f32" else 128
@@ -164,9 +165,11 @@ def test_a_256x256_accumulator_fits_the_cta(element):
         bytes_per_element = {"f16": 2, "f8E4M3FN": 1, "f32": 4}[element]
         operands = 2 * 256 * k * bytes_per_element  # wgmma's swizzle atoms may pad them
         assert operands <= int(size) < operands + 256 * 256 * 4
-        tensor_cores = "mma.sync.aligned" in ptx or "wgmma.mma_async" in ptx
+        tensor_cores = "mma.sync.aligned" in ptx or "wgmma.mma_async" in ptx or \
+            "tcgen05.mma" in ptx
         assert tensor_cores == (element != "f32")
         assert ("wgmma.mma_async" in ptx) == (gpu == "sm_90" and element == "f16")
+        assert ("tcgen05.mma" in ptx) == (gpu == "sm_100" and element == "f16")
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")

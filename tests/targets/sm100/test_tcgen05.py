@@ -37,17 +37,18 @@ def _mmaf(m, n, k, et="f16", acc="f32", batch=0):
     (128, 128, 32, "f16"),    # cuTile's matmul_f16
     (128, 256, 64, "bf16"),   # the largest N, 128-byte rows
     (128, 64, 128, "f16"),    # 256-byte rows: two swizzle atoms side by side
+    (256, 256, 64, "f16"),    # two 128-row blocks: 512 TMEM columns
 ])
 def test_plan_fits(m, n, k, et):
     p = plan(_mmaf(m, n, k, et), 4)
-    assert p is not None and p.n == n and p.element == et
+    assert p is not None and p.n == n and p.m == m and p.element == et
     assert p.instruction == "tcgen05.mma.cta_group::1.kind::f16"
-    assert str(p.accumulator((m, n))) == f"#tmem<acc, m128n{n}>"
+    assert str(p.accumulator((m, n))) == f"#tmem<acc, m{m}n{n}>"
 
 
 @pytest.mark.parametrize("m,n,k,warps,et,acc,batch", [
     (64, 64, 16, 4, "f16", "f32", 0),      # 64 rows (M = 64 lays D out otherwise)
-    (256, 64, 16, 4, "f16", "f32", 0),     # 256 rows (two instructions: not planned)
+    (512, 64, 16, 4, "f16", "f32", 0),     # 512 rows
     (128, 64, 16, 8, "f16", "f32", 0),     # 8 warps
     (128, 8, 16, 4, "f16", "f32", 0),      # N = 8 (M = 128 needs N % 16 == 0)
     (128, 512, 16, 4, "f16", "f32", 0),    # N > 256
@@ -98,6 +99,7 @@ CASES = [
     (128, 128, 64, "f16"),     # 128-byte rows, 4 K steps
     (128, 32, 128, "bf16"),    # two swizzle atoms per row
     (128, 256, 16, "f16"),     # N = 256: two tcgen05.ld/st of 128 registers
+    (256, 32, 32, "bf16"),     # two 128-row blocks, the second in columns 32..63
 ]
 
 
@@ -107,11 +109,12 @@ def test_tcgen05_matches_interpreter(m, n, k, et):
     arrays = _inputs(0, m, n, k, et, "f32", np.random.default_rng(m * n + k))
     ptx = _check(text, arrays, "sm_100", 2 ** -20)
     assert "mma.sync" not in ptx and "fma.rn" not in ptx
-    assert ptx.count("tcgen05.mma.cta_group::1.kind::f16") == k // 16
+    assert ptx.count("tcgen05.mma.cta_group::1.kind::f16") == m // 128 * k // 16
     assert ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
 
 
-@pytest.mark.parametrize("m,n,k", [(128, 64, 64), (128, 32, 128), (128, 128, 16)])
+@pytest.mark.parametrize("m,n,k", [(128, 64, 64), (128, 32, 128), (128, 128, 16),
+                                   (256, 64, 32)])
 def test_tcgen05_is_exact_on_integers(m, n, k):
     """Small integers in f16: every product and sum is exact, so a wrong descriptor (K
     step, swizzle, stride) or TMEM lane/column changes the result: bit for bit."""

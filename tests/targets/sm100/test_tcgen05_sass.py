@@ -37,6 +37,7 @@ def test_corpus_matmul_sass(name):
 @pytest.mark.parametrize("text,count", [
     (mma_kernel(0, 128, 256, 64, "bf16", "f32"), 4),   # N = 256, four K steps
     (loop_kernel(64, 32), 2),                           # the K loop of two steps
+    (mma_kernel(0, 256, 64, 32, "f16", "f32"), 4),      # two 128-row blocks ([taddr+64])
 ])
 def test_small_kernels_sass(text, count):
     cubin, _ = assemble(compile_to_ptx(parse_text(text, "<k>"), "sm_100"), "sm_100")
