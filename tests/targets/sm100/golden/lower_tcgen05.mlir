@@ -1,9 +1,9 @@
 // RUN: nanotile-passes %s -p 'lower-views,resolve-tokens,assign-layouts{gpu=sm_100 mma=tcgen05},lower-convert-layout,allocate-shared,insert-barriers,distribute,lower-tcgen05' | filecheck %s
 // lower-tcgen05 expands tmem_mma (a 128x64 f32 accumulator in the #tmem layout: thread t
 // of warp w holds row 32 w + t, 64 registers) into the tcgen05 sequence. The kernel: a K
-// loop of 128x32 by 32x64 f16 matmuls, taken down to simt first. The entry allocates
-// 64 columns of tensor memory (a power of two of at least 32) and frees them before it
-// returns, after a barrier; the accumulator stays in tensor memory across the loop:
+// loop (two steps) of 128x32 by 32x64 f16 matmuls, taken down to simt first. The entry
+// allocates 64 columns of tensor memory (a power of two of at least 32) and frees them
+// before it returns, after a barrier; the accumulator stays in tensor memory across the loop:
 // stored (the zeros) before it, loaded after it, and the loop carries nothing. In the
 // loop: fence_proxy_async (A and B were written by ordinary stores, the MMA reads them
 // through the async proxy), tcgen05_barrier (every warp's stores before thread 0's MMA),
@@ -36,7 +36,7 @@
 // CHECK-NEXT: return
 // CHECK-NOT: tmem_mma
 cuda_tile.module @tests {
-  entry @mma(%pa: tile<ptr<f16>>, %pc: tile<ptr<f32>>, %n: tile<i32>) {
+  entry @mma(%pa: tile<ptr<f16>>, %pc: tile<ptr<f32>>) {
     %i = iota : tile<4096xi32>
     %r = reshape %i : tile<4096xi32> -> tile<128x32xi32>
     %b0 = reshape %pa : tile<ptr<f16>> -> tile<1x1xptr<f16>>
@@ -49,6 +49,7 @@ cuda_tile.module @tests {
     %zero = constant <f32: 0.0> : tile<128x64xf32>
     %lo = constant <i32: 0> : tile<i32>
     %one = constant <i32: 1> : tile<i32>
+    %n = constant <i32: 2> : tile<i32>
     %d = for %k in (%lo to %n, step %one) : tile<i32> iter_values(%acc = %zero) -> (tile<128x64xf32>) {
       %a, %t1 = load_ptr_tko weak %pa2 : tile<128x32xptr<f16>> -> tile<128x32xf16>, token
       %bb, %t2 = load_ptr_tko weak %pb : tile<32x64xptr<f16>> -> tile<32x64xf16>, token
