@@ -7,7 +7,7 @@ and B (K x N) in shared memory in ``wgmma_operand`` layouts: rows of swizzle ato
 32, 64 or 128 bytes), along K for A, along K (transposed) or N (``trans_b``) for B. Its
 warpgroup owns a block of M/gm rows and N/gn columns, cut into 64-row blocks b and
 N-column blocks c; for each (b, c), on the accumulator registers of that instruction
-(consecutive in the layout), the pass issues one ``wgmma_mma_async`` per K step s of 16
+(consecutive in the layout), the pass issues one ``wgmma_mma_async`` per K step s of k
 (all of one block's steps before the next block's: with a large accumulator, one
 block's registers are live at a time, the others may spill), with two descriptors
 (``Operand``), each starting at its matrix's first element in the layout: A's at

@@ -14,9 +14,12 @@ What fits (PTX ISA, "wgmma.mma_async"):
 
       f16 x f16 or bf16 x bf16 -> f32 (or f16)     m64nNk16
       tf32 x tf32 -> f32                           m64nNk8
-      e4m3/e5m2 x e4m3/e5m2 -> f32 (or f16)        m64nNk32 (any mix of the two)
+      e4m3/e5m2 x e4m3/e5m2 -> f32 (or f16)        m64nNk32
 
-  an f16 accumulator accumulated in f32 and rounded once, as on mma.sync;
+  (the instruction takes any mix of e4m3 and e5m2, and so does the plan, though Tile IR's
+  mmaf verifies one element type for both); an f16 accumulator accumulated in f32 and
+  rounded once, as on mma.sync; tf32 operands rounded to nearest in registers before
+  they are stored (``round_tf32_operands``: the tensor cores truncate);
 - a CTA of whole warpgroups (warps a multiple of 4), laid over the tile as a grid of
   gm x gn groups: each group's rows a multiple of 64, its columns a multiple of 8 (one
   instruction takes n = min(columns, 256) of them);
