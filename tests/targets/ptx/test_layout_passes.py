@@ -151,7 +151,7 @@ def _matmul_kernel(size: int, half: int, element: str) -> str:
 def test_a_256x256_accumulator_fits_the_cta(element):
     """256 x 256 f32 is 256 KB, more shared memory than a CTA has: the accumulator stays
     in registers through the K loop and the store (tensor-core fragments for f16 and, from
-    PTX 8.4, f8: wgmma's for f16 on sm_90, mma.sync's otherwise; the FMA loop's blocked
+    PTX 8.4, f8: wgmma's on sm_90, mma.sync's on sm_100; the FMA loop's blocked
     layout for f32), so the kernel compiles."""
     from nanotile.targets.compile import compile_to_ptx
 
@@ -166,7 +166,7 @@ def test_a_256x256_accumulator_fits_the_cta(element):
         assert operands <= int(size) < operands + 256 * 256 * 4
         tensor_cores = "mma.sync.aligned" in ptx or "wgmma.mma_async" in ptx
         assert tensor_cores == (element != "f32")
-        assert ("wgmma.mma_async" in ptx) == (gpu == "sm_90" and element == "f16")
+        assert ("wgmma.mma_async" in ptx) == (gpu == "sm_90" and element != "f32")
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")

@@ -1,6 +1,7 @@
 """wgmma through ptxas: cuTile's matmul_f16 for sm_90 assembles (sm_90a) to HGMMA, with
 no mma.sync (HMMA) left and no wgmma serialised by ptxas; for sm_100 it stays on
-mma.sync. The SASS is read with cuobjdump (the nvidia-cuda-cuobjdump wheel of the
+mma.sync; cuTile's tf32 and f8 matmuls assemble to HGMMA ... TF32 and QGMMA. The SASS
+is read with cuobjdump (the nvidia-cuda-cuobjdump wheel of the
 toolkit's version; skipped without it)."""
 
 from __future__ import annotations
@@ -80,3 +81,32 @@ def test_layernorm_weight_and_bias_arrive_by_tma(gpu):
     path = str(shared_file(CORPUS / "layernorm.tileirbc"))
     cubin, _ = assemble(compile_to_ptx(load_file(path), gpu), gpu)
     assert sass_opcodes(cubin).count("UTMALDG") == 8
+
+
+@pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None,
+                    reason="ptxas or cuobjdump not found (nvidia-cuda-nvcc, "
+                           "nvidia-cuda-cuobjdump)")
+@pytest.mark.parametrize("name,opcode,count", [
+    # f32 operands converted to tf32: wgmma m64n256k8 (HGMMA ... TF32), 4 row blocks x 8
+    # K steps, as tileiras' 32 HGMMA.64x256x8.F32.TF32 (ptxas takes about 2 minutes on it:
+    # the 256x256 accumulator on one warpgroup spills and serialises the wgmma)
+    ("kernels_matmul__matmul_kernel@ctas1__f32x2_f32x2_f32x2_256_256_64", "HGMMA", 32),
+    # e4m3 (batch of 1, reshaped to 2-D): m64n256k32 (QGMMA), 4 x 4, as tileiras' 16
+    ("kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+     "QGMMA", 16),
+])
+def test_tf32_and_f8_matmul_sass(name, opcode, count):
+    """cuTile's tf32 and f8 matmuls run on wgmma on sm_90 (they ran on mma.sync: HMMA),
+    with no mma.sync left."""
+    from ...shared_corpus import CUTILE_TESTS
+
+    path = str(shared_file(CUTILE_TESTS / f"{name}.tileirbc"))
+    cubin, _ = assemble(compile_to_ptx(load_file(path), "sm_90"), "sm_90")
+    ops = sass_opcodes(cubin)
+    assert ops.count(opcode) == count and "HMMA" not in ops and "QMMA" not in ops
+    if opcode == "HGMMA":
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "k.cubin").write_bytes(cubin)
+            text = subprocess.run([str(cuobjdump()), "-sass", str(Path(tmp) / "k.cubin")],
+                                  check=True, capture_output=True, text=True).stdout
+        assert text.count("HGMMA.64x256x8.F32.TF32") == count
