@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import Any, NamedTuple
 
-from lark import Token, Transformer
+from lark import Token, Transformer, Tree
 
 from . import attrs as A
 from . import types as T
@@ -203,6 +203,12 @@ class ValueBuilder(Transformer):
     stack_starts: Sequence[int] = ()  # the parser's stack of offsets: the rule's
     size = 0                          # children start at its last `size` entries
 
+    def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
+        """A rule without a callback of its own (values, types, iter_values, ...) stands
+        for the list of its children, as text_lalr's loop has it; Lark's own loop splices
+        the Tree of a `_rule` into its parent's children."""
+        return Tree(data, children, meta) if data.startswith("_") else children
+
     @property
     def last(self) -> int:
         """Where the rule's last part starts."""
@@ -309,9 +315,6 @@ class ValueBuilder(Transformer):
             raise TextError(f'invalid padding_value attribute specification. Got "{c[0]}" '
                             f"but expect one of: {names}", self.child_start(2)) from None
 
-    def dim_map(self, c: list[Any]) -> tuple[int, ...]:
-        return c[0]
-
     @staticmethod
     def _view_dim_map(tile: tuple[int, ...], dim_map: tuple[int, ...] | None):
         """None for the identity map of the tile's dimensions (the default, not printed);
@@ -361,9 +364,6 @@ class ValueBuilder(Transformer):
         ins, out = c
         outs = out if isinstance(out, list) else [out] if out is not None else []
         return T.FunctionType(tuple(ins or ()), tuple(outs))
-
-    def types(self, c: list[T.Type]) -> list[T.Type]:
-        return c
 
     # ------------------------------------------------------------------------ constants
     def dense_list(self, c: list[Any]) -> list[Any]:
@@ -467,9 +467,6 @@ class ValueBuilder(Transformer):
         return A.OptimizationHintsAttr(tuple((n, d) for n, d, _ in _present(c)))
 
     # ------------------------------------------------------------------------ locations
-    def location(self, c: list[Any]) -> Any:
-        return c[0]
-
     def file_loc(self, c: list[Token]) -> A.FileLineColLoc:
         return A.FileLineColLoc(parse_string_literal(str(c[0])), int(c[1]), int(c[2]))
 
