@@ -267,17 +267,12 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
             if others:
                 rule, dot = others[0]
         return _required(g, rule, dot, op, failure, found)
-    if not kernel and "custom_op" in _nonterminals(g, failure.state) \
-            and failure.token_type == "NAME":
-        return [f"custom op '{failure.value}' is unknown"]
     optional = {tables.origins[r] for r, _ in complete}
     skip = set()
     for r, d in incomplete:  # what would continue a construct that may end here
         if tables.origins[r] in optional:
             skip |= _first(g, g.expansions[r][d])
     left = [t for t in failure.expected if t not in skip] or failure.expected
-    if "custom_op" in _nonterminals(g, failure.state) and failure.token_type == "NAME":
-        return [f"custom op '{failure.value}' is unknown"]
     for name in _CLOSERS:
         if name in left:
             return [f"expected {_terminal_text(tables, name)}, found {found}"]
@@ -362,8 +357,6 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
         return [f"expected {_terminal_text(g.tables, symbol)}, found {found}",
                 "failed to parse parameter 'divisor' which is expected to be an integer"]
     if symbol in _NONTERMINAL_WORDS:
-        if symbol == "custom_op" and failure.token_type == "NAME":
-            return [f"custom op '{failure.value}' is unknown"]
         prefix = f"custom op 'cuda_tile.{opname}' " if symbol in _OP_PARSER_WORDS else ""
         return [f"{prefix}expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
     if symbol.isupper():

@@ -433,7 +433,7 @@ class IRBuilder(ValueBuilder):
             self.located(op, loc)
         return op
 
-    def located(self, op: Operation, loc: Any) -> None:
+    def located(self, op: Operation | Module, loc: Any) -> None:
         op.location = loc
         if not self.saw_refs and has_refs(loc):
             self.saw_refs = True
@@ -517,17 +517,18 @@ class IRBuilder(ValueBuilder):
                 i += 1
 
     # ------------------------------------------------------------------ the generic form
-    def generic_head(self, c: list[Any]) -> tuple[Token, list[Token], Any]:
+    def generic_head(self, c: list[Any]) -> tuple[Token, list[Token], Any, str, OpDef | None]:
+        """`"cuda_tile.addf"(%a, %b) <{...}>`: the op's name, its operands, its
+        properties, the name read and its row (None: an op of no row)."""
         name = parse_string_literal(str(c[0]))
         short = name.removeprefix("cuda_tile.")
         known = lookup(short) if name.startswith("cuda_tile.") or "." not in name else None
         self.generic.append((name, short in ISOLATED or name in ISOLATED or known is None))
-        return (c[0], c[1] or [], c[2])
+        return (c[0], c[1] or [], c[2], name, known)
 
     def generic_op(self, c: list[Any]) -> Operation:
-        (name_tok, operand_toks, props), regions, extra, ft = c
+        (name_tok, operand_toks, props, full, opdef), regions, extra, ft = c
         self.generic.pop()
-        full = parse_string_literal(str(name_tok))
         operands = [self.value(t) for t in operand_toks]
         if len(ft.inputs) != len(operands):
             plural = "" if len(operands) == 1 else "s"
@@ -537,8 +538,6 @@ class IRBuilder(ValueBuilder):
             self.check_type(v, ty, tok.start_pos)
         raw = list(props or []) + list(extra or [])
         regions = regions or []
-        short = full.removeprefix("cuda_tile.")
-        opdef = lookup(short) if full.startswith("cuda_tile.") or "." not in full else None
         start = name_tok.start_pos
         if opdef is None:
             op = self._unknown_generic(full, operands, ft, raw, regions, name_tok)
@@ -647,8 +646,7 @@ class IRBuilder(ValueBuilder):
         for op in m.items:
             op.parent = None
         if loc is not None:
-            m.location = loc
-            self.saw_refs = self.saw_refs or has_refs(loc)
+            self.located(m, loc)
         return m
 
     def builtin_module(self, c: list[Any]) -> list[Module]:
@@ -895,18 +893,18 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
             p.rtypes[name] = list(types)
 
 
+# what cuda-tile's parsers of get_tensor_shape and get_index_space_shape want the type
+# written for their source to be, and say when it is not
+_SHAPE_SOURCES = {"get_tensor_shape": (T.TensorViewType, "tensor_view"),
+                  "get_index_space_shape": (T.VIEW_TYPES, "tile view")}
+
+
 def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
-    if p.opdef.name == "get_tensor_shape":  # cuda-tile's parser: the type written for src
+    source = _SHAPE_SOURCES.get(p.opdef.name)
+    if source is not None and not isinstance(p.written["src"][0], source[0]):
         src, slot = p.written["src"]
-        if not isinstance(src, T.TensorViewType):
-            raise TextError(f"custom op 'cuda_tile.get_tensor_shape' expected tensor_view, "
-                            f"got '{type_text(src, True)}'", self.slot_start(p, slot))
-    if p.opdef.name == "get_index_space_shape":  # the same for a tile view
-        src, slot = p.written["src"]
-        if not isinstance(src, (T.PartitionViewType, T.StridedViewType,
-                                T.GatherScatterViewType)):
-            raise TextError(f"custom op 'cuda_tile.get_index_space_shape' expected tile view, "
-                            f"got '{type_text(src, True)}'", self.slot_start(p, slot))
+        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' expected {source[1]}, "
+                        f"got '{type_text(src, True)}'", self.slot_start(p, slot))
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
