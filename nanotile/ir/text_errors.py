@@ -15,6 +15,7 @@ keyword that is there but wrong, are here too.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -469,19 +470,27 @@ def argument_naming_error(failure: ParseFailure, tables: Tables,
         return prefix + "expected SSA identifier", start
     if first and failure.token_type != "VALUE":
         # unnamed arguments are read on: the first named one is the error
-        depth, i = 0, start
-        while i < len(text):
-            ch = text[i]
-            if ch in "<([{":
-                depth += 1
-            elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-                if depth == 0:
-                    return None
-                depth -= 1
-            elif ch == "," and depth == 0:
+        for i in outside_brackets(text, start, len(text)):
+            if text[i] == ",":
                 j = _SPACES.match(text, i + 1).end()
                 if text.startswith("%", j):
                     return prefix + "expected type instead of SSA identifier", j
-            i += 1
     return None
+
+
+def outside_brackets(text: str, start: int, end: int) -> Iterator[int]:
+    """The offsets from ``start`` of the characters outside brackets (`<>`, `()`, `[]`,
+    `{}`; an arrow's `>` is none), up to ``end`` or the bracket that closes one opened
+    before ``start``."""
+    depth = 0
+    for i in range(start, end):
+        ch = text[i]
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+            if depth == 0:
+                return
+            depth -= 1
+        elif depth == 0:
+            yield i
 

@@ -38,8 +38,8 @@ from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolV
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
-from .text_errors import (argument_naming_error, describe, enum_errors, enum_value, rounding_mode,
-                          view_type_error)
+from .text_errors import (argument_naming_error, describe, enum_errors, enum_value,
+                          outside_brackets, rounding_mode, view_type_error)
 from .text_lalr import LalrRunner, ParseFailure, load_tables
 from .text_values import (
     AliasRef,
@@ -1065,29 +1065,12 @@ def _argument_region(self: IRBuilder, p: ParsedOp) -> None:
 def _first_of_last_types(text: str, start: int, end: int, count: int) -> int:
     """Where the first of the ``count`` types written just before the op's last top-level
     `->` starts (cuda-tile's parseIndexTypes reports there: the first index type)."""
-    depth, arrow = 0, end
-    for i in range(start, end):
-        ch = text[i]
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-            depth -= 1
-        elif depth == 0 and text.startswith("->", i):
-            arrow = i
-    depth, i = 0, arrow - 1
-    while i > start:
-        ch = text[i]
-        if ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-            depth += 1
-        elif ch in "<([{":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            count -= 1
-            if count == 0:
-                break
-        i -= 1
-    m = _BLANKS.match(text, i + 1)
-    return m.end() if m else i + 1
+    outside = list(outside_brackets(text, start, end))
+    arrow = max((i for i in outside if text.startswith("->", i)), default=end)
+    commas = [i for i in outside if text[i] == "," and start < i < arrow]
+    at = commas[-count] if len(commas) >= count else start
+    m = _BLANKS.match(text, at + 1)
+    return m.end() if m else at + 1
 
 
 def _view_index_types(self: IRBuilder, p: ParsedOp) -> None:
