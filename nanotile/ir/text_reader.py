@@ -274,7 +274,7 @@ class IRBuilder(ValueBuilder):
         for op in c[1:]:
             block.append(op)
         self.pop_scope()
-        _check_terminators(block, self.error)
+        _check_terminators(block)
         return Region([block])
 
     def generic_region_open(self, c: list[Any]) -> Block:
@@ -294,7 +294,7 @@ class IRBuilder(ValueBuilder):
             return Region([])
         for op in ops:
             block.append(op)
-        _check_terminators(block, self.error)
+        _check_terminators(block)
         return Region([block])
 
     def module_open(self, c: list[Any]) -> None:
@@ -439,8 +439,7 @@ class IRBuilder(ValueBuilder):
             self.saw_refs = True
 
     def build(self, p: ParsedOp, operand_names: tuple[str, ...],
-              results: tuple[tuple[str, bool], ...], variable: bool,
-              implicit: str | None) -> Operation:
+              results: tuple[tuple[str, bool], ...], variable: bool) -> Operation:
         """The op of a ParsedOp: its result types, the checks of the types written for
         its operands, the terminator its regions may leave out."""
         rtypes: list[T.Type] = []
@@ -478,11 +477,9 @@ class IRBuilder(ValueBuilder):
         op = Operation(p.opdef.name, operands, [], _with_defaults(p.opdef, p.attrs),
                        p.regions, segments)
         op.results = [Value(t, op, i) for i, t in enumerate(rtypes)]
-        if p.regions:
-            for region in p.regions:
-                region.parent = op
-            if implicit is not None:
-                _add_terminators(op)
+        for region in p.regions:
+            region.parent = op
+        _add_terminators(op)
         op.source = self.source(p.start, p.opdef.aliases)
         return op
 
@@ -712,7 +709,6 @@ def _op_callback(rule: OpRule) -> Any:
     operand_names = tuple(o.name for o in opdef.operands)
     results = tuple((r.name, r.variadic or r.since > "13.1") for r in opdef.results)
     variable = opdef.has_variable_operands
-    implicit = IMPLICIT_TERMINATOR.get(opdef.name)
 
     def callback(self: IRBuilder, c: list[Any], picks: tuple[int, ...] = ()) -> Operation:
         if len(c) != count:
@@ -729,7 +725,7 @@ def _op_callback(rule: OpRule) -> Any:
                 p.written[slot.name] = (None, i)
         if fixup is not None:
             fixup(self, p)
-        return self.build(p, operand_names, results, variable, implicit)
+        return self.build(p, operand_names, results, variable)
 
     def unfiltered(self: IRBuilder, picks: tuple[int, ...]) -> Any:
         """The callback of one alternative of the rule, given the rule's children as
@@ -1141,7 +1137,7 @@ def _check_mixed(items: list[Token], values: list[int | None], at: int,
                             f"{'dynamic' if written is None else written})", tok.start_pos)
 
 
-def _check_terminators(block: Block, error: Any) -> None:
+def _check_terminators(block: Block) -> None:
     for op in block.ops[:-1]:
         if op.name in TERMINATORS:
             msg = f"'{op.name}' op must be the last operation in the parent block"

@@ -140,11 +140,6 @@ def _dims(shape: Token | None) -> list[str]:
     return str(shape)[:-1].split("x") if shape is not None else []
 
 
-def _dims_of(tok: Token | None) -> list[str]:
-    """The dimensions of a TILE_DIMS token (`4x8`)."""
-    return str(tok).split("x") if tok is not None else []
-
-
 def _dimension(text: str, tok: Token) -> int:
     value = int(text)
     if value > _I64_MAX:  # MLIR's dimension lists hold int64 values
@@ -170,10 +165,6 @@ def _stride(tok: Token) -> int | None:
     if value <= 0:
         raise TextError(f"expected strictly positive integer, got {value}", tok.start_pos)
     return value
-
-
-def _ints(items: list[Any]) -> tuple[int, ...]:
-    return tuple(int(x) for x in items if x is not None)
 
 
 def _present(items: list[Any]) -> list[Any]:
@@ -299,7 +290,7 @@ class ValueBuilder(Transformer):
     def tile_dims(self, c: list[Token]) -> tuple[int, ...]:
         """`(8x8)`: each dimension a positive i32 (cuda-tile's parseViewTileShape)."""
         tok = c[0]
-        dims = tuple(_dimension(d, tok) for d in _dims_of(tok))
+        dims = tuple(_dimension(d, tok) for d in str(tok).split("x")) if tok is not None else ()
         for i, d in enumerate(dims):
             if d <= 0 or d > _I32_MAX:
                 raise TextError(f"tile dimension {i} exceeds i32 limitations (got {d}, "
@@ -412,7 +403,7 @@ class ValueBuilder(Transformer):
 
     # ------------------------------------------------------------------------ predicates
     def div_by(self, c: list[Token]) -> A.DivByAttr:
-        v = _ints(c)
+        v = tuple(int(x) for x in c if x is not None)
         return A.DivByAttr(v[0], v[1], v[2]) if len(v) == 3 else A.DivByAttr(v[0])
 
     def bounded(self, c: list[Token]) -> A.BoundedAttr:
