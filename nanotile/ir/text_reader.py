@@ -980,10 +980,6 @@ def _splat(value: str, elem_name: str, tile: T.Type) -> A.DenseElementsAttr:
     return make_dense(value, elem_name, tile)
 
 
-def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
-    p.attrs[s.name] = SymbolVisibility[str(tok)]
-
-
 def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
     vals = p.operands.get(s.name, [])
     p.written["!index_types"] = (None, p.slot)  # written: _view_index_types asks
@@ -995,6 +991,10 @@ def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> 
                         _first_of_last_types(self.text, p.start, self.end, len(types)))
     for v, ty, tok in zip(vals, types, p.tokens.get(s.name, [])):
         p.checks.append((v, ty, tok.start_pos))
+
+
+def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
+    p.attrs[s.name] = SymbolVisibility[str(tok)]
 
 
 def _region(self: IRBuilder, p: ParsedOp, s: Slot, region: Region) -> None:
@@ -1014,11 +1014,10 @@ def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
 
 _SLOT_STEPS = {
     "operand": _operand, "operands": _operands, "type": _type, "types": _types,
-    "type_each": _type_each, "attr": _attr, "unit": _attr, "attrdict": _attrdict,
-    "rounding": _attr, "units": _units, "dense": _dense, "dense_type": _dense_type,
-    "visibility": _visibility, "index_types": _index_types, "region": _region,
-    "block_args": _ignore, "for": _header, "loop": _header, "entry": _header,
-    "make_tensor_view": _header,
+    "type_each": _type_each, "attr": _attr, "unit": _attr, "rounding": _attr,
+    "attrdict": _attrdict, "units": _units, "dense": _dense, "dense_type": _dense_type,
+    "index_types": _index_types, "region": _region, "block_args": _ignore,
+    "header": _header, "visibility": _visibility,
 }
 
 
