@@ -486,7 +486,7 @@ class IRBuilder(ValueBuilder):
     def define_result(self, tok: Token, v: Value) -> None:
         """``%x = ...``: the op's one result, named."""
         name = tok[1:]
-        v.name_hint = _hint(name)
+        v.name_hint = None if name.isdigit() else name  # as _hint, without a call
         self.define(name, v, tok.start_pos)
 
     def bind_results(self, op: Operation, results: list[tuple[Token, int]]) -> None:
