@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from enum import Enum
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from . import types as T
@@ -122,7 +122,6 @@ class Grammar:
             self.by_origin.setdefault(origin, []).append(i)
         self.expansions = [[s.name for s in r.expansion] for r in tables.rules]
         self.items: dict[int, frozenset[tuple[int, int]]] = {}
-        self.op_keywords: set[str] | None = None  # the terminals that begin a custom op
         self._walk()
 
     def closure(self, kernel: set[tuple[int, int]]) -> frozenset[tuple[int, int]]:
@@ -158,6 +157,11 @@ class Grammar:
                     continue
                 self.items[nxt] = self.closure(kernel)
                 todo.append(nxt)
+
+    @cached_property
+    def op_keywords(self) -> set[str]:
+        """The terminals that begin a custom op."""
+        return _first(self, "custom_op")
 
     def kernel(self, state: int) -> list[tuple[int, int]]:
         return sorted((r, d) for r, d in self.items.get(state, ()) if d > 0)
@@ -286,13 +290,7 @@ def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:
     say) on the words that begin one."""
     if "custom_op" in _nonterminals(g, failure.state):
         return True
-    return bool(_op_keywords(g) & set(failure.expected))
-
-
-def _op_keywords(g: Grammar) -> set[str]:
-    if g.op_keywords is None:
-        g.op_keywords = _first(g, "custom_op")
-    return g.op_keywords
+    return bool(g.op_keywords & set(failure.expected))
 
 
 def _found(failure: ParseFailure) -> str:

@@ -1205,7 +1205,7 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
         if text.startswith("@"):
             return _symbol(v)
         return parse_string_literal(text)
-    if kind == "type":
+    if kind in ("type", "attr", "hints"):  # built by the grammar's callbacks
         return v
     if kind == "dense":
         if not isinstance(v, DenseRaw) or not isinstance(v.type, T.TileType):
@@ -1219,8 +1219,6 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
         return tuple(int(x) for x in v.values)
     if kind == "attr_array":
         return tuple(v)
-    if kind in ("attr", "hints"):
-        return v
     return _generic(v)
 
 
