@@ -270,12 +270,8 @@ class IRBuilder(ValueBuilder):
             self.define(name, block.add_argument(ty, _hint(name)), tok.start_pos)
 
     def region(self, c: list[Any]) -> Region:
-        block = c[0]
-        for op in c[1:]:
-            block.append(op)
         self.pop_scope()
-        _check_terminators(block)
-        return Region([block])
+        return _region_of(c[0], c[1:])
 
     def generic_region_open(self, c: list[Any]) -> Block:
         name, isolated = self.generic[-1] if self.generic else ("", False)
@@ -292,10 +288,7 @@ class IRBuilder(ValueBuilder):
         self.pop_scope()
         if label is None and not ops and not block.arguments:
             return Region([])
-        for op in ops:
-            block.append(op)
-        _check_terminators(block)
-        return Region([block])
+        return _region_of(block, ops)
 
     def module_open(self, c: list[Any]) -> None:
         self.push_scope(None, True)
@@ -1136,12 +1129,16 @@ def _check_mixed(items: list[Token], values: list[int | None], at: int,
                             f"{'dynamic' if written is None else written})", tok.start_pos)
 
 
-def _check_terminators(block: Block) -> None:
+def _region_of(block: Block, ops: list[Operation]) -> Region:
+    """A region of one block holding ``ops``, of which only the last may end it."""
+    for op in ops:
+        block.append(op)
     for op in block.ops[:-1]:
         if op.name in TERMINATORS:
             msg = f"'{op.name}' op must be the last operation in the parent block"
             src = op.source
             raise CompileError(Diagnostic("error", msg, src.filename, src.line, src.column))
+    return Region([block])
 
 
 def _add_terminators(op: Operation) -> None:
