@@ -276,10 +276,8 @@ class ValueBuilder(Transformer):
             if strides is None or strides.items is None:
                 raise TextError("expected 'strides'", self.last)
             values = tuple(_stride(t) for t in strides.items)
-        message = check_tensor_view_type(elem, shape, values)
-        if message:
-            raise TextError(message, self.child_start(1))
-        return T.TensorViewType(elem, shape, values)
+        return self._checked(check_tensor_view_type(elem, shape, values),
+                             T.TensorViewType(elem, shape, values))
 
     def view_strides(self, c: list[Any]) -> StridesRaw:
         return StridesRaw(c[0], self.child_start(2))
@@ -325,7 +323,8 @@ class ValueBuilder(Transformer):
         return self.child_start(self.size - 2) if dim_map is not None else self.last
 
     def _checked(self, message: str | None, view: T.Type) -> T.Type:
-        """A view type, unless its own rules refuse it (reported at its `<`)."""
+        """A view type (a tensor_view too), unless its own rules refuse it (reported at
+        its `<`)."""
         if message:
             raise TextError(message, self.child_start(1))
         return view
