@@ -102,11 +102,12 @@ class ParsedOp:
 class _Scope:
     """One open region: its block and the values defined in it."""
 
-    __slots__ = ("block", "body", "names", "saved")
+    __slots__ = ("block", "counted", "names", "saved")
 
-    def __init__(self, block: Block | None, saved: list[dict[str, Value]] | None) -> None:
-        self.block = block  # a region's block that counts toward the nesting limit
-        self.body = block
+    def __init__(self, block: Block | None, counted: bool,
+                 saved: list[dict[str, Value]] | None) -> None:
+        self.block = block
+        self.counted = counted  # toward the nesting limit
         self.names: dict[str, Value] = {}
         self.saved = saved  # the enclosing scopes, when this one is isolated from them
 
@@ -220,29 +221,27 @@ class IRBuilder(ValueBuilder):
             err.diagnostics[0].notes.append(note)
         raise err
 
-    def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> _Scope:
+    def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> None:
         """A region's scope (``counts``: toward the nesting limit; a module's body is not
         an op's region, and has no block unless written in the generic form)."""
-        if counts and block is not None:
+        counted = counts and block is not None
+        if counted:
             if self.region_depth >= MAX_NESTING:  # as the bytecode reader and writer
                 raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
             self.region_depth += 1
-        scope = _Scope(block if counts else None, self.scopes if isolated else None)
-        scope.body = block
+        scope = _Scope(block, counted, self.scopes if isolated else None)
         if isolated:
             self.scopes = []
         self.scopes.append(scope.names)
         self.open.append(scope)
-        return scope
 
-    def pop_scope(self) -> _Scope:
+    def pop_scope(self) -> None:
         scope = self.open.pop()
-        if scope.block is not None:
+        if scope.counted:
             self.region_depth -= 1
         self.scopes.pop()
         if scope.saved is not None:
             self.scopes = scope.saved
-        return scope
 
     # ------------------------------------------------------------------ regions
     def block_arg(self, c: list[Any]) -> tuple[Token, T.Type]:
@@ -281,7 +280,7 @@ class IRBuilder(ValueBuilder):
 
     def block_label(self, c: list[Any]) -> None:
         self.pending = None
-        self.define_arguments(self.open[-1].body, c[1] or ())
+        self.define_arguments(self.open[-1].block, c[1] or ())
 
     def generic_region(self, c: list[Any]) -> Region:
         block, label, ops = c[0], c[1], c[2:]
