@@ -411,11 +411,16 @@ class IRBuilder(ValueBuilder):
         `%x = op` (name at 0, op at 2, no `:N`, no location) in one step."""
         if picks != (0, -1, 2, -1):
             return lambda c: self.named_op([c[i] if i >= 0 else None for i in picks])
-        def one_name(c: list[Any]) -> Operation:
+        define = self.define
+
+        def one_name(c: list[Any]) -> Operation:  # define_result's work, without its call
             op = c[2]
             if len(op.results) != 1:
                 return self.named_op([c[0], None, op, None])
-            self.define_result(c[0], op.results[0])
+            tok, v = c[0], op.results[0]
+            name = tok[1:]
+            v.name_hint = None if name.isdigit() else name
+            define(name, v, tok.start_pos)
             return op
         return one_name
 
@@ -469,16 +474,17 @@ class IRBuilder(ValueBuilder):
         op = Operation(p.opdef.name, operands, [], _with_defaults(p.opdef, p.attrs),
                        p.regions, segments)
         op.results = [Value(t, op, i) for i, t in enumerate(rtypes)]
-        for region in p.regions:
-            region.parent = op
-        _add_terminators(op)
+        if p.regions:
+            for region in p.regions:
+                region.parent = op
+            _add_terminators(op)
         op.source = self.source(p.start, p.opdef.aliases)
         return op
 
     def define_result(self, tok: Token, v: Value) -> None:
         """``%x = ...``: the op's one result, named."""
         name = tok[1:]
-        v.name_hint = None if name.isdigit() else name  # as _hint, without a call
+        v.name_hint = _hint(name)
         self.define(name, v, tok.start_pos)
 
     def bind_results(self, op: Operation, results: list[tuple[Token, int]]) -> None:
