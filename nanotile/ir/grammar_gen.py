@@ -47,8 +47,9 @@ class Slot:
 
     kind: operand (a VALUE or None), operands (a list of VALUEs or None), type, types
     (a list), attr (the token or value of attribute ``name``), unit (a keyword token or
-    None), attrdict, or a directive name (rounding, units, dense, visibility, region,
-    block_args, for, loop, entry, make_tensor_view, index_types)."""
+    None), attrdict, header (what the rule of for's, loop's, entry's or make_tensor_view's
+    header read), or a directive name (rounding, units, dense, visibility, region,
+    block_args, index_types)."""
 
     kind: str
     name: str = ""
@@ -65,12 +66,12 @@ DIRECTIVES: dict[str, tuple[str, tuple[Slot, ...]]] = {
     "else": ("region", (Slot("region"),)),
     "arg_region": ("block_args region", (Slot("block_args"), Slot("region"))),
     "for": ("for_header region [attr_dict]",
-            (Slot("for"), Slot("region"), Slot("attrdict"))),
+            (Slot("header"), Slot("region"), Slot("attrdict"))),
     "loop": ("loop_header region [attr_dict]",
-             (Slot("loop"), Slot("region"), Slot("attrdict"))),
+             (Slot("header"), Slot("region"), Slot("attrdict"))),
     "entry": ("entry_header region [attr_dict]",
-              (Slot("entry"), Slot("region"), Slot("attrdict"))),
-    "make_tensor_view": ("make_tensor_view_body", (Slot("make_tensor_view"),)),
+              (Slot("header"), Slot("region"), Slot("attrdict"))),
+    "make_tensor_view": ("make_tensor_view_body", (Slot("header"),)),
 }
 
 _ATTR_ITEMS = {"int": "SIGNED_INT", "bool": "BOOL", "string": "STRING", "symbol": "SYMBOL",

@@ -607,7 +607,8 @@ def wgmma_accumulator(shape: tuple[int, ...], warpgroups: tuple[int, int] = (1, 
     warpgroup issues one instruction per 64-row block and n-column block; registers are
     ordered so that instruction (row block b, column block c) takes the n/2 consecutive
     registers from ``(b * column blocks + c) * n / 2`` in the instruction's own order.
-    ``n`` defaults to the block's columns, at most 256."""
+    ``n`` defaults to the block's columns, at most 256. The layout is the same whatever
+    the operands (m64nNk8 tf32, m64nNk32 f8): its name's k16 is the f16 form's."""
     if len(shape) != 2:
         raise ValueError(f"a wgmma accumulator is a 2-D tile, not {len(shape)}-D")
     gm, gn = warpgroups

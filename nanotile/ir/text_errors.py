@@ -15,8 +15,9 @@ keyword that is there but wrong, are here too.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from enum import Enum
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from . import types as T
@@ -121,7 +122,6 @@ class Grammar:
             self.by_origin.setdefault(origin, []).append(i)
         self.expansions = [[s.name for s in r.expansion] for r in tables.rules]
         self.items: dict[int, frozenset[tuple[int, int]]] = {}
-        self.op_keywords: set[str] | None = None  # the terminals that begin a custom op
         self._walk()
 
     def closure(self, kernel: set[tuple[int, int]]) -> frozenset[tuple[int, int]]:
@@ -157,6 +157,11 @@ class Grammar:
                     continue
                 self.items[nxt] = self.closure(kernel)
                 todo.append(nxt)
+
+    @cached_property
+    def op_keywords(self) -> set[str]:
+        """The terminals that begin a custom op."""
+        return _first(self, "custom_op")
 
     def kernel(self, state: int) -> list[tuple[int, int]]:
         return sorted((r, d) for r, d in self.items.get(state, ()) if d > 0)
@@ -267,17 +272,12 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
             if others:
                 rule, dot = others[0]
         return _required(g, rule, dot, op, failure, found)
-    if not kernel and "custom_op" in _nonterminals(g, failure.state) \
-            and failure.token_type == "NAME":
-        return [f"custom op '{failure.value}' is unknown"]
     optional = {tables.origins[r] for r, _ in complete}
     skip = set()
     for r, d in incomplete:  # what would continue a construct that may end here
         if tables.origins[r] in optional:
             skip |= _first(g, g.expansions[r][d])
     left = [t for t in failure.expected if t not in skip] or failure.expected
-    if "custom_op" in _nonterminals(g, failure.state) and failure.token_type == "NAME":
-        return [f"custom op '{failure.value}' is unknown"]
     for name in _CLOSERS:
         if name in left:
             return [f"expected {_terminal_text(tables, name)}, found {found}"]
@@ -290,13 +290,7 @@ def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:
     say) on the words that begin one."""
     if "custom_op" in _nonterminals(g, failure.state):
         return True
-    return bool(_op_keywords(g) & set(failure.expected))
-
-
-def _op_keywords(g: Grammar) -> set[str]:
-    if g.op_keywords is None:
-        g.op_keywords = _first(g, "custom_op")
-    return g.op_keywords
+    return bool(g.op_keywords & set(failure.expected))
 
 
 def _found(failure: ParseFailure) -> str:
@@ -362,8 +356,6 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
         return [f"expected {_terminal_text(g.tables, symbol)}, found {found}",
                 "failed to parse parameter 'divisor' which is expected to be an integer"]
     if symbol in _NONTERMINAL_WORDS:
-        if symbol == "custom_op" and failure.token_type == "NAME":
-            return [f"custom op '{failure.value}' is unknown"]
         prefix = f"custom op 'cuda_tile.{opname}' " if symbol in _OP_PARSER_WORDS else ""
         return [f"{prefix}expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
     if symbol.isupper():
@@ -476,19 +468,27 @@ def argument_naming_error(failure: ParseFailure, tables: Tables,
         return prefix + "expected SSA identifier", start
     if first and failure.token_type != "VALUE":
         # unnamed arguments are read on: the first named one is the error
-        depth, i = 0, start
-        while i < len(text):
-            ch = text[i]
-            if ch in "<([{":
-                depth += 1
-            elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-                if depth == 0:
-                    return None
-                depth -= 1
-            elif ch == "," and depth == 0:
+        for i in outside_brackets(text, start, len(text)):
+            if text[i] == ",":
                 j = _SPACES.match(text, i + 1).end()
                 if text.startswith("%", j):
                     return prefix + "expected type instead of SSA identifier", j
-            i += 1
     return None
+
+
+def outside_brackets(text: str, start: int, end: int) -> Iterator[int]:
+    """The offsets from ``start`` of the characters outside brackets (`<>`, `()`, `[]`,
+    `{}`; an arrow's `>` is none), up to ``end`` or the bracket that closes one opened
+    before ``start``."""
+    depth = 0
+    for i in range(start, end):
+        ch = text[i]
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
+            if depth == 0:
+                return
+            depth -= 1
+        elif depth == 0:
+            yield i
 

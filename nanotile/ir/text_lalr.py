@@ -446,7 +446,7 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
             def repeat(c: list) -> Any:  # `list item`: a repetition, one more item
                 out = c[head]
                 out.append(c[tail])
-                return fn(out)
+                return out if fn is _children else fn(out)  # no call: every op is an item
             return repeat
         select = partial(_filter, include, nones_after)
     else:

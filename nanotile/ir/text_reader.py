@@ -38,8 +38,8 @@ from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolV
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
-from .text_errors import (argument_naming_error, describe, enum_errors, enum_value, rounding_mode,
-                          view_type_error)
+from .text_errors import (argument_naming_error, describe, enum_errors, enum_value,
+                          outside_brackets, rounding_mode, view_type_error)
 from .text_lalr import LalrRunner, ParseFailure, load_tables
 from .text_values import (
     AliasRef,
@@ -102,11 +102,12 @@ class ParsedOp:
 class _Scope:
     """One open region: its block and the values defined in it."""
 
-    __slots__ = ("block", "body", "names", "saved")
+    __slots__ = ("block", "counted", "names", "saved")
 
-    def __init__(self, block: Block | None, saved: list[dict[str, Value]] | None) -> None:
-        self.block = block  # a region's block that counts toward the nesting limit
-        self.body = block
+    def __init__(self, block: Block | None, counted: bool,
+                 saved: list[dict[str, Value]] | None) -> None:
+        self.block = block
+        self.counted = counted  # toward the nesting limit
         self.names: dict[str, Value] = {}
         self.saved = saved  # the enclosing scopes, when this one is isolated from them
 
@@ -220,29 +221,27 @@ class IRBuilder(ValueBuilder):
             err.diagnostics[0].notes.append(note)
         raise err
 
-    def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> _Scope:
+    def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> None:
         """A region's scope (``counts``: toward the nesting limit; a module's body is not
         an op's region, and has no block unless written in the generic form)."""
-        if counts and block is not None:
+        counted = counts and block is not None
+        if counted:
             if self.region_depth >= MAX_NESTING:  # as the bytecode reader and writer
                 raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
             self.region_depth += 1
-        scope = _Scope(block if counts else None, self.scopes if isolated else None)
-        scope.body = block
+        scope = _Scope(block, counted, self.scopes if isolated else None)
         if isolated:
             self.scopes = []
         self.scopes.append(scope.names)
         self.open.append(scope)
-        return scope
 
-    def pop_scope(self) -> _Scope:
+    def pop_scope(self) -> None:
         scope = self.open.pop()
-        if scope.block is not None:
+        if scope.counted:
             self.region_depth -= 1
         self.scopes.pop()
         if scope.saved is not None:
             self.scopes = scope.saved
-        return scope
 
     # ------------------------------------------------------------------ regions
     def block_arg(self, c: list[Any]) -> tuple[Token, T.Type]:
@@ -261,18 +260,17 @@ class IRBuilder(ValueBuilder):
         self.pending = None
         block = Block()
         self.push_scope(block, isolated)
+        self.define_arguments(block, args)
+        return block
+
+    def define_arguments(self, block: Block, args: Any) -> None:
         for tok, ty in args:
             name = tok[1:]
             self.define(name, block.add_argument(ty, _hint(name)), tok.start_pos)
-        return block
 
     def region(self, c: list[Any]) -> Region:
-        block = c[0]
-        for op in c[1:]:
-            block.append(op)
         self.pop_scope()
-        _check_terminators(block, self.error)
-        return Region([block])
+        return _region_of(c[0], c[1:])
 
     def generic_region_open(self, c: list[Any]) -> Block:
         name, isolated = self.generic[-1] if self.generic else ("", False)
@@ -282,106 +280,85 @@ class IRBuilder(ValueBuilder):
 
     def block_label(self, c: list[Any]) -> None:
         self.pending = None
-        block = self.open[-1].body
-        for tok, ty in c[1] or ():
-            name = tok[1:]
-            self.define(name, block.add_argument(ty, _hint(name)), tok.start_pos)
+        self.define_arguments(self.open[-1].block, c[1] or ())
 
     def generic_region(self, c: list[Any]) -> Region:
         block, label, ops = c[0], c[1], c[2:]
         self.pop_scope()
         if label is None and not ops and not block.arguments:
             return Region([])
-        for op in ops:
-            block.append(op)
-        _check_terminators(block, self.error)
-        return Region([block])
-
-    def generic_regions(self, c: list[Region]) -> list[Region]:
-        return c
+        return _region_of(block, ops)
 
     def module_open(self, c: list[Any]) -> None:
         self.push_scope(None, True)
 
     # ------------------------------------------------------------------ op headers
-    def iter_value(self, c: list[Token]) -> tuple[Token, Token]:
-        return (c[0], c[1])
+    def checked_values(self, toks: list[Token], types: list[T.Type],
+                       checks: list[tuple[Value, T.Type, int]]) -> list[Value]:
+        """The values ``toks`` name, each to be checked against its written type."""
+        values = [self.value(tok) for tok in toks]
+        checks += [(v, ty, tok.start_pos) for v, ty, tok in zip(values, types, toks)]
+        return values
 
-    def iter_values(self, c: list[Any]) -> list[tuple[Token, Token]]:
-        return c
-
-    def for_header(self, c: list[Any]) -> dict[str, Any]:
+    # The headers of for, loop, entry and make_tensor_view are rules of their own: each
+    # returns what it read as a ParsedOp, which becomes the op's (see _header).
+    def for_header(self, c: list[Any]) -> ParsedOp:
         unsigned, iv, lb, ub, step, ivt, assigns, types = c
-        p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": []}
-        for name, tok in (("lowerBound", lb), ("upperBound", ub), ("step", step)):
-            v = self.value(tok)
-            p["operands"][name] = [v]
-            p["checks"].append((v, ivt, tok.start_pos))
+        h = ParsedOp(None, self.start)  # type: ignore[arg-type]
+        lb, ub, step = self.checked_values([lb, ub, step], [ivt] * 3, h.checks)
+        h.operands = {"lowerBound": [lb], "upperBound": [ub], "step": [step]}
         if unsigned is not None:
-            p["attrs"]["unsignedCmp"] = True
-        assigns = assigns or []
-        types = types or []
+            h.attrs["unsignedCmp"] = True
+        assigns, types = assigns or [], types or []
         if len(assigns) != len(types):
             # at the op's name, as cuda-tile's ForOp::parse reports it (getNameLoc)
             raise TextError("mismatch in number of loop-carried values and defined values",
                             self.child_start(-1))
-        inits = []
-        for (name, tok), ty in zip(assigns, types):
-            v = self.value(tok)
-            inits.append(v)
-            p["checks"].append((v, ty, tok.start_pos))
-        p["operands"]["initValues"] = inits
-        p["rtypes"] = {"resultValues": list(types)}
+        h.operands["initValues"] = self.checked_values([tok for _, tok in assigns], types,
+                                                       h.checks)
+        h.rtypes["resultValues"] = list(types)
         self.pending = ([(iv, ivt), *[(n, t) for (n, _), t in zip(assigns, types)]], False)
-        return p
+        return h
 
-    def loop_header(self, c: list[Any]) -> dict[str, Any]:
-        assigns, types, results = c
-        assigns = assigns or []
-        if len(assigns) != len(types or []):
+    def loop_header(self, c: list[Any]) -> ParsedOp:
+        """`loop iter_values(%a = %x) : types -> types`, each part optional; or
+        `loop : types`, the results alone."""
+        assigns, types, results = c if len(c) == 3 else (None, None, c[0])
+        assigns, types = assigns or [], types or []
+        if len(assigns) != len(types):
             raise TextError("found different number of iter_values and types")
-        p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": []}
-        inits = []
-        for (name, tok), ty in zip(assigns, types or []):
-            v = self.value(tok)
-            inits.append(v)
-            p["checks"].append((v, ty, tok.start_pos))
-        p["operands"]["initValues"] = inits
-        p["rtypes"] = {"resultValues": list(results or [])}
-        self.pending = ([(n, t) for (n, _), t in zip(assigns, types or [])], False)
-        return p
+        h = ParsedOp(None, self.start)  # type: ignore[arg-type]
+        h.operands["initValues"] = self.checked_values([tok for _, tok in assigns], types,
+                                                       h.checks)
+        h.rtypes["resultValues"] = list(results or [])
+        self.pending = ([(n, t) for (n, _), t in zip(assigns, types)], False)
+        return h
 
-    def loop_results(self, c: list[Any]) -> dict[str, Any]:
-        self.pending = None
-        return {"operands": {"initValues": []}, "tokens": {}, "attrs": {}, "checks": [],
-                "rtypes": {"resultValues": list(c[0])}}
-
-    def entry_header(self, c: list[Any]) -> dict[str, Any]:
+    def entry_header(self, c: list[Any]) -> ParsedOp:
         sym, args, results, hints, extra = c
         if isinstance(results, T.Type):
             results = [results]
-        attrs: dict[str, Any] = {
-            "sym_name": _symbol(sym),
-            "function_type": T.FunctionType(tuple(t for _, t in args), tuple(results or ())),
-        }
+        h = ParsedOp(None, self.start)  # type: ignore[arg-type]
+        h.attrs["sym_name"] = _symbol(sym)
+        h.attrs["function_type"] = T.FunctionType(tuple(t for _, t in args),
+                                                  tuple(results or ()))
         if hints is not None:
-            attrs["optimization_hints"] = hints
+            h.attrs["optimization_hints"] = hints
         if extra is not None:
-            attrs.update(self.convert_attr_dict(None, extra))
+            h.attrs.update(self.convert_attr_dict(None, extra))
         self.pending = (args, True)
-        return {"operands": {}, "tokens": {}, "attrs": attrs, "checks": [], "rtypes": {}}
+        return h
 
-    def make_tensor_view_body(self, c: list[Any]) -> dict[str, Any]:
+    def make_tensor_view_body(self, c: list[Any]) -> ParsedOp:
         """cuda-tile's MakeTensorViewOp::parse: the view type, the base read as a pointer
         to its elements, the shape and strides written against the type's, then the
         dynamic values read with the index type."""
         base, (shape, shape_at), (strides, strides_at), extra, ty, view_ty = c
         shape_values = [_mixed_value(t) for t in shape]  # as they are read: first
         stride_values = [_mixed_value(t) for t in strides]
-        p: dict[str, Any] = {"operands": {}, "tokens": {}, "attrs": {}, "checks": [],
-                             "rtypes": {}}
+        h = ParsedOp(None, self.start)  # type: ignore[arg-type]
         if extra is not None:
-            p["attrs"].update(self.convert_attr_dict(lookup("make_tensor_view"), extra))
+            h.attrs.update(self.convert_attr_dict(lookup("make_tensor_view"), extra))
         dynamic = [t for t in shape + strides if t.type == "VALUE"]
         if dynamic and view_ty is None:
             raise TextError("expected '->'",
@@ -395,16 +372,14 @@ class IRBuilder(ValueBuilder):
                             f"'{type_text(view_ty, True)}'", self.next_token(self.end))
         v = self.value(base)
         self.check_type(v, T.TileType((), T.PointerType(view_ty.element)), base.start_pos)
-        p["operands"]["base"] = [v]
+        h.operands["base"] = [v]
         _check_mixed(shape, shape_values, shape_at, view_ty.shape, "shape")
         _check_mixed(strides, stride_values, strides_at, view_ty.strides, "stride")
         for name, items in (("dynamicShape", shape), ("dynamicStrides", strides)):
             toks = [t for t in items if t.type == "VALUE"]
-            values = [self.value(t) for t in toks]
-            p["operands"][name] = values
-            p["checks"] += [(value, index_ty, t.start_pos) for value, t in zip(values, toks)]
-        p["rtypes"]["result"] = [view_ty]
-        return p
+            h.operands[name] = self.checked_values(toks, [index_ty] * len(toks), h.checks)
+        h.rtypes["result"] = [view_ty]
+        return h
 
     def dense_literal(self, c: list[Any]) -> tuple[T.ElementType, Any, tuple[int, ...]]:
         """`<f32: [1.0, 2.0]>` of a constant or a global, read as cuda-tile reads it: its
@@ -421,25 +396,12 @@ class IRBuilder(ValueBuilder):
         """`[%n, 64]`: its items and where it starts."""
         return [t for t in c if t is not None], self.start
 
-    def rounding(self, c: list[Token]) -> Token:
-        return c[0]
-
-    def values(self, c: list[Token]) -> list[Token]:
-        return c
-
     # ------------------------------------------------------------------ ops
     def named_op(self, c: list[Any]) -> Operation:
         """`%a, %b:2 = op ...`: the names come as (name, `:N` or None) pairs."""
         op, loc = c[-2], c[-1]
         if loc is not None:
             self.located(op, loc)
-        if len(c) == 4 and c[1] is None and len(op.results) == 1:  # `%x = op ...`
-            tok = c[0]
-            name = tok[1:]
-            v = op.results[0]
-            v.name_hint = None if name.isdigit() else name
-            self.define(name, v, tok.start_pos)
-            return op
         self.bind_results(op, [(c[i], 1 if c[i + 1] is None else int(c[i + 1]))
                                for i in range(0, len(c) - 2, 2)])
         return op
@@ -451,13 +413,12 @@ class IRBuilder(ValueBuilder):
             return lambda c: self.named_op([c[i] if i >= 0 else None for i in picks])
         define = self.define
 
-        def one_name(c: list[Any]) -> Operation:
+        def one_name(c: list[Any]) -> Operation:  # define_result's work, without its call
             op = c[2]
             if len(op.results) != 1:
                 return self.named_op([c[0], None, op, None])
-            tok = c[0]
+            tok, v = c[0], op.results[0]
             name = tok[1:]
-            v = op.results[0]
             v.name_hint = None if name.isdigit() else name
             define(name, v, tok.start_pos)
             return op
@@ -469,14 +430,13 @@ class IRBuilder(ValueBuilder):
             self.located(op, loc)
         return op
 
-    def located(self, op: Operation, loc: Any) -> None:
+    def located(self, op: Operation | Module, loc: Any) -> None:
         op.location = loc
         if not self.saw_refs and has_refs(loc):
             self.saw_refs = True
 
     def build(self, p: ParsedOp, operand_names: tuple[str, ...],
-              results: tuple[tuple[str, bool], ...], variable: bool,
-              implicit: str | None) -> Operation:
+              results: tuple[tuple[str, bool], ...], variable: bool) -> Operation:
         """The op of a ParsedOp: its result types, the checks of the types written for
         its operands, the terminator its regions may leave out."""
         rtypes: list[T.Type] = []
@@ -517,19 +477,19 @@ class IRBuilder(ValueBuilder):
         if p.regions:
             for region in p.regions:
                 region.parent = op
-            if implicit is not None:
-                _add_terminators(op)
+            _add_terminators(op)
         op.source = self.source(p.start, p.opdef.aliases)
         return op
 
+    def define_result(self, tok: Token, v: Value) -> None:
+        """``%x = ...``: the op's one result, named."""
+        name = tok[1:]
+        v.name_hint = _hint(name)
+        self.define(name, v, tok.start_pos)
+
     def bind_results(self, op: Operation, results: list[tuple[Token, int]]) -> None:
-        scope = self.scopes[-1]
         if len(results) == 1 and results[0][1] == 1 and len(op.results) == 1:
-            tok = results[0][0]
-            name = tok[1:]
-            v = op.results[0]
-            v.name_hint = _hint(name)
-            self.define(name, v, tok.start_pos)
+            self.define_result(results[0][0], op.results[0])
             return
         total = sum(n for _, n in results)
         first = results[0][0].start_pos
@@ -539,6 +499,7 @@ class IRBuilder(ValueBuilder):
             raise TextError(f"operation defines {len(op.results)} results but was provided "
                             f"{total} to bind", first)
         i = 0
+        scope = self.scopes[-1]
         for tok, count in results:
             name = tok[1:]
             for j in range(count):
@@ -551,17 +512,18 @@ class IRBuilder(ValueBuilder):
                 i += 1
 
     # ------------------------------------------------------------------ the generic form
-    def generic_head(self, c: list[Any]) -> tuple[Token, list[Token], Any]:
+    def generic_head(self, c: list[Any]) -> tuple[Token, list[Token], Any, str, OpDef | None]:
+        """`"cuda_tile.addf"(%a, %b) <{...}>`: the op's name, its operands, its
+        properties, the name read and its row (None: an op of no row)."""
         name = parse_string_literal(str(c[0]))
         short = name.removeprefix("cuda_tile.")
         known = lookup(short) if name.startswith("cuda_tile.") or "." not in name else None
         self.generic.append((name, short in ISOLATED or name in ISOLATED or known is None))
-        return (c[0], c[1] or [], c[2])
+        return (c[0], c[1] or [], c[2], name, known)
 
     def generic_op(self, c: list[Any]) -> Operation:
-        (name_tok, operand_toks, props), regions, extra, ft = c
+        (name_tok, operand_toks, props, full, opdef), regions, extra, ft = c
         self.generic.pop()
-        full = parse_string_literal(str(name_tok))
         operands = [self.value(t) for t in operand_toks]
         if len(ft.inputs) != len(operands):
             plural = "" if len(operands) == 1 else "s"
@@ -571,8 +533,6 @@ class IRBuilder(ValueBuilder):
             self.check_type(v, ty, tok.start_pos)
         raw = list(props or []) + list(extra or [])
         regions = regions or []
-        short = full.removeprefix("cuda_tile.")
-        opdef = lookup(short) if full.startswith("cuda_tile.") or "." not in full else None
         start = name_tok.start_pos
         if opdef is None:
             op = self._unknown_generic(full, operands, ft, raw, regions, name_tok)
@@ -681,8 +641,7 @@ class IRBuilder(ValueBuilder):
         for op in m.items:
             op.parent = None
         if loc is not None:
-            m.location = loc
-            self.saw_refs = self.saw_refs or has_refs(loc)
+            self.located(m, loc)
         return m
 
     def builtin_module(self, c: list[Any]) -> list[Module]:
@@ -748,7 +707,6 @@ def _op_callback(rule: OpRule) -> Any:
     operand_names = tuple(o.name for o in opdef.operands)
     results = tuple((r.name, r.variadic or r.since > "13.1") for r in opdef.results)
     variable = opdef.has_variable_operands
-    implicit = IMPLICIT_TERMINATOR.get(opdef.name)
 
     def callback(self: IRBuilder, c: list[Any], picks: tuple[int, ...] = ()) -> Operation:
         if len(c) != count:
@@ -765,7 +723,7 @@ def _op_callback(rule: OpRule) -> Any:
                 p.written[slot.name] = (None, i)
         if fixup is not None:
             fixup(self, p)
-        return self.build(p, operand_names, results, variable, implicit)
+        return self.build(p, operand_names, results, variable)
 
     def unfiltered(self: IRBuilder, picks: tuple[int, ...]) -> Any:
         """The callback of one alternative of the rule, given the rule's children as
@@ -779,8 +737,9 @@ def _op_callback(rule: OpRule) -> Any:
 
 
 _SIMPLE_SLOTS = {"operand", "type", "attr", "unit", "rounding", "units", "attrdict"}
-_BUILT_ATTRS = {"attr", "i32_array", "hints", "type"}  # built by their own rules
-_SIMPLE_ATTRS = {"enum", "int", "bool", "string", "symbol", "unit", *_BUILT_ATTRS}
+# attribute kinds read from a keyword or a token, or built by their own rules
+_SIMPLE_ATTRS = {"enum", "int", "bool", "string", "symbol", "unit", "attr", "i32_array", "hints",
+                 "type"}
 
 
 def _simple_op_callback(rule: OpRule) -> Any:
@@ -830,7 +789,7 @@ def _simple_op_callback(rule: OpRule) -> Any:
             default = a.default if a.default is not None else (
                 rounding_default if a.name == "rounding_mode" else None)
             plan.append((a, at(i), kind, default))
-        value, source, define_attr = self.value, self.source, _simple_attr
+        value, source, define_attr = self.value, self.source, _attr_value
         aliases = opdef.aliases
 
         def callback(c: list[Any]) -> Operation:
@@ -862,10 +821,10 @@ def _simple_op_callback(rule: OpRule) -> Any:
     return callback
 
 
-def _simple_attr(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
+def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
+    """An attribute's value from its child in an op rule: a keyword, a token, or the
+    value its own rule built (i32_array, predicate, identities, hints, type)."""
     k = a.kind
-    if k in _BUILT_ATTRS:
-        return child
     if k == "unit":
         return True
     if slot_kind == "rounding":
@@ -884,7 +843,11 @@ def _simple_attr(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
         return child == "true"
     if k == "string":
         return parse_string_literal(str(child))
-    return _symbol(child)
+    if k == "symbol":
+        return _symbol(child)
+    if k == "bool_array":
+        return tuple(bool(x) for x in child)
+    return child
 
 
 def _operand(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
@@ -924,18 +887,18 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
             p.rtypes[name] = list(types)
 
 
+# what cuda-tile's parsers of get_tensor_shape and get_index_space_shape want the type
+# written for their source to be, and say when it is not
+_SHAPE_SOURCES = {"get_tensor_shape": (T.TensorViewType, "tensor_view"),
+                  "get_index_space_shape": (T.VIEW_TYPES, "tile view")}
+
+
 def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
-    if p.opdef.name == "get_tensor_shape":  # cuda-tile's parser: the type written for src
+    source = _SHAPE_SOURCES.get(p.opdef.name)
+    if source is not None and not isinstance(p.written["src"][0], source[0]):
         src, slot = p.written["src"]
-        if not isinstance(src, T.TensorViewType):
-            raise TextError(f"custom op 'cuda_tile.get_tensor_shape' expected tensor_view, "
-                            f"got '{type_text(src, True)}'", self.slot_start(p, slot))
-    if p.opdef.name == "get_index_space_shape":  # the same for a tile view
-        src, slot = p.written["src"]
-        if not isinstance(src, (T.PartitionViewType, T.StridedViewType,
-                                T.GatherScatterViewType)):
-            raise TextError(f"custom op 'cuda_tile.get_index_space_shape' expected tile view, "
-                            f"got '{type_text(src, True)}'", self.slot_start(p, slot))
+        raise TextError(f"custom op 'cuda_tile.{p.opdef.name}' expected {source[1]}, "
+                        f"got '{type_text(src, True)}'", self.slot_start(p, slot))
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
@@ -946,50 +909,25 @@ def _type_each(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
 
 
 def _attr(self: IRBuilder, p: ParsedOp, s: Slot, child: Any) -> None:
+    """An attribute, a unit keyword or a rounding mode."""
     a = p.opdef.attr(s.name)
     assert a is not None
-    k = a.kind
-    if k == "enum":
+    if a.kind == "enum" and s.kind == "attr":
         if s.name == "memory_scope" and p.opdef.name in _WEAK_WITHOUT_SCOPE and \
                 p.attrs.get("memory_ordering_semantics") is MemoryOrderingSemantics.weak:
             raise TextError(f'operation specifies weak memory ordering semantics, but then '
                             f'provides "{child}" scope, expected no memory scope.',
                             child.start_pos)
-        member = enum_value(a.enum, str(child))  # type: ignore[arg-type]
-        if member is None and p.opdef.name in _DECLARATIVE_OPTIONAL_ENUMS.get(s.name, ()):
+        if enum_value(a.enum, str(child)) is None and \
+                p.opdef.name in _DECLARATIVE_OPTIONAL_ENUMS.get(s.name, ()):
             # cuda-tile's generated parser takes `(memory_scope)?` only for a scope
             # keyword: another word is where the source operand should be
             raise TextError("expected SSA operand", child.start_pos)
-        if member is None:
-            raise TextError(enum_errors(p.opdef.name, a, str(child), True), child.start_pos)
-        p.attrs[s.name] = member
-    elif k == "int":
-        p.attrs[s.name] = int(child)
-    elif k == "bool":
-        p.attrs[s.name] = str(child) == "true"
-    elif k == "string":
-        p.attrs[s.name] = parse_string_literal(str(child))
-    elif k == "symbol":
-        p.attrs[s.name] = _symbol(child)
-    elif k == "bool_array":
-        p.attrs[s.name] = tuple(bool(x) for x in child)
-    else:  # i32_array, predicate, identities, hints, type: built by their own rules
-        p.attrs[s.name] = child
-
-
-def _unit(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
-    p.attrs[s.name] = True
+    p.attrs[s.name] = _attr_value(p.opdef.name, a, s.kind, child)
 
 
 def _attrdict(self: IRBuilder, p: ParsedOp, s: Slot, entries: list[Any]) -> None:
     p.attrs.update(self.convert_attr_dict(p.opdef, entries))
-
-
-def _rounding(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
-    mode = rounding_mode(p.opdef.name, str(tok))
-    if isinstance(mode, str):
-        raise TextError(mode, tok.start_pos)
-    p.attrs[s.name] = mode
 
 
 def _units(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
@@ -1040,10 +978,6 @@ def _splat(value: str, elem_name: str, tile: T.Type) -> A.DenseElementsAttr:
     return make_dense(value, elem_name, tile)
 
 
-def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
-    p.attrs[s.name] = SymbolVisibility[str(tok)]
-
-
 def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
     vals = p.operands.get(s.name, [])
     p.written["!index_types"] = (None, p.slot)  # written: _view_index_types asks
@@ -1057,6 +991,10 @@ def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> 
         p.checks.append((v, ty, tok.start_pos))
 
 
+def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
+    p.attrs[s.name] = SymbolVisibility[str(tok)]
+
+
 def _region(self: IRBuilder, p: ParsedOp, s: Slot, region: Region) -> None:
     p.regions.append(region)
 
@@ -1065,22 +1003,19 @@ def _ignore(self: IRBuilder, p: ParsedOp, s: Slot, child: Any) -> None:
     pass
 
 
-def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: dict[str, Any]) -> None:
-    p.operands.update(header["operands"])
-    p.attrs.update(header["attrs"])
-    p.checks.extend(header["checks"])
-    p.rtypes.update(header["rtypes"])
-    for name in header["operands"]:
-        p.tokens.setdefault(name, [])
+def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
+    """What the header's own rule read (the op rule's first child)."""
+    p.operands, p.attrs, p.checks, p.rtypes = (header.operands, header.attrs, header.checks,
+                                               header.rtypes)
+    p.tokens = {name: [] for name in header.operands}
 
 
 _SLOT_STEPS = {
     "operand": _operand, "operands": _operands, "type": _type, "types": _types,
-    "type_each": _type_each, "attr": _attr, "unit": _unit, "attrdict": _attrdict,
-    "rounding": _rounding, "units": _units, "dense": _dense, "dense_type": _dense_type,
-    "visibility": _visibility, "index_types": _index_types, "region": _region,
-    "block_args": _ignore, "for": _header, "loop": _header, "entry": _header,
-    "make_tensor_view": _header,
+    "type_each": _type_each, "attr": _attr, "unit": _attr, "rounding": _attr,
+    "attrdict": _attrdict, "units": _units, "dense": _dense, "dense_type": _dense_type,
+    "index_types": _index_types, "region": _region, "block_args": _ignore,
+    "header": _header, "visibility": _visibility,
 }
 
 
@@ -1123,29 +1058,12 @@ def _argument_region(self: IRBuilder, p: ParsedOp) -> None:
 def _first_of_last_types(text: str, start: int, end: int, count: int) -> int:
     """Where the first of the ``count`` types written just before the op's last top-level
     `->` starts (cuda-tile's parseIndexTypes reports there: the first index type)."""
-    depth, arrow = 0, end
-    for i in range(start, end):
-        ch = text[i]
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-            depth -= 1
-        elif depth == 0 and text.startswith("->", i):
-            arrow = i
-    depth, i = 0, arrow - 1
-    while i > start:
-        ch = text[i]
-        if ch in ">)]}" and not (ch == ">" and text[i - 1] == "-"):
-            depth += 1
-        elif ch in "<([{":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            count -= 1
-            if count == 0:
-                break
-        i -= 1
-    m = _BLANKS.match(text, i + 1)
-    return m.end() if m else i + 1
+    outside = list(outside_brackets(text, start, end))
+    arrow = max((i for i in outside if text.startswith("->", i)), default=end)
+    commas = [i for i in outside if text[i] == "," and start < i < arrow]
+    at = commas[-count] if len(commas) >= count else start
+    m = _BLANKS.match(text, at + 1)
+    return m.end() if m else at + 1
 
 
 def _view_index_types(self: IRBuilder, p: ParsedOp) -> None:
@@ -1163,18 +1081,11 @@ _FIXUPS = {"load_ptr_tko": _load_ptr_operands, "if": _if_regions,
            "make_partition_view": _view_result, "make_strided_view": _view_result,
            "make_gather_scatter_view": _view_result}
 
-def _list_callback(self: IRBuilder, c: list[Any]) -> list[Any]:
-    return c
-
-
 IRBuilder.named_op.unfiltered = IRBuilder._named_op_unfiltered  # type: ignore[attr-defined]
 
 
 for _rule in op_rules():
     setattr(IRBuilder, _rule.name, _op_callback(_rule))
-    for _helper in _rule.helpers:
-        if not _helper.startswith("_"):  # `flags_...`: the keywords written, as a list
-            setattr(IRBuilder, _helper, _list_callback)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1223,12 +1134,16 @@ def _check_mixed(items: list[Token], values: list[int | None], at: int,
                             f"{'dynamic' if written is None else written})", tok.start_pos)
 
 
-def _check_terminators(block: Block, error: Any) -> None:
+def _region_of(block: Block, ops: list[Operation]) -> Region:
+    """A region of one block holding ``ops``, of which only the last may end it."""
+    for op in ops:
+        block.append(op)
     for op in block.ops[:-1]:
         if op.name in TERMINATORS:
             msg = f"'{op.name}' op must be the last operation in the parent block"
             src = op.source
             raise CompileError(Diagnostic("error", msg, src.filename, src.line, src.column))
+    return Region([block])
 
 
 def _add_terminators(op: Operation) -> None:
@@ -1292,7 +1207,7 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
         if text.startswith("@"):
             return _symbol(v)
         return parse_string_literal(text)
-    if kind == "type":
+    if kind in ("type", "attr", "hints"):  # built by the grammar's callbacks
         return v
     if kind == "dense":
         if not isinstance(v, DenseRaw) or not isinstance(v.type, T.TileType):
@@ -1306,8 +1221,6 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
         return tuple(int(x) for x in v.values)
     if kind == "attr_array":
         return tuple(v)
-    if kind in ("attr", "hints"):
-        return v
     return _generic(v)
 
 

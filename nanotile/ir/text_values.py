@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import Any, NamedTuple
 
-from lark import Token, Transformer
+from lark import Token, Transformer, Tree
 
 from . import attrs as A
 from . import types as T
@@ -140,11 +140,6 @@ def _dims(shape: Token | None) -> list[str]:
     return str(shape)[:-1].split("x") if shape is not None else []
 
 
-def _dims_of(tok: Token | None) -> list[str]:
-    """The dimensions of a TILE_DIMS token (`4x8`)."""
-    return str(tok).split("x") if tok is not None else []
-
-
 def _dimension(text: str, tok: Token) -> int:
     value = int(text)
     if value > _I64_MAX:  # MLIR's dimension lists hold int64 values
@@ -170,10 +165,6 @@ def _stride(tok: Token) -> int | None:
     if value <= 0:
         raise TextError(f"expected strictly positive integer, got {value}", tok.start_pos)
     return value
-
-
-def _ints(items: list[Any]) -> tuple[int, ...]:
-    return tuple(int(x) for x in items if x is not None)
 
 
 def _present(items: list[Any]) -> list[Any]:
@@ -202,6 +193,12 @@ class ValueBuilder(Transformer):
     end = 0
     stack_starts: Sequence[int] = ()  # the parser's stack of offsets: the rule's
     size = 0                          # children start at its last `size` entries
+
+    def __default__(self, data: str, children: list[Any], meta: Any) -> Any:
+        """A rule without a callback of its own (values, types, iter_values, ...) stands
+        for the list of its children, as text_lalr's loop has it; Lark's own loop splices
+        the Tree of a `_rule` into its parent's children."""
+        return Tree(data, children, meta) if data.startswith("_") else children
 
     @property
     def last(self) -> int:
@@ -279,10 +276,8 @@ class ValueBuilder(Transformer):
             if strides is None or strides.items is None:
                 raise TextError("expected 'strides'", self.last)
             values = tuple(_stride(t) for t in strides.items)
-        message = check_tensor_view_type(elem, shape, values)
-        if message:
-            raise TextError(message, self.child_start(1))
-        return T.TensorViewType(elem, shape, values)
+        return self._checked(check_tensor_view_type(elem, shape, values),
+                             T.TensorViewType(elem, shape, values))
 
     def view_strides(self, c: list[Any]) -> StridesRaw:
         return StridesRaw(c[0], self.child_start(2))
@@ -293,7 +288,7 @@ class ValueBuilder(Transformer):
     def tile_dims(self, c: list[Token]) -> tuple[int, ...]:
         """`(8x8)`: each dimension a positive i32 (cuda-tile's parseViewTileShape)."""
         tok = c[0]
-        dims = tuple(_dimension(d, tok) for d in _dims_of(tok))
+        dims = tuple(_dimension(d, tok) for d in str(tok).split("x")) if tok is not None else ()
         for i, d in enumerate(dims):
             if d <= 0 or d > _I32_MAX:
                 raise TextError(f"tile dimension {i} exceeds i32 limitations (got {d}, "
@@ -308,9 +303,6 @@ class ValueBuilder(Transformer):
             names = ", ".join(p.name for p in T.PaddingValue)
             raise TextError(f'invalid padding_value attribute specification. Got "{c[0]}" '
                             f"but expect one of: {names}", self.child_start(2)) from None
-
-    def dim_map(self, c: list[Any]) -> tuple[int, ...]:
-        return c[0]
 
     @staticmethod
     def _view_dim_map(tile: tuple[int, ...], dim_map: tuple[int, ...] | None):
@@ -331,7 +323,8 @@ class ValueBuilder(Transformer):
         return self.child_start(self.size - 2) if dim_map is not None else self.last
 
     def _checked(self, message: str | None, view: T.Type) -> T.Type:
-        """A view type, unless its own rules refuse it (reported at its `<`)."""
+        """A view type (a tensor_view too), unless its own rules refuse it (reported at
+        its `<`)."""
         if message:
             raise TextError(message, self.child_start(1))
         return view
@@ -361,9 +354,6 @@ class ValueBuilder(Transformer):
         ins, out = c
         outs = out if isinstance(out, list) else [out] if out is not None else []
         return T.FunctionType(tuple(ins or ()), tuple(outs))
-
-    def types(self, c: list[T.Type]) -> list[T.Type]:
-        return c
 
     # ------------------------------------------------------------------------ constants
     def dense_list(self, c: list[Any]) -> list[Any]:
@@ -412,7 +402,7 @@ class ValueBuilder(Transformer):
 
     # ------------------------------------------------------------------------ predicates
     def div_by(self, c: list[Token]) -> A.DivByAttr:
-        v = _ints(c)
+        v = tuple(int(x) for x in c if x is not None)
         return A.DivByAttr(v[0], v[1], v[2]) if len(v) == 3 else A.DivByAttr(v[0])
 
     def bounded(self, c: list[Token]) -> A.BoundedAttr:
@@ -467,9 +457,6 @@ class ValueBuilder(Transformer):
         return A.OptimizationHintsAttr(tuple((n, d) for n, d, _ in _present(c)))
 
     # ------------------------------------------------------------------------ locations
-    def location(self, c: list[Any]) -> Any:
-        return c[0]
-
     def file_loc(self, c: list[Token]) -> A.FileLineColLoc:
         return A.FileLineColLoc(parse_string_literal(str(c[0])), int(c[1]), int(c[2]))
 

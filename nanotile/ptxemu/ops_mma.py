@@ -188,6 +188,8 @@ def _mma(c: C):
 
 # ---------------------------------------------------------------- wgmma (sm_90a)
 
+_WGMMA_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32}  # 32 bytes of a row
+
 _SWIZZLE_BYTES = {1: 128, 2: 64, 3: 32}           # sm_90 descriptor bits 62-63
 _SWIZZLE_BYTES_SM100 = {0: 0, 2: 128, 4: 64, 6: 32}  # sm_100 descriptor bits 61-63
 
@@ -211,26 +213,33 @@ def _swizzled(addr: np.ndarray, width: int) -> np.ndarray:
     return addr ^ (((addr >> 7) & mask) << 4)
 
 
-def kmajor_addresses(d: tuple[int, int, int, int], rows: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """Shared addresses of the 16-bit elements (rows[i], ks[j]) of a K-major operand."""
+def kmajor_addresses(d: tuple[int, int, int, int], rows: np.ndarray, ks: np.ndarray,
+                     esize: int = 2) -> np.ndarray:
+    """Shared addresses of the ``esize``-byte elements (rows[i], ks[j]) of a K-major
+    operand."""
     start, lbo, sbo, width = d
     r = rows[:, None].astype(np.int64)
     k = ks[None, :].astype(np.int64)
     if width == 0:
         # core matrices of 8 rows x 16 bytes: LBO steps along K, SBO along M/N
-        return start + (r // 8) * sbo + (r % 8) * 16 + (k // 8) * lbo + (k % 8) * 2
-    per_row = width // 2
-    addr = start + (r // 8) * sbo + (r % 8) * width + (k // per_row) * lbo + (k % per_row) * 2
+        core = 16 // esize
+        return start + (r // 8) * sbo + (r % 8) * 16 + (k // core) * lbo + (k % core) * esize
+    per_row = width // esize
+    addr = start + (r // 8) * sbo + (r % 8) * width + (k // per_row) * lbo + \
+        (k % per_row) * esize
     return _swizzled(addr, width)
 
 
-def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndarray) -> np.ndarray:
+def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndarray,
+                      esize: int = 2) -> np.ndarray:
     """Shared addresses of the 16-bit elements (mns[i], ks[j]) of an MN-major operand: the
     MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows form an atom
     (SBO steps over 8 K-rows, LBO over atoms along MN)."""
     start, lbo, sbo, width = d
     if width == 0:
         raise MemoryFault("MN-major matrix operands without swizzle are not emulated")
+    if esize != 2:
+        raise MemoryFault("MN-major matrix operands are 16-bit (f16/bf16) only")
     per_row = width // 2
     mn = mns[:, None].astype(np.int64)
     k = ks[None, :].astype(np.int64)
@@ -238,17 +247,27 @@ def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndar
     return _swizzled(addr, width)
 
 
+def _decode(bits: np.ndarray, esize: int, et) -> np.ndarray:
+    """Elements of ``esize`` bytes (unsigned bits) as float64; tf32 (4 bytes) ignores
+    the low 13 bits, as mma.sync does."""
+    if esize == 4:
+        bits = bits.astype(np.uint32) & np.uint32(0xFFFFE000)
+    return bits.astype(UINT[esize]).view(et).astype(F64)
+
+
 def load_operand(sh, desc: int, mn_major: bool, mns: np.ndarray, et, sm100: bool,
-                 spans: list | None = None) -> np.ndarray:
-    """The (len(mns), 16) 16-bit operand tile a descriptor points to, as float64. It is
-    read through the async proxy (no generic-proxy checks); ``spans`` collects the shared
-    bytes read, for async_check."""
+                 spans: list | None = None, esize: int = 2) -> np.ndarray:
+    """The (len(mns), 32 / esize) operand tile (32 bytes of each row: 16 f16/bf16, 8 tf32,
+    32 f8 elements) a descriptor points to, as float64. It is read through the async
+    proxy (no generic-proxy checks); ``spans`` collects the shared bytes read, for
+    async_check."""
     layout = mnmajor_addresses if mn_major else kmajor_addresses
-    addr = layout(decode_desc(desc, sm100), mns, np.arange(16)).ravel().astype(np.uint64)
-    vals = raw_load(sh, addr, 2).view(et).astype(F64)
+    k = 32 // esize
+    addr = layout(decode_desc(desc, sm100), mns, np.arange(k), esize).ravel().astype(np.uint64)
+    vals = _decode(raw_load(sh, addr, esize), esize, et)
     if spans is not None:
-        spans.append(byte_span(addr, 2))
-    return vals.reshape(len(mns), 16)
+        spans.append(byte_span(addr, esize))
+    return vals.reshape(len(mns), k)
 
 
 @op("wgmma")
@@ -259,12 +278,16 @@ def _wgmma(c: C):
     if sub != "mma_async":
         raise c.unsupported()
     shape = next((x for x in c.mods if x.startswith("m64n")), None)
-    if shape is None or not shape.endswith("k16") or len(c.types) != 3:
-        raise c.unsupported("only m64nNk16 with f16/bf16 inputs")
+    if shape is None or "k" not in shape or len(c.types) != 3:
+        raise c.unsupported("only m64nNkK with f16/bf16, tf32 or e4m3/e5m2 inputs")
     dtn, atn, btn = c.types
-    if dtn != "f32" or atn != btn or atn not in ("f16", "bf16"):
-        raise c.unsupported("only f16/bf16 -> f32")
-    n = int(shape[4:-3])
+    n, k = (int(x) for x in shape[4:].split("k"))
+    if atn not in _WGMMA_K or k != _WGMMA_K[atn] or dtn != "f32" or \
+            not (atn == btn or {atn, btn} <= {"e4m3", "e5m2"}):
+        raise c.unsupported(f"{shape} {dtn}.{atn}.{btn}: only m64nNk16 f16/bf16, m64nNk8 "
+                            "tf32 and m64nNk32 e4m3/e5m2 -> f32")
+    esize = type_size(atn)
+    transposable = esize == 2       # imm-trans-a/b: f16/bf16's only
     dregs = _items(c.ops[0])
     if len(dregs) != n // 2:
         raise c.error(f"m64n{n} takes {n // 2} accumulator registers")
@@ -274,22 +297,25 @@ def _wgmma(c: C):
             raise c.error("wgmma with A in registers takes 4 registers for A")
         ga_regs = [c.src(r, "b32", checked=False) for r in c.ops[1].items]
         a_indices = [c.reg(r) for r in c.ops[1].items]
-        ga = None
-        a_pos = [_frag_a(16, 2, e) for e in range(8)]
+        ga = None       # the warp's 16 rows as mma.sync's A fragment of the same K
+        a_pos = [_frag_a(k, esize, e) for e in range(16 // esize)]
     else:
         ga = c.src(c.ops[1], "b64")
     gb = c.src(c.ops[2], "b64")
     gscale = c.src(c.ops[3], "pred")
     imms = [o.value if isinstance(o, Imm) else None for o in c.ops[4:]]
-    if len(imms) != (3 if a_regs else 4) or None in imms:
-        raise c.unsupported("non-immediate scale/transpose operands")
-    if a_regs:
-        imms = imms[:2] + [0] + imms[2:]
+    wanted = 2 + (0 if not transposable else 1 if a_regs else 2)
+    if len(imms) != wanted or None in imms:
+        raise c.unsupported(f"wgmma.{shape}.{atn} takes {wanted} immediate scale/transpose "
+                            "operands")
+    imms += [0] * (4 - len(imms))
+    if a_regs and transposable:
+        imms = imms[:2] + [0] + imms[2:3]
     sa, sb, trans_a, trans_b = imms
     gets = [c.src(r, "f32", checked=False) for r in dregs]
     sets = [c.dst(r, "f32", checked=False) for r in dregs]
     d_indices = [c.reg(r) for r in dregs]
-    et = DTYPES[atn]
+    et, etb = DTYPES[atn], DTYPES[btn]
     g = LANES // 4
     t = LANES % 4
     ns = np.arange(n)
@@ -307,16 +333,17 @@ def _wgmma(c: C):
             state = _wgmma_inputs_checked(w, hazards, d_indices if accumulate else [],
                                           a_indices if a_regs else [])
         spans = []
-        if a_regs:      # the warp's 16 rows, laid out like mma.m16n8k16's A fragment
-            A = np.zeros((16, 16))
-            elems = [x for g_ in ga_regs for x in _unpack(g_(w), 2, et)]
+        if a_regs:      # the warp's 16 rows, laid out like mma.m16n8kK's A fragment
+            A = np.zeros((16, k))
+            elems = [x for g_ in ga_regs for x in _unpack(g_(w), esize, et)]
             for (r, col), v in zip(a_pos, elems):
                 A[r, col] = v
         else:
             rows = 16 * (w.wid % 4) + np.arange(16)
             A = load_operand(sh, int(ga(w)[lane0]), bool(trans_a), rows, et, sm100=False,
-                             spans=spans)
-        B = load_operand(sh, db, bool(trans_b), ns, et, sm100=False, spans=spans)
+                             spans=spans, esize=esize)
+        B = load_operand(sh, db, bool(trans_b), ns, etb, sm100=False, spans=spans,
+                         esize=esize)
         D = (sa * A) @ (sb * B).T                       # 16 x n
         if accumulate:
             if hazards is not None:     # a wgmma in flight on the same registers chains

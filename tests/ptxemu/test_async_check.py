@@ -113,27 +113,28 @@ def test_tma_matmul_mutation_is_reported(line, instruction, ptx):
 # ---------------------------------------------------------------- nanotile's wgmma matmul
 
 
-def _wgmma_ptx() -> str:
+def _wgmma_ptx(element: str = "f16") -> str:
     from nanotile.ir.parser import parse_text
     from nanotile.targets.compile import compile_to_ptx
     from tests.targets.test_mma import mma_kernel
 
-    return compile_to_ptx(parse_text(mma_kernel(0, 64, 64, 32, "f16", "f32", 4), "<k>"),
+    return compile_to_ptx(parse_text(mma_kernel(0, 64, 64, 32, element, "f32", 4), "<k>"),
                           "sm_90")
 
 
-def _wgmma_run(ptx: str):
+def _wgmma_run(ptx: str, element: str = "f16"):
     from nanotile.interp import run as interpret
     from nanotile.ir.parser import parse_text
-    from tests.targets.test_mma import mma_kernel
+    from tests.targets.test_mma import _NP, mma_kernel
 
     rng = np.random.default_rng(5)
-    arrays = [rng.integers(-8, 8, (64, 32)).astype(np.float16),
-              rng.integers(-8, 8, (32, 64)).astype(np.float16),
+    arrays = [rng.integers(-8, 8, (64, 32)).astype(_NP[element]),
+              rng.integers(-8, 8, (32, 64)).astype(_NP[element]),
               rng.integers(-100, 100, (64, 64)).astype(np.float32),
               np.zeros((64, 64), np.float32)]
     want = [a.copy() for a in arrays]
-    interpret(parse_text(mma_kernel(0, 64, 64, 32, "f16", "f32", 4), "<k>"), "k", (1,), *want)
+    interpret(parse_text(mma_kernel(0, 64, 64, 32, element, "f32", 4), "<k>"), "k", (1,),
+              *want)
 
     def run(interleave: bool) -> None:
         got = [a.copy() for a in arrays]
@@ -142,15 +143,17 @@ def _wgmma_run(ptx: str):
     return run
 
 
-def test_nanotile_wgmma_kernel_runs_clean_and_every_wait_and_fence_matters():
-    ptx = _wgmma_ptx()
+@pytest.mark.parametrize("element", ["f16", "tf32", "f8E4M3FN"])
+def test_nanotile_wgmma_kernel_runs_clean_and_every_wait_and_fence_matters(element):
+    """On f16 (m64nNk16), tf32 (k8) and f8 (k32) operands alike."""
+    ptx = _wgmma_ptx(element)
     assert "wgmma.mma_async" in ptx and "fence.proxy.async" in ptx
-    assert outcome(_wgmma_run(ptx)) == "ok"
+    assert outcome(_wgmma_run(ptx, element)) == "ok"
     found = list(mutations(ptx))
     assert {SYNC.match(text).group(1) for _, text, _ in found} == \
         {"wgmma.fence", "wgmma.wait_group", "fence.proxy.async"}
     for line, instruction, mutated in found:
-        got = outcome(_wgmma_run(mutated))
+        got = outcome(_wgmma_run(mutated, element))
         assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"
 
 

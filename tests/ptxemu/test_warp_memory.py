@@ -743,3 +743,120 @@ SKIPB:
         want = [D[16 * w + g, 2 * t], D[16 * w + g, 2 * t + 1],
                 D[16 * w + g + 8, 2 * t], D[16 * w + g + 8, 2 * t + 1]]
         assert list(out[tid, :4]) == want and list(out[tid, 4:]) == want, tid
+
+
+def _a_fragment(A: np.ndarray, esize: int) -> np.ndarray:
+    """(128, 4) b32: each thread's A registers for wgmma's RS form with K = 32 bytes, as
+    the PTX ISA lays them out (mma.m16n8k8 tf32 / m16n8k32 f8's A fragment, per warp's
+    16 rows): tf32 register i holds (g + 8 (i % 2), t + 4 (i / 2)); f8 register i holds
+    (g + 8 (i % 2), 4 t + 16 (i / 2) + j) in byte j."""
+    out = np.zeros((128, 4), np.uint32)
+    bits = A.view(np.uint32 if esize == 4 else np.uint8)
+    for tid in range(128):
+        w, g, t = tid // 32, (tid % 32) // 4, tid % 4
+        for i in range(4):
+            row = 16 * w + g + 8 * (i % 2)
+            if esize == 4:
+                out[tid, i] = bits[row, t + 4 * (i // 2)]
+            else:
+                col = 4 * t + 16 * (i // 2)
+                out[tid, i] = sum(int(bits[row, col + j]) << (8 * j) for j in range(4))
+    return out
+
+
+@pytest.mark.parametrize("a_type,b_type", [("tf32", "tf32"), ("e4m3", "e4m3"),
+                                           ("e5m2", "e4m3")])
+def test_wgmma_tf32_and_f8_descriptors_and_register_a(a_type, b_type) -> None:
+    """wgmma m64n8k8 (tf32) and m64n8k32 (e4m3/e5m2, mixed): K-major operands of 4- and
+    1-byte elements in the interleaved core-matrix layout (8 rows x 16 bytes; LBO 128 B
+    along K, SBO 256 B over 8 rows), read through descriptors (SS) and with A in
+    registers (RS), without the transpose immediates these types lack. tf32 ignores the
+    low 13 bits of each operand (truncation)."""
+    import ml_dtypes
+
+    np_type = {"tf32": np.float32, "e4m3": ml_dtypes.float8_e4m3fn,
+               "e5m2": ml_dtypes.float8_e5m2}
+    esize = 4 if a_type == "tf32" else 1
+    k = 32 // esize
+    rng = np.random.default_rng(23)
+    A = rng.integers(-4, 5, (64, k)).astype(np_type[a_type])
+    Bt = rng.integers(-4, 5, (8, k)).astype(np_type[b_type])   # B as N x K (K-major)
+    if esize == 4:  # low mantissa bits the instruction ignores
+        A = (A.view(np.uint32) | rng.integers(0, 1 << 13, A.shape).astype(np.uint32)) \
+            .view(np.float32)
+        Bt = (Bt.view(np.uint32) | rng.integers(0, 1 << 13, Bt.shape).astype(np.uint32)) \
+            .view(np.float32)
+
+    def core_matrix_layout(mat):
+        raw = mat.view(np.uint8).reshape(mat.shape[0], 32)
+        out = np.zeros(mat.shape[0] * 32, np.uint8)
+        for r in range(mat.shape[0]):
+            for b in range(32):
+                out[(r // 8) * 256 + (r % 8) * 16 + (b // 16) * 128 + b % 16] = raw[r, b]
+        return out
+
+    instr = f"wgmma.mma_async.sync.aligned.m64n8k{k}.f32.{a_type}.{b_type}"
+    body = REGS + """  .reg .f32 %d<8>;
+  .shared .align 1024 .b8 sA[2048];
+  .shared .align 1024 .b8 sB[256];
+  ld.param.u64 %rd0, [pa];
+  ld.param.u64 %rd1, [pb];
+  ld.param.u64 %rd2, [parow];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sA;
+  mov.u32 %r3, sB;
+  shl.b32 %r4, %r1, 4;
+  mul.wide.u32 %rd4, %r4, 1;
+  add.s64 %rd5, %rd0, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd5];
+  add.u32 %r5, %r2, %r4;
+  st.shared.v4.b32 [%r5], {%r10, %r11, %r12, %r13};
+  setp.ge.u32 %p1, %r1, 16;
+  @%p1 bra SKIPB;
+  add.s64 %rd6, %rd1, %rd4;
+  ld.global.v4.b32 {%r10, %r11, %r12, %r13}, [%rd6];
+  add.u32 %r6, %r3, %r4;
+  st.shared.v4.b32 [%r6], {%r10, %r11, %r12, %r13};
+SKIPB:
+  bar.sync 0;
+  and.b32 %r7, %r2, 262143;
+  shr.u32 %r7, %r7, 4;
+  cvt.u64.u32 %rd7, %r7;
+  or.b64 %rd7, %rd7, 524288;
+  or.b64 %rd7, %rd7, 68719476736;
+  and.b32 %r8, %r3, 262143;
+  shr.u32 %r8, %r8, 4;
+  cvt.u64.u32 %rd8, %r8;
+  or.b64 %rd8, %rd8, 524288;
+  or.b64 %rd8, %rd8, 68719476736;
+  setp.ne.u32 %p2, %r1, %r1;
+  add.s64 %rd10, %rd2, %rd4;
+  ld.global.v4.b32 {%r30, %r31, %r32, %r33}, [%rd10];
+  fence.proxy.async.shared::cta;
+  wgmma.fence.sync.aligned;
+  INSTR {%d0, %d1, %d2, %d3}, %rd7, %rd8, %p2, 1, 1;
+  INSTR {%d4, %d5, %d6, %d7}, {%r30, %r31, %r32, %r33}, %rd8, %p2, 1, 1;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  mul.wide.u32 %rd11, %r1, 32;
+  add.s64 %rd12, %rd3, %rd11;
+  st.global.v4.f32 [%rd12], {%d0, %d1, %d2, %d3};
+  st.global.v4.f32 [%rd12+16], {%d4, %d5, %d6, %d7};
+  ret;""".replace("INSTR", instr)
+    text = kernel(".param .u64 pa, .param .u64 pb, .param .u64 parow, .param .u64 pout", body)
+    text = text.replace(".target sm_90\n", ".target sm_90a\n")
+    out = np.zeros((128, 8), np.float32)
+    run_checked(text, "k", block=(128,), args=[core_matrix_layout(A), core_matrix_layout(Bt),
+                                                _a_fragment(A, esize), out])
+
+    def value(x):
+        if esize == 4:
+            x = (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+        return x.astype(np.float64)
+    D = value(A) @ value(Bt).T
+    for tid in range(128):
+        w, g, t = tid // 32, (tid % 32) // 4, tid % 4
+        want = [D[16 * w + g, 2 * t], D[16 * w + g, 2 * t + 1],
+                D[16 * w + g + 8, 2 * t], D[16 * w + g + 8, 2 * t + 1]]
+        assert list(out[tid, :4]) == want and list(out[tid, 4:]) == want, tid

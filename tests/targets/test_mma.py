@@ -1,7 +1,7 @@
 """mmaf/mmai on the tensor cores (nanotile/targets/ptx/distribute_mma.py, lower_mma.py):
 mma.sync m16n8k16 (f16, bf16) and m16n8k32 (i8) over shared-memory operands, wgmma on
-sm_90 where it fits (targets/sm90: f16/bf16 -> f32, 64-row blocks per warpgroup, K rows
-of one swizzle atom), and dynamic shared memory.
+sm_90 where it fits (targets/sm90: f16/bf16, tf32, f8 -> f32, 64-row blocks per
+warpgroup, K rows of swizzle atoms), and dynamic shared memory.
 
 Each kernel is run by the interpreter and, compiled for sm_90 and sm_100, by the PTX
 emulator (which implements mma.sync, ldmatrix and wgmma from the PTX ISA's fragment
@@ -138,6 +138,14 @@ WGMMA_CASES = [
     ((0, 64, 128, 128, "f16", "f32", 4), 8),   # K rows of two 128-byte atoms (block=64)
     ((0, 128, 64, 256, "bf16", "f32", 8), 16),  # four atoms, two warpgroups
     ((0, 64, 64, 32, "f16", "f16", 4), 2),     # f16 accumulator: widened, rounded once
+    # tf32 (m64nNk8) and f8 (m64nNk32): 32 bytes of a row per K step, B K-major
+    ((0, 64, 8, 8, "tf32", "f32", 4), 1),      # m64n8k8, 32-byte rows
+    ((0, 64, 64, 32, "tf32", "f32", 4), 4),    # 128-byte rows, 4 K steps (rounded first)
+    ((0, 128, 64, 64, "tf32", "f32", 8), 8),   # two atoms a row, 2 warpgroups over rows
+    ((0, 64, 32, 32, "f8E4M3FN", "f32", 4), 1),  # m64n32k32, 32-byte rows
+    ((0, 128, 64, 128, "f8E5M2", "f32", 4), 8),  # 2 row blocks x 4 K steps
+    ((0, 64, 64, 256, "f8E4M3FN", "f32", 8), 8),  # two atoms, 2 warpgroups over columns
+    ((0, 64, 64, 64, "f8E5M2", "f16", 4), 2),  # f16 accumulator
 ]
 
 
@@ -145,11 +153,17 @@ def _id(c):
     return "b{}_{}x{}x{}_{}_{}_w{}".format(*c)
 
 
+_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "f8E4M3FN": 1, "f8E5M2": 1}
+
+
 def uses_wgmma(case, gpu: str) -> bool:
-    """Whether sm90/wgmma_plan takes the case's mmaf (else it runs on mma.sync)."""
+    """Whether sm90/wgmma_plan takes the case's mmaf (else it runs on mma.sync): K rows of
+    swizzle atoms, each instruction's K 32 bytes of them."""
     batch, m, _, k, et, acc, warps = case
-    return gpu == "sm_90" and not batch and et in ("f16", "bf16") and acc in ("f32", "f16") and \
-        warps % 4 == 0 and m % 64 == 0 and (2 * k in (32, 64) or 2 * k % 128 == 0)
+    row = _BYTES.get(et, 0) * k
+    return gpu == "sm_90" and not batch and et in _BYTES and acc in ("f32", "f16") and \
+        not (et == "tf32" and acc == "f16") and warps % 4 == 0 and m % 64 == 0 and \
+        row % 32 == 0 and (row in (32, 64) or row % 128 == 0)
 
 
 def uses_tcgen05(case, gpu: str) -> bool:

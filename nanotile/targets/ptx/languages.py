@@ -218,10 +218,11 @@ TMA_INSTRUCTIONS = {
 PTX_SM90 = SIMT.extend(
     "ptx-sm90", "Hopper: PTX instructions on virtual registers in basic blocks, printed as\n"
                 "PTX text (.target sm_90a); the tensor cores through wgmma.mma_async for\n"
-                "f16/bf16 matmuls (a warpgroup's operands in shared memory: lower-wgmma) and\n"
-                "mma.sync for the others; wgmma's operands, shared vectors and matmul\n"
-                "epilogues copied by TMA (cp.async.bulk.tensor, mbarrier waits). The\n"
-                "module's program is module.ptx (select-instructions); the invariants read it.",
+                "f16/bf16, tf32 and f8 matmuls (a warpgroup's operands in shared memory:\n"
+                "lower-wgmma) and mma.sync for the others; wgmma's operands, shared vectors\n"
+                "and matmul epilogues copied by TMA (cp.async.bulk.tensor, mbarrier waits).\n"
+                "The module's program is module.ptx (select-instructions); the invariants\n"
+                "read it.",
     remove_ops=SIMT.ops, remove_types=SIMT.types, remove_attrs=SIMT.attrs,
     remove_extra_ops=set(SIMT.extra_ops),  # simt's own ops are gone too
     remove_invariants={name for name, _ in SIMT.invariants},  # those read Tile IR ops

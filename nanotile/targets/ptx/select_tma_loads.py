@@ -15,10 +15,13 @@ cuTensorMapEncodeTiled):
 
 - its only use is an mmaf that wgmma runs (sm_90: the target's ``plan_mma`` hook,
   sm90/wgmma_plan.py, for the CTA's warps), as A, or as B read MN-major (rows along N):
-  a box copies rows as they lie in global memory; or it is a 1-D tile of at least 1 KB
+  a box copies rows as they lie in global memory, so a K-major B (tf32's and f8's
+  always: wgmma has no transposed forms for them) keeps its load and is stored
+  transposed from registers; or it is a 1-D tile of at least 1 KB
   that every tile block loads (a constant index), read from shared memory by its users
   (both targets);
-- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32) made
+- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32: not
+  tf32, whose operands wgmma would read unrounded, nor f8) made
   in the kernel from its arguments: base pointer an argument known 16-byte aligned
   (div_by), shape arguments or constants, the inner stride 1 and an outer one an
   argument or a constant that is a multiple of 16 bytes (div_by);

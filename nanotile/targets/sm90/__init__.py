@@ -5,10 +5,11 @@ sm_90 has none: no f8E8M0FNU, f4E2M1FN or f8E5M3FNU, no block-scaled MMA (mmaf_s
 tileiras refuses them for sm_90, and so does nanotile (check-target-support).
 PTX 8.4 is the first with mma.sync on f8 (e4m3/e5m2) operands, which sm_89 and later run.
 
-wgmma (sm_90a's warpgroup MMA, HGMMA in SASS), in this folder:
+wgmma (sm_90a's warpgroup MMA, HGMMA in SASS; QGMMA on f8), in this folder:
 
-- wgmma_plan.py: which mmaf fit (f16/bf16 -> f32, 64-row blocks per warpgroup, K rows of
-  one swizzle atom); assign-layouts{mma=wgmma} asks it (the ``plan_mma`` hook);
+- wgmma_plan.py: which mmaf fit (f16/bf16, tf32, e4m3/e5m2 -> f32, 64-row blocks per
+  warpgroup, K rows of swizzle atoms, each instruction's K 32 bytes of them);
+  assign-layouts{mma=wgmma} asks it (the ``plan_mma`` hook);
 - lower_wgmma.py (pass lower-wgmma, simt -> simt): warpgroup_mma -> descriptors,
   wgmma.mma_async, fences, commit and wait;
 - select_wgmma.py: those ops as PTX (the ``op`` hook of select-instructions).

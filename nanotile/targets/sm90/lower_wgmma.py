@@ -7,12 +7,15 @@ and B (K x N) in shared memory in ``wgmma_operand`` layouts: rows of swizzle ato
 32, 64 or 128 bytes), along K for A, along K (transposed) or N (``trans_b``) for B. Its
 warpgroup owns a block of M/gm rows and N/gn columns, cut into 64-row blocks b and
 N-column blocks c; for each (b, c), on the accumulator registers of that instruction
-(consecutive in the layout), the pass issues one ``wgmma_mma_async`` per K step s of 16
+(consecutive in the layout), the pass issues one ``wgmma_mma_async`` per K step s of k
 (all of one block's steps before the next block's: with a large accumulator, one
-block's registers are live at a time, the others may spill), with two descriptors (``Operand``), each starting at its matrix's first element in the
-layout: A's at (64 b, 16 s), B's at (16 s, N c), plus the first element of the
-warpgroup's block per grid index. A K step inside a K-major atom is a plain 32-byte
-offset: the hardware applies the swizzle to the addresses it derives.
+block's registers are live at a time, the others may spill), with two descriptors
+(``Operand``), each starting at its matrix's first element in the layout: A's at
+(64 b, k s), B's at (k s, N c), plus the first element of the warpgroup's block per grid
+index. The instruction's k is 32 bytes of a row: 16 f16/bf16, 8 tf32, 32 f8 elements
+(m64nNk16, k8, k32; tf32 and f8 operands are K-major, and their instructions have no
+transpose operands). A K step inside a K-major atom is a plain 32-byte offset: the
+hardware applies the swizzle to the addresses it derives.
 
 Ordering (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"): the
 operands were written to shared memory by ordinary stores (the generic proxy) and wgmma
@@ -40,8 +43,9 @@ from ...ir.layouts import REGS, WGMMA_M, flat_index, wgmma_params
 from ...ir.rewrite import all_ops, erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..ptx.shared_memory import element_bytes
+from .wgmma_plan import K_BYTES, PTX_TYPES
+from .wgmma_plan import instruction as wgmma_instruction
 
-K_STEP = 16          # the instruction's K (16-bit operands)
 LEADING_BYTES = 16   # LBO where the layout has none to give (K-major, swizzled): tileiras'
 
 
@@ -99,12 +103,14 @@ def expand(op: Operation) -> Value:
     a_of = Operand(lhs, "a", (rows if gm > 1 else 0, 0), (gm, gn))
     b_of = Operand(rhs, "b", (0, group_cols if gn > 1 else 0), (gm, gn))
     trans_b = {"trans_b": True} if b_of.mn_major else {}
+    k_step = K_BYTES // a_of.size
+    opcode = wgmma_instruction(n, PTX_TYPES[lhs.element.name], PTX_TYPES[rhs.element.name])
     for b, c in blocks:  # all K steps of one block, then the next: one block's registers
-        for s in range(lhs.shape[1] // K_STEP):  # at a time (the others may spill)
-            a = a_of.descriptor(op, (WGMMA_M * b, K_STEP * s))
-            bd = b_of.descriptor(op, (K_STEP * s, n * c))
+        for s in range(lhs.shape[1] // k_step):  # at a time (the others may spill)
+            a = a_of.descriptor(op, (WGMMA_M * b, k_step * s))
+            bd = b_of.descriptor(op, (k_step * s, n * c))
             pieces[b, c] = _emit(op, "wgmma_mma_async", [pieces[b, c], a, bd], piece_t,
-                                 instruction=instruction(n, lhs.element.name), **trans_b)
+                                 instruction=opcode, **trans_b)
     _emit(op, "wgmma_commit", [], None)
     _emit(op, "wgmma_wait", [], None, pending=0)
     out = _emit(op, "pick", [pieces[bc] for bc in blocks], wide_t,
@@ -113,10 +119,6 @@ def expand(op: Operation) -> Value:
         out = _emit(op, "ftof", [out], op.results[0].type,
                     rounding_mode=RoundingMode.nearest_even)
     return out
-
-
-def instruction(n: int, element: str) -> str:
-    return f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{element}.{element}"
 
 
 class Operand:

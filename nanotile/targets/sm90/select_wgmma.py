@@ -2,6 +2,8 @@
 
     wgmma_descriptor   the 64-bit shared-memory matrix descriptor (below)
     wgmma_mma_async    wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, da, db, p, 1, 1, 0, tb
+                       (f16/bf16), or m64nNk8 (tf32) / m64nNk32 (e4m3/e5m2) without the
+                       transpose immediates {d}, da, db, p, 1, 1
     wgmma_fence        wgmma.fence.sync.aligned
     wgmma_commit       wgmma.commit_group.sync.aligned
     wgmma_wait         wgmma.wait_group.sync.aligned N
@@ -121,9 +123,12 @@ def mma_async(s: Selection, op: Operation) -> None:
     acc, a, b = (s.get(v) for v in op.operands)
     if len(set(acc)) != len(acc):
         raise Unsupported("a wgmma accumulator must be registers of its own (wgmma_fence)")
-    trans_b = "1" if op.attributes.get("trans_b") else "0"
-    s.fn.instr(op.attributes["instruction"], "{" + ", ".join(acc) + "}", a[0], b[0],
-               _true(s), "1", "1", "0", trans_b)
+    instruction = op.attributes["instruction"]
+    # imm-trans-a and imm-trans-b: f16/bf16's only (tf32 and f8 read K-major operands)
+    transposes = ["0", "1" if op.attributes.get("trans_b") else "0"] \
+        if instruction.endswith(("f16", "bf16")) else []
+    s.fn.instr(instruction, "{" + ", ".join(acc) + "}", a[0], b[0], _true(s), "1", "1",
+               *transposes)
     s.values[op.results[0]] = acc
 
 

@@ -63,6 +63,30 @@ def test_cutile_tests_matmuls_on_tma_match_the_interpreter(name):
     assert first_difference(got, want, "sm_90") is None
 
 
+# cutile-tests matmuls on wgmma whose operands keep ordinary loads: tf32 (f32 loaded, then
+# converted: ftof rounds, and wgmma reads B K-major, a layout no box of a row-major K x N
+# matrix writes) and f8 (loaded 3-D and reshaped; f8 views are not copied by TMA)
+WGMMA_WITHOUT_TMA = [
+    "kernels_matmul__matmul_kernel@ctas1__f32x2_f32x2_f32x2_256_256_64",
+    "kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+]
+
+
+@pytest.mark.parametrize("name", WGMMA_WITHOUT_TMA)
+def test_tf32_and_f8_matmuls_on_wgmma_match_the_interpreter(name):
+    from nanotile.compare import first_difference
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    ptx = compile_to_ptx(copy.deepcopy(module), "sm_90")
+    assert "wgmma.mma_async" in ptx and "mma.sync" not in ptx
+    assert "cp.async.bulk.tensor.2d.shared" not in ptx  # no copy in
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *want)
+    nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_90")
+    assert first_difference(got, want, "sm_90") is None
+
+
 def test_a_stride_the_driver_refuses_is_refused():
     """B with rows of 20 f16 (40 bytes): cuTensorMapEncodeTiled refuses the map (strides
     must be multiples of 16 bytes; the kernel assumes div_by<8> and the input breaks

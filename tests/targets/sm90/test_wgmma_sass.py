@@ -1,7 +1,8 @@
 """wgmma through ptxas: cuTile's matmul_f16 for sm_90 assembles (sm_90a) to HGMMA, with
 no mma.sync (HMMA) left and no wgmma serialised by ptxas; for sm_100 it runs on tcgen05
-(UTCHMMA: tests/targets/sm100/test_tcgen05_sass.py). The SASS is read with cuobjdump (the
-nvidia-cuda-cuobjdump wheel of the toolkit's version; skipped without it)."""
+(UTCHMMA: tests/targets/sm100/test_tcgen05_sass.py); tf32 and f8 matmuls assemble to
+HGMMA ... TF32 and QGMMA. The SASS is read with cuobjdump (the nvidia-cuda-cuobjdump
+wheel of the toolkit's version; skipped without it)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from nanotile.ir.parser import parse_modules
 from nanotile.loader import load_file
 from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
 
@@ -81,3 +83,38 @@ def test_layernorm_weight_and_bias_arrive_by_tma(gpu):
     path = str(shared_file(CORPUS / "layernorm.tileirbc"))
     cubin, _ = assemble(compile_to_ptx(load_file(path), gpu), gpu)
     assert sass_opcodes(cubin).count("UTMALDG") == 8
+
+
+@pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None,
+                    reason="ptxas or cuobjdump not found (nvidia-cuda-nvcc, "
+                           "nvidia-cuda-cuobjdump)")
+@pytest.mark.parametrize("name,opcode,count,form", [
+    # tf32: a 128x128x32 C = A @ B + C on 4 warps: wgmma m64n128k8 (HGMMA ... TF32),
+    # 2 row blocks x 4 K steps. (cuTile's 256x256x64 f32 matmul_kernel gets 32
+    # HGMMA.64x256x8.F32.TF32, as tileiras' 32, but ptxas takes over a minute on it: the
+    # 256x256 accumulator on one warpgroup spills; the emulator sweep and
+    # test_tma.py cover that kernel's meaning.)
+    ("tf32 128x128x32", "HGMMA", 8, "HGMMA.64x128x8.F32.TF32"),
+    # e4m3 (batch of 1, reshaped to 2-D): m64n256k32 (QGMMA), 4 x 4, as tileiras' 16
+    ("kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+     "QGMMA", 16, None),
+])
+def test_tf32_and_f8_matmul_sass(name, opcode, count, form):
+    """tf32 and f8 matmuls run on wgmma on sm_90 (they ran on mma.sync: HMMA), with no
+    mma.sync left."""
+    from ...shared_corpus import CUTILE_TESTS
+    from ..test_mma import mma_kernel
+
+    if name.startswith("tf32"):
+        module = parse_modules(mma_kernel(0, 128, 128, 32, "tf32", "f32"), "tf32.mlir")[0]
+    else:
+        module = load_file(str(shared_file(CUTILE_TESTS / f"{name}.tileirbc")))
+    cubin, _ = assemble(compile_to_ptx(module, "sm_90"), "sm_90")
+    ops = sass_opcodes(cubin)
+    assert ops.count(opcode) == count and "HMMA" not in ops and "QMMA" not in ops
+    if form is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "k.cubin").write_bytes(cubin)
+            text = subprocess.run([str(cuobjdump()), "-sass", str(Path(tmp) / "k.cubin")],
+                                  check=True, capture_output=True, text=True).stdout
+        assert text.count(form) == count
