@@ -36,6 +36,8 @@ Named constructors build the common ones and print in their own words:
   ``#mma<a, m16n8k16, warps=[2, 2]>`` and ``#mma<b, ...>`` (operands);
 - ``wgmma``: sm_90a's warpgroup MMA accumulator, ``#wgmma<acc, m64n128k16,
   warpgroups=[1, 1]>``;
+- ``tmem``: sm_100a's tcgen05 accumulator as tcgen05.ld.32x32b reads it from tensor
+  memory into registers, ``#tmem<acc, m128n128>`` (thread t of warp w: row 32 w + t);
 - ``#replicated``: a one-element tile held by every thread;
 - anything else prints as ``#linear<register=[[0, 1], ...], lane=[...], warp=[...]>``
   (one coordinate tuple per input bit).
@@ -668,6 +670,59 @@ def wgmma_operand(shape: tuple[int, ...], element_bytes: int, role: str,
                         order, 8 * width, atom if atom < length else None)
 
 
+# tcgen05 (sm_100a's fifth-generation tensor cores, PTX ISA "TensorCore 5th Generation
+# Family Instructions"): tcgen05.mma accumulates D in tensor memory (TMEM: 128 lanes x 512
+# columns of 32 bits per CTA). With M = 128 and cta_group::1, row i of D is TMEM lane i and
+# column j of an f32 D is column j of its columns (PTX ISA, "Data path layout
+# organization", layout D: M = 128). Warp w of a warpgroup may access lanes 32 (w % 4) ..
+# 32 (w % 4) + 31 only ("Access restrictions"), and tcgen05.ld.32x32b.xN gives thread t of
+# warp w lane 32 w + t's N consecutive columns, one per register. The accumulator's layout
+# in registers (``#tmem<acc, m128nN>``) is that: thread (w, t) holds row 32 w + t,
+# register j its column j. A tile of 256 rows (``#tmem<acc, m256nN>``) is two such
+# blocks, rows 128 b + i at columns b N + j: thread (w, t) holds rows 32 w + t and
+# 128 + 32 w + t, register b N + j the column j of block b (its TMEM column, from the
+# first). Between the instructions of a K loop the accumulator stays in TMEM
+# (lower-tcgen05); the layout is what an epilogue reads (and what a tcgen05.st of the
+# initial value writes from).
+TMEM_M = 128
+TMEM_LANES = 128
+TMEM_COLUMNS = 512
+
+
+def tmem_accumulator(shape: tuple[int, ...]) -> LinearLayout:
+    """The registers of an M x N f32 accumulator (M = 128 or 256) read from TMEM by
+    tcgen05.ld.32x32b in a CTA of 4 warps: row 128 b + 32 w + t in thread t of warp w,
+    column j in its register b N + j. ValueError for any other shape."""
+    if len(shape) != 2 or shape[0] not in (TMEM_M, 2 * TMEM_M) or shape[1] < 1 or \
+            shape[0] // TMEM_M * shape[1] > TMEM_COLUMNS:
+        raise ValueError(f"a tensor-memory accumulator is 128 or 256 x N (at most "
+                         f"{TMEM_COLUMNS} columns in all), not {shape}")
+    full = tuple(shape)
+
+    def at(r: int, c: int) -> int:
+        return flat_index((r, c), full)
+
+    register = [at(0, 1 << b) for b in range(log2(shape[1]))]
+    register += [at(TMEM_M, 0)] if shape[0] > TMEM_M else []
+    lane = [at(1 << b, 0) for b in range(LANE_BITS)]
+    warp = [at(32, 0), at(64, 0)]
+    layout = LinearLayout(full, tuple(register), tuple(lane), tuple(warp))
+    return layout.named(f"#tmem<acc, m{shape[0]}n{shape[1]}>")
+
+
+def tmem_params(layout: object) -> tuple[int, int] | None:
+    """(M, N) of a ``tmem_accumulator`` layout; None for any other layout."""
+    spelling = getattr(layout, "spelling", None) or ""
+    m = re.fullmatch(r"#tmem<acc, m(\d+)n(\d+)>", spelling)
+    if m is None or not isinstance(layout, LinearLayout) or \
+            (int(m.group(1)), int(m.group(2))) != tuple(layout.shape):
+        return None
+    try:
+        return tuple(layout.shape) if tmem_accumulator(layout.shape) == layout else None
+    except ValueError:
+        return None
+
+
 def tma_box_layout(shape: tuple[int, ...], element_bytes: int) -> SharedLayout:
     """The shared layout TMA boxes of one swizzle atom of columns (32, 64 or 128 bytes)
     and all rows write and read: rows of atoms, swizzled in 16-byte units as the copy
@@ -1028,6 +1083,8 @@ def parse_layout(text: str, shape: tuple[int, ...]) -> AnyLayout:
         return _parse_mma(fields, shape)
     if name == "wgmma":
         return _parse_wgmma(fields, shape)
+    if name == "tmem":
+        return _parse_tmem(fields, shape)
     if name == "linear":
         def bases(key: str) -> tuple[int, ...]:
             return tuple(flat_index(tuple(c), shape) for c in _nested(fields.get(key, "[]")))
@@ -1084,6 +1141,16 @@ def _parse_wgmma(fields: dict[str, str], shape: tuple[int, ...]) -> LinearLayout
     if len(grid) != 2:
         raise ValueError("warpgroups=[m, n] needs two numbers")
     return wgmma_accumulator(shape, grid, int(m.group(1)))  # type: ignore[arg-type]
+
+
+def _parse_tmem(fields: dict[str, str], shape: tuple[int, ...]) -> LinearLayout:
+    words = [w.strip() for w in fields.get("", "").split(",") if w.strip()]
+    m = re.fullmatch(r"m(\d+)n(\d+)", words[1]) if len(words) == 2 else None
+    if m is None or words[0] != "acc" or set(fields) != {""}:
+        raise ValueError("#tmem<acc, mMnN>")
+    if (int(m.group(1)), int(m.group(2))) != tuple(shape):
+        raise ValueError(f"#tmem<acc, {words[1]}> does not describe a tile of {tuple(shape)}")
+    return tmem_accumulator(shape)
 
 
 def _fields(body: str) -> dict[str, str]:

@@ -848,6 +848,58 @@ op("wgmma_wait", NO_OPCODE, results="", attrs=[attr("pending", "int")], traits="
 # ordered before later reads of the async proxy (wgmma's operand reads).
 op("fence_proxy_async", NO_OPCODE, results="", traits="memory", internal=True,
    asm="attr-dict")
+# ---- sm_100a's tensor-memory MMA (tcgen05), in simt: distribute writes tmem_mma for an
+# mmaf whose accumulator assign-layouts{mma=tcgen05} put in a #tmem layout; lower-tcgen05
+# (targets/sm100) expands it into the ops after it, which sm100's select-instructions
+# rules print as PTX.
+# The result tile of an mmaf on tcgen05: the accumulator's registers in its #tmem layout
+# (`of`), A and B in shared memory in K-major wgmma_operand layouts (`lhs`, `rhs`).
+op("tmem_mma", NO_OPCODE, operands="acc",
+   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type")],
+   traits="pure", internal=True,
+   asm="$acc 'lhs @lhs 'rhs @rhs 'as @of attr-dict : type($acc,$result)")
+# The CTA's tensor memory: warp 0 allocates `columns` columns (tcgen05.alloc, the address
+# written to shared memory) and gives up its permit to allocate more; every thread reads
+# the address (the result) after a CTA barrier.
+op("tmem_alloc", NO_OPCODE, attrs=[attr("columns", "int")], traits="memory",
+   internal=True, asm="@columns attr-dict : type($result)")
+# Warp 0 frees the allocation at `base` (after a CTA barrier: nobody reads it any more).
+op("tmem_dealloc", NO_OPCODE, operands="base", results="", attrs=[attr("columns", "int")],
+   traits="memory", internal=True, asm="$base @columns attr-dict : type($base)")
+# tcgen05.st.32x32b of this thread's registers `value` (one row of the tile, column j in
+# register j) to TMEM columns `column`.. of its warp's 32 lanes, then tcgen05.wait::st.
+op("tmem_store", NO_OPCODE, operands="base value", results="",
+   attrs=[attr("column", "int")], traits="memory", internal=True,
+   asm="$value 'to $base 'column @column attr-dict : type($value) , type($base)")
+# tcgen05.ld.32x32b of this thread's row from TMEM columns `column`.. (as many as the
+# result has registers), then tcgen05.wait::ld.
+op("tmem_load", NO_OPCODE, operands="base", attrs=[attr("column", "int")],
+   traits="memory", internal=True,
+   asm="$base 'column @column attr-dict : type($base) -> type($result)")
+# A 64-bit sm_100 shared-memory matrix descriptor (PTX ISA, "Shared memory descriptor
+# layout" of tcgen05) of the operand in `buffer` (a placed wgmma_operand layout): the
+# matrix starts `offset` bytes into it; leading and stride byte offsets; swizzle width.
+op("tcgen05_descriptor", NO_OPCODE,
+   attrs=[attr("buffer", "type"), attr("offset", "int"), attr("leading", "int"),
+          attr("stride", "int"), attr("swizzle", "int")],
+   traits="pure", internal=True,
+   asm=("'of @buffer 'at @offset 'leading @leading 'stride @stride 'swizzle @swizzle "
+        "attr-dict : type($result)"))
+# One tcgen05.mma.cta_group::1.kind::f16, issued by thread 0: D (TMEM columns `column`..
+# of the allocation `base`) = A B + D, A and B by descriptor, `idesc` the instruction
+# descriptor.
+op("tcgen05_mma", NO_OPCODE, operands="base a b", results="",
+   attrs=[attr("idesc", "int"), attr("column", "int")], traits="memory", internal=True,
+   asm=("$base , $a , $b 'idesc @idesc 'column @column attr-dict : type($base) , "
+        "type($a) , type($b)"))
+# Thread 0 commits the tcgen05.mma it issued to an mbarrier; every thread waits until
+# they are complete (their results in TMEM, their operands read).
+op("tcgen05_commit_wait", NO_OPCODE, results="", traits="memory", internal=True,
+   asm="attr-dict")
+# tcgen05.fence::before_thread_sync, a CTA barrier, tcgen05.fence::after_thread_sync:
+# every thread's tcgen05 operations before it are ordered before the others' after it.
+op("tcgen05_barrier", NO_OPCODE, results="", traits="memory", internal=True,
+   asm="attr-dict")
 # ---- TMA (the tensor memory accelerator, sm_90 and later): cp.async.bulk.tensor copies a
 # box of a tensor in global memory to shared memory through a tensor map (a hidden kernel
 # parameter the launcher encodes: nanotile.ir.tensor_maps), and an mbarrier tells the

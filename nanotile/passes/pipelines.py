@@ -4,8 +4,9 @@ Both targets share the tile-level passes and the back end's (nanotile/targets); 
 differ where a pass takes the target as its option: check-target-support, eqsat's cost
 model, assign-layouts (the CTA size of the num_warps hint, the mma.sync forms the
 target's PTX has, and on sm_90 ``mma=wgmma``: sm_90a's warpgroup MMA where it fits,
-expanded by lower-wgmma, a pass only sm_90 runs) and select-instructions (the PTX header: .target sm_90a, PTX 8.4 /
-.target sm_100a, PTX 8.6; and the rules a target adds to the shared selection,
+expanded by lower-wgmma, a pass only sm_90 runs; on sm_100 ``mma=tcgen05``: sm_100a's
+tensor-memory MMA, expanded by lower-tcgen05, a pass only sm_100 runs) and
+select-instructions (the PTX header: .target sm_90a, PTX 8.4 / .target sm_100a, PTX 8.6; and the rules a target adds to the shared selection,
 ``Target.select_overrides``: sm_100's cvt forms for f4E2M1FN and f8E8M0FNU in
 targets/sm100/select_convert.py). The module's program is then ``module.ptx`` (language ptx-sm90
 or ptx-sm100), and the PTX passes, written for ptx-sm90, run on both.
@@ -48,13 +49,15 @@ LOWER_SHARED = [
 # tile-ordered -> tile-layout -> simt: how each tile is spread over threads, registers
 # and shared memory (layouts in the types), then per-thread code. assign-layouts and
 # select-instructions take the target; with mma="wgmma" (sm_90), assign-layouts plans
-# the mmaf that fit on wgmma and lower-wgmma expands them; the others are the same.
+# the mmaf that fit on wgmma and lower-wgmma expands them; with mma="tcgen05" (sm_100)
+# the same for tcgen05 and lower-tcgen05; the others are the same.
 def lower(gpu: str, mma: str = "sync") -> list[str]:
-    wgmma = mma == "wgmma"
+    wgmma, tcgen05 = mma == "wgmma", mma == "tcgen05"
     return [
         "lower-constants",             # dense constants -> global tables + loads
-        # every tile value gets a layout (-> tile-layout); mma=wgmma: wgmma where it fits
-        f"assign-layouts{{gpu={gpu}{' mma=wgmma' if wgmma else ''}}}",
+        # every tile value gets a layout (-> tile-layout); mma=wgmma / mma=tcgen05: the
+        # target's MMA where it fits
+        f"assign-layouts{{gpu={gpu}{f' mma={mma}' if mma != 'sync' else ''}}}",
         "vectorize-memory",            # contiguous aligned accesses: ld/st vectors
         "lower-reductions",            # a reduce across threads: register/lane/warp steps
         "remove-layout-conversions",   # cheap values recomputed where a layout is wanted
@@ -64,6 +67,7 @@ def lower(gpu: str, mma: str = "sync") -> list[str]:
         "distribute",                  # tile ops -> per-thread ops (-> simt)
         "lower-mma",                   # warp_mma -> ldmatrix + mma.sync
         *(["lower-wgmma"] if wgmma else []),  # warpgroup_mma -> wgmma.mma_async (sm90/)
+        *(["lower-tcgen05"] if tcgen05 else []),  # tmem_mma -> tcgen05.mma (sm100/)
         "simplify-picks",              # renamings of renamings read the original registers
         "widen-narrow-floats",         # f16/bf16 arithmetic in f32, rounded once
         "simt-cse",                    # identical per-thread values computed once
@@ -112,10 +116,11 @@ SM100 = [
     "check-target-support{gpu=sm_100}",  # types/ops sm_100 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
-    "select-tma-loads{gpu=sm_100}",  # shared vectors -> TMA copies (no wgmma operands)
+    "select-tma-loads{gpu=sm_100}",  # tcgen05 operands, shared vectors -> TMA copies
     "select-tma-stores{gpu=sm_100}",  # a matmul's result stored through a view -> TMA
     *LOWER_SHARED,
-    *lower("sm_100"),              # -> ptx-sm100: .target sm_100a, PTX 8.6 (e2m1x2/ue8m0x2 cvt)
+    *lower("sm_100", mma="tcgen05"),  # -> ptx-sm100: .target sm_100a, PTX 8.6 (tcgen05
+                                      #    where it fits, else mma.sync; e2m1x2/ue8m0x2 cvt)
     *PTX_PASSES,
 ]
 
@@ -138,7 +143,8 @@ NOT_IN_DEFAULT: dict[str, str] = {
 }
 # Registered passes that only one target's pipeline runs, and that target.
 TARGET_ONLY: dict[str, str] = {
-    "lower-wgmma": "sm_90",  # wgmma is sm_90a's: sm_100 keeps mma.sync (tcgen05 later)
+    "lower-wgmma": "sm_90",  # wgmma is sm_90a's
+    "lower-tcgen05": "sm_100",  # tcgen05 is sm_100a's
 }
 DEFAULT_TARGET = "sm_100"
 

@@ -23,6 +23,12 @@ these instructions):
   the generic proxy (``st.shared``, ``stmatrix``...) wrote since the last
   ``fence.proxy.async``.
 
+- ``tcgen05.mma``: the shared bytes its descriptors read are checked as the async
+  proxy's (after a ``fence.proxy.async``, no copy still writing them) and cannot be
+  written, nor its accumulator's tensor memory read or written by ``tcgen05.ld/st``,
+  until a ``tcgen05.commit`` of the warp sends it to an mbarrier and a wait has seen
+  that mbarrier's phase complete; a warp may not exit with one it never committed.
+
 Simplifications: an mbarrier wait by one warp counts for the whole CTA (the hardware
 asks it of every thread that reads the data); ``fence.proxy.async`` and the groups are per
 warp, not per thread.
@@ -64,6 +70,15 @@ class _Wgmma:
 
 
 @dataclass
+class _Tcgen05:
+    locked: np.ndarray                  # shared offsets its descriptors read
+    lanes: slice                        # the tensor memory it writes
+    cols: slice
+    committed: bool = False             # a tcgen05.commit of its warp tracks it
+    done: bool = False                  # a wait saw that commit's phase complete
+
+
+@dataclass
 class WarpAsync:
     """One warp's asynchronous work in flight."""
     wgmma_open: list[_Wgmma] = field(default_factory=list)       # not yet committed
@@ -97,6 +112,11 @@ class SharedHazards:
         self.by_barrier: dict[int, list[tuple[int, int]]] = {}   # mbarrier -> (id, phase)
         self.next_id = 1
         self.warps: dict[int, WarpAsync] = {}
+        # tcgen05.mma in flight: the tensor memory they write (count per cell), those a
+        # warp has not committed yet, and those committed to an mbarrier phase
+        self.tmem_pending: np.ndarray | None = None
+        self.tcgen05_open: dict[int, list[_Tcgen05]] = {}
+        self.tcgen05_by_barrier: dict[int, list[tuple[list[_Tcgen05], int]]] = {}
 
     def warp(self, wid: int) -> WarpAsync:
         state = self.warps.get(wid)
@@ -116,6 +136,9 @@ class SharedHazards:
         if state.pending:
             raise AsyncHazard("the warp exits with a wgmma.mma_async in flight (missing "
                               "wgmma.wait_group)")
+        if any(not mma.committed for mma in self.tcgen05_open.get(wid, [])):
+            raise AsyncHazard("the warp exits with a tcgen05.mma it never committed "
+                              "(missing tcgen05.commit)")
 
     # -- the generic proxy (ld/st.shared, ldmatrix, stmatrix, atom.shared...)
     def generic_read(self, offsets: np.ndarray, nbytes: int) -> None:
@@ -177,6 +200,7 @@ class SharedHazards:
 
     def observed(self, barrier: int, completed: int) -> None:
         """A wait saw the mbarrier at ``barrier`` complete its phases below ``completed``."""
+        self._tcgen05_observed(barrier, completed)
         waiting = self.by_barrier.get(barrier)
         if not waiting:
             return
@@ -193,6 +217,57 @@ class SharedHazards:
         if write is not None:
             span = write.bytes
             self.writer[span] = np.where(self.writer[span] == ident, 0, self.writer[span])
+
+    # -- tcgen05 (sm_100a): MMAs into tensor memory, completed through an mbarrier
+    def tcgen05_issue(self, wid: int, span: np.ndarray, lanes: slice, cols: slice) -> None:
+        """Warp ``wid`` issues a tcgen05.mma reading ``span`` (shared) and writing tensor
+        memory ``[lanes, cols]``."""
+        self.async_read(span, "tcgen05.mma")
+        if self.tmem_pending is None:
+            self.tmem_pending = np.zeros((128, 512), np.int32)
+        self.tmem_pending[lanes, cols] += 1
+        mma = _Tcgen05(self.lock(span), lanes, cols)
+        self.tcgen05_open.setdefault(wid, []).append(mma)
+
+    def tcgen05_commit(self, wid: int, barrier: int, phase: int) -> None:
+        """tcgen05.commit: every MMA the warp issued that is not complete yet completes
+        with phase ``phase`` of ``barrier`` (PTX ISA: the commit tracks all prior async
+        tcgen05 operations of the thread, committed before or not)."""
+        mmas = [mma for mma in self.tcgen05_open.get(wid, []) if not mma.done]
+        self.tcgen05_open[wid] = mmas
+        for mma in mmas:
+            mma.committed = True
+        if mmas:
+            self.tcgen05_by_barrier.setdefault(barrier, []).append((list(mmas), phase))
+
+    def _tcgen05_observed(self, barrier: int, completed: int) -> None:
+        waiting = self.tcgen05_by_barrier.get(barrier)
+        if not waiting:
+            return
+        still = []
+        for mmas, phase in waiting:
+            if phase < completed:
+                for mma in mmas:
+                    if not mma.done:
+                        mma.done = True
+                        self.unlock(mma.locked)
+                        self.tmem_pending[mma.lanes, mma.cols] -= 1
+            else:
+                still.append((mmas, phase))
+        self.tcgen05_by_barrier[barrier] = still
+
+    def tmem_access(self, lanes: np.ndarray, cols: np.ndarray, what: str) -> None:
+        """``what`` (tcgen05.ld/st) reads or writes tensor memory cells (lanes[i],
+        cols[j]): not while a tcgen05.mma writes them."""
+        if self.tmem_pending is None:
+            return
+        busy = self.tmem_pending[np.ix_(lanes, cols)]
+        if busy.any():
+            lane = int(lanes[np.nonzero(busy)[0][0]])
+            col = int(cols[np.nonzero(busy)[1][0]])
+            raise AsyncHazard(f"{what} accesses tensor memory (lane {lane}, column {col}) "
+                              "that a tcgen05.mma in flight still writes (missing "
+                              "tcgen05.commit and an mbarrier wait)")
 
     def _no_unwaited_write(self, span: np.ndarray, verb: str) -> None:
         ids = self.writer[span]

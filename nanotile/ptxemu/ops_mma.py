@@ -463,7 +463,9 @@ def _tcgen05(c: C):
 
         def commit(w, m):       # the emulated mma already completed: arrive now
             for a in af(w)[m]:
-                _mbar_arrive(w, int(a))
+                phase = _mbar_arrive(w, int(a))
+                if w.cta.hazards is not None:   # its results count from this phase on
+                    w.cta.hazards.tcgen05_commit(w.wid, int(a), phase)
         return commit
     raise c.unsupported()
 
@@ -500,6 +502,10 @@ def _tcgen05_ldst(c: C, is_ld: bool):
         cols = (t & 0xFFFF) + col_in
         if lanes.max() >= 128 or cols.max() + rep > 512:
             raise MemoryFault(f"tensor-memory access out of range at 0x{t:x}")
+        if w.cta.hazards is not None:
+            w.cta.hazards.tmem_access(np.unique(lanes[m]), np.arange(cols.min(),
+                                                                     cols.max() + rep),
+                                      "tcgen05.ld" if is_ld else "tcgen05.st")
         for j in range(rep):
             if is_ld:
                 sets[j](w, m, tm[lanes, cols + j])
@@ -517,6 +523,7 @@ def _tcgen05_mma(c: C):
     if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
         raise c.unsupported("A from tensor memory")
     gd = c.src(Reg(d_op.base), "b32")
+    d_off = d_op.offset                 # [taddr+imm]: columns further along
     ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
     gi = c.src(c.ops[3], "b32")
     rest = c.ops[4:]
@@ -538,17 +545,23 @@ def _tcgen05_mma(c: C):
         fmt = {0: DTYPES["f16"], 1: DTYPES["bf16"]}
         et_a, et_b = fmt[(idesc >> 7) & 7], fmt[(idesc >> 10) & 7]
         sh = w.cta.shared
-        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M), et_a, True)
-        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N), et_b, True)
+        spans: list = []
+        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M), et_a, True,
+                         spans)
+        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N), et_b, True,
+                         spans)
         if (idesc >> 13) & 1:
             A = -A
         if (idesc >> 14) & 1:
             B = -B
         D = A @ B.T
         tm = _tmem(w)
-        t = int(gd(w)[lane])
+        t = int(gd(w)[lane]) + d_off
         l0, c0 = t >> 16, t & 0xFFFF
         if bool(ge(w)[lane]):
             D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)
         tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
+        if w.cta.hazards is not None:   # complete when committed and waited for
+            w.cta.hazards.tcgen05_issue(w.wid, np.concatenate(spans),
+                                        slice(l0, l0 + M), slice(c0, c0 + N))
     return mma

@@ -21,6 +21,7 @@ ptx/, with its input and output language in its docstring):
 - distribute                 tile ops -> per-thread ops (-> simt)
 - lower-mma                  warp_mma -> ldmatrix + mma.sync
 - lower-wgmma (sm90/)        warpgroup_mma -> descriptors + wgmma.mma_async (sm_90 only)
+- lower-tcgen05 (sm100/)     tmem_mma -> TMEM, descriptors + tcgen05.mma (sm_100 only)
 - simplify-picks             register renamings read the registers where they were made
 - widen-narrow-floats        f16/bf16 arithmetic computed in f32, rounded once
 - simt-cse                   identical per-thread ops (owner masks, coordinates) once
@@ -70,6 +71,7 @@ from .ptx.simt_dce import SimtDeadCodeElimination
 from .ptx.vectorize_memory import VectorizeMemory
 from .ptx.widen_narrow_floats import WidenNarrowFloats
 from .sm90.lower_wgmma import LowerWgmma
+from .sm100.lower_tcgen05 import LowerTcgen05
 
 BACKEND_PASSES = (
     CheckTargetSupport,
@@ -84,6 +86,7 @@ BACKEND_PASSES = (
     Distribute,
     LowerMma,
     LowerWgmma,
+    LowerTcgen05,
     SelectTmaLoads,
     SelectTmaStores,
     SimplifyPicks,

@@ -17,6 +17,7 @@ EXAMPLES = ROOT / "examples"  # in the repository: there on a fresh clone too
 GOLDEN = Path(__file__).resolve().parent / "golden"
 BACKEND_GOLDEN = ROOT / "tests" / "targets" / "ptx" / "golden"
 SM90_GOLDEN = ROOT / "tests" / "targets" / "sm90" / "golden"  # sm_90's own passes
+SM100_GOLDEN = ROOT / "tests" / "targets" / "sm100" / "golden"  # sm_100's own passes
 
 
 def have(module: str) -> bool:

@@ -19,6 +19,7 @@ from .support import (
     GOLDEN,
     ROOT,
     SM90_GOLDEN,
+    SM100_GOLDEN,
     filecheck_path,
     needs_interp,
     needs_text,
@@ -26,7 +27,7 @@ from .support import (
 
 # the tile passes' goldens and the back end's (tests mirror the package)
 FILES = sorted(GOLDEN.glob("*.mlir")) + sorted(BACKEND_GOLDEN.glob("*.mlir")) + \
-    sorted(SM90_GOLDEN.glob("*.mlir"))
+    sorted(SM90_GOLDEN.glob("*.mlir")) + sorted(SM100_GOLDEN.glob("*.mlir"))
 # the pipeline: one word, or single-quoted when a pass takes several options (a{x=1 y=2})
 RUN = re.compile(r"^// RUN: (not )?nanotile-passes %s -p ('[^']+'|\S+) (?:--debuginfo )?"
                  r"(2>&1 )?\| filecheck %s$", re.MULTILINE)

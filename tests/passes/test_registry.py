@@ -63,10 +63,12 @@ def test_every_pass_has_a_golden_test():
     backend = Path(__file__).parents[1] / "targets" / "ptx" / "golden"  # the back end's
     ptx_golden = Path(__file__).parents[1] / "targets" / "ptx" / "passes" / "golden"
     sm90 = Path(__file__).parents[1] / "targets" / "sm90" / "golden"  # sm_90's own
+    sm100 = Path(__file__).parents[1] / "targets" / "sm100" / "golden"  # sm_100's own
     for name in PASSES:
         stem = name.replace("-", "_")
         assert (golden / f"{stem}.mlir").exists() or (backend / f"{stem}.mlir").exists() \
-            or (ptx_golden / f"{stem}.ptx").exists() or (sm90 / f"{stem}.mlir").exists(), name
+            or (ptx_golden / f"{stem}.ptx").exists() or (sm90 / f"{stem}.mlir").exists() \
+            or (sm100 / f"{stem}.mlir").exists(), name
 
 
 def test_pipeline_string_with_options():

@@ -166,6 +166,14 @@ def uses_wgmma(case, gpu: str) -> bool:
         row % 32 == 0 and (row in (32, 64) or row % 128 == 0)
 
 
+def uses_tcgen05(case, gpu: str) -> bool:
+    """Whether sm100/tcgen05_plan takes the case's mmaf (else it runs on mma.sync)."""
+    batch, m, n, k, et, acc, warps = case
+    return gpu == "sm_100" and not batch and et in ("f16", "bf16") and acc == "f32" and \
+        warps == 4 and m in (128, 256) and n % 16 == 0 and 16 <= n <= 256 and \
+        (2 * k in (32, 64) or 2 * k % 128 == 0)
+
+
 def _run_case(case, gpu):
     batch, m, n, k, et, acc, warps = case
     text = mma_kernel(batch, m, n, k, et, acc, warps, "mmai" if et == "i8" else "mmaf",
@@ -180,8 +188,9 @@ def _run_case(case, gpu):
 def test_mma_matches_interpreter(case, gpu):
     ptx = _run_case(case, gpu)
     # f8 too on both targets: mma.sync on e4m3/e5m2 came with PTX ISA 8.4 (sm_89 and later)
-    wgmma = uses_wgmma(case, gpu)
-    assert ("wgmma.mma_async" in ptx) == wgmma and ("mma.sync.aligned" in ptx) != wgmma
+    wgmma, tcgen05 = uses_wgmma(case, gpu), uses_tcgen05(case, gpu)
+    assert ("wgmma.mma_async" in ptx) == wgmma and ("tcgen05.mma" in ptx) == tcgen05
+    assert ("mma.sync.aligned" in ptx) != (wgmma or tcgen05)
     assert "fma.rn" not in ptx
 
 
@@ -257,7 +266,8 @@ def test_example_matmul_f16_uses_mma_sync(gpu):
 @pytest.mark.parametrize("gpu", TARGETS)
 def test_matmul_f16_uses_tensor_cores(gpu):
     """cuTile's matmul_f16 (128x32 @ 32x128 + 128x128 f32): wgmma on sm_90 (two 64-row
-    blocks x two K steps of m64n128k16, as tileiras), mma.sync on sm_100, matching the
+    blocks x two K steps of m64n128k16, as tileiras), tcgen05 on sm_100 (two K steps of
+    M = N = 128, the accumulator in tensor memory across the K loop), matching the
     interpreter on a 130x40 @ 40x20 problem (edge tiles padded with zeros)."""
     from .corpus_cases import corpus_case
 
@@ -267,7 +277,8 @@ def test_matmul_f16_uses_tensor_cores(gpu):
         assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 4
         assert "mma.sync" not in ptx
     else:
-        assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 64
+        assert ptx.count("tcgen05.mma.cta_group::1.kind::f16") == 2
+        assert "mma.sync" not in ptx
     if ptxas_path() is not None:
         assemble(ptx, gpu)
     grid, args, _, rtol, atol = corpus_case("matmul_f16", np.random.default_rng(4))
@@ -326,13 +337,14 @@ def test_too_much_shared_memory_is_a_compile_error():
 # cuTile test-suite kernels with large shared buffers, run on make_inputs' arrays. The
 # gathers need more than 48 KB (static arrays cannot hold it): dynamic shared memory on
 # both targets. The matmul's A and B take 48 KB, a static buffer: its 128 x 256 f32
-# accumulator (128 KB) stays in mma fragments (wgmma's on sm_90) through the store.
+# accumulator (128 KB) stays in wgmma's fragments on sm_90 through the store, in tensor
+# memory across the K loop on sm_100.
 OVER_48K = [
     "test_extract__extract_2d__f32x2_f32x2_128_128",                       # 64 KB gather
     "test_insert__insert_2d__f32x2_f32x2_128_128_64_32_1_2",               # 72 KB gather
 ]
 LARGE = OVER_48K + [
-    "samples_MatMul__matmul_kernel@ctassm1002__f16x2_f16x2_f16x2_128_256_64",  # mma.sync
+    "samples_MatMul__matmul_kernel@ctassm1002__f16x2_f16x2_f16x2_128_256_64",  # wgmma/tcgen05
 ]
 
 
@@ -349,12 +361,12 @@ def test_cutile_tests_kernels_with_large_shared_buffers(name):
     nanotile.run(module, kernel, grid, *want)
     for gpu in TARGETS:
         ptx = compile_to_ptx(nanotile.load(str(path)), gpu)
-        # the matmul's 128x256 f16 result leaves by TMA from a 64 KB buffer (and on
-        # sm_90 its operands arrive by TMA): over 48 KB on both targets
+        # the matmul's 128x256 f16 result leaves by TMA from a 64 KB buffer (and its
+        # operands arrive by TMA: both on sm_90, A on sm_100): over 48 KB on both targets
         tma = "MatMul" in name
         assert ("cp.async.bulk.tensor" in ptx) == tma
         assert (dynamic_shared_bytes(ptx, kernel) > 48 * 1024) == (name in OVER_48K or tma)
-        mma = "wgmma.mma_async" if gpu == "sm_90" else "mma.sync"
+        mma = "wgmma.mma_async" if gpu == "sm_90" else "tcgen05.mma"
         assert (mma in ptx) == ("MatMul" in name)
         if ptxas_path() is not None:
             assemble(ptx, gpu)

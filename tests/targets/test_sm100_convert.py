@@ -152,9 +152,9 @@ def test_targets_register_their_rules():
     # sm_90's own rules are wgmma's (the mma plan and its ops); no narrow-float cvt forms
     assert set(SM90.select_overrides) == {"plan_mma", "op"}
     assert SM90.select_rule("decode_narrow_float") is None
-    # every conversion hook: not ``elementwise``, which no target sets (labs/05-lowering
-    # does), nor the wgmma hooks, which are sm_90's
-    assert set(SM100.select_overrides) == set(SELECT_HOOKS) - {"elementwise", "plan_mma", "op"}
+    # every hook but ``elementwise``, which no target sets (labs/05-lowering does): the
+    # conversions and tcgen05's (its mma plan and its ops)
+    assert set(SM100.select_overrides) == set(SELECT_HOOKS) - {"elementwise"}
     assert SM100.select_rule("encode_narrow_float") is sm100_rules.encode_narrow_float
     with pytest.raises(AssertionError):
         SM100.select_rule("no_such_hook")

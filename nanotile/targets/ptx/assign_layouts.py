@@ -30,10 +30,12 @@ decides how it moves). The choice is greedy, in three steps:
 
 The CTA size is the entry's ``num_warps`` hint for the pass's ``gpu`` (default 4 warps).
 
-Option ``mma``: ``sync`` (the default) plans every mmaf/mmai on mma.sync; ``wgmma`` asks
-the target's own plan first (Target.select_overrides["plan_mma"]: sm_90's wgmma, with
-its ``#wgmma`` accumulator and K-major swizzled operands, sm90/wgmma_plan.py) and falls
-back to mma.sync where that plan declines. A target without one refuses the option.
+Option ``mma``: ``sync`` (the default) plans every mmaf/mmai on mma.sync; ``wgmma`` (sm_90)
+and ``tcgen05`` (sm_100) ask the target's own plan first (Target.select_overrides
+["plan_mma"]: sm_90's wgmma, with its ``#wgmma`` accumulator and K-major swizzled
+operands, sm90/wgmma_plan.py; sm_100's tcgen05, with its ``#tmem`` accumulator,
+sm100/tcgen05_plan.py) and fall back to mma.sync where that plan declines. A target
+without that MMA refuses the option.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ from .mma_plan import MmaPlan, plan
 from .shared_memory import element_bytes
 
 TMA_ALIGN = 128  # bytes: where a TMA copy's shared destination may start
+# option mma: the target MMA each names (its plan: the target's ``plan_mma`` hook)
+TARGET_MMA = {"wgmma": "sm_90", "tcgen05": "sm_100"}
 
 # wish priorities: stronger first (lower number)
 MMA, REDUCE, MEMORY = 0, 1, 2
@@ -84,7 +88,8 @@ class AssignLayouts(Pass):
     input = "tile-ptr"
     output = "tile-layout"
     gpu: str = "sm_100"  # sm_90 or sm_100: the CTA size and the mma.sync forms it has
-    mma: str = "sync"    # sync (mma.sync) or wgmma (sm_90: warpgroup MMA where it fits)
+    mma: str = "sync"    # sync (mma.sync), wgmma (sm_90: warpgroup MMA where it fits) or
+                         # tcgen05 (sm_100: tensor-memory MMA where it fits)
 
     def spelling(self) -> str:
         # the target is always named, in dumps too
@@ -96,15 +101,15 @@ class AssignLayouts(Pass):
 
         target = get_target(self.gpu)
         planner = None
-        if self.mma == "wgmma":
+        if self.mma in TARGET_MMA:
             planner = target.select_rule("plan_mma")
-            if planner is None:
-                raise CompileError(Diagnostic("error", f"option mma=wgmma of pass "
+            if planner is None or TARGET_MMA[self.mma] != self.gpu:
+                raise CompileError(Diagnostic("error", f"option mma={self.mma} of pass "
                                                        f"'{self.name}': {self.gpu} has no "
-                                                       "wgmma", "<command line>"))
+                                                       f"{self.mma}", "<command line>"))
         elif self.mma != "sync":
             raise CompileError(Diagnostic("error", f"option 'mma' of pass '{self.name}' "
-                                                   f"must be sync or wgmma, got "
+                                                   f"must be sync, wgmma or tcgen05, got "
                                                    f"'{self.mma}'", "<command line>"))
         for entry in module.entries():
             warps = cta_warps(entry, self.gpu)

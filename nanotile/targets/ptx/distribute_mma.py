@@ -4,7 +4,8 @@ With an mma.sync plan (assign-layouts: the accumulator in the fragment layout, A
 in swizzled shared memory) the op becomes ``warp_mma``, which lower-mma expands into
 fragment loads and ``mma.sync`` instructions; with sm_90's wgmma plan (an accumulator in
 a ``#wgmma`` layout) it becomes ``warpgroup_mma``, which lower-wgmma (targets/sm90)
-expands. Otherwise each thread computes its
+expands; with sm_100's tcgen05 plan (a ``#tmem`` accumulator) it becomes ``tmem_mma``,
+which lower-tcgen05 (targets/sm100) expands. Otherwise each thread computes its
 registers of the result with a loop over K that reads A and B from shared memory (row
 i of A and column j of B for the element (i, j) a register holds): products summed in
 f32 (f64 for an f64 accumulator; i32, with i8 operands widened by their signedness, for
@@ -20,7 +21,7 @@ from __future__ import annotations
 from ...ir import types as T
 from ...ir.core import Block, Operation, Region, Value, make_op
 from ...ir.enums import RoundingMode, Signedness
-from ...ir.layouts import REGS, RegisterArray, SharedLayout, wgmma_params
+from ...ir.layouts import REGS, RegisterArray, SharedLayout, tmem_params, wgmma_params
 from ...ir.rewrite import insert_before
 from .distribute import Distributor, Unsupported, layout_of, registers, simt_type
 from .distribute_gather import Index
@@ -32,6 +33,10 @@ def mma(d: Distributor, op: Operation) -> None:
         raise Unsupported(f"'{op.name}' reads A and B from shared memory (assign-layouts)")
     if wgmma_params(layout_of(acc)) is not None:
         d.replace(op, d.emit(op, "warpgroup_mma", [acc], simt_type(op.results[0].type),
+                             lhs=a.type, rhs=b.type, of=op.results[0].type))
+        return
+    if tmem_params(layout_of(acc)) is not None:
+        d.replace(op, d.emit(op, "tmem_mma", [acc], simt_type(op.results[0].type),
                              lhs=a.type, rhs=b.type, of=op.results[0].type))
         return
     p = _plan_of(op)

@@ -100,7 +100,8 @@ def run_ptx_module(module: Module, kernel: str, grid, args: list, printed) -> No
 def run_simt_module(module: Module, kernel: str, grid, args: list, printed) -> None:
     """Run a simt module: lower a copy the rest of the way (the default pipeline's steps
     after distribute, down to select-instructions) and emulate its PTX: sm_90's steps
-    when it holds sm_90a's own ops (wgmma), else sm_100's."""
+    when it holds sm_90a's own ops (wgmma) and none of sm_100a's (tcgen05), else
+    sm_100's."""
     import copy
 
     from ...ir.rewrite import all_ops
@@ -108,8 +109,9 @@ def run_simt_module(module: Module, kernel: str, grid, args: list, printed) -> N
     from ...passes.pipelines import lower
     from ...passes.registry import parse_pipeline
 
-    sm90 = any(op.name in SM90_OPS for op in all_ops(module))
-    steps = lower("sm_90", mma="wgmma") if sm90 else lower("sm_100")
+    names = {op.name for op in all_ops(module)}
+    sm90 = not names & SM100_OPS and bool(names & SM90_OPS)
+    steps = lower("sm_90", mma="wgmma") if sm90 else lower("sm_100", mma="tcgen05")
     lowered = copy.deepcopy(module)
     for step in parse_pipeline(",".join(steps[steps.index("distribute") + 1:])):
         step.apply(lowered, PassContext())
@@ -119,6 +121,12 @@ def run_simt_module(module: Module, kernel: str, grid, args: list, printed) -> N
 # simt ops only sm_90a selects (lower-wgmma's, targets/sm90)
 SM90_OPS = frozenset({"warpgroup_mma", "wgmma_descriptor", "wgmma_mma_async", "wgmma_fence",
                       "wgmma_commit", "wgmma_wait", "fence_proxy_async"})
+
+# simt ops only sm_100a selects (lower-tcgen05's, targets/sm100; fence_proxy_async, which
+# both write, is sm_100's where any of these is present)
+SM100_OPS = frozenset({"tmem_mma", "tmem_alloc", "tmem_dealloc", "tmem_store", "tmem_load",
+                       "tcgen05_descriptor", "tcgen05_mma", "tcgen05_commit_wait",
+                       "tcgen05_barrier"})
 
 # --------------------------------------------------------------------------------------
 # The languages
@@ -175,6 +183,15 @@ SIMT = TILE_LAYOUT.extend(
                "wgmma_commit": "wgmma.commit_group",
                "wgmma_wait": "wgmma.wait_group",
                "fence_proxy_async": "shared writes visible to the async proxy",
+               "tmem_mma": "matrix multiply-accumulate on tcgen05 (sm_100a: lower-tcgen05)",
+               "tmem_alloc": "the CTA's tensor memory (tcgen05.alloc)",
+               "tmem_dealloc": "tensor memory freed (tcgen05.dealloc)",
+               "tmem_store": "a thread's row of an accumulator to tensor memory",
+               "tmem_load": "a thread's row of an accumulator from tensor memory",
+               "tcgen05_descriptor": "a tcgen05 shared-memory matrix descriptor",
+               "tcgen05_mma": "one tcgen05.mma, issued by thread 0",
+               "tcgen05_commit_wait": "tcgen05.commit to an mbarrier, every thread waits",
+               "tcgen05_barrier": "tcgen05 fences around a CTA barrier",
                "tma_copy": "TMA copies into a shared buffer, then an mbarrier wait",
                "tma_store_copy": "TMA copies out of a shared buffer, waited for",
                "vprintf": "print from thread 0"},
@@ -217,16 +234,31 @@ PTX_SM90 = SIMT.extend(
                **WGMMA_INSTRUCTIONS, **TMA_INSTRUCTIONS},
     ptx=True, open_to_extensions=True, runner=run_ptx_module)
 
+# Blackwell's tensor-memory MMA (PTX ISA 8.6+, sm_100a).
+TCGEN05_INSTRUCTIONS = {
+    "tcgen05.alloc": "allocate tensor-memory columns (address to shared memory)",
+    "tcgen05.relinquish_alloc_permit": "no more allocations from this CTA",
+    "tcgen05.dealloc": "free tensor-memory columns",
+    "tcgen05.mma": "MMA from shared-memory descriptors into tensor memory (one thread)",
+    "tcgen05.commit": "an mbarrier arrives when the MMAs issued before are done",
+    "tcgen05.st": "registers to tensor memory (32x32b: a warp's 32 lanes)",
+    "tcgen05.ld": "tensor memory to registers",
+    "tcgen05.wait": "wait::ld / wait::st: this thread's tcgen05.ld/st done",
+    "tcgen05.fence": "order tcgen05 operations around a thread barrier",
+    "fence.proxy.async": "shared-memory writes visible to the async proxy"}
+
 PTX_SM100 = PTX_SM90.extend(
     "ptx-sm100", "Blackwell: as ptx-sm90 for .target sm_100a (PTX 8.6) without wgmma (the\n"
-                 "tensor cores through mma.sync, TMA for vectors and epilogues only; tcgen05\n"
-                 "is not used yet), plus the cvt forms of the element types only Blackwell\n"
-                 "has (f4E2M1FN, f8E8M0FNU). The ptx-sm90 passes run here too (they copy\n"
-                 "the instructions they do not know).",
+                 "tensor cores through tcgen05.mma for f16/bf16 matmuls of 128 or 256 rows\n"
+                 "on 4 warps, the accumulator in tensor memory: lower-tcgen05; mma.sync for\n"
+                 "the others; TMA for their A operands, vectors and epilogues), plus the cvt\n"
+                 "forms of the element types only Blackwell has (f4E2M1FN, f8E8M0FNU). The\n"
+                 "ptx-sm90 passes run here too (they copy the instructions they do not know).",
     remove_invariants={"ptx-target"},
     add_invariants=[("ptx-target", _ptx_target_is("sm_100"))],
     remove_extra_ops=set(WGMMA_INSTRUCTIONS),
-    extra_ops={"cvt.rn.f16x2.e2m1x2": "two f4E2M1FN -> two f16",
+    extra_ops={**TCGEN05_INSTRUCTIONS,
+               "cvt.rn.f16x2.e2m1x2": "two f4E2M1FN -> two f16",
                "cvt.rn.satfinite.e2m1x2.f32": "two f32 -> two f4E2M1FN",
                "cvt.rn.bf16x2.ue8m0x2": "two f8E8M0FNU -> two bf16",
                "cvt.rz.satfinite.ue8m0x2.f32": "two f32 -> two f8E8M0FNU (also .rp)"})

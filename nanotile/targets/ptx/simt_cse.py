@@ -6,9 +6,10 @@ gather and iota its own ``coordinates``, every broadcast of a scalar its own ``s
 every conversion its own ``pick``. Two pure ops with the same name, attributes, result
 types and operands are merged, the later into the earlier where the earlier dominates it:
 the rule of the tile-level ``cse`` (passes/cse.py), applied to simt. Only what it merges
-differs: ``warp_mma`` (and ``warpgroup_mma``) reads its operands from shared memory, so two with equal operands
-may still differ, and is never merged. select-instructions then emits each value once,
-and the PTX passes start from a smaller program.
+differs: ``warp_mma`` (and ``warpgroup_mma``, ``tmem_mma``) reads its operands from
+shared memory, so two with equal operands may still differ, and is never merged.
+select-instructions then emits each value once, and the PTX passes start from a smaller
+program.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ...ir.core import Operation
 from ...passes.cse import CommonSubexpressionElimination, cse_key
 
 # Marked pure (no side effect: free to remove when unused), but reading shared memory.
-READS_SHARED_MEMORY = {"warp_mma", "warpgroup_mma"}
+READS_SHARED_MEMORY = {"warp_mma", "warpgroup_mma", "tmem_mma"}
 
 
 @dataclass(frozen=True)

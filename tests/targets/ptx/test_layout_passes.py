@@ -71,7 +71,7 @@ def test_corpus_kernel_laid_out(path):
 
 
 # the accumulator's layout: sm_90 runs cuTile's matmul_f16 on wgmma, sm_100 on mma.sync
-ACCUMULATOR = {"sm_90": "#wgmma<acc, m64n128k16", "sm_100": "#mma<acc, m16n8"}
+ACCUMULATOR = {"sm_90": "#wgmma<acc, m64n128k16", "sm_100": "#tmem<acc, m128n128"}
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")
@@ -151,8 +151,9 @@ def _matmul_kernel(size: int, half: int, element: str) -> str:
 def test_a_256x256_accumulator_fits_the_cta(element):
     """256 x 256 f32 is 256 KB, more shared memory than a CTA has: the accumulator stays
     in registers through the K loop and the store (tensor-core fragments for f16 and, from
-    PTX 8.4, f8: wgmma's on sm_90, mma.sync's on sm_100; the FMA loop's blocked
-    layout for f32), so the kernel compiles."""
+    PTX 8.4, f8: wgmma's on sm_90, mma.sync's for f8 on sm_100; the FMA loop's blocked
+    layout for f32) or, for f16 on sm_100, in tensor memory (tcgen05: all 512 columns),
+    so the kernel compiles."""
     from nanotile.targets.compile import compile_to_ptx
 
     k = 32 if element == "f32" else 128
@@ -164,9 +165,11 @@ def test_a_256x256_accumulator_fits_the_cta(element):
         bytes_per_element = {"f16": 2, "f8E4M3FN": 1, "f32": 4}[element]
         operands = 2 * 256 * k * bytes_per_element  # wgmma's swizzle atoms may pad them
         assert operands <= int(size) < operands + 256 * 256 * 4
-        tensor_cores = "mma.sync.aligned" in ptx or "wgmma.mma_async" in ptx
+        tensor_cores = "mma.sync.aligned" in ptx or "wgmma.mma_async" in ptx or \
+            "tcgen05.mma" in ptx
         assert tensor_cores == (element != "f32")
         assert ("wgmma.mma_async" in ptx) == (gpu == "sm_90" and element != "f32")
+        assert ("tcgen05.mma" in ptx) == (gpu == "sm_100" and element == "f16")
 
 
 @pytest.mark.skipif(not FILES, reason="../shared/corpus/cutile not found")

@@ -117,5 +117,5 @@ def test_mma_wgmma_is_refused_without_wgmma():
     with pytest.raises(CompileError, match="sm_100 has no wgmma"):
         for step in steps:
             step.apply(module, PassContext())
-    with pytest.raises(CompileError, match="must be sync or wgmma"):
-        parse_pipeline("assign-layouts{gpu=sm_90 mma=tcgen05}")[0].apply(module, PassContext())
+    with pytest.raises(CompileError, match="must be sync, wgmma or tcgen05"):
+        parse_pipeline("assign-layouts{gpu=sm_90 mma=bogus}")[0].apply(module, PassContext())

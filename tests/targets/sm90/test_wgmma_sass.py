@@ -1,8 +1,8 @@
 """wgmma through ptxas: cuTile's matmul_f16 for sm_90 assembles (sm_90a) to HGMMA, with
-no mma.sync (HMMA) left and no wgmma serialised by ptxas; for sm_100 it stays on
-mma.sync; tf32 and f8 matmuls assemble to HGMMA ... TF32 and QGMMA. The SASS
-is read with cuobjdump (the nvidia-cuda-cuobjdump wheel of the
-toolkit's version; skipped without it)."""
+no mma.sync (HMMA) left and no wgmma serialised by ptxas; for sm_100 it runs on tcgen05
+(UTCHMMA: tests/targets/sm100/test_tcgen05_sass.py); tf32 and f8 matmuls assemble to
+HGMMA ... TF32 and QGMMA. The SASS is read with cuobjdump (the nvidia-cuda-cuobjdump
+wheel of the toolkit's version; skipped without it)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_matmul_f16_sass(gpu):
         assert ops.count("HGMMA") == 4 and "HMMA" not in ops
         assert "serializ" not in messages.lower(), messages
     else:
-        assert "HGMMA" not in ops and ops.count("HMMA") == 64
+        assert "HGMMA" not in ops and "HMMA" not in ops and ops.count("UTCHMMA") == 2
 
 
 @pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None,
@@ -59,7 +59,8 @@ def test_matmul_f16_tma_sass(gpu):
     """matmul_f16_tma's operands arrive by TMA on sm_90 (UTMALDG: A's one box and B's
     two per K step, as tileiras' boxes, into wgmma's layouts: HGMMA, no HMMA, nothing
     serialised) and its result leaves by TMA (UTMASTG: two 128x64 boxes) on both
-    targets; sm_100 keeps ordinary loads and mma.sync for its operands for now."""
+    targets; on sm_100 A arrives by TMA (its K-major layout is the boxes'), B by ordinary
+    loads (stored K-major for tcgen05), multiplied on tcgen05 (UTCHMMA)."""
     path = str(shared_file(CORPUS / "matmul_f16_tma.tileirbc"))
     cubin, messages = assemble(compile_to_ptx(load_file(path), gpu), gpu, verbose=True)
     ops = sass_opcodes(cubin)
@@ -68,8 +69,8 @@ def test_matmul_f16_tma_sass(gpu):
         assert ops.count("UTMASTG") == 2 and "STG" not in ops
         assert "serializ" not in messages.lower(), messages
     else:
-        # mma.sync reads ldmatrix layouts, not TMA boxes; the epilogue leaves by TMA
-        assert "UTMALDG" not in ops and ops.count("UTMASTG") == 2 and "HMMA" in ops
+        assert ops.count("UTMALDG") == 1 and ops.count("UTMASTG") == 2
+        assert ops.count("UTCHMMA") == 2 and "HMMA" not in ops
 
 
 @pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None,

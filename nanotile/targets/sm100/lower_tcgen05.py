@@ -1,0 +1,237 @@
+"""lower-tcgen05: an MMA on sm_100a's tensor cores becomes a tensor-memory allocation,
+descriptors, tcgen05.mma, a commit to an mbarrier and the loads and stores of tensor
+memory around them.  simt -> simt.
+
+``tmem_mma`` (distribute, for an accumulator in a ``#tmem<acc, mMnN>`` layout) holds one
+thread's accumulator registers (row 32 w + t of each 128-row block b of the M x N tile in
+thread t of warp w, column j in register b N + j: what tcgen05.ld.32x32b gives from TMEM
+column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
+``wgmma_operand`` layouts (tcgen05_plan.py). The pass writes:
+
+- at the entry, ``tmem_alloc``: the CTA's tensor memory (TMEM), a power of two of at
+  least 32 columns, M / 128 x N for each accumulator kept in TMEM across a loop (below)
+  and the most for the others, which take turns; before each ``return``,
+  ``tmem_dealloc``;
+- per op: the accumulator's registers written to its TMEM columns (``tmem_store``,
+  tcgen05.st.32x32b: each warp its 32 lanes, which are its rows); ``fence_proxy_async``
+  (A and B were written by ordinary stores, the generic proxy, and the MMA reads them
+  through the async proxy: PTX ISA, "Proxies"), unless both came by TMA (the async proxy
+  already, published by the copies' mbarrier); ``tcgen05_barrier`` (tcgen05.fence::
+  before_thread_sync, a CTA barrier, tcgen05.fence::after_thread_sync: every warp's
+  tcgen05.st and operand stores happen before thread 0's MMA, PTX ISA "Memory consistency
+  model for 5th generation of TensorCore operations"); per K step s of 16 and 128-row
+  block b a descriptor of A at (128 b, 16 s) and of B at (16 s, 0) and a
+  ``tcgen05_mma`` into the block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
+  every thread waits for it: the results are in TMEM and the operands' buffers free for
+  the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers.
+- A ``for`` whose iteration value is the op's accumulator (its only use) and whose next
+  value is the op's result (its only use) keeps the accumulator in TMEM: the initial
+  value is stored before the loop, the result loaded after it, and the loop carries
+  nothing for it (the K loop's MMAs accumulate in place, as tileiras' do).
+
+A descriptor's start is its matrix's first element (a K step inside a swizzle atom is a
+plain 32-byte offset: the hardware swizzles the addresses it derives, as for wgmma), its
+leading and stride byte offsets those of lower-wgmma's ``Operand`` (the same canonical
+layouts); select_tcgen05.py encodes them in sm_100's format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...diagnostics import CompileError, Diagnostic
+from ...ir import types as T
+from ...ir.core import Block, Module, Operation, Value, make_op
+from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M, tmem_params
+from ...ir.rewrite import erase, insert_before, replace_uses
+from ...passes.base import Pass, PassContext
+from ..sm90.lower_wgmma import Operand
+from .tcgen05_plan import K_STEP, instruction_descriptor
+
+MIN_COLUMNS = 32  # tcgen05.alloc: a power of two of at least 32 columns
+FIRST_INIT = 3    # a for's operands: lower bound, upper bound, step, initial values
+
+
+@dataclass(frozen=True)
+class LowerTcgen05(Pass):
+    """tmem_mma -> TMEM allocation, descriptors, tcgen05.mma, commit and TMEM loads."""
+
+    name = "lower-tcgen05"
+    input = "simt"
+    output = "simt"
+
+    def apply(self, module: Module, ctx: PassContext) -> bool:
+        changed = False
+        for entry in module.entries():
+            sites = [op for op in entry.walk() if op.name == "tmem_mma"]
+            if sites:
+                lower_entry(module, entry, sites)
+                changed = True
+        return changed
+
+
+def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> None:
+    body = entry.regions[0].block
+    copied = [o.attributes["buffer"] for o in entry.walk() if o.name == "tma_copy"]
+    kept = {op: _kept_loop(op) for op in sites}
+    # columns: one range per accumulator kept across a loop, one shared by the others
+    column, columns = {}, 0
+    for op in sites:
+        if kept[op] is not None:
+            column[op] = columns
+            columns += _n(op)
+    shared = max((_n(op) for op in sites if kept[op] is None), default=0)
+    for op in sites:
+        if kept[op] is None:
+            column[op] = columns
+    columns = allocation(columns + shared)
+    if columns > TMEM_COLUMNS:
+        raise CompileError(Diagnostic("error", f"lower-tcgen05: the accumulators need "
+                                               f"{columns} columns of tensor memory; a CTA "
+                                               f"has {TMEM_COLUMNS}", "<lower-tcgen05>"))
+    alloc = make_op("tmem_alloc", [], [T.TileType((), T.I32, REGS)], {"columns": columns})
+    alloc.source, alloc.location = sites[0].source, sites[0].location
+    base = alloc.results[0]
+    body.ops.insert(0, alloc)
+    alloc.parent = body
+    returns = [o for o in entry.walk() if o.name == "return"]
+    for ret in returns:
+        _emit(ret, "tcgen05_barrier", [], None)
+        _emit(ret, "tmem_dealloc", [base], None, columns=columns)
+    mapping: dict[Value, Value] = {}
+    for op in sites:
+        loop = kept[op]
+        both_copied = op.attributes["lhs"] in copied and op.attributes["rhs"] in copied
+        if loop is None:
+            _emit(op, "tmem_store", [base, op.operands[0]], None, column=column[op])
+            issue(op, base, column[op], both_copied)
+            mapping[op.results[0]] = _emit(op, "tmem_load", [base], op.results[0].type,
+                                           column=column[op])
+            erase(op)
+        else:
+            keep_in_tmem(module, op, loop, base, column[op], both_copied)
+    replace_uses(module, mapping)
+
+
+def allocation(columns: int) -> int:
+    """tcgen05.alloc's column count for ``columns``: a power of two, at least 32."""
+    n = MIN_COLUMNS
+    while n < columns:
+        n *= 2
+    return n
+
+
+def _n(op: Operation) -> int:
+    """The TMEM columns of ``op``'s accumulator: N per 128-row block."""
+    params = tmem_params(op.attributes["of"].layout)
+    assert params is not None, op.attributes["of"]
+    m, n = params
+    return m // TMEM_M * n
+
+
+def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
+    """Before ``op``: the operands published to the async proxy, the MMA per K step from
+    thread 0, the commit and every thread's wait for it."""
+    lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
+    if not both_copied:
+        _emit(op, "fence_proxy_async", [], None)
+    _emit(op, "tcgen05_barrier", [], None)
+    a_of = Operand(lhs, "a", (0, 0), (1, 1))
+    b_of = Operand(rhs, "b", (0, 0), (1, 1))
+    assert not b_of.mn_major, rhs  # K-major B (tcgen05_plan)
+    n = rhs.shape[1]
+    idesc = instruction_descriptor(lhs.element.name, TMEM_M, n)
+    for block in range(lhs.shape[0] // TMEM_M):  # all K steps of a block, then the next
+        for s in range(lhs.shape[1] // K_STEP):
+            a = _descriptor(op, a_of, (TMEM_M * block, K_STEP * s))
+            b = _descriptor(op, b_of, (K_STEP * s, 0))
+            _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
+                  column=column + block * n)
+    _emit(op, "tcgen05_commit_wait", [], None)
+
+
+def _descriptor(anchor: Operation, of: Operand, first: tuple[int, int]) -> Value:
+    return _emit(anchor, "tcgen05_descriptor", [], T.TileType((), T.I64, REGS),
+                 buffer=of.buffer, offset=of.at(first), leading=of.leading,
+                 stride=of.stride, swizzle=of.width)
+
+
+# ---------------------------------------------------------------- the K loop
+
+def _kept_loop(op: Operation) -> Operation | None:
+    """The ``for`` that can keep ``op``'s accumulator in TMEM (module docstring), or None."""
+    block = op.parent
+    loop = block.parent.parent if block is not None and block.parent is not None else None
+    if loop is None or loop.name != "for":
+        return None
+    acc, result = op.operands[0], op.results[0]
+    if acc.owner is not block or acc not in block.arguments[1:]:
+        return None
+    i = block.arguments.index(acc) - 1
+    terminator = block.terminator
+    if terminator is None or terminator.name != "continue" or \
+            _continues(loop) != [terminator]:
+        return None
+    uses_acc = [o for o in loop.walk() if acc in o.operands]
+    uses_result = [o for o in loop.walk() if result in o.operands]
+    if uses_acc != [op] or op.operands.count(acc) != 1 or uses_result != [terminator] or \
+            terminator.operands.count(result) != 1 or terminator.operands[i] is not result:
+        return None
+    return loop
+
+
+def _continues(loop: Operation) -> list[Operation]:
+    """The continue ops of ``loop``'s own body (not of loops nested in it)."""
+    found = []
+
+    def visit(op: Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    if inner.name == "continue":
+                        found.append(inner)
+                    if inner.name not in ("for", "loop"):
+                        visit(inner)
+    visit(loop)
+    return found
+
+
+def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, column: int,
+                 both_copied: bool) -> None:
+    """The accumulator stays in TMEM across ``loop``: stored before it, loaded after it,
+    no longer carried."""
+    body: Block = op.parent
+    acc = op.operands[0]
+    i = body.arguments.index(acc) - 1
+    result_t = op.results[0].type
+    _emit(loop, "tmem_store", [base, loop.operands[FIRST_INIT + i]], None, column=column)
+    issue(op, base, column, both_copied)
+    erase(op)
+    after = make_op("tmem_load", [base], [result_t], {"column": column})
+    after.source, after.location = loop.source, loop.location
+    outer = loop.parent
+    outer.ops.insert(outer.ops.index(loop) + 1, after)
+    after.parent = outer
+    replace_uses(module, {loop.results[i]: after.results[0]})
+    # drop iteration value i: its initial value, block argument, next value and result
+    terminator = body.terminator
+    del terminator.operands[i]
+    if terminator.operand_segments is not None:
+        terminator.operand_segments = [len(terminator.operands)]
+    del loop.operands[FIRST_INIT + i]
+    if loop.operand_segments is not None:
+        loop.operand_segments = loop.operand_segments[:-1] + \
+            [loop.operand_segments[-1] - 1]
+    del body.arguments[i + 1]
+    for k, a in enumerate(body.arguments):
+        a.index = k
+    del loop.results[i]
+    for k, r in enumerate(loop.results):
+        r.index = k
+
+
+def _emit(anchor: Operation, name: str, operands: list[Value], t: T.Type | None, **attrs):
+    new = make_op(name, operands, [t] if t is not None else [], attrs)
+    new.source, new.location = anchor.source, anchor.location
+    insert_before(anchor, new)
+    return new.results[0] if t is not None else new

@@ -1,0 +1,67 @@
+// RUN: nanotile-passes %s -p 'lower-views,resolve-tokens,assign-layouts{gpu=sm_100 mma=tcgen05},lower-convert-layout,allocate-shared,insert-barriers,distribute,lower-tcgen05' | filecheck %s
+// lower-tcgen05 expands tmem_mma (a 128x64 f32 accumulator in the #tmem layout: thread t
+// of warp w holds row 32 w + t, 64 registers) into the tcgen05 sequence. The kernel: a K
+// loop (two steps) of 128x32 by 32x64 f16 matmuls, taken down to simt first. The entry
+// allocates 64 columns of tensor memory (a power of two of at least 32) and frees them
+// before it returns, after a barrier; the accumulator stays in tensor memory across the loop:
+// stored (the zeros) before it, loaded after it, and the loop carries nothing. In the
+// loop: fence_proxy_async (A and B were written by ordinary stores, the MMA reads them
+// through the async proxy), tcgen05_barrier (every warp's stores before thread 0's MMA),
+// per K step of 16 a descriptor of A and of B (32 bytes further along the 64-byte rows;
+// 512 bytes from one 8-row group to the next) and a tcgen05_mma with the instruction
+// descriptor 0x08100010 (f32 D, f16 A and B, both K-major, N = 64, M = 128), then the
+// commit and every thread's wait.
+
+// CHECK-LABEL: entry @mma(
+// CHECK-NEXT: %[[T:.+]] = tmem_alloc 64 : tile<i32, #regs>
+// CHECK-NOT: tmem_mma
+// CHECK: tmem_store %zero to %[[T]] column 0 : tile<64xf32, #regs>, tile<i32, #regs>
+// CHECK-NEXT: for %k in (%lo to %n, step %one) : tile<i32, #regs> {
+// CHECK: shared_store %bb
+// CHECK-NEXT: barrier
+// CHECK-NEXT: fence_proxy_async
+// CHECK-NEXT: tcgen05_barrier
+// CHECK-NEXT: %[[A0:.+]] = tcgen05_descriptor of tile<128x32xf16, #shared<offset=0, swizzle=[8, 2, 4], align=512>> at 0 leading 16 stride 512 swizzle 64
+// CHECK-NEXT: %[[B0:.+]] = tcgen05_descriptor of tile<32x64xf16, #shared<offset=8192, swizzle=[8, 2, 4], order=[0, 1], align=512>> at 0 leading 16 stride 512 swizzle 64
+// CHECK-NEXT: tcgen05_mma %[[T]], %[[A0]], %[[B0]] idesc 135266320 column 0
+// CHECK-NEXT: %[[A1:.+]] = tcgen05_descriptor of {{.+}} at 32 leading 16 stride 512
+// CHECK-NEXT: %[[B1:.+]] = tcgen05_descriptor of {{.+}} at 32 leading 16 stride 512
+// CHECK-NEXT: tcgen05_mma %[[T]], %[[A1]], %[[B1]] idesc 135266320 column 0
+// CHECK-NEXT: tcgen05_commit_wait
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[D:.+]] = tmem_load %[[T]] column 0 : tile<i32, #regs> -> tile<64xf32, #regs>
+// CHECK: store_ptr_tko weak %p2, %[[D]]
+// CHECK-NEXT: tcgen05_barrier
+// CHECK-NEXT: tmem_dealloc %[[T]] 64
+// CHECK-NEXT: return
+// CHECK-NOT: tmem_mma
+cuda_tile.module @tests {
+  entry @mma(%pa: tile<ptr<f16>>, %pc: tile<ptr<f32>>) {
+    %i = iota : tile<4096xi32>
+    %r = reshape %i : tile<4096xi32> -> tile<128x32xi32>
+    %b0 = reshape %pa : tile<ptr<f16>> -> tile<1x1xptr<f16>>
+    %b = broadcast %b0 : tile<1x1xptr<f16>> -> tile<128x32xptr<f16>>
+    %pa2 = offset %b, %r : tile<128x32xptr<f16>>, tile<128x32xi32> -> tile<128x32xptr<f16>>
+    %i2 = iota : tile<2048xi32>
+    %r2 = reshape %i2 : tile<2048xi32> -> tile<32x64xi32>
+    %c0 = broadcast %b0 : tile<1x1xptr<f16>> -> tile<32x64xptr<f16>>
+    %pb = offset %c0, %r2 : tile<32x64xptr<f16>>, tile<32x64xi32> -> tile<32x64xptr<f16>>
+    %zero = constant <f32: 0.0> : tile<128x64xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %n = constant <i32: 2> : tile<i32>
+    %d = for %k in (%lo to %n, step %one) : tile<i32> iter_values(%acc = %zero) -> (tile<128x64xf32>) {
+      %a, %t1 = load_ptr_tko weak %pa2 : tile<128x32xptr<f16>> -> tile<128x32xf16>, token
+      %bb, %t2 = load_ptr_tko weak %pb : tile<32x64xptr<f16>> -> tile<32x64xf16>, token
+      %e = mmaf %a, %bb, %acc : tile<128x32xf16>, tile<32x64xf16>, tile<128x64xf32>
+      continue %e : tile<128x64xf32>
+    }
+    %i3 = iota : tile<8192xi32>
+    %r3 = reshape %i3 : tile<8192xi32> -> tile<128x64xi32>
+    %p0 = reshape %pc : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %p1 = broadcast %p0 : tile<1x1xptr<f32>> -> tile<128x64xptr<f32>>
+    %p2 = offset %p1, %r3 : tile<128x64xptr<f32>>, tile<128x64xi32> -> tile<128x64xptr<f32>>
+    %w = store_ptr_tko weak %p2, %d : tile<128x64xptr<f32>>, tile<128x64xf32> -> token
+    return
+  }
+}

@@ -1,0 +1,235 @@
+"""sm_100's tensor-memory MMA (tcgen05): the plan (sm100/tcgen05_plan.py), the option of
+assign-layouts that asks it (mma=tcgen05; the ``#tmem`` layout itself:
+tests/ir/test_tmem_layouts.py), and small kernels written as Tile IR text compiled for
+sm_100 and run in the PTX emulator against the interpreter (lower-tcgen05 +
+select_tcgen05)."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import numpy as np
+import pytest
+
+from nanotile.diagnostics import CompileError
+from nanotile.interp import run
+from nanotile.ir.parser import parse_text
+from nanotile.ir.printer import print_module
+from nanotile.passes.base import PassContext
+from nanotile.passes.registry import parse_pipeline
+from nanotile.ptxemu import run_ptx
+from nanotile.targets.compile import assemble, compile_to_ptx, ptxas_path
+from nanotile.targets.sm100.tcgen05_plan import instruction_descriptor, plan
+
+from ..test_mma import _check, _inputs, mma_kernel
+
+
+def _mmaf(m, n, k, et="f16", acc="f32", batch=0):
+    module = parse_text(mma_kernel(batch, m, n, k, et, acc), "<k>")
+    return next(op for op in module.items[0].walk() if op.name in ("mmaf", "mmai"))
+
+
+# ---------------------------------------------------------------- the plan
+
+@pytest.mark.parametrize("m,n,k,et", [
+    (128, 16, 16, "f16"),     # the smallest N
+    (128, 128, 32, "f16"),    # cuTile's matmul_f16
+    (128, 256, 64, "bf16"),   # the largest N, 128-byte rows
+    (128, 64, 128, "f16"),    # 256-byte rows: two swizzle atoms side by side
+    (256, 256, 64, "f16"),    # two 128-row blocks: 512 TMEM columns
+])
+def test_plan_fits(m, n, k, et):
+    p = plan(_mmaf(m, n, k, et), 4)
+    assert p is not None and p.n == n and p.m == m and p.element == et
+    assert p.instruction == "tcgen05.mma.cta_group::1.kind::f16"
+    assert str(p.accumulator((m, n))) == f"#tmem<acc, m{m}n{n}>"
+
+
+@pytest.mark.parametrize("m,n,k,warps,et,acc,batch", [
+    (64, 64, 16, 4, "f16", "f32", 0),      # 64 rows (M = 64 lays D out otherwise)
+    (512, 64, 16, 4, "f16", "f32", 0),     # 512 rows
+    (128, 64, 16, 8, "f16", "f32", 0),     # 8 warps
+    (128, 8, 16, 4, "f16", "f32", 0),      # N = 8 (M = 128 needs N % 16 == 0)
+    (128, 512, 16, 4, "f16", "f32", 0),    # N > 256
+    (128, 64, 8, 4, "f16", "f32", 0),      # 16-byte rows: no swizzle atom, no K step
+    (128, 64, 16, 4, "f16", "f16", 0),     # f16 accumulator
+    (128, 64, 16, 4, "tf32", "f32", 0),    # kind::tf32: not planned yet
+    (128, 64, 32, 4, "i8", "i32", 0),      # mmai
+    (128, 64, 32, 4, "f8E4M3FN", "f32", 0),
+    (128, 64, 16, 4, "f16", "f32", 2),     # batched
+])
+def test_plan_declines(m, n, k, warps, et, acc, batch):
+    assert plan(_mmaf(m, n, k, et, acc, batch), warps) is None
+
+
+def test_instruction_descriptor():
+    # tileiras' sm_100 matmul_f16 (M = N = 128, f16, K-major): mov.b32 %r, 136314896
+    assert instruction_descriptor("f16", 128, 128) == 136314896 == 0x08200010
+    d = instruction_descriptor("bf16", 128, 48)
+    assert (d >> 4) & 3 == 1 and (d >> 7) & 7 == 1 and (d >> 10) & 7 == 1
+    assert ((d >> 17) & 0x3F) << 3 == 48 and ((d >> 24) & 0x1F) << 4 == 128
+    assert not (d >> 15) & 3  # both K-major
+
+
+def test_mma_tcgen05_is_refused_on_sm90():
+    module = parse_text(mma_kernel(0, 128, 64, 16, "f16", "f32"), "<k>")
+    steps = parse_pipeline("lower-views,resolve-tokens,assign-layouts{gpu=sm_90 mma=tcgen05}")
+    with pytest.raises(CompileError, match="sm_90 has no tcgen05"):
+        for step in steps:
+            step.apply(module, PassContext())
+
+
+def test_assign_layouts_puts_the_accumulator_in_tmem():
+    module = parse_text(mma_kernel(0, 128, 64, 32, "f16", "f32"), "<k>")
+    for step in parse_pipeline("lower-views,resolve-tokens,"
+                               "assign-layouts{gpu=sm_100 mma=tcgen05}"):
+        step.apply(module, PassContext())
+    printed = print_module(module)
+    assert re.search(r"mmaf .*tile<128x64xf32, #tmem<acc, m128n64>>", printed), printed
+
+
+# ---------------------------------------------------------------- emulator vs interpreter
+
+# (M, N, K, operand type): one mmaf of a loaded accumulator (not in a loop: stored to
+# tensor memory, multiplied, loaded back)
+CASES = [
+    (128, 16, 16, "f16"),
+    (128, 64, 32, "bf16"),
+    (128, 128, 64, "f16"),     # 128-byte rows, 4 K steps
+    (128, 32, 128, "bf16"),    # two swizzle atoms per row
+    (128, 256, 16, "f16"),     # N = 256: two tcgen05.ld/st of 128 registers
+    (256, 32, 32, "bf16"),     # two 128-row blocks, the second in columns 32..63
+]
+
+
+@pytest.mark.parametrize("m,n,k,et", CASES)
+def test_tcgen05_matches_interpreter(m, n, k, et):
+    text = mma_kernel(0, m, n, k, et, "f32")
+    arrays = _inputs(0, m, n, k, et, "f32", np.random.default_rng(m * n + k))
+    ptx = _check(text, arrays, "sm_100", 2 ** -20)
+    assert "mma.sync" not in ptx and "fma.rn" not in ptx
+    assert ptx.count("tcgen05.mma.cta_group::1.kind::f16") == m // 128 * k // 16
+    assert ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 64, 64), (128, 32, 128), (128, 128, 16),
+                                   (256, 64, 32)])
+def test_tcgen05_is_exact_on_integers(m, n, k):
+    """Small integers in f16: every product and sum is exact, so a wrong descriptor (K
+    step, swizzle, stride) or TMEM lane/column changes the result: bit for bit."""
+    text = mma_kernel(0, m, n, k, "f16", "f32")
+    rng = np.random.default_rng(m + n + k)
+    arrays = [rng.integers(-8, 8, (m, k)).astype(np.float16),
+              rng.integers(-8, 8, (k, n)).astype(np.float16),
+              rng.integers(-100, 100, (m, n)).astype(np.float32),
+              np.zeros((m, n), np.float32)]
+    assert "tcgen05.mma" in _check(text, arrays, "sm_100", 0)
+
+
+def test_sm100_keeps_mma_sync_where_tcgen05_does_not_fit():
+    text = mma_kernel(0, 64, 64, 32, "f16", "f32")
+    arrays = _inputs(0, 64, 64, 32, "f16", "f32", np.random.default_rng(3))
+    ptx = _check(text, arrays, "sm_100", 2 ** -20)
+    assert "tcgen05" not in ptx and "mma.sync.aligned" in ptx
+
+
+def loop_kernel(n: int, k: int, et: str = "f16", mmafs: int = 1) -> str:
+    """out = C + steps x A @ B (A 128 x k, B k x n, read at the same place each step).
+    ``mmafs`` = 2: each step multiplies twice, the second mmaf accumulating on the first's
+    result (neither accumulator is what the loop carries from step to step);
+    ``mmafs`` = -2: two accumulators carried side by side, added after the loop."""
+    tiles = f"tile<128x{k}x{et}>, tile<{k}x{n}x{et}>, tile<128x{n}xf32>"
+    acc_t = f"tile<128x{n}xf32>"
+    if mmafs == 2:
+        step = (f"      %e = mmaf %a, %bb, %acc : {tiles}\n"
+                f"      %e2 = mmaf %a, %bb, %e : {tiles}\n      continue %e2 : {acc_t}")
+    elif mmafs == -2:
+        step = (f"      %e = mmaf %a, %bb, %acc : {tiles}\n"
+                f"      %e2 = mmaf %a, %bb, %acc2 : {tiles}\n"
+                f"      continue %e, %e2 : {acc_t}, {acc_t}")
+    else:
+        step = f"      %e = mmaf %a, %bb, %acc : {tiles}\n      continue %e : {acc_t}"
+    if mmafs == -2:
+        loop = (f"%d1, %d2 = for %s in (%lo to %steps, step %one) : tile<i32> "
+                f"iter_values(%acc = %c, %acc2 = %c) -> ({acc_t}, {acc_t}) {{")
+        result = f"%d = addf %d1, %d2 : {acc_t}"
+    else:
+        loop = (f"%d = for %s in (%lo to %steps, step %one) : tile<i32> "
+                f"iter_values(%acc = %c) -> ({acc_t}) {{")
+        result = ""
+    return f"""cuda_tile.module @m {{
+  entry @k(%pa: tile<ptr<{et}>>, %pb: tile<ptr<{et}>>, %pc: tile<ptr<f32>>, %steps: tile<i32>) {{
+    %ia = iota : tile<{128 * k}xi32>
+    %ra = reshape %ia : tile<{128 * k}xi32> -> tile<128x{k}xi32>
+    %a0 = reshape %pa : tile<ptr<{et}>> -> tile<1x1xptr<{et}>>
+    %a1 = broadcast %a0 : tile<1x1xptr<{et}>> -> tile<128x{k}xptr<{et}>>
+    %a2 = offset %a1, %ra : tile<128x{k}xptr<{et}>>, tile<128x{k}xi32> -> tile<128x{k}xptr<{et}>>
+    %ib = iota : tile<{k * n}xi32>
+    %rb = reshape %ib : tile<{k * n}xi32> -> tile<{k}x{n}xi32>
+    %b0 = reshape %pb : tile<ptr<{et}>> -> tile<1x1xptr<{et}>>
+    %b1 = broadcast %b0 : tile<1x1xptr<{et}>> -> tile<{k}x{n}xptr<{et}>>
+    %b2 = offset %b1, %rb : tile<{k}x{n}xptr<{et}>>, tile<{k}x{n}xi32> -> tile<{k}x{n}xptr<{et}>>
+    %ic = iota : tile<{128 * n}xi32>
+    %rc = reshape %ic : tile<{128 * n}xi32> -> tile<128x{n}xi32>
+    %c0 = reshape %pc : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %c1 = broadcast %c0 : tile<1x1xptr<f32>> -> tile<128x{n}xptr<f32>>
+    %c2 = offset %c1, %rc : tile<128x{n}xptr<f32>>, tile<128x{n}xi32> -> tile<128x{n}xptr<f32>>
+    %c, %t0 = load_ptr_tko weak %c2 : tile<128x{n}xptr<f32>> -> {acc_t}, token
+    %lo = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    {loop}
+      %a, %t1 = load_ptr_tko weak %a2 : tile<128x{k}xptr<{et}>> -> tile<128x{k}x{et}>, token
+      %bb, %t2 = load_ptr_tko weak %b2 : tile<{k}x{n}xptr<{et}>> -> tile<{k}x{n}x{et}>, token
+{step}
+    }}
+    {result}
+    %w = store_ptr_tko weak %c2, %d : tile<128x{n}xptr<f32>>, {acc_t} -> token
+    return
+  }}
+}}
+"""
+
+
+def _run_loop(text: str, arrays: list, steps: int):
+    want = copy.deepcopy(arrays)
+    run(parse_text(text, "<k>"), "k", (1,), *want, np.int32(steps))
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_100")
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    got = copy.deepcopy(arrays)
+    run_ptx(ptx, "k", grid=(1,), args=[*got, np.int32(steps)])
+    np.testing.assert_array_equal(got[2], want[2])
+    return ptx
+
+
+def _integers(n: int, k: int, seed: int):
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-4, 5, (128, k)).astype(np.float16),
+            rng.integers(-4, 5, (k, n)).astype(np.float16),
+            rng.integers(-100, 100, (128, n)).astype(np.float32)]
+
+
+@pytest.mark.parametrize("steps", [0, 1, 3])
+def test_k_loop_keeps_the_accumulator_in_tmem(steps):
+    """The loop's accumulator is stored to TMEM once before the loop and loaded once
+    after it (the loop carries nothing for it), on 0, 1 and 3 trips: bit for bit."""
+    ptx = _run_loop(loop_kernel(64, 32), _integers(64, 32, steps), steps)
+    assert ptx.count("tcgen05.st.") == 1 and ptx.count("tcgen05.ld.") == 1
+    assert ptx.count("tcgen05.mma.") == 2
+
+
+def test_two_chained_mmafs_in_a_loop():
+    """Two mmafs per step, the second on the first's result: neither accumulator is the
+    loop's (each stored, multiplied and loaded on its step, in the same 32 columns)."""
+    ptx = _run_loop(loop_kernel(32, 16, mmafs=2), _integers(32, 16, 9), 2)
+    assert ptx.count("tcgen05.mma.") == 2 and ptx.count("tcgen05.st.") == 2
+    assert re.search(r"tcgen05\.alloc\S* \[[^]]+\], 32;", ptx)
+
+
+def test_two_accumulators_kept_in_tmem():
+    """Two accumulators carried by one loop: both kept in TMEM, in columns of their own
+    (64 allocated), both loaded after the loop."""
+    ptx = _run_loop(loop_kernel(32, 16, mmafs=-2), _integers(32, 16, 10), 3)
+    assert ptx.count("tcgen05.mma.") == 2 and ptx.count("tcgen05.ld.") == 2
+    assert re.search(r"tcgen05\.alloc\S* \[[^]]+\], 64;", ptx)
