@@ -108,7 +108,9 @@ def default_steps() -> list[str]:
 
 def test_the_page_has_a_stage_per_step_in_pipeline_order(kernel, tmp_path):
     page = Page(explore(kernel, tmp_path / "k.html"))
-    names = [summary.split(" ")[1] for _, summary in page.stages]
+    # "N. NAME LANGUAGE -> LANGUAGE · ...": a name may hold spaces (pass options)
+    names = [re.match(r"\d+\. (.+?) \S+ \u2192 ", summary).group(1)
+             for _, summary in page.stages]
     assert names == ["input", *default_steps()]
     assert [stage_id for stage_id, _ in page.stages] == \
         [f"stage-{n}" for n in range(len(names))]
