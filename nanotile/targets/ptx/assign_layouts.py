@@ -48,7 +48,6 @@ from typing import Any
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
-from ...ir.enums import RoundingMode
 from ...ir.layouts import (
     LinearLayout,
     SharedLayout,
@@ -62,7 +61,7 @@ from ..target import WARPS
 from . import layout_rules as R
 from .accumulators import accumulator_values
 from .contiguity import Contiguity, vector_width
-from .mma_plan import MmaPlan, plan
+from .mma_plan import MmaPlan, plan, round_tf32_operands
 from .shared_memory import element_bytes
 
 TMA_ALIGN = 128  # bytes: where a TMA copy's shared destination may start
@@ -143,7 +142,7 @@ class Assignment:
         if self.planner is not None:
             for op in list(self.entry.walk())[1:]:
                 if op.name == "mmaf":
-                    self.round_tf32_operands(op)
+                    round_tf32_operands(op, self.planner(op, self.warps))
         ops = list(self.entry.walk())[1:]
         for op in ops:
             for v in op.operands:
@@ -206,30 +205,6 @@ class Assignment:
         acc = p.accumulator(shape) if p is not None else default_blocked(shape, self.warps)
         self.layout[op.results[0]] = acc
         self.wish(op.operands[2], acc, MMA)
-
-    def round_tf32_operands(self, op: Operation) -> None:
-        """A plan that reads tf32 operands as they lie in shared memory (sm_90's wgmma: the
-        tensor cores ignore an operand's low 13 bits, ``round_tf32_operands``) gets them
-        rounded to nearest even first, as the interpreter's mmaf (and mma.sync's
-        selection) rounds them: ftof to f32 and back to tf32, a cvt.rn.tf32.f32 per
-        element before the store to shared memory. An operand made by ftof (which rounds:
-        f32 -> tf32 as cuTile's matmul converts) or a constant is a tf32 value already."""
-        p = self.planner(op, self.warps)
-        if p is None or not getattr(p, "round_tf32_operands", False):
-            return
-        for i, v in enumerate(op.operands[:2]):
-            owner = v.owner
-            if v.type.element.name != "tf32" or (
-                    isinstance(owner, Operation) and owner.name in ("ftof", "constant")):
-                continue
-            wide = make_op("ftof", [v], [dataclasses.replace(v.type, element=T.F32)],
-                           {"rounding_mode": RoundingMode.nearest_even})
-            narrow = make_op("ftof", [wide.results[0]], [v.type],
-                             {"rounding_mode": RoundingMode.nearest_even})
-            for new in (wide, narrow):
-                new.source, new.location = op.source, op.location
-                insert_before(op, new)
-            op.operands[i] = narrow.results[0]
 
     def anchor_tma(self, op: Operation) -> None:
         """A TMA copy lands in the shared layout its mmaf reads the operand in (the copy's

@@ -16,12 +16,14 @@ fragments from shared memory and issues the instructions.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ...ir import types as T
-from ...ir.core import Operation
-from ...ir.enums import Signedness
+from ...ir.core import Operation, make_op
+from ...ir.enums import RoundingMode, Signedness
 from ...ir.layouts import LinearLayout, SharedLayout, mma_layout
+from ...ir.rewrite import insert_before
 from .layout_rules import column_major, shared_layout
 
 _F8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
@@ -90,3 +92,28 @@ def warp_grid(rows: int, cols: int, warps: int) -> tuple[int, int]:
         wm *= 2
     assert best is not None
     return best[1]
+
+
+def round_tf32_operands(op: Operation, target_plan) -> None:
+    """A target's plan that reads tf32 operands as they lie in shared memory (sm_90's
+    wgmma: the tensor cores ignore an operand's low 13 bits; its plan says
+    ``round_tf32_operands``) gets them rounded to nearest even first, as the interpreter's
+    mmaf (and mma.sync's selection) rounds them: ftof to f32 and back to tf32, a
+    cvt.rn.tf32.f32 per element before the store to shared memory, inserted before
+    ``op``. An operand made by ftof (which rounds: f32 -> tf32 as cuTile's matmul
+    converts) or a constant is a tf32 value already."""
+    if target_plan is None or not getattr(target_plan, "round_tf32_operands", False):
+        return
+    for i, v in enumerate(op.operands[:2]):
+        owner = v.owner
+        if v.type.element.name != "tf32" or (
+                isinstance(owner, Operation) and owner.name in ("ftof", "constant")):
+            continue
+        wide = make_op("ftof", [v], [dataclasses.replace(v.type, element=T.F32)],
+                       {"rounding_mode": RoundingMode.nearest_even})
+        narrow = make_op("ftof", [wide.results[0]], [v.type],
+                         {"rounding_mode": RoundingMode.nearest_even})
+        for new in (wide, narrow):
+            new.source, new.location = op.source, op.location
+            insert_before(op, new)
+        op.operands[i] = narrow.results[0]
