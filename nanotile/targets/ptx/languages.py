@@ -31,22 +31,23 @@ def _ptx_error(module: Module, kernel: str, message: str) -> Diagnostic:
 
 def ptx_registers_declared(module: Module) -> list[Diagnostic]:
     """every register an instruction uses is declared in its kernel (a .reg class or name)"""
-    from .ir import Instr, instr_registers
+    from .ir import Instr
 
     diags: list[Diagnostic] = []
     for kernel in module.ptx.kernels:
         names = {n.strip() for d in kernel.decls for m in _DECLARED_NAME.finditer(d)
                  for n in m.group(1).split(",")}
-        reported: set[str] = set()
+        seen = names  # each register is judged once: this check runs after every pass
         for item in kernel.body:
             if not isinstance(item, Instr):
                 continue
-            for reg in instr_registers(item):
-                numbered = _NUMBERED_REGISTER.fullmatch(reg)
-                if reg in names or reg in reported or \
-                        (numbered and numbered.group(1) in kernel.reg_types):
+            for reg in item.all_registers():
+                if reg in seen:
                     continue
-                reported.add(reg)
+                seen.add(reg)
+                numbered = _NUMBERED_REGISTER.fullmatch(reg)
+                if numbered and numbered.group(1) in kernel.reg_types:
+                    continue
                 diags.append(_ptx_error(module, kernel.name, f"register {reg} is used by "
                                                              f"'{item.render().strip()}' but "
                                                              "not declared"))
