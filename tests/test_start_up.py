@@ -1,6 +1,7 @@
 """The commands import only what they use: printing a file needs neither the back end
 nor egglog, NumPy or black; --help needs no IR; an eqsat run loads egglog's compiled core
-only. (How long start-up takes is measured by bench/startup_bench.py, not here.)"""
+only; compiling a kernel without float folds or constant tables needs no NumPy. (How
+long start-up takes is measured by bench/startup_bench.py, not here.)"""
 
 from __future__ import annotations
 
@@ -61,3 +62,15 @@ def test_eqsat_loads_only_egglogs_compiled_core(tmp_path):
     modules = modules_after(str(path), "-p", "eqsat")
     assert "egglog.bindings" in modules
     assert not heavy(modules, "black") and "egglog.egraph" not in modules
+
+
+def test_compiling_integer_constants_to_ptx_imports_no_numpy(tmp_path):
+    """NumPy is imported for float folds and constant tables, not for a kernel whose
+    constants are integers (rewrite.splat_number and make_splat read and write them)."""
+    path = tmp_path / "k.mlir"
+    path.write_text(KERNEL)
+    modules = modules_after(str(path), "--gpu-name=sm_90", "-o", str(tmp_path / "k.ptx"))
+    assert "nanotile.targets.ptx.select_instructions" in modules
+    assert not heavy(modules, "numpy", "ml_dtypes")
+    ptx = (tmp_path / "k.ptx").read_text()
+    assert "shl.b32" in ptx or "mul.lo.s32" in ptx  # x * 8 compiled, the constant read

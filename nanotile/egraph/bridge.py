@@ -135,9 +135,9 @@ class Encoder:
         self._facts(result, name)
 
     def _constant(self, op: Operation, ty: str) -> str:
-        from ..ir.rewrite import splat_value
+        from ..ir.rewrite import splat_number
 
-        value = splat_value(op.results[0])
+        value = splat_number(op.results[0])
         element = op.results[0].type.element
         if value is not None and element.is_int:
             return f"(ConstI {int(value)} {egg_string(ty)})"

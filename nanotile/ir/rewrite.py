@@ -7,6 +7,7 @@ with ``replace_uses``. Both walk the ops of one ``entry`` (or of the whole modul
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -124,12 +125,25 @@ def attr_key(op: Operation) -> tuple[Any, ...] | None:
 # Constants: a splat (or single-element) tile of a plain number type
 
 
+# The plain number types: NumPy has a dtype for each (numpy_dtype), and
+# splat_number/make_splat read and write them without NumPy, so that compiling a kernel
+# whose constants need no arithmetic does not import it (start-up time).
+_INT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+_FLOAT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+
+
+def is_plain_number(element: Any) -> bool:
+    """Whether ``element`` is a plain number type (the types numpy_dtype answers)."""
+    return isinstance(element, ElementType) and \
+        (element.name in _INT_BYTES or element.name in _FLOAT_BYTES)
+
+
 def numpy_dtype(element: Any) -> Any | None:
     """The NumPy dtype holding one element of ``element`` (None if not a plain number)."""
+    if not is_plain_number(element):
+        return None
     import numpy as np
 
-    if not isinstance(element, ElementType):
-        return None
     if element.name == "i1":
         return np.dtype(np.uint8)  # one byte per i1 (bytecode layout)
     if element.name == "bf16":
@@ -138,39 +152,83 @@ def numpy_dtype(element: Any) -> Any | None:
         return np.dtype(ml_dtypes.bfloat16)
     plain = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
              "f16": np.float16, "f32": np.float32, "f64": np.float64}
-    return np.dtype(plain[element.name]) if element.name in plain else None
+    return np.dtype(plain[element.name])
 
 
-def splat_value(v: Value) -> Any | None:
-    """The single element of a constant splat (or one-element) tile, as a NumPy scalar."""
+def _splat_attr(v: Value) -> DenseElementsAttr | None:
+    """The value attribute of the constant splat (or one-element) tile defining ``v``."""
     op = defining_op(v)
     if op is None or op.name != "constant":
         return None
     attr = op.attributes.get("value")
-    if not isinstance(attr, DenseElementsAttr):
+    if not isinstance(attr, DenseElementsAttr) or not is_plain_number(attr.type.element) \
+            or not (attr.splat or attr.type.num_elements == 1):
         return None
-    dtype = numpy_dtype(attr.type.element)
-    if dtype is None or not (attr.splat or attr.type.num_elements == 1):
+    return attr
+
+
+def splat_value(v: Value) -> Any | None:
+    """The single element of a constant splat (or one-element) tile, as a NumPy scalar
+    (for folding: NumPy's arithmetic is the element type's)."""
+    attr = _splat_attr(v)
+    if attr is None:
         return None
     import numpy as np
 
+    dtype = numpy_dtype(attr.type.element)
     if len(attr.data) < dtype.itemsize:
         return None
     return np.frombuffer(attr.data[:dtype.itemsize], dtype=dtype)[0]
 
 
+def splat_number(v: Value) -> int | float | None:
+    """The single element of a constant splat (or one-element) tile as a Python int or
+    float (the number splat_value holds), read without NumPy."""
+    from .asm_attrs import bits_to_float
+
+    attr = _splat_attr(v)
+    if attr is None:
+        return None
+    name = attr.type.element.name
+    size = _INT_BYTES.get(name) or _FLOAT_BYTES[name]
+    if len(attr.data) < size:
+        return None
+    if name in _INT_BYTES:  # i1 is one unsigned byte; the others are signed
+        return int.from_bytes(attr.data[:size], "little", signed=name != "i1")
+    return bits_to_float(int.from_bytes(attr.data[:size], "little"), attr.type.element)
+
+
 def make_splat(value: Any, type: TileType) -> Operation:
     """A ``constant`` op filling ``type`` with ``value`` (a Python or NumPy scalar)."""
-    import numpy as np
-
-    dtype = numpy_dtype(type.element)
-    assert dtype is not None, f"no constant of {type}"
+    assert is_plain_number(type.element), f"no constant of {type}"
     if type.element.name == "i1":
         value = 1 if value else 0
-    with np.errstate(over="ignore"):  # a value beyond the type's range becomes inf
-        data = np.array(value).astype(dtype).tobytes()
+    data = _plain_bytes(value, type.element)
+    if data is None:
+        import numpy as np
+
+        with np.errstate(over="ignore"):  # a value beyond the type's range becomes inf
+            data = np.array(value).astype(numpy_dtype(type.element)).tobytes()
     splat = type.rank > 0
     return make_op("constant", [], [type], {"value": DenseElementsAttr(type, data, splat)})
+
+
+def _plain_bytes(value: Any, element: ElementType) -> bytes | None:
+    """The bytes NumPy's ``astype`` gives a Python int (wrapped to the width) or a Python
+    float (rounded to nearest even, beyond the range: inf) of ``element``; None for the
+    rest (NumPy scalars, bf16, a float into an integer type, an f16 NaN), which NumPy
+    converts."""
+    from .asm_attrs import float_to_bits
+
+    name = element.name
+    if type(value) in (int, bool) and name in _INT_BYTES:
+        size = _INT_BYTES[name]
+        return (int(value) & ((1 << 8 * size) - 1)).to_bytes(size, "little")
+    if (type(value) is float or type(value) is int and abs(value) < 2 ** 1000) and \
+            name in ("f16", "f32", "f64") and \
+            not (name == "f16" and math.isnan(value)):  # NumPy keeps a NaN's payload bits
+        return float_to_bits(float(value), element).to_bytes(_FLOAT_BYTES[name], "little")
+    return None
 
 
 def block_ops(blocks: Iterable[Block]) -> Iterator[Operation]:

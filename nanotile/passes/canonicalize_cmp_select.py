@@ -26,7 +26,7 @@ from ..ir.rewrite import (
     insert_before,
     make_splat,
     replace_uses,
-    splat_value,
+    splat_number,
 )
 from .base import Pass, PassContext
 
@@ -40,7 +40,7 @@ _REFLEXIVE_TRUE = {P.equal, P.less_than_or_equal, P.greater_than_or_equal}
 def swap_constant_lhs(op: Operation) -> bool:
     """Put the constant operand of a comparison on the right. True if changed."""
     lhs, rhs = op.operands
-    if splat_value(lhs) is None or splat_value(rhs) is not None:
+    if splat_number(lhs) is None or splat_number(rhs) is not None:
         return False
     op.operands = [rhs, lhs]
     predicate = op.attributes["comparison_predicate"]
@@ -64,7 +64,7 @@ def compare_range(predicate: P, lo: float, hi: float, k: int) -> bool | None:
 def decided_by_facts(op: Operation, ctx: PassContext) -> bool | None:
     """The value of a signed ``cmpi x, C`` if the bounds known for x settle it."""
     x, c = op.operands
-    constant = splat_value(c)
+    constant = splat_number(c)
     if constant is None or op.attributes.get("signedness") != Signedness.signed:
         return None
     for fact in ctx.facts_of(x, BoundedAttr):
@@ -77,12 +77,12 @@ def decided_by_facts(op: Operation, ctx: PassContext) -> bool | None:
 
 
 def _is_true(v: Value) -> bool:
-    value = splat_value(v)
+    value = splat_number(v)
     return value is not None and v.type.element.name == "i1" and bool(value)
 
 
 def _is_false(v: Value) -> bool:
-    value = splat_value(v)
+    value = splat_number(v)
     return value is not None and v.type.element.name == "i1" and not bool(value)
 
 
@@ -91,8 +91,8 @@ def simplify_select(op: Operation) -> Value | Operation | None:
     cond, a, b = op.operands
     if a is b:
         return a
-    if splat_value(cond) is not None:
-        return a if bool(splat_value(cond)) else b
+    if splat_number(cond) is not None:
+        return a if bool(splat_number(cond)) else b
     if a.type == op.results[0].type == cond.type and _is_true(a) and _is_false(b):
         return cond
     negation = defining_op(cond)

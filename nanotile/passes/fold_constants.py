@@ -16,7 +16,15 @@ from typing import Any
 
 from ..ir.core import Module, Operation, Value
 from ..ir.enums import ComparisonOrdering, ComparisonPredicate, RoundingMode, Signedness
-from ..ir.rewrite import all_ops, erase, insert_before, make_splat, replace_uses, splat_value
+from ..ir.rewrite import (
+    all_ops,
+    erase,
+    insert_before,
+    make_splat,
+    replace_uses,
+    splat_number,
+    splat_value,
+)
 from ..ir.types import TileType
 from .base import Pass, PassContext
 
@@ -114,7 +122,7 @@ def fold(op: Operation) -> Any | None:
         return None
     if not all(isinstance(v.type, TileType) for v in op.operands):
         return None
-    values = [splat_value(v) for v in op.operands]
+    values = [_constant_element(v) for v in op.operands]
     if any(v is None for v in values):
         return None
     if op.name in _SHAPE_OPS:
@@ -132,6 +140,15 @@ def fold(op: Operation) -> Any | None:
     return fold_float(op, values)
 
 
+def _constant_element(v: Value) -> Any | None:
+    """A float constant as a NumPy scalar (NumPy's arithmetic rounds as the element type
+    does), an integer one as a Python int (integer folds use Python ints, and NumPy, slow
+    to import, is then not needed)."""
+    if getattr(v.type.element, "is_float", False):
+        return splat_value(v)
+    return splat_number(v)
+
+
 _IDENTITY = {"addi": 0, "subi": 0, "ori": 0, "xori": 0, "shli": 0, "shri": 0, "muli": 1,
              "andi": -1}
 
@@ -141,7 +158,7 @@ def identity_operand(op: Operation) -> Value | None:
     if op.name not in _IDENTITY or len(op.operands) != 2:
         return None
     x, c = op.operands
-    value = splat_value(c)
+    value = splat_number(c)
     if value is None or x.type != op.results[0].type:
         return None
     width = c.type.element.bitwidth

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.core import Module, Operation, Value
-from ..ir.rewrite import all_ops, blocks_of, erase, insert_before, is_pure, splat_value
+from ..ir.rewrite import all_ops, blocks_of, erase, insert_before, is_pure, splat_number
 from .base import Pass, PassContext
 
 _MAY_TRAP = {"divi", "remi"}
@@ -23,7 +23,7 @@ def movable(op: Operation) -> bool:
     if op.regions or not is_pure(op):
         return False
     if op.name in _MAY_TRAP:
-        divisor = splat_value(op.operands[1])
+        divisor = splat_number(op.operands[1])
         return divisor is not None and int(divisor) != 0
     return True
 

@@ -18,7 +18,7 @@ from ..ir import types as T
 from ..ir.builder import OpBuilder
 from ..ir.core import Module, Operation, Value, make_op
 from ..ir.enums import AtomicRMWMode, ComparisonPredicate, Signedness
-from ..ir.rewrite import all_ops, erase, insert_before, numpy_dtype, replace_uses
+from ..ir.rewrite import all_ops, erase, insert_before, is_plain_number, replace_uses
 from .base import Pass, PassContext
 
 I32, I64, I1 = T.I32, T.I64, T.I1
@@ -122,7 +122,7 @@ def _lower_access(op: Operation) -> dict[Value, Value]:
     if kind == "load_view_tko":
         view, index, rt = groups[0][0], groups[1], op.results[0].type
         pad = [b.const(_PAD[view.type.padding] if view.type.padding and rt.element.is_float
-                       else 0, rt)] if numpy_dtype(rt.element) is not None else []
+                       else 0, rt)] if is_plain_number(rt.element) else []
         operands, results, attrs = pad, op.result_types, _memory_attrs(op)
         kind = "load_ptr_tko"
     elif kind == "store_view_tko":

@@ -20,7 +20,7 @@ from ..ir.attrs import BoundedAttr
 from ..ir.core import Module, Operation, Value
 from ..ir.enums import ComparisonPredicate as P
 from ..ir.enums import Signedness
-from ..ir.rewrite import defining_op, erase, insert_before, make_splat, replace_uses, splat_value
+from ..ir.rewrite import defining_op, erase, insert_before, make_splat, replace_uses, splat_number
 from ..ir.types import PartitionViewType
 from .base import Pass, PassContext
 
@@ -67,7 +67,7 @@ def decide_comparison(op: Operation) -> bool | None:
     if num_l is not None and num_l == bid_r:  # num ? bid
         return {P.greater_than: True, P.greater_than_or_equal: True, P.less_than: False,
                 P.less_than_or_equal: False, P.equal: False, P.not_equal: True}[predicate]
-    zero = splat_value(rhs)
+    zero = splat_number(rhs)
     signed = op.attributes.get("signedness") == Signedness.signed
     if bid_l is not None and zero is not None and int(zero) == 0 and signed:
         return {P.greater_than_or_equal: True, P.less_than: False}.get(predicate)

@@ -8,14 +8,14 @@ from typing import Any
 from ...ir.asm_attrs import pack_elements, unpack_elements
 from ...ir.attrs import DenseElementsAttr
 from ...ir.core import Operation, Value
-from ...ir.rewrite import defining_op, splat_value
+from ...ir.rewrite import defining_op, splat_number
 from ...ir.types import I1, ElementType, TileType
 from .rewriter import Rewriter
 
 
 def constant_bool(v: Value) -> bool | None:
     """The value of a constant i1 tile that is a splat or has one element, else None."""
-    value = splat_value(v)
+    value = splat_number(v)
     if value is None or v.type.element != I1:
         return None
     return bool(value)
@@ -31,7 +31,7 @@ def is_false(v: Value) -> bool:
 
 def constant_int(v: Value) -> int | None:
     """The value of a constant integer tile that is a splat or has one element."""
-    value = splat_value(v)
+    value = splat_number(v)
     if value is None or not v.type.element.is_int:
         return None
     return int(value)

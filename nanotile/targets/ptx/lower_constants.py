@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.builder import OpBuilder
@@ -32,8 +30,8 @@ from ...passes.base import Pass, PassContext
 PREFIX = "__nt_const"
 
 # f4E2M1FN's 16 codes: sign (bit 3), exponent (bits 2-1, bias 1), mantissa (bit 0).
-E2M1_VALUES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
-                        -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0], np.float16)
+E2M1_VALUES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
+               -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0)
 
 
 @dataclass(frozen=True)
@@ -65,6 +63,8 @@ def _is_table(op: Operation) -> bool:
 
 def _table(attr: A.DenseElementsAttr, t: T.TileType) -> tuple[T.ElementType, bytes]:
     """The element type and bytes of the global table holding ``attr``'s elements."""
+    import numpy as np  # here: most kernels have no table, and NumPy is slow to import
+
     n = t.num_elements
     if t.element.name == "i1":
         bits = np.unpackbits(np.frombuffer(attr.data, np.uint8), bitorder="little")[:n]
@@ -76,7 +76,7 @@ def _table(attr: A.DenseElementsAttr, t: T.TileType) -> tuple[T.ElementType, byt
         return T.F32, (words << 13).astype("<u4").tobytes()
     if t.element.is_float and t.element.bitwidth == 4:
         codes = np.frombuffer(attr.data, np.uint8)[:n] & 0xF
-        return T.F16, E2M1_VALUES[codes].astype("<f2").tobytes()
+        return T.F16, np.array(E2M1_VALUES, "<f2")[codes].tobytes()
     return t.element, attr.data
 
 

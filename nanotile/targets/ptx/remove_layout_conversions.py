@@ -37,7 +37,7 @@ from ...ir.rewrite import (
     erase,
     insert_before,
     is_pure,
-    splat_value,
+    splat_number,
 )
 from ...passes.base import Pass, PassContext
 
@@ -149,7 +149,7 @@ def _operand_layouts(op: Operation, layout: object) -> list[object] | None:
 
 
 def _is_splat(op: Operation) -> bool:
-    return splat_value(op.results[0]) is not None
+    return splat_number(op.results[0]) is not None
 
 
 def _single_element(v: Value) -> bool:
