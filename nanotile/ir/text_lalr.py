@@ -238,6 +238,9 @@ class LalrRunner:
         self.tables = tables
         self.transformer = transformer
         self.callbacks = [_callback(r, transformer) for r in tables.rules]  # None: no call
+        # what a reduction needs of its rule, in one lookup: callback, size, name
+        self.reducers = [(fn, size, origin) for fn, size, origin
+                         in zip(self.callbacks, tables.sizes, tables.origins)]
         count = len(tables.actions)
         self._lexers: list[tuple[Any, dict, dict, dict] | None] = [None] * count
         self._plain: list[tuple[Any, dict, dict, dict] | None] = [None] * count
@@ -268,7 +271,7 @@ class LalrRunner:
         plain_at = pos if start != "file" else -1
         recording: tuple[str, int, int] | None = None  # (rule, start, end) to remember
         t = self.tables
-        actions, sizes, origins, callbacks = t.actions, t.sizes, t.origins, self.callbacks
+        actions, reducers = t.actions, self.reducers
         kept, lexers, memo = t.kept, self._lexers, self.memo
         if len(memo) > 4096:  # a bound for machine-made inputs
             memo.clear()
@@ -290,34 +293,32 @@ class LalrRunner:
                 raise self._failure(self._lex_failure(text, pos, end, state),
                                     states, values, starts)
             typ = m.lastgroup
-            if typ == "_END":
-                typ, value, at, word = "$END", None, end, ""
-                next_pos = end
-            else:
-                at, next_pos = m.span(typ)
-                word = text[at:next_pos]
-                if typ == "_WORD":
-                    typ = lex[1].get(word) or lex[1][""]
-                    if typ is None:  # a word, but no keyword of this state, and no NAME
-                        raise self._failure(self._lex_failure(text, pos, end, state),
-                                            states, values, starts)
-                if typ in kept:
-                    value = new_str(token, word)  # a Lark Token, without its slow __new__
-                    # .value too: Lark's repr of a Token reads it (an error message may)
-                    value.type, value.start_pos, value.value = typ, at, word
-                elif typ in lex[3]:  # a WHOLE spelling: shifted as the rule's value
-                    value = memo.get(word)
-                    if value is None:  # read it token by token, remember its value
-                        plain_at, recording = pos, (typ, at, next_pos)
-                        continue
-                    state = lex[3][typ]
-                    push_state(state)
-                    push_value(value)
-                    push_start(at)
-                    pos = next_pos
+            at, next_pos = m.span(typ)  # the end: (end, end)
+            word = text[at:next_pos]
+            if typ == "_WORD":
+                typ = lex[1].get(word) or lex[1][""]
+                if typ is None:  # a word, but no keyword of this state, and no NAME
+                    raise self._failure(self._lex_failure(text, pos, end, state),
+                                        states, values, starts)
+            if typ in kept:
+                value = new_str(token, word)  # a Lark Token, without its slow __new__
+                # .value too: Lark's repr of a Token reads it (an error message may)
+                value.type, value.start_pos, value.value = typ, at, word
+            elif typ in lex[3]:  # a WHOLE spelling: shifted as the rule's value
+                value = memo.get(word)
+                if value is None:  # read it token by token, remember its value
+                    plain_at, recording = pos, (typ, at, next_pos)
                     continue
-                else:
-                    value = None
+                state = lex[3][typ]
+                push_state(state)
+                push_value(value)
+                push_start(at)
+                pos = next_pos
+                continue
+            else:
+                value = None
+                if typ == "_END":
+                    typ = "$END"
             prev_end = pos
             row = lex[2]
             while True:
@@ -346,43 +347,38 @@ class LalrRunner:
                             push_start(pos + spaced[1])
                             pos += spaced[1] + 1
                     break
-                rule = ~action
-                callback = callbacks[rule]
+                callback, size, origin = reducers[~action]
                 if callback is None:  # `?rule: x`: x stands for the rule, in a new state
-                    if recording is not None and recording == (origins[rule], starts[-1],
-                                                               prev_end):
+                    if recording is not None and recording == (origin, starts[-1], prev_end):
                         memo[text[recording[1]:prev_end]] = values[-1]
                         recording = None
-                    state = actions[states[-2]][origins[rule]]
-                    if typ == "$END" and state == end_state:
+                    state = actions[states[-2]][origin]
+                    if state == end_state and typ == "$END":
                         return values[-1]
                     states[-1] = state
                     row = actions[state]
                     continue
-                size = sizes[rule]
                 # the callback may ask where each child starts: starts[-size:]
                 builder.size = size
+                builder.end = prev_end
                 if size:
                     children = values[-size:]
-                    builder.start = starts[-size]
+                    builder.start = rule_start = starts[-size]
                     del values[-size:], states[-size:]
-                else:
-                    children = []
-                    builder.start = at
-                builder.end = prev_end
-                result = callback(children)
-                if size:
+                    result = callback(children)
                     del starts[-size:]
-                if recording is not None and recording == (origins[rule], builder.start,
-                                                           prev_end):
+                else:
+                    builder.start = rule_start = at
+                    result = callback([])
+                if recording is not None and recording == (origin, rule_start, prev_end):
                     memo[text[recording[1]:prev_end]] = result
                     recording = None
-                state = actions[states[-1]][origins[rule]]
-                if typ == "$END" and state == end_state:
+                state = actions[states[-1]][origin]
+                if state == end_state and typ == "$END":
                     return result
                 push_state(state)
                 push_value(result)
-                push_start(builder.start)
+                push_start(rule_start)
                 row = actions[state]
 
     @staticmethod
@@ -449,25 +445,25 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
                 return out if fn is _children else fn(out)  # no call: every op is an item
             return repeat
         select = partial(_filter, include, nones_after)
-    else:
-        # each child's index in the rule, or -1 where an absent optional part puts None
-        picks = tuple(j for i, _, nones in include for j in (*[-1] * nones, i))
-        picks += (-1,) * nones_after
-        unfiltered = getattr(fn, "unfiltered", None)
-        if unfiltered is not None and not expand1:  # the callback takes them as they are
-            return unfiltered(transformer, picks)
-        if -1 not in picks:
-            def select(c: list) -> list:
-                return [c[i] for i in picks]
-        else:
-            def select(c: list) -> list:
-                return [c[i] if i >= 0 else None for i in picks]
-    if expand1:
-        def filtered_single(c: list) -> Any:
-            c = select(c)
-            return c[0] if len(c) == 1 else fn(c)
-        return filtered_single
-    return lambda c: fn(select(c))
+        if expand1:
+            def filtered_single(c: list) -> Any:
+                c = select(c)
+                return c[0] if len(c) == 1 else fn(c)
+            return filtered_single
+        return lambda c: fn(select(c))
+    # each child's index in the rule, or -1 where an absent optional part puts None
+    picks = tuple(j for i, _, nones in include for j in (*[-1] * nones, i))
+    picks += (-1,) * nones_after
+    unfiltered = getattr(fn, "unfiltered", None)
+    if unfiltered is not None and not expand1:  # the callback takes them as they are
+        return unfiltered(transformer, picks)
+    if expand1 and len(picks) == 1:  # one child (or None), which stands for the rule
+        only = picks[0]
+        return (lambda c: c[only]) if only >= 0 else (lambda c: None)
+    # the children picked in one step with the call (most rules of a kernel reduce here)
+    if -1 not in picks:
+        return lambda c: fn([c[i] for i in picks])
+    return lambda c: fn([c[i] if i >= 0 else None for i in picks])
 
 
 def _children(c: list) -> list:
