@@ -348,6 +348,13 @@ class LalrRunner:
                             pos += spaced[1] + 1
                     break
                 callback, size, origin = reducers[~action]
+                if callback is APPEND:  # `list item`: the item joins the list below it
+                    values[-2].append(values.pop())
+                    del states[-1], starts[-1]
+                    state = actions[states[-2]][origin]
+                    states[-1] = state
+                    row = actions[state]
+                    continue
                 if callback is None:  # `?rule: x`: x stands for the rule, in a new state
                     if recording is not None and recording == (origin, starts[-1], prev_end):
                         memo[text[recording[1]:prev_end]] = values[-1]
@@ -438,6 +445,8 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
         if len(include) == 2 and include[0][1] and not include[1][1] and not nones_after \
                 and not include[0][2] and not include[1][2]:
             head, tail = include[0][0], include[1][0]
+            if fn is _children and (head, tail) == (0, 1) and len(rule.expansion) == 2:
+                return APPEND  # the loop appends the item without a call: every op is one
 
             def repeat(c: list) -> Any:  # `list item`: a repetition, one more item
                 out = c[head]
@@ -468,6 +477,12 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
 
 def _children(c: list) -> list:
     return c
+
+
+def APPEND(c: list) -> list:  # noqa: N802 - a marker, run by the loop itself
+    """`list item`: the item joins its list (what LalrRunner.parse does in place)."""
+    c[0].append(c[1])
+    return c[0]
 
 
 def _child_plan(rule: Any) -> tuple[list[tuple[int, bool, int]], int] | None:
