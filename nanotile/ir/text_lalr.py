@@ -11,8 +11,8 @@ position tracking) and several times slower than the format engine it replaced, 
   (whitespace, comments, the dialect prefix), then the state's terminals in Lark's
   order, a keyword that a regex terminal also matches being retyped as Lark does; a
   keyword is not taken from the start of a longer word (``addfoo`` is not ``addf``);
-- a type, an assume predicate or a constant's ``<f32: 1.0>`` spelled as before is
-  taken whole and its value shifted as the rule it stands for: a kernel writes the same
+- a type, an assume predicate, a constant's ``<f32: 1.0>`` or optimization hints
+  spelled as before are taken whole and its value shifted as the rule it stands for: a kernel writes the same
   few of them thousands of times. The first time, the spelling is read token by token,
   as the grammar says (so its errors are those of the grammar), and the value the rule
   reduced to is remembered.
@@ -59,6 +59,7 @@ WHOLE = {
              r"\s*" + _BALANCED),
     "predicate": r"(?:div_by|bounded|same_elements)\s*<[^<>]*>",
     "dense_literal": r"<[^<>]*>",
+    "hints": r"<[^<>]*>",  # optimization_hints=<sm_100 = {num_cta_in_cga = 2}>
 }
 _SPACED = {" = ": ("EQUAL", 1), " : ": ("COLON", 1), ", %": ("COMMA", 0)}
 _KEYWORD_END = re.compile(r"[\w$.]\Z")
