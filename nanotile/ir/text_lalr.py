@@ -12,10 +12,12 @@ position tracking) and several times slower than the format engine it replaced, 
   order, a keyword that a regex terminal also matches being retyped as Lark does; a
   keyword is not taken from the start of a longer word (``addfoo`` is not ``addf``);
 - a type, an assume predicate, a constant's ``<f32: 1.0>`` or optimization hints
-  spelled as before are taken whole and its value shifted as the rule it stands for: a kernel writes the same
-  few of them thousands of times. The first time, the spelling is read token by token,
-  as the grammar says (so its errors are those of the grammar), and the value the rule
-  reduced to is remembered.
+  spelled as before are taken whole, their value shifted as the rule they stand for: a
+  kernel writes the same few of them thousands of times. The first time, the spelling
+  is read token by token, as the grammar says (so its errors are those of the grammar),
+  and the value the rule reduced to is remembered;
+- a repetition's next item (every op of a region) joins its list in the loop, and
+  punctuation spaced as usual (`` = ``, `` : ``) is shifted without the lexer.
 
 ``parse_with_lark`` runs Lark's own ``Lark.parse`` with the same Transformer; the tests
 check that both read the corpus the same way.
@@ -61,7 +63,9 @@ WHOLE = {
     "dense_literal": r"<[^<>]*>",
     "hints": r"<[^<>]*>",  # optimization_hints=<sm_100 = {num_cta_in_cga = 2}>
 }
-_SPACED = {" = ": ("EQUAL", 1), " : ": ("COLON", 1), ", %": ("COMMA", 0)}
+# punctuation spaced as usual, by the three characters around it: its terminal, its offset
+_SPACED = {" = ": ("EQUAL", 1), " : ": ("COLON", 1), ", %": ("COMMA", 0),
+           ": t": ("COLON", 0)}  # `%arg0: tile<...>`
 _KEYWORD_END = re.compile(r"[\w$.]\Z")
 _IDENTIFIER = r"[A-Za-z_][\w$.]*"  # the grammar's NAME
 _WORD_RE = re.compile(_IDENTIFIER)
@@ -335,7 +339,7 @@ class LalrRunner:
                     push_value(value)
                     push_start(at)
                     pos = next_pos
-                    # punctuation spaced as usual after a token (` = `, ` : `, `, %`) is
+                    # punctuation spaced as usual after a token (` = `, ` : `, `, %`, `: t`) is
                     # shifted without the lexer where the new state shifts it: no other
                     # terminal matches there
                     spaced = _SPACED.get(text[pos:pos + 3])
