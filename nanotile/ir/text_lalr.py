@@ -156,8 +156,8 @@ def load_tables() -> Tables:
             tables = pickle.load(f)
         if isinstance(tables, Tables):
             return tables
-    except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError):
-        pass
+    except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError, ImportError):
+        pass  # none yet, or one another program wrote (its classes elsewhere): build it
     tables = _tables_from_lark(Lark(text, **LARK_OPTIONS))
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
