@@ -2,6 +2,7 @@
 
     python bench/parse_speed.py [--lines N] [--repeat R] [--profile]
     python bench/parse_speed.py --old-tree PATH [--corpus] [--repeat R] [--rounds K]
+    python bench/parse_speed.py --old-tree PATH [--corpus] --count
 
 Without --old-tree it prints lines, seconds and lines per second for parsing and printing
 a generated 10,000-line kernel of typical tileirdisasm lines (loads, arithmetic,
@@ -20,6 +21,13 @@ Measured 2026-11-26 against `git archive 0523b9b` (the format-engine reader), on
 corpus (2017 chunks, 60k lines), 0.87-0.96x. The old reader took a whole `<...>` as one
 token; the runner now takes whole types, assume predicates and constants' values as
 their rules' values once read (text_lalr.WHOLE), which moved the corpus from 0.74x.
+Later the same day, after fewer reductions per op (`?op`, a repetition's item appended
+by the loop, `?mixed_item`) and optimization hints taken whole (load 8; 3 x 3 best-of):
+the corpus 1.00x, 0.99x, 1.01x (the reader before them, measured then: 0.86x); the
+kernel 1.09x. With --count (bytecode instructions per line, the same however loaded
+the machine is): corpus old 1513, new 1830; kernel old 1737, new 1939. The count
+overstates the new reader's share (its work is more in C: regexes, dicts) but moves
+with its CPU time, so it can tell a change of 2% where seconds cannot.
 """
 
 from __future__ import annotations
@@ -113,8 +121,27 @@ def reader():
     return getattr(parser, "parse_modules_old", parser.parse_modules)
 
 
-def worker(inputs: Path, repeat: int, accept: bool) -> None:
-    """Run in a worker process: print which inputs parse (accept), or the best time of all."""
+def instructions(fn) -> int:
+    """Bytecode instructions Python runs for ``fn()`` (sys.monitoring; slow, but the same
+    on a busy machine as on an idle one)."""
+    monitoring, tool, count = sys.monitoring, sys.monitoring.PROFILER_ID, [0]
+
+    def step(code, offset) -> None:
+        count[0] += 1
+    monitoring.use_tool_id(tool, "parse_speed")
+    monitoring.register_callback(tool, monitoring.events.INSTRUCTION, step)
+    monitoring.set_events(tool, monitoring.events.INSTRUCTION)
+    try:
+        fn()
+    finally:
+        monitoring.set_events(tool, 0)
+        monitoring.free_tool_id(tool)
+    return count[0]
+
+
+def worker(inputs: Path, repeat: int, accept: bool, count: bool = False) -> None:
+    """Run in a worker process: print which inputs parse (accept), the instructions one
+    parse of them all takes (count), or the best time of all."""
     texts = json.loads(inputs.read_text())
     parse = reader()
     if accept:
@@ -133,19 +160,21 @@ def worker(inputs: Path, repeat: int, accept: bool) -> None:
             parse(text, "bench.mlir")
 
     parse_all()  # loads the tables, fills the caches
-    print(json.dumps(best(parse_all, repeat)))
+    print(json.dumps(instructions(parse_all) if count else best(parse_all, repeat)))
 
 
-def run_worker(tree: Path, inputs: Path, repeat: int, accept: bool = False):
+def run_worker(tree: Path, inputs: Path, repeat: int, accept: bool = False,
+               count: bool = False):
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(inputs),
-           "--repeat", str(repeat)] + (["--accept"] if accept else [])
+           "--repeat", str(repeat)] + (["--accept"] if accept else []) + (
+               ["--count"] if count else [])
     env = dict(os.environ, PYTHONPATH=str(tree))
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 
 def side_by_side(old_tree: Path, texts: list[str], label: str, repeat: int,
-                 rounds: int) -> None:
+                 rounds: int, count: bool = False) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inputs = Path(tmp) / "inputs.json"
         inputs.write_text(json.dumps(texts))
@@ -153,6 +182,13 @@ def side_by_side(old_tree: Path, texts: list[str], label: str, repeat: int,
         both &= set(run_worker(ROOT, inputs, 1, accept=True))
         texts = [texts[i] for i in sorted(both)]
         inputs.write_text(json.dumps(texts))
+        if count:
+            n_old, n_new = (run_worker(tree, inputs, 1, count=True) for tree in (old_tree, ROOT))
+            nlines = sum(t.count("\n") for t in texts)
+            print(f"{label}: {len(texts)} inputs, {nlines} lines; bytecode instructions per "
+                  f"line: old {n_old / nlines:.0f}, new {n_new / nlines:.0f} "
+                  f"(new / old {n_new / n_old:.2f})")
+            return
         t_old = t_new = float("inf")
         for _ in range(rounds):
             t_old = min(t_old, run_worker(old_tree, inputs, repeat))
@@ -174,16 +210,19 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--old-tree", type=Path, help="time this tree's reader beside ours")
     ap.add_argument("--corpus", action="store_true", help="the corpus's chunks, not the kernel")
+    ap.add_argument("--count", action="store_true",
+                    help="with --old-tree: count bytecode instructions, not seconds")
     ap.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--accept", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        worker(args.worker, args.repeat, args.accept)
+        worker(args.worker, args.repeat, args.accept, args.count)
         return
     if args.old_tree:
         texts, label = (corpus_chunks(), "corpus") if args.corpus else (
             [make_kernel(args.lines)], "kernel")
-        side_by_side(args.old_tree.resolve(), texts, label, args.repeat, args.rounds)
+        side_by_side(args.old_tree.resolve(), texts, label, args.repeat, args.rounds,
+                     args.count)
         return
     sys.path.insert(0, str(ROOT))
     from nanotile.ir.parser import parse_text

@@ -187,10 +187,10 @@ _NONTERMINAL_WORDS = {
     "values": "SSA operand", "entry_header": "valid '@'-identifier for symbol name",
     "hint_key": "valid keyword or string", "hint_target": "valid keyword or string",
     "element": "valid keyword", "_stride": "either 64-bit integer or question mark",
-    "_mixed_item": "either integer or SSA value",
+    "mixed_item": "either integer or SSA value",
 }
 # what an op's own parser asks for (its messages start with `custom op '...' `)
-_OP_PARSER_WORDS = {"_mixed_item"}
+_OP_PARSER_WORDS = {"mixed_item"}
 _TERMINAL_WORDS = {
     "VALUE": "SSA operand", "SYMBOL": "valid '@'-identifier for symbol name",
     "NAME": "valid keyword", "INT": "integer value", "SIGNED_INT": "integer value",

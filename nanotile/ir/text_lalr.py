@@ -11,11 +11,13 @@ position tracking) and several times slower than the format engine it replaced, 
   (whitespace, comments, the dialect prefix), then the state's terminals in Lark's
   order, a keyword that a regex terminal also matches being retyped as Lark does; a
   keyword is not taken from the start of a longer word (``addfoo`` is not ``addf``);
-- a type, an assume predicate or a constant's ``<f32: 1.0>`` spelled as before is
-  taken whole and its value shifted as the rule it stands for: a kernel writes the same
-  few of them thousands of times. The first time, the spelling is read token by token,
-  as the grammar says (so its errors are those of the grammar), and the value the rule
-  reduced to is remembered.
+- a type, an assume predicate, a constant's ``<f32: 1.0>`` or optimization hints
+  spelled as before are taken whole, their value shifted as the rule they stand for: a
+  kernel writes the same few of them thousands of times. The first time, the spelling
+  is read token by token, as the grammar says (so its errors are those of the grammar),
+  and the value the rule reduced to is remembered;
+- a repetition's next item (every op of a region) joins its list in the loop, and
+  punctuation spaced as usual (`` = ``, `` : ``) is shifted without the lexer.
 
 ``parse_with_lark`` runs Lark's own ``Lark.parse`` with the same Transformer; the tests
 check that both read the corpus the same way.
@@ -59,8 +61,11 @@ WHOLE = {
              r"\s*" + _BALANCED),
     "predicate": r"(?:div_by|bounded|same_elements)\s*<[^<>]*>",
     "dense_literal": r"<[^<>]*>",
+    "hints": r"<[^<>]*>",  # optimization_hints=<sm_100 = {num_cta_in_cga = 2}>
 }
-_SPACED = {" = ": ("EQUAL", 1), " : ": ("COLON", 1), ", %": ("COMMA", 0)}
+# punctuation spaced as usual, by the three characters around it: its terminal, its offset
+_SPACED = {" = ": ("EQUAL", 1), " : ": ("COLON", 1), ", %": ("COMMA", 0),
+           ": t": ("COLON", 0)}  # `%arg0: tile<...>`
 _KEYWORD_END = re.compile(r"[\w$.]\Z")
 _IDENTIFIER = r"[A-Za-z_][\w$.]*"  # the grammar's NAME
 _WORD_RE = re.compile(_IDENTIFIER)
@@ -151,8 +156,8 @@ def load_tables() -> Tables:
             tables = pickle.load(f)
         if isinstance(tables, Tables):
             return tables
-    except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError):
-        pass
+    except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError, ImportError):
+        pass  # none yet, or one another program wrote (its classes elsewhere): build it
     tables = _tables_from_lark(Lark(text, **LARK_OPTIONS))
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
@@ -238,6 +243,9 @@ class LalrRunner:
         self.tables = tables
         self.transformer = transformer
         self.callbacks = [_callback(r, transformer) for r in tables.rules]  # None: no call
+        # what a reduction needs of its rule, in one lookup: callback, size, name
+        self.reducers = [(fn, size, origin) for fn, size, origin
+                         in zip(self.callbacks, tables.sizes, tables.origins)]
         count = len(tables.actions)
         self._lexers: list[tuple[Any, dict, dict, dict] | None] = [None] * count
         self._plain: list[tuple[Any, dict, dict, dict] | None] = [None] * count
@@ -268,7 +276,7 @@ class LalrRunner:
         plain_at = pos if start != "file" else -1
         recording: tuple[str, int, int] | None = None  # (rule, start, end) to remember
         t = self.tables
-        actions, sizes, origins, callbacks = t.actions, t.sizes, t.origins, self.callbacks
+        actions, reducers = t.actions, self.reducers
         kept, lexers, memo = t.kept, self._lexers, self.memo
         if len(memo) > 4096:  # a bound for machine-made inputs
             memo.clear()
@@ -290,34 +298,32 @@ class LalrRunner:
                 raise self._failure(self._lex_failure(text, pos, end, state),
                                     states, values, starts)
             typ = m.lastgroup
-            if typ == "_END":
-                typ, value, at, word = "$END", None, end, ""
-                next_pos = end
-            else:
-                at, next_pos = m.span(typ)
-                word = text[at:next_pos]
-                if typ == "_WORD":
-                    typ = lex[1].get(word) or lex[1][""]
-                    if typ is None:  # a word, but no keyword of this state, and no NAME
-                        raise self._failure(self._lex_failure(text, pos, end, state),
-                                            states, values, starts)
-                if typ in kept:
-                    value = new_str(token, word)  # a Lark Token, without its slow __new__
-                    # .value too: Lark's repr of a Token reads it (an error message may)
-                    value.type, value.start_pos, value.value = typ, at, word
-                elif typ in lex[3]:  # a WHOLE spelling: shifted as the rule's value
-                    value = memo.get(word)
-                    if value is None:  # read it token by token, remember its value
-                        plain_at, recording = pos, (typ, at, next_pos)
-                        continue
-                    state = lex[3][typ]
-                    push_state(state)
-                    push_value(value)
-                    push_start(at)
-                    pos = next_pos
+            at, next_pos = m.span(typ)  # the end: (end, end)
+            word = text[at:next_pos]
+            if typ == "_WORD":
+                typ = lex[1].get(word) or lex[1][""]
+                if typ is None:  # a word, but no keyword of this state, and no NAME
+                    raise self._failure(self._lex_failure(text, pos, end, state),
+                                        states, values, starts)
+            if typ in kept:
+                value = new_str(token, word)  # a Lark Token, without its slow __new__
+                # .value too: Lark's repr of a Token reads it (an error message may)
+                value.type, value.start_pos, value.value = typ, at, word
+            elif typ in lex[3]:  # a WHOLE spelling: shifted as the rule's value
+                value = memo.get(word)
+                if value is None:  # read it token by token, remember its value
+                    plain_at, recording = pos, (typ, at, next_pos)
                     continue
-                else:
-                    value = None
+                state = lex[3][typ]
+                push_state(state)
+                push_value(value)
+                push_start(at)
+                pos = next_pos
+                continue
+            else:
+                value = None
+                if typ == "_END":
+                    typ = "$END"
             prev_end = pos
             row = lex[2]
             while True:
@@ -333,7 +339,7 @@ class LalrRunner:
                     push_value(value)
                     push_start(at)
                     pos = next_pos
-                    # punctuation spaced as usual after a token (` = `, ` : `, `, %`) is
+                    # punctuation spaced as usual after a token (` = `, ` : `, `, %`, `: t`) is
                     # shifted without the lexer where the new state shifts it: no other
                     # terminal matches there
                     spaced = _SPACED.get(text[pos:pos + 3])
@@ -346,43 +352,45 @@ class LalrRunner:
                             push_start(pos + spaced[1])
                             pos += spaced[1] + 1
                     break
-                rule = ~action
-                callback = callbacks[rule]
+                callback, size, origin = reducers[~action]
+                if callback is APPEND:  # `list item`: the item joins the list below it
+                    values[-2].append(values.pop())
+                    del states[-1], starts[-1]
+                    state = actions[states[-2]][origin]
+                    states[-1] = state
+                    row = actions[state]
+                    continue
                 if callback is None:  # `?rule: x`: x stands for the rule, in a new state
-                    if recording is not None and recording == (origins[rule], starts[-1],
-                                                               prev_end):
+                    if recording is not None and recording == (origin, starts[-1], prev_end):
                         memo[text[recording[1]:prev_end]] = values[-1]
                         recording = None
-                    state = actions[states[-2]][origins[rule]]
-                    if typ == "$END" and state == end_state:
+                    state = actions[states[-2]][origin]
+                    if state == end_state and typ == "$END":
                         return values[-1]
                     states[-1] = state
                     row = actions[state]
                     continue
-                size = sizes[rule]
                 # the callback may ask where each child starts: starts[-size:]
                 builder.size = size
+                builder.end = prev_end
                 if size:
                     children = values[-size:]
-                    builder.start = starts[-size]
+                    builder.start = rule_start = starts[-size]
                     del values[-size:], states[-size:]
-                else:
-                    children = []
-                    builder.start = at
-                builder.end = prev_end
-                result = callback(children)
-                if size:
+                    result = callback(children)
                     del starts[-size:]
-                if recording is not None and recording == (origins[rule], builder.start,
-                                                           prev_end):
+                else:
+                    builder.start = rule_start = at
+                    result = callback([])
+                if recording is not None and recording == (origin, rule_start, prev_end):
                     memo[text[recording[1]:prev_end]] = result
                     recording = None
-                state = actions[states[-1]][origins[rule]]
-                if typ == "$END" and state == end_state:
+                state = actions[states[-1]][origin]
+                if state == end_state and typ == "$END":
                     return result
                 push_state(state)
                 push_value(result)
-                push_start(builder.start)
+                push_start(rule_start)
                 row = actions[state]
 
     @staticmethod
@@ -442,6 +450,8 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
         if len(include) == 2 and include[0][1] and not include[1][1] and not nones_after \
                 and not include[0][2] and not include[1][2]:
             head, tail = include[0][0], include[1][0]
+            if fn is _children and (head, tail) == (0, 1) and len(rule.expansion) == 2:
+                return APPEND  # the loop appends the item without a call: every op is one
 
             def repeat(c: list) -> Any:  # `list item`: a repetition, one more item
                 out = c[head]
@@ -449,29 +459,35 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
                 return out if fn is _children else fn(out)  # no call: every op is an item
             return repeat
         select = partial(_filter, include, nones_after)
-    else:
-        # each child's index in the rule, or -1 where an absent optional part puts None
-        picks = tuple(j for i, _, nones in include for j in (*[-1] * nones, i))
-        picks += (-1,) * nones_after
-        unfiltered = getattr(fn, "unfiltered", None)
-        if unfiltered is not None and not expand1:  # the callback takes them as they are
-            return unfiltered(transformer, picks)
-        if -1 not in picks:
-            def select(c: list) -> list:
-                return [c[i] for i in picks]
-        else:
-            def select(c: list) -> list:
-                return [c[i] if i >= 0 else None for i in picks]
-    if expand1:
-        def filtered_single(c: list) -> Any:
-            c = select(c)
-            return c[0] if len(c) == 1 else fn(c)
-        return filtered_single
-    return lambda c: fn(select(c))
+        if expand1:
+            def filtered_single(c: list) -> Any:
+                c = select(c)
+                return c[0] if len(c) == 1 else fn(c)
+            return filtered_single
+        return lambda c: fn(select(c))
+    # each child's index in the rule, or -1 where an absent optional part puts None
+    picks = tuple(j for i, _, nones in include for j in (*[-1] * nones, i))
+    picks += (-1,) * nones_after
+    unfiltered = getattr(fn, "unfiltered", None)
+    if unfiltered is not None and not expand1:  # the callback takes them as they are
+        return unfiltered(transformer, picks)
+    if expand1 and len(picks) == 1:  # one child (or None), which stands for the rule
+        only = picks[0]
+        return (lambda c: c[only]) if only >= 0 else (lambda c: None)
+    # the children picked in one step with the call (most rules of a kernel reduce here)
+    if -1 not in picks:
+        return lambda c: fn([c[i] for i in picks])
+    return lambda c: fn([c[i] if i >= 0 else None for i in picks])
 
 
 def _children(c: list) -> list:
     return c
+
+
+def APPEND(c: list) -> list:  # noqa: N802 - a marker, run by the loop itself
+    """`list item`: the item joins its list (what LalrRunner.parse does in place)."""
+    c[0].append(c[1])
+    return c[0]
 
 
 def _child_plan(rule: Any) -> tuple[list[tuple[int, bool, int]], int] | None:

@@ -708,12 +708,18 @@ def _op_callback(rule: OpRule) -> Any:
     results = tuple((r.name, r.variadic or r.since > "13.1") for r in opdef.results)
     variable = opdef.has_variable_operands
 
-    def callback(self: IRBuilder, c: list[Any], picks: tuple[int, ...] = ()) -> Operation:
-        if len(c) != count:
-            raise AssertionError(f"{rule.name}: {len(c)} children for {count} slots")
+    def plan(children: tuple[int, ...]) -> tuple[tuple[int, Any, Slot, int], ...]:
+        """(slot, its step, the slot, its child's index or -1) for the slots an
+        alternative reads: those written, and operand lists (empty when absent)."""
+        return tuple((i, step, slot, children[i]) for i, (step, slot) in enumerate(steps)
+                     if children[i] >= 0 or slot.kind == "operands")
+
+    def run(self: IRBuilder, c: list[Any], steps_of: tuple, picks: tuple[int, ...]
+            ) -> Operation:
         p = ParsedOp(opdef, self.start)
         p.picks = picks
-        for i, ((step, slot), child) in enumerate(zip(steps, c)):
+        for i, step, slot, k in steps_of:
+            child = c[k] if k >= 0 else None
             p.slot = i
             if child is not None:
                 step(self, p, slot, child)
@@ -725,12 +731,19 @@ def _op_callback(rule: OpRule) -> Any:
             fixup(self, p)
         return self.build(p, operand_names, results, variable)
 
+    every = plan(tuple(range(count)))  # children given one per slot, None where absent
+
+    def callback(self: IRBuilder, c: list[Any]) -> Operation:
+        """The rule's children one per slot (Lark's own loop; rules with spliced parts)."""
+        if len(c) != count:
+            raise AssertionError(f"{rule.name}: {len(c)} children for {count} slots")
+        return run(self, c, every, ())
+
     def unfiltered(self: IRBuilder, picks: tuple[int, ...]) -> Any:
         """The callback of one alternative of the rule, given the rule's children as
         they are: it knows where each slot's child was written."""
-        def run(c: list[Any]) -> Operation:
-            return callback(self, [c[i] if i >= 0 else None for i in picks], picks)
-        return run
+        steps_of = plan(picks)
+        return lambda c: run(self, c, steps_of, picks)
     callback.__name__ = rule.name
     callback.unfiltered = unfiltered  # type: ignore[attr-defined]
     return callback

@@ -34,6 +34,20 @@ def test_check_mode_fails_on_a_stale_file(tmp_path, monkeypatch) -> None:
     assert stale.read_text() == text
 
 
+def test_a_foreign_table_cache_is_built_again(tmp_path, monkeypatch) -> None:
+    """A cached table file whose pickle names a module this program cannot import (one
+    written by another copy of nanotile under another package name) is replaced, not an
+    error for every parse."""
+    from nanotile.ir import text_lalr
+
+    monkeypatch.setattr(text_lalr.tempfile, "gettempdir", lambda: str(tmp_path))
+    path = text_lalr._cache_path(text_lalr.grammar_text())
+    path.write_bytes(b"cnanotile_elsewhere.ir.text_lalr\nTables\n.")
+    tables = text_lalr.load_tables()
+    assert isinstance(tables, text_lalr.Tables)
+    assert b"nanotile_elsewhere" not in path.read_bytes()
+
+
 def test_every_row_has_its_rule() -> None:
     text = grammar_gen.GRAMMAR_PATH.read_text()
     rows = {**OPS, **TESTING_OPS, **INTERNAL_OPS}
