@@ -6,13 +6,17 @@ compiled for sm_90 and sm_100. A row says whether the two PTX texts differ beyon
 header (``.version`` / ``.target``), and which instruction classes occur a different
 number of times (below: ``CLASSES``, each counted by its opcode prefix).
 
-The hardware differs where a kernel has an MMA (mmaf, mmai, mmaf_scaled): Hopper's
-tensor cores take wgmma (or mma.sync), Blackwell's tcgen05 with the accumulator in
-tensor memory, and tileiras issues different instructions on the two. A kernel whose
-PTX is the same modulo header although its hardware differs is flagged ``SAME!``.
+The hardware differs where a kernel has an MMA (mmaf, mmai, mmaf_scaled) that the two
+GPUs run differently: Hopper's tensor cores take wgmma (HGMMA in SASS) or mma.sync (HMMA),
+Blackwell's tcgen05 with the accumulator in tensor memory (UTCHMMA / UTCQMMA). The
+oracle is tileiras: with --tileiras each MMA kernel is compiled by tileiras for both
+targets and its tensor-core SASS classes (sass_classes.py) compared (column
+``tileiras``: sm_90's classes | sm_100's, FMA where it has none); without it every MMA
+kernel counts as one whose hardware differs. A kernel whose nanotile PTX is the same
+modulo header although its hardware differs is flagged ``SAME!``.
 
     .venv/bin/python bench/target_differences.py [--sample N] [-k WORD ...]
-        [--timeout 60] [--jobs 2] [--all-rows]
+        [--tileiras] [--timeout 60] [--jobs 2] [--all-rows]
 
 Rows are printed for the kernels with an MMA and those whose PTX differs (--all-rows:
 every kernel), then a summary.
@@ -31,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))  # sass_classes
 CORPUS = ROOT / ".." / "shared" / "corpus"
 TARGETS = ("sm_90", "sm_100")
 MMA_OPS = ("mmaf", "mmai", "mmaf_scaled")
@@ -78,14 +83,28 @@ def instruction_classes(ptx: str) -> Counter:
     return counts
 
 
-def compare(job: tuple[str, int]) -> dict:
+TENSOR_CLASSES = ("HGMMA", "HMMA", "UTCHMMA")
+
+
+def tileiras_tensor_classes(path: str, target: str) -> str:
+    """The tensor-core SASS classes in tileiras' cubin ('FMA' if none, '-' if refused)."""
+    from sass_classes import classes, tileiras_cubin
+
+    cubin = tileiras_cubin(Path(path), target)
+    if cubin is None:
+        return "-"
+    counts = classes(cubin)
+    return "+".join(c for c in TENSOR_CLASSES if counts[c]) or "FMA"
+
+
+def compare(job: tuple[str, int, bool]) -> dict:
     """One kernel's row: mma ops, whether the PTX differs, the classes that differ."""
-    path, timeout = job
+    path, timeout, oracle = job
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
-    row = {"kernel": Path(path).stem, "mma": "", "status": "", "classes": {}}
+    row = {"kernel": Path(path).stem, "mma": "", "status": "", "classes": {}, "tileiras": ""}
     try:
-        row.update(_compare(path))
+        row.update(_compare(path, oracle))
     except _Timeout:
         row["status"] = "timeout"
     except Exception as e:  # noqa: BLE001 - a bench row, not a crash
@@ -95,7 +114,7 @@ def compare(job: tuple[str, int]) -> dict:
     return row
 
 
-def _compare(path: str) -> dict:
+def _compare(path: str, oracle: bool) -> dict:
     import nanotile
     from nanotile.diagnostics import CompileError
     from nanotile.targets.compile import compile_to_ptx
@@ -109,14 +128,21 @@ def _compare(path: str) -> dict:
             ptx[target] = compile_to_ptx(copy.deepcopy(module), target)
         except CompileError:
             ptx[target] = None
+    hardware = bool(mma)
+    tileiras = ""
+    if mma and oracle:
+        theirs = [tileiras_tensor_classes(path, t) for t in TARGETS]
+        tileiras = " | ".join(theirs)
+        hardware = theirs[0] != theirs[1] and "-" not in theirs
     refused = [t for t in TARGETS if ptx[t] is None]
     if refused:
-        return {"mma": ",".join(mma), "status": "refused " + ",".join(refused)}
+        return {"mma": ",".join(mma), "status": "refused " + ",".join(refused),
+                "tileiras": tileiras}
     before, after = (instruction_classes(ptx[t]) for t in TARGETS)
     classes = {c: (before[c], after[c]) for c in CLASSES if before[c] != after[c]}
     same = body(ptx["sm_90"]) == body(ptx["sm_100"])
-    status = ("SAME!" if mma else "same") if same else "differs"
-    return {"mma": ",".join(mma), "status": status, "classes": classes}
+    status = ("SAME!" if hardware else "same") if same else "differs"
+    return {"mma": ",".join(mma), "status": status, "classes": classes, "tileiras": tileiras}
 
 
 def kernels(sample: int | None, words: list[str]) -> list[str]:
@@ -141,17 +167,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=int, default=60, help="seconds per kernel")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--all-rows", action="store_true")
+    ap.add_argument("--tileiras", action="store_true",
+                    help="tileiras' SASS on both targets decides where the hardware differs")
     args = ap.parse_args(argv)
-    jobs = [(p, args.timeout) for p in kernels(args.sample, args.words)]
-    print(f"{'kernel':58s} {'mma':16s} {'sm_90 vs sm_100':16s} classes that differ (sm_90->sm_100)")
+    jobs = [(p, args.timeout, args.tileiras) for p in kernels(args.sample, args.words)]
+    print(f"{'kernel':58s} {'mma':12s} {'tileiras':16s} {'sm_90 vs sm_100':16s} "
+          "classes that differ (sm_90->sm_100)")
     summary: Counter = Counter()
     with multiprocessing.Pool(args.jobs) as pool:
         for row in pool.imap(compare, jobs):
             status = row["status"].split(":")[0]
             summary[("mma" if row["mma"] else "no mma", status)] += 1
             if args.all_rows or row["mma"] or status != "same":
-                print(f"{row['kernel'][:58]:58s} {row['mma'][:16]:16s} {row['status'][:16]:16s} "
-                      f"{cell(row['classes'])}", flush=True)
+                print(f"{row['kernel'][:58]:58s} {row['mma'][:12]:12s} {row['tileiras']:16s} "
+                      f"{row['status'][:16]:16s} {cell(row['classes'])}", flush=True)
     print(f"\n{len(jobs)} kernels")
     for (mma, status), n in sorted(summary.items()):
         print(f"  {mma:7s} {status:16s} {n}")
