@@ -885,13 +885,14 @@ op("tcgen05_descriptor", NO_OPCODE,
    traits="pure", internal=True,
    asm=("'of @buffer 'at @offset 'leading @leading 'stride @stride 'swizzle @swizzle "
         "attr-dict : type($result)"))
-# One tcgen05.mma.cta_group::1.kind::f16, issued by thread 0: D (TMEM columns `column`..
-# of the allocation `base`) = A B + D, A and B by descriptor, `idesc` the instruction
-# descriptor.
+# One tcgen05.mma.cta_group::1.kind::`kind` (f16, tf32 or f8f6f4), issued by thread 0:
+# D (TMEM columns `column`.. of the allocation `base`) = A B + D, A and B by descriptor,
+# `idesc` the instruction descriptor.
 op("tcgen05_mma", NO_OPCODE, operands="base a b", results="",
-   attrs=[attr("idesc", "int"), attr("column", "int")], traits="memory", internal=True,
-   asm=("$base , $a , $b 'idesc @idesc 'column @column attr-dict : type($base) , "
-        "type($a) , type($b)"))
+   attrs=[attr("idesc", "int"), attr("kind", "string"), attr("column", "int")],
+   traits="memory", internal=True,
+   asm=("$base , $a , $b 'idesc @idesc 'kind @kind 'column @column attr-dict : "
+        "type($base) , type($a) , type($b)"))
 # Thread 0 commits the tcgen05.mma it issued to an mbarrier; every thread waits until
 # they are complete (their results in TMEM, their operands read).
 op("tcgen05_commit_wait", NO_OPCODE, results="", traits="memory", internal=True,

@@ -515,10 +515,24 @@ def _tcgen05_ldst(c: C, is_ld: bool):
     return ldst
 
 
+# tcgen05.mma's kinds: the PTX type of each A/B format of the instruction descriptor
+# (PTX ISA, "Instruction descriptor format for .kind::tf32, .kind::f16, .kind::f8f6f4")
+_TCGEN05_FORMATS = {"kind::f16": {0: "f16", 1: "bf16"}, "kind::tf32": {2: "tf32"},
+                    "kind::f8f6f4": {0: "e4m3", 1: "e5m2"}}
+
+
+def _tcgen05_format(kind: str, idesc: int, shift: int) -> str:
+    fmt = (idesc >> shift) & 7
+    if fmt not in _TCGEN05_FORMATS[kind]:
+        raise MemoryFault(f"tcgen05.mma.{kind} instruction descriptor 0x{idesc:x}: operand "
+                          f"format {fmt} is not emulated")
+    return _TCGEN05_FORMATS[kind][fmt]
+
+
 def _tcgen05_mma(c: C):
     kind = next((x for x in c.mods if x.startswith("kind::")), None)
-    if kind != "kind::f16" or c.has("ws", "sp", "block_scale"):
-        raise c.unsupported("only kind::f16 dense")
+    if kind not in _TCGEN05_FORMATS or c.has("ws", "sp", "block_scale"):
+        raise c.unsupported("only kind::f16, kind::tf32 and kind::f8f6f4, dense")
     d_op = c.ops[0]
     if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
         raise c.unsupported("A from tensor memory")
@@ -542,14 +556,14 @@ def _tcgen05_mma(c: C):
         M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
         if M != 128:
             raise MemoryFault(f"tcgen05.mma with M={M}: only M=128 is emulated")
-        fmt = {0: DTYPES["f16"], 1: DTYPES["bf16"]}
-        et_a, et_b = fmt[(idesc >> 7) & 7], fmt[(idesc >> 10) & 7]
+        a_type, b_type = _tcgen05_format(kind, idesc, 7), _tcgen05_format(kind, idesc, 10)
+        esize = type_size(a_type)   # both: one kind, one size
         sh = w.cta.shared
         spans: list = []
-        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M), et_a, True,
-                         spans)
-        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N), et_b, True,
-                         spans)
+        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M),
+                         DTYPES[a_type], True, spans, esize)
+        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N),
+                         DTYPES[b_type], True, spans, esize)
         if (idesc >> 13) & 1:
             A = -A
         if (idesc >> 14) & 1:

@@ -19,9 +19,10 @@ column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
   already, published by the copies' mbarrier); ``tcgen05_barrier`` (tcgen05.fence::
   before_thread_sync, a CTA barrier, tcgen05.fence::after_thread_sync: every warp's
   tcgen05.st and operand stores happen before thread 0's MMA, PTX ISA "Memory consistency
-  model for 5th generation of TensorCore operations"); per K step s of 16 and 128-row
-  block b a descriptor of A at (128 b, 16 s) and of B at (16 s, 0) and a
-  ``tcgen05_mma`` into the block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
+  model for 5th generation of TensorCore operations"); per K step s (16 for f16/bf16, 8
+  for tf32, 32 for f8: tcgen05_plan.k_step) and 128-row block b a descriptor of A at
+  (128 b, K s) and of B at (K s, 0) and a ``tcgen05_mma`` (its ``kind``) into the
+  block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
   every thread waits for it: the results are in TMEM and the operands' buffers free for
   the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers.
 - A ``for`` whose iteration value is the op's accumulator (its only use) and whose next
@@ -46,7 +47,7 @@ from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M, tmem_params
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..sm90.lower_wgmma import Operand
-from .tcgen05_plan import K_STEP, instruction_descriptor
+from .tcgen05_plan import KINDS, instruction_descriptor, k_step
 
 MIN_COLUMNS = 32  # tcgen05.alloc: a power of two of at least 32 columns
 FIRST_INIT = 3    # a for's operands: lower bound, upper bound, step, initial values
@@ -140,13 +141,15 @@ def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
     b_of = Operand(rhs, "b", (0, 0), (1, 1))
     assert not b_of.mn_major, rhs  # K-major B (tcgen05_plan)
     n = rhs.shape[1]
-    idesc = instruction_descriptor(lhs.element.name, TMEM_M, n)
+    element = lhs.element.name
+    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name)
+    step = k_step(element)
     for block in range(lhs.shape[0] // TMEM_M):  # all K steps of a block, then the next
-        for s in range(lhs.shape[1] // K_STEP):
-            a = _descriptor(op, a_of, (TMEM_M * block, K_STEP * s))
-            b = _descriptor(op, b_of, (K_STEP * s, 0))
+        for s in range(lhs.shape[1] // step):
+            a = _descriptor(op, a_of, (TMEM_M * block, step * s))
+            b = _descriptor(op, b_of, (step * s, 0))
             _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
-                  column=column + block * n)
+                  kind=KINDS[element][0], column=column + block * n)
     _emit(op, "tcgen05_commit_wait", [], None)
 
 

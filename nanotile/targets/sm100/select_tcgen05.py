@@ -12,7 +12,8 @@
     tmem_load           tcgen05.ld.sync.aligned.32x32b.xN.b32 {regs}, [row address];
                         tcgen05.wait::ld.sync.aligned
     tcgen05_descriptor  the 64-bit shared-memory matrix descriptor (below)
-    tcgen05_mma         thread 0: tcgen05.mma.cta_group::1.kind::f16 [d], da, db, idesc, 1
+    tcgen05_mma         thread 0: tcgen05.mma.cta_group::1.kind::K [d], da, db, idesc, 1
+                        (K: the op's kind, f16, tf32 or f8f6f4)
     tcgen05_commit_wait thread 0: tcgen05.commit.cta_group::1.mbarrier::arrive::one.
                         shared::cluster.b64 [bar]; every thread arrives and waits on bar,
                         then tcgen05.fence::after_thread_sync
@@ -212,7 +213,8 @@ def mma(s: Selection, op: Operation) -> None:
     fn.instr("mov.b32", idesc, str(op.attributes["idesc"]))
     accumulate = fn.reg("pred")
     fn.instr("setp.eq.u32", accumulate, idesc, idesc)
-    fn.instr("tcgen05.mma.cta_group::1.kind::f16", f"[{d}]", a, b, idesc, accumulate)
+    fn.instr(f"tcgen05.mma.cta_group::1.kind::{op.attributes['kind']}", f"[{d}]", a, b, idesc,
+             accumulate)
     fn.place(skip)
 
 

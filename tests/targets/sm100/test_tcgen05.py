@@ -46,6 +46,18 @@ def test_plan_fits(m, n, k, et):
     assert str(p.accumulator((m, n))) == f"#tmem<acc, m{m}n{n}>"
 
 
+@pytest.mark.parametrize("m,n,k,et,kind,rounds", [
+    (128, 64, 8, "tf32", "tf32", True),         # one K step of 8: 32-byte rows
+    (256, 256, 64, "tf32", "tf32", True),       # the cutile-tests f32 matmul's tile
+    (128, 128, 32, "f8E4M3FN", "f8f6f4", False),  # one K step of 32
+    (256, 256, 128, "f8E5M2", "f8f6f4", False),  # the batched f8 matmul's tile
+])
+def test_plan_fits_tf32_and_f8(m, n, k, et, kind, rounds):
+    p = plan(_mmaf(m, n, k, et), 4)
+    assert p is not None and p.instruction == f"tcgen05.mma.cta_group::1.kind::{kind}"
+    assert p.round_tf32_operands == rounds and p.m == m and p.n == n
+
+
 @pytest.mark.parametrize("m,n,k,warps,et,acc,batch", [
     (64, 64, 16, 4, "f16", "f32", 0),      # 64 rows (M = 64 lays D out otherwise)
     (512, 64, 16, 4, "f16", "f32", 0),     # 512 rows
@@ -54,9 +66,10 @@ def test_plan_fits(m, n, k, et):
     (128, 512, 16, 4, "f16", "f32", 0),    # N > 256
     (128, 64, 8, 4, "f16", "f32", 0),      # 16-byte rows: no swizzle atom, no K step
     (128, 64, 16, 4, "f16", "f16", 0),     # f16 accumulator
-    (128, 64, 16, 4, "tf32", "f32", 0),    # kind::tf32: not planned yet
-    (128, 64, 32, 4, "i8", "i32", 0),      # mmai
-    (128, 64, 32, 4, "f8E4M3FN", "f32", 0),
+    (128, 64, 4, 4, "tf32", "f32", 0),     # tf32 rows of 16 bytes: no K step of 8
+    (128, 64, 16, 4, "f8E4M3FN", "f32", 0),  # f8 rows of 16 bytes: no K step of 32
+    (128, 64, 32, 4, "f8E5M2", "f16", 0),  # f8 -> f16: not planned (D in TMEM is f32)
+    (128, 64, 32, 4, "i8", "i32", 0),      # mmai (kind::i8: not planned)
     (128, 64, 16, 4, "f16", "f32", 2),     # batched
 ])
 def test_plan_declines(m, n, k, warps, et, acc, batch):
@@ -70,6 +83,16 @@ def test_instruction_descriptor():
     assert (d >> 4) & 3 == 1 and (d >> 7) & 7 == 1 and (d >> 10) & 7 == 1
     assert ((d >> 17) & 0x3F) << 3 == 48 and ((d >> 24) & 0x1F) << 4 == 128
     assert not (d >> 15) & 3  # both K-major
+
+
+@pytest.mark.parametrize("a,b,fa,fb", [("tf32", None, 2, 2), ("f8E4M3FN", None, 0, 0),
+                                       ("f8E5M2", None, 1, 1), ("f8E4M3FN", "f8E5M2", 0, 1)])
+def test_instruction_descriptor_formats(a, b, fa, fb):
+    """The A/B formats of kind::tf32 (TF32 = 2) and kind::f8f6f4 (E4M3 = 0, E5M2 = 1):
+    PTX ISA, "Instruction descriptor format for .kind::tf32, .kind::f16, .kind::f8f6f4"."""
+    d = instruction_descriptor(a, 128, 256, b)
+    assert (d >> 7) & 7 == fa and (d >> 10) & 7 == fb and (d >> 4) & 3 == 1
+    assert d >> 24 == 128 >> 4 and (d >> 17) & 0x3F == 256 >> 3
 
 
 def test_mma_tcgen05_is_refused_on_sm90():
@@ -103,13 +126,28 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("m,n,k,et", CASES)
+# tf32 (kind::tf32, K 8) and f8 (kind::f8f6f4, K 32): 32 bytes of a row per K step
+KIND_CASES = [
+    (128, 32, 8, "tf32"),        # one K step, 32-byte rows
+    (128, 64, 64, "tf32"),       # 256-byte rows: two atoms, 8 K steps (rounded first)
+    (256, 32, 32, "tf32"),       # two 128-row blocks
+    (128, 16, 32, "f8E4M3FN"),   # one K step, 32-byte rows
+    (128, 64, 128, "f8E5M2"),    # 128-byte rows, 4 K steps
+    (256, 32, 256, "f8E4M3FN"),  # two atoms a row, two row blocks
+]
+KIND = {"f16": "f16", "bf16": "f16", "tf32": "tf32", "f8E4M3FN": "f8f6f4", "f8E5M2": "f8f6f4"}
+K_STEP = {"f16": 16, "bf16": 16, "tf32": 8, "f8E4M3FN": 32, "f8E5M2": 32}
+
+
+@pytest.mark.parametrize("m,n,k,et", CASES + KIND_CASES)
 def test_tcgen05_matches_interpreter(m, n, k, et):
     text = mma_kernel(0, m, n, k, et, "f32")
     arrays = _inputs(0, m, n, k, et, "f32", np.random.default_rng(m * n + k))
     ptx = _check(text, arrays, "sm_100", 2 ** -20)
     assert "mma.sync" not in ptx and "fma.rn" not in ptx
-    assert ptx.count("tcgen05.mma.cta_group::1.kind::f16") == m // 128 * k // 16
+    assert ptx.count(f"tcgen05.mma.cta_group::1.kind::{KIND[et]}") == \
+        m // 128 * k // K_STEP[et]
+    assert ("cvt.rn.tf32.f32" in ptx) == (et == "tf32")  # rounded before the stores
     assert ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
 
 
@@ -233,3 +271,32 @@ def test_two_accumulators_kept_in_tmem():
     ptx = _run_loop(loop_kernel(32, 16, mmafs=-2), _integers(32, 16, 10), 3)
     assert ptx.count("tcgen05.mma.") == 2 and ptx.count("tcgen05.ld.") == 2
     assert re.search(r"tcgen05\.alloc\S* \[[^]]+\], 64;", ptx)
+
+
+# cutile-tests matmuls tileiras runs on tcgen05 (UTCHMMA / UTCQMMA in its sm_100 SASS):
+# the f32 matmul (converted to tf32 by ftof: kind::tf32) and the batched f8 matmul
+# (reshaped to 2-D: kind::f8f6f4), 256 x 256 tiles (two 128-row blocks, 512 columns)
+TCGEN05_KINDS_CUTILE = [
+    ("kernels_matmul__matmul_kernel@ctas1__f32x2_f32x2_f32x2_256_256_64", "tf32"),
+    ("kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+     "f8f6f4"),
+]
+
+
+@pytest.mark.parametrize("name,kind", TCGEN05_KINDS_CUTILE)
+def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
+    import nanotile
+    from nanotile.compare import first_difference
+
+    from ..corpus_cases import cutile_tests_case
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    ptx = compile_to_ptx(copy.deepcopy(module), "sm_100")
+    assert f"tcgen05.mma.cta_group::1.kind::{kind}" in ptx and "mma.sync" not in ptx
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *want)
+    nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_100")
+    assert first_difference(got, want, "sm_100") is None

@@ -23,10 +23,10 @@
 // CHECK-NEXT: tcgen05_barrier
 // CHECK-NEXT: %[[A0:.+]] = tcgen05_descriptor of tile<128x32xf16, #shared<offset=0, swizzle=[8, 2, 4], align=512>> at 0 leading 16 stride 512 swizzle 64
 // CHECK-NEXT: %[[B0:.+]] = tcgen05_descriptor of tile<32x64xf16, #shared<offset=8192, swizzle=[8, 2, 4], order=[0, 1], align=512>> at 0 leading 16 stride 512 swizzle 64
-// CHECK-NEXT: tcgen05_mma %[[T]], %[[A0]], %[[B0]] idesc 135266320 column 0
+// CHECK-NEXT: tcgen05_mma %[[T]], %[[A0]], %[[B0]] idesc 135266320 kind "f16" column 0
 // CHECK-NEXT: %[[A1:.+]] = tcgen05_descriptor of {{.+}} at 32 leading 16 stride 512
 // CHECK-NEXT: %[[B1:.+]] = tcgen05_descriptor of {{.+}} at 32 leading 16 stride 512
-// CHECK-NEXT: tcgen05_mma %[[T]], %[[A1]], %[[B1]] idesc 135266320 column 0
+// CHECK-NEXT: tcgen05_mma %[[T]], %[[A1]], %[[B1]] idesc 135266320 kind "f16" column 0
 // CHECK-NEXT: tcgen05_commit_wait
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[D:.+]] = tmem_load %[[T]] column 0 : tile<i32, #regs> -> tile<64xf32, #regs>
@@ -35,6 +35,25 @@
 // CHECK-NEXT: tmem_dealloc %[[T]] 64
 // CHECK-NEXT: return
 // CHECK-NOT: tmem_mma
+//
+// @mma_tf32: the same loop on tf32 operands (f32 data converted by ftof, which rounds:
+// kind::tf32). Rows of 32 tf32 are 128 bytes; the instruction's K is 8 (32 bytes), so 4
+// MMAs per step, each pair of descriptors 32 bytes further along the rows; instruction
+// descriptor 0x08100910 (f32 D, TF32 = 2 for A and B, K-major, N = 64, M = 128).
+// CHECK-LABEL: entry @mma_tf32(
+// CHECK-NEXT: %[[T:.+]] = tmem_alloc 64 : tile<i32, #regs>
+// CHECK: tcgen05_barrier
+// CHECK-NEXT: {{.+}} = tcgen05_descriptor of tile<128x32xtf32, {{.+}}> at 0 leading 16 stride 1024 swizzle 128
+// CHECK-NEXT: {{.+}} = tcgen05_descriptor of tile<32x64xtf32, {{.+}}> at 0 leading 16 stride 1024 swizzle 128
+// CHECK-NEXT: tcgen05_mma {{.+}} idesc 135268624 kind "tf32" column 0
+// CHECK-NEXT: tcgen05_descriptor of {{.+}} at 32 leading 16 stride 1024
+// CHECK-NEXT: tcgen05_descriptor of {{.+}} at 32 leading 16 stride 1024
+// CHECK-NEXT: tcgen05_mma {{.+}} kind "tf32"
+// CHECK: tcgen05_descriptor of {{.+}} at 96 leading
+// CHECK: tcgen05_mma {{.+}} kind "tf32"
+// CHECK-NEXT: tcgen05_commit_wait
+// CHECK-NEXT: }
+// CHECK-NOT: tcgen05_mma
 cuda_tile.module @tests {
   entry @mma(%pa: tile<ptr<f16>>, %pc: tile<ptr<f32>>) {
     %i = iota : tile<4096xi32>
@@ -54,6 +73,36 @@ cuda_tile.module @tests {
       %a, %t1 = load_ptr_tko weak %pa2 : tile<128x32xptr<f16>> -> tile<128x32xf16>, token
       %bb, %t2 = load_ptr_tko weak %pb : tile<32x64xptr<f16>> -> tile<32x64xf16>, token
       %e = mmaf %a, %bb, %acc : tile<128x32xf16>, tile<32x64xf16>, tile<128x64xf32>
+      continue %e : tile<128x64xf32>
+    }
+    %i3 = iota : tile<8192xi32>
+    %r3 = reshape %i3 : tile<8192xi32> -> tile<128x64xi32>
+    %p0 = reshape %pc : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %p1 = broadcast %p0 : tile<1x1xptr<f32>> -> tile<128x64xptr<f32>>
+    %p2 = offset %p1, %r3 : tile<128x64xptr<f32>>, tile<128x64xi32> -> tile<128x64xptr<f32>>
+    %w = store_ptr_tko weak %p2, %d : tile<128x64xptr<f32>>, tile<128x64xf32> -> token
+    return
+  }
+  entry @mma_tf32(%pa: tile<ptr<f32>>, %pc: tile<ptr<f32>>) {
+    %i = iota : tile<4096xi32>
+    %r = reshape %i : tile<4096xi32> -> tile<128x32xi32>
+    %b0 = reshape %pa : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %b = broadcast %b0 : tile<1x1xptr<f32>> -> tile<128x32xptr<f32>>
+    %pa2 = offset %b, %r : tile<128x32xptr<f32>>, tile<128x32xi32> -> tile<128x32xptr<f32>>
+    %i2 = iota : tile<2048xi32>
+    %r2 = reshape %i2 : tile<2048xi32> -> tile<32x64xi32>
+    %c0 = broadcast %b0 : tile<1x1xptr<f32>> -> tile<32x64xptr<f32>>
+    %pb = offset %c0, %r2 : tile<32x64xptr<f32>>, tile<32x64xi32> -> tile<32x64xptr<f32>>
+    %zero = constant <f32: 0.0> : tile<128x64xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %n = constant <i32: 2> : tile<i32>
+    %d = for %k in (%lo to %n, step %one) : tile<i32> iter_values(%acc = %zero) -> (tile<128x64xf32>) {
+      %a, %t1 = load_ptr_tko weak %pa2 : tile<128x32xptr<f32>> -> tile<128x32xf32>, token
+      %bb, %t2 = load_ptr_tko weak %pb : tile<32x64xptr<f32>> -> tile<32x64xf32>, token
+      %at = ftof %a rounding<nearest_even> : tile<128x32xf32> -> tile<128x32xtf32>
+      %bt = ftof %bb rounding<nearest_even> : tile<32x64xf32> -> tile<32x64xtf32>
+      %e = mmaf %at, %bt, %acc : tile<128x32xtf32>, tile<32x64xtf32>, tile<128x64xf32>
       continue %e : tile<128x64xf32>
     }
     %i3 = iota : tile<8192xi32>
