@@ -30,6 +30,18 @@ column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
   value is stored before the loop, the result loaded after it, and the loop carries
   nothing for it (the K loop's MMAs accumulate in place, as tileiras' do).
 
+``tmem_mma_scaled`` (mmaf_scaled, kind::mxf8f6f4.block_scale) also holds each thread's
+scale words of A and B (distribute_mma.py). They go to TMEM columns after the
+accumulators', taken in turns: every warp stores its words to its own 32 lanes (lane t:
+the scales of rows / columns t + 32 j in column j of a K-block group, four K blocks a
+word), so each lane quarter holds all of them, as the PTX ISA asks ("Block Scaling":
+scale factors duplicated to all lane partitions; tileiras copies them in with
+tcgen05.cp.32x128b.warpx4, 32 lanes x 4 words, to the same place). The MMA of K step s
+and row block b reads A's scales from the column of its group (s / 4) and block (4 b
+columns further: its rows 128 b + 32 j + t), SFA_ID = s % 4 choosing the byte; B's
+likewise (SFB_ID). Those columns are rewritten on each issue after the previous
+commit's wait, so one range serves every block-scaled site.
+
 A descriptor's start is its matrix's first element (a K step inside a swizzle atom is a
 plain 32-byte offset: the hardware swizzles the addresses it derives, as for wgmma), its
 leading and stride byte offsets those of lower-wgmma's ``Operand`` (the same canonical
@@ -47,9 +59,17 @@ from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M, tmem_params
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..sm90.lower_wgmma import Operand
-from .tcgen05_plan import KINDS, instruction_descriptor, k_step
+from .tcgen05_plan import (
+    KINDS,
+    SCALED_KIND,
+    SCALES_PER_WORD,
+    block_scaled_descriptor,
+    instruction_descriptor,
+    k_step,
+)
 
 MIN_COLUMNS = 32  # tcgen05.alloc: a power of two of at least 32 columns
+MMA_OPS = ("tmem_mma", "tmem_mma_scaled")
 FIRST_INIT = 3    # a for's operands: lower bound, upper bound, step, initial values
 
 
@@ -64,7 +84,7 @@ class LowerTcgen05(Pass):
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False
         for entry in module.entries():
-            sites = [op for op in entry.walk() if op.name == "tmem_mma"]
+            sites = [op for op in entry.walk() if op.name in MMA_OPS]
             if sites:
                 lower_entry(module, entry, sites)
                 changed = True
@@ -75,17 +95,11 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
     body = entry.regions[0].block
     copied = [o.attributes["buffer"] for o in entry.walk() if o.name == "tma_copy"]
     kept = {op: _kept_loop(op) for op in sites}
-    # columns: one range per accumulator kept across a loop, one shared by the others
-    column, columns = {}, 0
-    for op in sites:
-        if kept[op] is not None:
-            column[op] = columns
-            columns += _n(op)
-    shared = max((_n(op) for op in sites if kept[op] is None), default=0)
-    for op in sites:
-        if kept[op] is None:
-            column[op] = columns
-    columns = allocation(columns + shared)
+    borrowing: set[Operation] = set()
+    column, scales, columns = place(sites, kept, borrowing)
+    if columns > TMEM_COLUMNS:  # scale words beside a full accumulator: borrow columns
+        borrowing = {op for op in sites if _scale_columns(op) and _blocks(op) > 1}
+        column, scales, columns = place(sites, kept, borrowing)
     if columns > TMEM_COLUMNS:
         raise CompileError(Diagnostic("error", f"lower-tcgen05: the accumulators need "
                                                f"{columns} columns of tensor memory; a CTA "
@@ -103,15 +117,39 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
     for op in sites:
         loop = kept[op]
         both_copied = op.attributes["lhs"] in copied and op.attributes["rhs"] in copied
+        words = None if op in borrowing else scales  # None: issue borrows columns
         if loop is None:
             _emit(op, "tmem_store", [base, op.operands[0]], None, column=column[op])
-            issue(op, base, column[op], both_copied)
+            issue(op, base, column[op], both_copied, words)
             mapping[op.results[0]] = _emit(op, "tmem_load", [base], op.results[0].type,
                                            column=column[op])
             erase(op)
         else:
-            keep_in_tmem(module, op, loop, base, column[op], both_copied)
+            keep_in_tmem(module, op, loop, base, column[op], both_copied, words)
     replace_uses(module, mapping)
+
+
+def place(sites: list[Operation], kept: dict, borrowing: set) -> tuple[dict, int, int]:
+    """(each site's first accumulator column, the scale words' first column, the
+    allocation): one range per accumulator kept across a loop, one shared by the others,
+    the scale words after them all (except a borrowing site's: ``issue``)."""
+    column, columns = {}, 0
+    for op in sites:
+        if kept[op] is not None:
+            column[op] = columns
+            columns += _n(op)
+    shared = max((_n(op) for op in sites if kept[op] is None), default=0)
+    for op in sites:
+        if kept[op] is None:
+            column[op] = columns
+    scales = columns + shared
+    words = max((_scale_columns(op) for op in sites if op not in borrowing), default=0)
+    return column, scales, allocation(scales + words)
+
+
+def _blocks(op: Operation) -> int:
+    """The 128-row blocks of ``op``'s tile (one MMA each per K step)."""
+    return op.attributes["lhs"].shape[0] // TMEM_M
 
 
 def allocation(columns: int) -> int:
@@ -130,10 +168,42 @@ def _n(op: Operation) -> int:
     return m // TMEM_M * n
 
 
-def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
-    """Before ``op``: the operands published to the async proxy, the MMA per K step from
-    thread 0, the commit and every thread's wait for it."""
+def _scale_columns(op: Operation) -> int:
+    """The TMEM columns of a block-scaled site's scale words (0 for others)."""
+    if op.name != "tmem_mma_scaled":
+        return 0
+    return sum(v.type.shape[0] for v in op.operands[1:3])
+
+
+def issue(op: Operation, base: Value, column: int, both_copied: bool,
+          scales: int | None) -> None:
+    """Before ``op``: the operands published to the async proxy (a block-scaled op's
+    scale words stored to TMEM columns ``scales``..), the MMA per K step from thread 0,
+    the commit and every thread's wait for it.
+
+    A block-scaled op whose accumulator fills tensor memory (two 128-row blocks of 256
+    columns: ``scales`` None) issues one row block at a time, its scale words in the
+    first columns of the other block's accumulator, saved to registers before and
+    restored after (its MMAs are done then: the wait)."""
+    if scales is None:
+        n = op.attributes["rhs"].shape[1]
+        for block in range(_blocks(op)):
+            borrowed = column + (1 - block) * n
+            saved = _emit(op, "tmem_load", [base], T.TileType((_scale_columns(op),), T.F32,
+                                                                REGS), column=borrowed)
+            _issue(op, base, column, both_copied, borrowed, [block])
+            _emit(op, "tmem_store", [base, saved], None, column=borrowed)
+        return
+    _issue(op, base, column, both_copied, scales, range(_blocks(op)))
+
+
+def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: int,
+           blocks) -> None:
     lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
+    if op.name == "tmem_mma_scaled":
+        _emit(op, "tmem_store", [base, op.operands[1]], None, column=scales)
+        _emit(op, "tmem_store", [base, op.operands[2]], None,
+              column=scales + op.operands[1].type.shape[0])
     if not both_copied:
         _emit(op, "fence_proxy_async", [], None)
     _emit(op, "tcgen05_barrier", [], None)
@@ -144,13 +214,32 @@ def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
     element = lhs.element.name
     idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name)
     step = k_step(element)
-    for block in range(lhs.shape[0] // TMEM_M):  # all K steps of a block, then the next
+    for block in blocks:  # all K steps of a block, then the next
+        d = column + block * n
         for s in range(lhs.shape[1] // step):
             a = _descriptor(op, a_of, (TMEM_M * block, step * s))
             b = _descriptor(op, b_of, (step * s, 0))
-            _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
-                  kind=KINDS[element][0], column=column + block * n)
+            if op.name == "tmem_mma_scaled":
+                _emit(op, "tcgen05_mma", [base, a, b], None, column=d,
+                      **_scaled(op, block, s, scales))
+            else:
+                _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
+                      kind=KINDS[element][0], column=d)
     _emit(op, "tcgen05_commit_wait", [], None)
+
+
+def _scaled(op: Operation, block: int, step: int, scales: int) -> dict:
+    """The block-scaled MMA's attributes for row block ``block`` and K step ``step`` (its
+    K block): the scale words' columns (module docstring) and the bytes chosen."""
+    lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
+    a_words, b_words = (v.type.shape[0] for v in op.operands[1:3])
+    groups = -(-lhs.shape[1] // k_step(lhs.element.name) // SCALES_PER_WORD)
+    group, byte = divmod(step, SCALES_PER_WORD)
+    idesc = block_scaled_descriptor(lhs.element.name, TMEM_M, rhs.shape[1], byte, byte,
+                                    rhs.element.name)
+    return {"idesc": idesc, "kind": SCALED_KIND,
+            "scale_a": scales + group * (a_words // groups) + TMEM_M // 32 * block,
+            "scale_b": scales + a_words + group * (b_words // groups)}
 
 
 def _descriptor(anchor: Operation, of: Operand, first: tuple[int, int]) -> Value:
@@ -200,7 +289,7 @@ def _continues(loop: Operation) -> list[Operation]:
 
 
 def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, column: int,
-                 both_copied: bool) -> None:
+                 both_copied: bool, scales: int | None) -> None:
     """The accumulator stays in TMEM across ``loop``: stored before it, loaded after it,
     no longer carried."""
     body: Block = op.parent
@@ -208,7 +297,7 @@ def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, co
     i = body.arguments.index(acc) - 1
     result_t = op.results[0].type
     _emit(loop, "tmem_store", [base, loop.operands[FIRST_INIT + i]], None, column=column)
-    issue(op, base, column, both_copied)
+    issue(op, base, column, both_copied, scales)
     erase(op)
     after = make_op("tmem_load", [base], [result_t], {"column": column})
     after.source, after.location = loop.source, loop.location

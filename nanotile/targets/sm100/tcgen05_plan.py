@@ -29,6 +29,13 @@ What fits (PTX ISA, "tcgen05.mma", "Instruction descriptor", "Matrix Descriptors
 - K a multiple of the instruction's K whose row (K elements) is made of swizzle atoms: 32,
   64 or 128 bytes, or a multiple of 128 (as wgmma's).
 
+and mmaf_scaled (block-scaled, kind::mxf8f6f4.block_scale.scale_vec::1X: PTX ISA, "Block
+Scaling") on e4m3/e5m2 data with f8E8M0FNU scales, one per 32 elements along K (K / 32 a
+power of two), the same shapes; the scales stay in row-major shared memory
+(``operand`` 3 and 4), from where distribute gathers each thread's scale words and
+lower-tcgen05 stores them to tensor memory (lower_tcgen05.py). f4E2M1FN data (kind::
+mxf4) and f8E4M3FN scales are not planned (the FMA loop).
+
 A and B are both read K-major (B transposed into shared memory, as tileiras' sm_100
 matmul has it: instruction-descriptor bits 15 and 16 clear).
 """
@@ -62,20 +69,27 @@ KINDS = {"f16": ("f16", 0, 2), "bf16": ("f16", 1, 2), "tf32": ("tf32", 2, 4),
          "f8E4M3FN": ("f8f6f4", 0, 1), "f8E5M2": ("f8f6f4", 1, 1)}
 
 
+SCALE_BLOCK = 32     # mxf8f6f4's scale_vec::1X: one scale per 32 elements along K
+SCALES_PER_WORD = 4  # a TMEM word holds the scales of 4 K blocks (SFA_ID/SFB_ID: a byte)
+SCALED_KIND = "mxf8f6f4"
+UE8M0 = 1 << 23      # block-scaled descriptor bit 23: the scales are UE8M0
+
+
 @dataclass(frozen=True)
 class Tcgen05Plan:
     element: str   # A's element type (KINDS)
     n: int         # the instruction's N (the tile's columns)
     m: int = TMEM_M  # the tile's rows: 128, or 256 (two instructions per K step)
     b_element: str | None = None  # B's element type when it differs from A's (f8)
+    scaled: bool = False  # mmaf_scaled: kind::mxf8f6f4.block_scale
 
     @property
     def kind(self) -> str:
-        return KINDS[self.element][0]
+        return SCALED_KIND if self.scaled else KINDS[self.element][0]
 
     @property
     def instruction(self) -> str:
-        return instruction(self.element)
+        return instruction(self.element, self.scaled)
 
     @property
     def instruction_descriptor(self) -> int:
@@ -92,11 +106,16 @@ class Tcgen05Plan:
         return tmem_accumulator(shape)
 
     def operand(self, i: int, t: T.TileType, source: object = None) -> SharedLayout:
-        """The shared layout of operand ``i`` (0: A, 1: B), K-major."""
+        """The shared layout of operand ``i``: A (0) and B (1) K-major, the scales of
+        mmaf_scaled (3, 4) row-major."""
+        if i > 2:
+            return SharedLayout(tuple(t.shape))
         return wgmma_operand(t.shape, KINDS[t.element.name][2], "ab"[i])
 
 
-def instruction(element: str) -> str:
+def instruction(element: str, scaled: bool = False) -> str:
+    if scaled:
+        return f"tcgen05.mma.cta_group::1.kind::{SCALED_KIND}.block_scale.scale_vec::1X"
     return f"tcgen05.mma.cta_group::1.kind::{KINDS[element][0]}"
 
 
@@ -112,14 +131,29 @@ def instruction_descriptor(element: str, m: int, n: int, b_element: str | None =
     return (1 << 4) | (a << 7) | (b << 10) | ((n >> 3) << 17) | ((m >> 4) << 24)
 
 
+def block_scaled_descriptor(element: str, m: int, n: int, a_id: int, b_id: int,
+                            b_element: str | None = None) -> int:
+    """The 32-bit instruction descriptor of kind::mxf8f6f4.block_scale (PTX ISA,
+    "Instruction descriptor format for .kind::mxf8f6f4, .kind::mxf4 and .kind::mxf4nvf4";
+    CUTLASS's InstrDescriptorBlockScaled): bits 4-5 the byte of B's scale words (SFB_ID),
+    7-9 / 10-12 A's / B's format, 17-22 N >> 3, 23 UE8M0 scales, 24-28 M >> 4, 29-30 the
+    byte of A's scale words (SFA_ID); both operands K-major, D f32 (implied)."""
+    a, b = KINDS[element][1], KINDS[b_element or element][1]
+    return (b_id << 4) | (a << 7) | (b << 10) | ((n >> 3) << 17) | UE8M0 | \
+        ((m >> 4) << 24) | (a_id << 29)
+
+
 def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
-    if op.name != "mmaf" or warps != WARPS:
+    if op.name not in ("mmaf", "mmaf_scaled") or warps != WARPS:
         return None
     lt, rt, at = (v.type for v in op.operands[:3])
     if not all(isinstance(t, T.TileType) and t.rank == 2 for t in (lt, rt, at)):
         return None
     element, b_element = lt.element.name, rt.element.name
     if element not in KINDS or b_element not in KINDS or at.element.name != "f32":
+        return None
+    scaled = op.name == "mmaf_scaled"
+    if scaled and not _scales_fit(op):
         return None
     mixed = b_element != element
     if KINDS[b_element][0] != KINDS[element][0] or (mixed and KINDS[element][0] != "f8f6f4"):
@@ -130,4 +164,15 @@ def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
     row = KINDS[element][2] * k  # bytes of a K row
     if row % K_BYTES or not (row in WGMMA_SWIZZLE_BYTES or row % WGMMA_SWIZZLE_BYTES[-1] == 0):
         return None
-    return Tcgen05Plan(element, n, m, b_element if b_element != element else None)
+    return Tcgen05Plan(element, n, m, b_element if b_element != element else None, scaled)
+
+
+def _scales_fit(op: Operation) -> bool:
+    """mmaf_scaled's data is e4m3/e5m2, its scales f8E8M0FNU, one per 32 elements along K,
+    K / 32 a power of two (each thread's scale registers a layout: lower_tcgen05.py)."""
+    lt, sa, sb = op.operands[0].type, op.operands[3].type, op.operands[4].type
+    if KINDS[lt.element.name][0] != "f8f6f4" or \
+            {sa.element.name, sb.element.name} != {"f8E8M0FNU"}:
+        return False
+    blocks = sa.shape[1]
+    return lt.shape[1] == SCALE_BLOCK * blocks and blocks & (blocks - 1) == 0
