@@ -30,8 +30,7 @@ What fits (PTX ISA, "tcgen05.mma", "Instruction descriptor", "Matrix Descriptors
   64 or 128 bytes, or a multiple of 128 (as wgmma's).
 
 and mmaf_scaled (block-scaled, kind::mxf8f6f4.block_scale.scale_vec::1X: PTX ISA, "Block
-Scaling") on e4m3/e5m2 data with f8E8M0FNU scales, one per 32 elements along K (K / 32 a
-power of two), the same shapes; the scales stay in row-major shared memory
+Scaling") on e4m3/e5m2 data with f8E8M0FNU scales, one per 32 elements along K, the same shapes; the scales stay in row-major shared memory
 (``operand`` 3 and 4), from where distribute gathers each thread's scale words and
 lower-tcgen05 stores them to tensor memory (lower_tcgen05.py). f4E2M1FN data (kind::
 mxf4) and f8E4M3FN scales are not planned (the FMA loop).
@@ -168,11 +167,10 @@ def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
 
 
 def _scales_fit(op: Operation) -> bool:
-    """mmaf_scaled's data is e4m3/e5m2, its scales f8E8M0FNU, one per 32 elements along K,
-    K / 32 a power of two (each thread's scale registers a layout: lower_tcgen05.py)."""
+    """mmaf_scaled's data is e4m3/e5m2, its scales f8E8M0FNU, one per 32 elements along
+    K (scale_vec::1X)."""
     lt, sa, sb = op.operands[0].type, op.operands[3].type, op.operands[4].type
     if KINDS[lt.element.name][0] != "f8f6f4" or \
             {sa.element.name, sb.element.name} != {"f8E8M0FNU"}:
         return False
-    blocks = sa.shape[1]
-    return lt.shape[1] == SCALE_BLOCK * blocks and blocks & (blocks - 1) == 0
+    return lt.shape[1] == SCALE_BLOCK * sa.shape[1]

@@ -300,3 +300,132 @@ def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
     nanotile.run(module, kernel, grid, *want)
     nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_100")
     assert first_difference(got, want, "sm_100") is None
+
+
+# ---------------------------------------------------------------- block-scaled (mmaf_scaled)
+
+def _scaled_op(m, n, k, at="f8E4M3FN", st="f8E8M0FNU", block=32):
+    from ..test_ptx_ops import _mma_scaled_text
+
+    module = parse_text(_mma_scaled_text(m, n, k, k // block, at, st, "f32"), "<k>")
+    return next(op for op in module.items[0].walk() if op.name == "mmaf_scaled")
+
+
+def test_plan_fits_mmaf_scaled():
+    p = plan(_scaled_op(256, 256, 128), 4)
+    assert p is not None and p.scaled and p.kind == "mxf8f6f4"
+    assert p.instruction == \
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X"
+    scale = _scaled_op(256, 256, 128).operands[3].type
+    assert p.operand(3, scale).swizzle is None  # row-major, gathered from there
+
+
+@pytest.mark.parametrize("m,n,k,at,st,block", [
+    (128, 64, 64, "f4E2M1FN", "f8E8M0FNU", 32),  # f4 data (kind::mxf4): not planned
+    (128, 64, 64, "f4E2M1FN", "f8E4M3FN", 16),   # f8E4M3FN scales (nvf4)
+    (128, 8, 64, "f8E4M3FN", "f8E8M0FNU", 32),   # N = 8 (M = 128 needs N % 16 == 0)
+    (64, 64, 64, "f8E4M3FN", "f8E8M0FNU", 32),   # 64 rows
+])
+def test_plan_declines_mmaf_scaled(m, n, k, at, st, block):
+    assert plan(_scaled_op(m, n, k, at, st, block), 4) is None
+
+
+def test_block_scaled_descriptor():
+    """kind::mxf8f6f4's descriptor (CUTLASS's InstrDescriptorBlockScaled): SFB_ID bits 4-5,
+    formats 7-9 / 10-12, N >> 3 at 17, UE8M0 bit 23, M >> 4 at 24, SFA_ID bits 29-30."""
+    from nanotile.targets.sm100.tcgen05_plan import block_scaled_descriptor
+
+    d = block_scaled_descriptor("f8E4M3FN", 128, 256, 3, 2, "f8E5M2")
+    assert (d >> 29) & 3 == 3 and (d >> 4) & 3 == 2 and (d >> 23) & 1
+    assert (d >> 7) & 7 == 0 and (d >> 10) & 7 == 1
+    assert (d >> 17) & 0x3F == 256 >> 3 and (d >> 24) & 0x1F == 128 >> 4
+
+
+def _scaled_arrays(m, n, k, at, seed):
+    import ml_dtypes
+
+    rng = np.random.default_rng(seed)
+    numpy_type = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}[at]
+
+    def data(shape):
+        return (rng.standard_normal(shape) * 4).astype(numpy_type).view(np.int8)
+
+    def scales(shape):  # 2^-7 .. 2^7, a different one per block
+        return rng.integers(120, 135, shape).astype(np.uint8).view(np.int8)
+
+    kb = k // 32
+    return [data((m, k)), data((k, n)), scales((m, kb)), scales((kb, n)),
+            rng.standard_normal((m, n)).astype(np.float32)]
+
+
+@pytest.mark.parametrize("m,n,k,at", [
+    (128, 16, 32, "f8E4M3FN"),   # one K block: words of one byte
+    (128, 64, 128, "f8E5M2"),    # four K blocks: SFA_ID / SFB_ID 0..3 in one word
+    (256, 128, 256, "f8E4M3FN"),  # eight K blocks (two words), two row blocks
+])
+def test_block_scaled_tcgen05_matches_interpreter(m, n, k, at):
+    from ..test_ptx_ops import _mma_scaled_text
+
+    text = _mma_scaled_text(m, n, k, k // 32, at, "f8E8M0FNU", "f32")
+    arrays = _scaled_arrays(m, n, k, at, m + n + k)
+    want, got = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    run(parse_text(text, "<k>"), "k", (1,), *copy.deepcopy(arrays), want)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_100")
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    run_ptx(ptx, "k", grid=(1,), args=[*copy.deepcopy(arrays), got])
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6 * np.abs(want).max())
+    assert ptx.count("kind::mxf8f6f4.block_scale.scale_vec::1X") == m // 128 * k // 32
+    assert "fma.rn" not in ptx
+
+
+def test_scale_factors_must_be_duplicated_in_every_lane_quarter():
+    """The emulator reads row r's scale at lane r % 32 (+ 32 q), column r / 32, and
+    faults when the four lane quarters disagree (the ISA asks for duplicates): a store
+    from warp 0 alone would pass on the first quarter only."""
+    from nanotile.ptxemu.errors import MemoryFault
+    from nanotile.ptxemu.ops_mma import _scale_factors
+
+    tm = np.zeros((128, 512), np.uint32)
+    rows = np.arange(128)
+    for q in range(4):  # row r's exponent in byte 1: 127 + r % 5 (2^0 .. 2^4)
+        tm[32 * q + rows % 32, 8 + rows // 32] = (127 + rows % 5).astype(np.uint32) << 8
+    got = _scale_factors(tm, 8, 128, 1, "A")
+    np.testing.assert_array_equal(got, 2.0 ** (rows % 5))
+    tm[32 * 2 + 3, 8 + 1] = 0  # quarter 2 differs in one word
+    with pytest.raises(MemoryFault, match="not duplicated in all four lane quarters"):
+        _scale_factors(tm, 8, 128, 1, "A")
+
+
+# the large block-scaled cutile-tests kernels (256 x 256 x 128 tiles, 32-element blocks):
+# the accumulator fills tensor memory, the scale words borrow the other row block's columns
+BLOCK_SCALED_CUTILE = [
+    "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+    "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32",
+    "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+    "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32.4baeea",
+    "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+    "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32.a33fb3",
+    "samples_BlockScaledMatMul__block_scaled_matmul_kernel@ctassm1002__f8_e4m3fnx2_"
+    "f8_e8m0fnux2_f8_e4m3fnx2_f8_e8m0fnux2_f32x2_256_256_128_32",
+]
+
+
+@pytest.mark.parametrize("name", BLOCK_SCALED_CUTILE, ids=lambda n: n[-40:])
+def test_block_scaled_cutile_matmuls_on_tcgen05(name):
+    import nanotile
+    from nanotile.compare import first_difference
+
+    from ..corpus_cases import cutile_tests_case
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    ptx = compile_to_ptx(copy.deepcopy(module), "sm_100")
+    assert ptx.count("kind::mxf8f6f4.block_scale.scale_vec::1X") == 8  # 2 blocks x 4 K
+    assert "fma.rn.f64" not in ptx  # not the FMA loop
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *want)
+    nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_100")
+    assert first_difference(got, want, "sm_100") is None
