@@ -15,7 +15,7 @@ targets and its tensor-core SASS classes (sass_classes.py) compared (column
 kernel counts as one whose hardware differs. A kernel whose nanotile PTX is the same
 modulo header although its hardware differs is flagged ``SAME!``.
 
-    .venv/bin/python bench/target_differences.py [--sample N] [-k WORD ...]
+    .venv/bin/python bench/target_differences.py [--sample N] [-k WORD ...] [--mma]
         [--tileiras] [--timeout 60] [--jobs 2] [--all-rows]
 
 Rows are printed for the kernels with an MMA and those whose PTX differs (--all-rows:
@@ -145,11 +145,20 @@ def _compare(path: str, oracle: bool) -> dict:
     return {"mma": ",".join(mma), "status": status, "classes": classes, "tileiras": tileiras}
 
 
-def kernels(sample: int | None, words: list[str]) -> list[str]:
+def has_mma(path: Path) -> bool:
+    """Whether the kernel's text (the .mlir beside its bytecode) has an MMA op."""
+    text = path.with_suffix(".mlir")
+    return text.exists() and re.search(r"= (mmaf|mmai|mmaf_scaled) ", text.read_text()) \
+        is not None
+
+
+def kernels(sample: int | None, words: list[str], mma_only: bool = False) -> list[str]:
     paths = sorted((CORPUS / "cutile").glob("*.tileirbc"))
     tests = sorted((CORPUS / "cutile-tests").glob("*.tileirbc"))
     if words:
         tests = [p for p in tests if any(w in p.stem for w in words)]
+    if mma_only:
+        tests = [p for p in tests if has_mma(p)]
     if sample is not None and sample < len(tests):
         tests = [tests[i * len(tests) // sample] for i in range(sample)]
     return [str(p) for p in paths + tests]
@@ -167,10 +176,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=int, default=60, help="seconds per kernel")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--all-rows", action="store_true")
+    ap.add_argument("--mma", action="store_true",
+                    help="only the cutile-tests kernels with an MMA op (all of them)")
     ap.add_argument("--tileiras", action="store_true",
                     help="tileiras' SASS on both targets decides where the hardware differs")
     args = ap.parse_args(argv)
-    jobs = [(p, args.timeout, args.tileiras) for p in kernels(args.sample, args.words)]
+    jobs = [(p, args.timeout, args.tileiras)
+            for p in kernels(args.sample, args.words, args.mma)]
     print(f"{'kernel':58s} {'mma':12s} {'tileiras':16s} {'sm_90 vs sm_100':16s} "
           "classes that differ (sm_90->sm_100)")
     summary: Counter = Counter()

@@ -1,8 +1,10 @@
-"""Which mmaf ops run on tcgen05 (sm_100a's tensor cores, accumulating in tensor memory).
+"""Which mmaf and mmaf_scaled ops run on tcgen05 (sm_100a's tensor cores, accumulating in
+tensor memory).
 
 ``plan(op, warps)`` answers for one op: a ``Tcgen05Plan`` when the shapes and types fit
-``tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4}`` with both operands in shared memory
-and D in tensor memory (TMEM), else None (the op keeps the shared mma.sync lowering, mma_plan.py).
+``tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,mxf8f6f4}`` with both operands in
+shared memory and D in tensor memory (TMEM), else None (the op keeps the shared mma.sync
+lowering, mma_plan.py, or mmaf_scaled its FMA loop).
 assign-layouts{gpu=sm_100 mma=tcgen05} asks it first (Target.select_overrides
 ["plan_mma"]); the plan gives the accumulator its layout (``#tmem<acc, m128nN>``: the
 registers tcgen05.ld.32x32b gives, layouts.tmem_accumulator) and A and B their shared
@@ -30,9 +32,10 @@ What fits (PTX ISA, "tcgen05.mma", "Instruction descriptor", "Matrix Descriptors
   64 or 128 bytes, or a multiple of 128 (as wgmma's).
 
 and mmaf_scaled (block-scaled, kind::mxf8f6f4.block_scale.scale_vec::1X: PTX ISA, "Block
-Scaling") on e4m3/e5m2 data with f8E8M0FNU scales, one per 32 elements along K, the same shapes; the scales stay in row-major shared memory
-(``operand`` 3 and 4), from where distribute gathers each thread's scale words and
-lower-tcgen05 stores them to tensor memory (lower_tcgen05.py). f4E2M1FN data (kind::
+Scaling") on e4m3/e5m2 data with f8E8M0FNU scales, one per 32 elements along K, the
+same shapes; the scales stay in row-major shared memory (``operand`` 3 and 4), from
+where distribute gathers each thread's scale words and lower-tcgen05 stores them to
+tensor memory (lower_tcgen05.py). f4E2M1FN data (kind::
 mxf4) and f8E4M3FN scales are not planned (the FMA loop).
 
 A and B are both read K-major (B transposed into shared memory, as tileiras' sm_100
