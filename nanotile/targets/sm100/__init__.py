@@ -16,6 +16,7 @@ accumulator in tensor memory) for the mmaf it fits, in this folder:
 - lower_tcgen05.py (pass lower-tcgen05, simt -> simt): tmem_mma / tmem_mma_scaled ->
   TMEM allocation, scale words in TMEM, descriptors, tcgen05.mma, commit to an mbarrier,
   TMEM loads and stores (the K loop's accumulator kept in TMEM);
+- tmem_columns.py: where lower-tcgen05 puts accumulators and scale words in TMEM;
 - select_tcgen05.py: those ops as PTX (the ``op`` hook of select-instructions).
 
 Everything else is the shared lowering of targets/ptx/.

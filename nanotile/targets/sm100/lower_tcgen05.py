@@ -40,7 +40,8 @@ tcgen05.cp.32x128b.warpx4, 32 lanes x 4 words, to the same place). The MMA of K 
 and row block b reads A's scales from the column of its group (s / 4) and block (4 b
 columns further: its rows 128 b + 32 j + t), SFA_ID = s % 4 choosing the byte; B's
 likewise (SFB_ID). Those columns are rewritten on each issue after the previous
-commit's wait, so one range serves every block-scaled site.
+commit's wait, so one range serves every block-scaled site (tmem_columns.py places
+them).
 
 A descriptor's start is its matrix's first element (a K step inside a swizzle atom is a
 plain 32-byte offset: the hardware swizzles the addresses it derives, as for wgmma), its
@@ -55,20 +56,19 @@ from dataclasses import dataclass
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
-from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M, tmem_params
+from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..sm90.lower_wgmma import Operand
 from .tcgen05_plan import (
     KINDS,
     SCALED_KIND,
-    SCALES_PER_WORD,
     block_scaled_descriptor,
     instruction_descriptor,
     k_step,
 )
+from .tmem_columns import SCALES_PER_WORD, place, row_blocks, scale_columns, scale_words_at
 
-MIN_COLUMNS = 32  # tcgen05.alloc: a power of two of at least 32 columns
 MMA_OPS = ("tmem_mma", "tmem_mma_scaled")
 FIRST_INIT = 3    # a for's operands: lower bound, upper bound, step, initial values
 
@@ -98,7 +98,7 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
     borrowing: set[Operation] = set()
     column, scales, columns = place(sites, kept, borrowing)
     if columns > TMEM_COLUMNS:  # scale words beside a full accumulator: borrow columns
-        borrowing = {op for op in sites if _scale_columns(op) and _blocks(op) > 1}
+        borrowing = {op for op in sites if scale_columns(op) and row_blocks(op) > 1}
         column, scales, columns = place(sites, kept, borrowing)
     if columns > TMEM_COLUMNS:
         raise CompileError(Diagnostic("error", f"lower-tcgen05: the accumulators need "
@@ -129,52 +129,6 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
     replace_uses(module, mapping)
 
 
-def place(sites: list[Operation], kept: dict, borrowing: set) -> tuple[dict, int, int]:
-    """(each site's first accumulator column, the scale words' first column, the
-    allocation): one range per accumulator kept across a loop, one shared by the others,
-    the scale words after them all (except a borrowing site's: ``issue``)."""
-    column, columns = {}, 0
-    for op in sites:
-        if kept[op] is not None:
-            column[op] = columns
-            columns += _n(op)
-    shared = max((_n(op) for op in sites if kept[op] is None), default=0)
-    for op in sites:
-        if kept[op] is None:
-            column[op] = columns
-    scales = columns + shared
-    words = max((_scale_columns(op) for op in sites if op not in borrowing), default=0)
-    return column, scales, allocation(scales + words)
-
-
-def _blocks(op: Operation) -> int:
-    """The 128-row blocks of ``op``'s tile (one MMA each per K step)."""
-    return op.attributes["lhs"].shape[0] // TMEM_M
-
-
-def allocation(columns: int) -> int:
-    """tcgen05.alloc's column count for ``columns``: a power of two, at least 32."""
-    n = MIN_COLUMNS
-    while n < columns:
-        n *= 2
-    return n
-
-
-def _n(op: Operation) -> int:
-    """The TMEM columns of ``op``'s accumulator: N per 128-row block."""
-    params = tmem_params(op.attributes["of"].layout)
-    assert params is not None, op.attributes["of"]
-    m, n = params
-    return m // TMEM_M * n
-
-
-def _scale_columns(op: Operation) -> int:
-    """The TMEM columns of a block-scaled site's scale words (0 for others)."""
-    if op.name != "tmem_mma_scaled":
-        return 0
-    return sum(v.type.shape[0] for v in op.operands[1:3])
-
-
 def issue(op: Operation, base: Value, column: int, both_copied: bool,
           scales: int | None) -> None:
     """Before ``op``: the operands published to the async proxy (a block-scaled op's
@@ -187,14 +141,14 @@ def issue(op: Operation, base: Value, column: int, both_copied: bool,
     restored after (its MMAs are done then: the wait)."""
     if scales is None:
         n = op.attributes["rhs"].shape[1]
-        for block in range(_blocks(op)):
+        for block in range(row_blocks(op)):
             borrowed = column + (1 - block) * n
-            saved = _emit(op, "tmem_load", [base], T.TileType((_scale_columns(op),), T.F32,
+            saved = _emit(op, "tmem_load", [base], T.TileType((scale_columns(op),), T.F32,
                                                                 REGS), column=borrowed)
             _issue(op, base, column, both_copied, borrowed, [block])
             _emit(op, "tmem_store", [base, saved], None, column=borrowed)
         return
-    _issue(op, base, column, both_copied, scales, range(_blocks(op)))
+    _issue(op, base, column, both_copied, scales, range(row_blocks(op)))
 
 
 def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: int,
@@ -230,16 +184,13 @@ def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: i
 
 def _scaled(op: Operation, block: int, step: int, scales: int) -> dict:
     """The block-scaled MMA's attributes for row block ``block`` and K step ``step`` (its
-    K block): the scale words' columns (module docstring) and the bytes chosen."""
+    K block): the scale words' columns (tmem_columns.py) and the byte of each word."""
     lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
-    a_words, b_words = (v.type.shape[0] for v in op.operands[1:3])
-    groups = -(-lhs.shape[1] // k_step(lhs.element.name) // SCALES_PER_WORD)
-    group, byte = divmod(step, SCALES_PER_WORD)
+    byte = step % SCALES_PER_WORD
     idesc = block_scaled_descriptor(lhs.element.name, TMEM_M, rhs.shape[1], byte, byte,
                                     rhs.element.name)
-    return {"idesc": idesc, "kind": SCALED_KIND,
-            "scale_a": scales + group * (a_words // groups) + TMEM_M // 32 * block,
-            "scale_b": scales + a_words + group * (b_words // groups)}
+    scale_a, scale_b = scale_words_at(op, block, step, scales)
+    return {"idesc": idesc, "kind": SCALED_KIND, "scale_a": scale_a, "scale_b": scale_b}
 
 
 def _descriptor(anchor: Operation, of: Operand, first: tuple[int, int]) -> Value:

@@ -72,7 +72,6 @@ KINDS = {"f16": ("f16", 0, 2), "bf16": ("f16", 1, 2), "tf32": ("tf32", 2, 4),
 
 
 SCALE_BLOCK = 32     # mxf8f6f4's scale_vec::1X: one scale per 32 elements along K
-SCALES_PER_WORD = 4  # a TMEM word holds the scales of 4 K blocks (SFA_ID/SFB_ID: a byte)
 SCALED_KIND = "mxf8f6f4"
 UE8M0 = 1 << 23      # block-scaled descriptor bit 23: the scales are UE8M0
 
