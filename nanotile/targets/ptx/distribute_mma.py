@@ -189,7 +189,7 @@ def mma_scaled(d: Distributor, op: Operation) -> None:
     d.replace(op, _fma_loop(d, op, [lhs, rhs], [sa, sb], (T.F64, None)))
 
 
-SCALES_PER_WORD = 4
+SCALES_PER_WORD = 4  # a TMEM word holds 4 K blocks' scales (SFA_ID / SFB_ID pick the byte)
 
 
 def _scale_words(d: Distributor, op: Operation, scale: Value, role: str) -> Value:
