@@ -710,6 +710,25 @@ def tmem_accumulator(shape: tuple[int, ...]) -> LinearLayout:
     return layout.named(f"#tmem<acc, m{shape[0]}n{shape[1]}>")
 
 
+def tmem_scales(shape: tuple[int, ...], role: str) -> LinearLayout:
+    """The registers of block-scaled MMA's scale factors (role "a": an M x Kb tile, "b":
+    Kb x N; M, N and Kb powers of two) as every warp stores them to its quarter of
+    tensor memory: lane t of each warp holds the scales of rows (a) or columns (b)
+    t + 32 j, all Kb of each, in register kb + Kb j; warps hold copies (the ISA wants
+    them duplicated in all four lane quarters: lower_tcgen05.py)."""
+    full = tuple(shape)
+    mn_dim = 0 if role == "a" else 1
+    mn, blocks = full[mn_dim], full[1 - mn_dim]
+
+    def at(mn_index: int, block: int) -> int:
+        return flat_index((mn_index, block) if role == "a" else (block, mn_index), full)
+
+    register = [at(0, 1 << b) for b in range(log2(blocks))]
+    register += [at(32 << b, 0) for b in range(max(0, log2(mn) - LANE_BITS))]
+    lane = [at(1 << b, 0) for b in range(min(LANE_BITS, log2(mn)))]
+    return LinearLayout(full, tuple(register), tuple(lane), ())
+
+
 def tmem_params(layout: object) -> tuple[int, int] | None:
     """(M, N) of a ``tmem_accumulator`` layout; None for any other layout."""
     spelling = getattr(layout, "spelling", None) or ""

@@ -858,6 +858,14 @@ op("tmem_mma", NO_OPCODE, operands="acc",
    attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type")],
    traits="pure", internal=True,
    asm="$acc 'lhs @lhs 'rhs @rhs 'as @of attr-dict : type($acc,$result)")
+# The result tile of an mmaf_scaled on tcgen05 (kind::mxf8f6f4.block_scale): as tmem_mma,
+# with this thread's scale words of A and B (`lhs_scale`, `rhs_scale`: four UE8M0 bytes a
+# word, the registers ir.layouts.tmem_scales gives, packed K block by K block).
+op("tmem_mma_scaled", NO_OPCODE, operands="acc lhs_scale rhs_scale",
+   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type")],
+   traits="pure", internal=True,
+   asm=("$acc 'scales $lhs_scale , $rhs_scale 'lhs @lhs 'rhs @rhs 'as @of attr-dict : "
+        "type($acc,$result) , type($lhs_scale) , type($rhs_scale)"))
 # The CTA's tensor memory: warp 0 allocates `columns` columns (tcgen05.alloc, the address
 # written to shared memory) and gives up its permit to allocate more; every thread reads
 # the address (the result) after a CTA barrier.
@@ -885,13 +893,18 @@ op("tcgen05_descriptor", NO_OPCODE,
    traits="pure", internal=True,
    asm=("'of @buffer 'at @offset 'leading @leading 'stride @stride 'swizzle @swizzle "
         "attr-dict : type($result)"))
-# One tcgen05.mma.cta_group::1.kind::f16, issued by thread 0: D (TMEM columns `column`..
-# of the allocation `base`) = A B + D, A and B by descriptor, `idesc` the instruction
-# descriptor.
+# One tcgen05.mma.cta_group::1.kind::`kind` (f16, tf32 or f8f6f4), issued by thread 0:
+# D (TMEM columns `column`.. of the allocation `base`) = A B + D, A and B by descriptor,
+# `idesc` the instruction descriptor.
+# Block-scaled (kind mxf8f6f4): `scale_a` and `scale_b` the TMEM columns of the scale
+# words (the bytes the descriptor's SFA_ID and SFB_ID select).
 op("tcgen05_mma", NO_OPCODE, operands="base a b", results="",
-   attrs=[attr("idesc", "int"), attr("column", "int")], traits="memory", internal=True,
-   asm=("$base , $a , $b 'idesc @idesc 'column @column attr-dict : type($base) , "
-        "type($a) , type($b)"))
+   attrs=[attr("idesc", "int"), attr("kind", "string"), attr("column", "int"),
+          attr("scale_a", "int", optional=True), attr("scale_b", "int", optional=True)],
+   traits="memory", internal=True,
+   asm=("$base , $a , $b 'idesc @idesc 'kind @kind 'column @column "
+        "?( 'scale_a @scale_a )? ?( 'scale_b @scale_b )? attr-dict : "
+        "type($base) , type($a) , type($b)"))
 # Thread 0 commits the tcgen05.mma it issued to an mbarrier; every thread waits until
 # they are complete (their results in TMEM, their operands read).
 op("tcgen05_commit_wait", NO_OPCODE, results="", traits="memory", internal=True,

@@ -515,10 +515,62 @@ def _tcgen05_ldst(c: C, is_ld: bool):
     return ldst
 
 
+# tcgen05.mma's kinds: the PTX type of each A/B format of the instruction descriptor
+# (PTX ISA, "Instruction descriptor format for .kind::tf32, .kind::f16, .kind::f8f6f4";
+# kind::mxf8f6f4 is block-scaled, its descriptor laid out otherwise: _block_scales)
+_TCGEN05_FORMATS = {"kind::f16": {0: "f16", 1: "bf16"}, "kind::tf32": {2: "tf32"},
+                    "kind::f8f6f4": {0: "e4m3", 1: "e5m2"},
+                    "kind::mxf8f6f4": {0: "e4m3", 1: "e5m2"}}
+_TMEM_QUARTERS = 4
+
+
+def _scale_factors(tm: np.ndarray, address: int, count: int, byte: int,
+                   what: str) -> np.ndarray:
+    """The UE8M0 scales of ``count`` rows of A (or columns of B) for scale_vec::1X (PTX
+    ISA, "Block Scaling", scale factor A/B layouts): row r's is byte ``byte`` (SFA_ID /
+    SFB_ID) of lane r % 32, column r / 32 from ``address``, duplicated in all four lane
+    quarters (a quarter that differs is a fault: the ISA asks for the duplicates)."""
+    lane0, column0 = address >> 16, address & 0xFFFF
+    rows = np.arange(count)
+    columns = column0 + rows // 32
+    if lane0 or columns.max() >= tm.shape[1]:
+        raise MemoryFault(f"{what} scale factors at tensor-memory address 0x{address:x}: "
+                          "lane 0 and columns in range expected")
+    copies = [(tm[32 * q + rows % 32, columns] >> (8 * byte)) & 0xFF
+              for q in range(_TMEM_QUARTERS)]
+    if any(not np.array_equal(c, copies[0]) for c in copies[1:]):
+        raise MemoryFault(f"{what} scale factors at tensor-memory address 0x{address:x} "
+                          "are not duplicated in all four lane quarters")
+    exponents = copies[0].astype(np.int64)
+    return np.where(exponents == 0xFF, np.nan, np.ldexp(1.0, exponents - 127))
+
+
+def _block_scaled_fields(idesc: int) -> tuple[int, int, int, int]:
+    """(M, N, SFA_ID, SFB_ID) of a kind::mxf8f6f4 descriptor (CUTLASS's
+    InstrDescriptorBlockScaled): SFB_ID bits 4-5, N 17-22, UE8M0 bit 23, M 24-28, SFA_ID
+    29-30."""
+    if not (idesc >> 23) & 1 or idesc & 0b1111:
+        raise MemoryFault(f"tcgen05.mma.kind::mxf8f6f4 instruction descriptor 0x{idesc:x}: "
+                          "only dense MMA with UE8M0 scales is emulated")
+    return (((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3, (idesc >> 29) & 3,
+            (idesc >> 4) & 3)
+
+
+def _tcgen05_format(kind: str, idesc: int, shift: int) -> str:
+    fmt = (idesc >> shift) & 7
+    if fmt not in _TCGEN05_FORMATS[kind]:
+        raise MemoryFault(f"tcgen05.mma.{kind} instruction descriptor 0x{idesc:x}: operand "
+                          f"format {fmt} is not emulated")
+    return _TCGEN05_FORMATS[kind][fmt]
+
+
 def _tcgen05_mma(c: C):
     kind = next((x for x in c.mods if x.startswith("kind::")), None)
-    if kind != "kind::f16" or c.has("ws", "sp", "block_scale"):
-        raise c.unsupported("only kind::f16 dense")
+    scaled = kind == "kind::mxf8f6f4"
+    if kind not in _TCGEN05_FORMATS or c.has("ws", "sp") or scaled != c.has("block_scale") \
+            or (scaled and c.has("scale_vec::2X", "scale_vec::4X", "block16")):
+        raise c.unsupported("only kind::f16, kind::tf32, kind::f8f6f4 and kind::mxf8f6f4."
+                            "block_scale.scale_vec::1X, dense")
     d_op = c.ops[0]
     if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
         raise c.unsupported("A from tensor memory")
@@ -527,6 +579,13 @@ def _tcgen05_mma(c: C):
     ga, gb = c.src(c.ops[1], "b64"), c.src(c.ops[2], "b64")
     gi = c.src(c.ops[3], "b32")
     rest = c.ops[4:]
+    scale_gets = []
+    if scaled:
+        if len(rest) < 3 or not all(isinstance(x, Addr) for x in rest[:2]):
+            raise c.error("block-scaled tcgen05.mma takes [scale_A], [scale_B] tensor-memory "
+                          "addresses after the instruction descriptor")
+        scale_gets = [(c.src(Reg(x.base), "b32"), x.offset) for x in rest[:2]]
+        rest = rest[2:]
     mask_gets = [c.src(x, "b32") for x in _items(rest[0])] if rest and isinstance(rest[0], Vec) \
         else []
     ge = c.src(rest[-1], "pred")
@@ -536,26 +595,33 @@ def _tcgen05_mma(c: C):
         idesc = int(gi(w)[lane])
         if any(int(g(w)[lane]) for g in mask_gets):
             raise MemoryFault("tcgen05.mma with disabled output lanes is not emulated")
-        if (idesc >> 4) & 3 != 1 or idesc & 0b1111:
+        if scaled:
+            M, N, a_id, b_id = _block_scaled_fields(idesc)
+        elif (idesc >> 4) & 3 != 1 or idesc & 0b1111:
             raise MemoryFault(f"tcgen05.mma instruction descriptor 0x{idesc:x}: only dense "
                               "f32 accumulation is emulated")
-        M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
+        else:
+            M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
         if M != 128:
             raise MemoryFault(f"tcgen05.mma with M={M}: only M=128 is emulated")
-        fmt = {0: DTYPES["f16"], 1: DTYPES["bf16"]}
-        et_a, et_b = fmt[(idesc >> 7) & 7], fmt[(idesc >> 10) & 7]
+        a_type, b_type = _tcgen05_format(kind, idesc, 7), _tcgen05_format(kind, idesc, 10)
+        esize = type_size(a_type)   # both: one kind, one size
         sh = w.cta.shared
         spans: list = []
-        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M), et_a, True,
-                         spans)
-        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N), et_b, True,
-                         spans)
+        A = load_operand(sh, int(ga(w)[lane]), bool((idesc >> 15) & 1), np.arange(M),
+                         DTYPES[a_type], True, spans, esize)
+        B = load_operand(sh, int(gb(w)[lane]), bool((idesc >> 16) & 1), np.arange(N),
+                         DTYPES[b_type], True, spans, esize)
         if (idesc >> 13) & 1:
             A = -A
         if (idesc >> 14) & 1:
             B = -B
-        D = A @ B.T
         tm = _tmem(w)
+        if scaled:  # (A scale_A) (B scale_B): each row of A, column of B times its scale
+            (g_sa, off_a), (g_sb, off_b) = scale_gets
+            A = A * _scale_factors(tm, int(g_sa(w)[lane]) + off_a, M, a_id, "A")[:, None]
+            B = B * _scale_factors(tm, int(g_sb(w)[lane]) + off_b, N, b_id, "B")[:, None]
+        D = A @ B.T
         t = int(gd(w)[lane]) + d_off
         l0, c0 = t >> 16, t & 0xFFFF
         if bool(ge(w)[lane]):

@@ -203,3 +203,78 @@ def test_gpu_wgmma(m, n, k, warps):
         launch(driver, ptx, "k", (1,), got)
         np.testing.assert_array_equal(got[-1], expected[-1])
     _on_gpu(body)
+
+
+@pytest.mark.parametrize("m,n,k,et", [(128, 128, 32, "f16"), (256, 64, 64, "bf16"),
+                                      (128, 64, 32, "tf32"), (128, 64, 64, "f8E4M3FN"),
+                                      (256, 32, 128, "f8E5M2")])
+def test_gpu_tcgen05(m, n, k, et):
+    """mmaf on tcgen05 (sm_100 only; kind::f16, tf32, f8f6f4) on small integers, exact:
+    the instruction and matrix descriptors, the TMEM lanes and columns the hardware
+    reads, not only the emulator's model."""
+    import ml_dtypes
+
+    from nanotile.interp import run
+    from nanotile.ir.parser import parse_text
+    from nanotile.targets.compile import compile_to_ptx
+
+    from .test_mma import mma_kernel
+
+    numpy_type = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "tf32": np.float32,
+                  "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}[et]
+
+    def body(driver, gpu):
+        if gpu != "sm_100":
+            pytest.skip("tcgen05 is sm_100a's")
+        text = mma_kernel(0, m, n, k, et, "f32")
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert "tcgen05.mma" in ptx
+        rng = np.random.default_rng(m + n + k)
+        arrays = [rng.integers(-4, 5, (m, k)).astype(numpy_type),
+                  rng.integers(-4, 5, (k, n)).astype(numpy_type),
+                  rng.integers(-100, 100, (m, n)).astype(np.float32),
+                  np.zeros((m, n), np.float32)]
+        expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
+        run(parse_text(text, "<k>"), "k", (1,), *expected)
+        launch(driver, ptx, "k", (1,), got)
+        np.testing.assert_array_equal(got[-1], expected[-1])
+    _on_gpu(body)
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 64, 128), (256, 128, 256)])
+def test_gpu_block_scaled_tcgen05(m, n, k):
+    """mmaf_scaled on tcgen05.mma kind::mxf8f6f4.block_scale (sm_100 only), small integers
+    and scales 2^-2 .. 2^2, exact: the scale words' TMEM layout (lower_tcgen05.py, from
+    the PTX ISA's figures and tileiras' tcgen05.cp) is the hardware's, not only the
+    emulator's."""
+    import ml_dtypes
+
+    from nanotile.interp import run
+    from nanotile.ir.parser import parse_text
+    from nanotile.targets.compile import compile_to_ptx
+
+    from .test_ptx_ops import _mma_scaled_text
+
+    def body(driver, gpu):
+        if gpu != "sm_100":
+            pytest.skip("tcgen05 is sm_100a's")
+        kb = k // 32
+        text = _mma_scaled_text(m, n, k, kb, "f8E4M3FN", "f8E8M0FNU", "f32")
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert "block_scale" in ptx
+        rng = np.random.default_rng(m + n + k)
+
+        def data(shape):
+            return rng.integers(-4, 5, shape).astype(ml_dtypes.float8_e4m3fn).view(np.int8)
+
+        def scales(shape):
+            return rng.integers(125, 130, shape).astype(np.uint8).view(np.int8)
+
+        arrays = [data((m, k)), data((k, n)), scales((m, kb)), scales((kb, n)),
+                  rng.integers(-100, 100, (m, n)).astype(np.float32),
+                  np.zeros((m, n), np.float32)]
+        expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
+        run(parse_text(text, "<k>"), "k", (1,), *expected)
+        launch(driver, ptx, "k", (1,), got)
+        np.testing.assert_array_equal(got[-1], expected[-1])
+    _on_gpu(body)

@@ -11,8 +11,12 @@ i of A and column j of B for the element (i, j) a register holds): products summ
 f32 (f64 for an f64 accumulator; i32, with i8 operands widened by their signedness, for
 mmai), the total rounded once to the accumulator's type.
 
-mmaf_scaled (sm_100's block-scaled MMA) runs the same loop with the scales, as the
-interpreter defines it: each operand element times its scale in f32, the products
+mmaf_scaled (sm_100's block-scaled MMA) with the tcgen05 plan (a ``#tmem`` accumulator)
+becomes ``tmem_mma_scaled``: each thread gathers the scale bytes of its registers in
+``tmem_scales`` (rows or columns lane + 32 j, every K block) from the row-major scale
+buffers and packs four K blocks' bytes into a word (byte b: K block 4 g + b), the words
+lower-tcgen05 stores to tensor memory. Otherwise it runs the FMA loop with the scales,
+as the interpreter defines it: each operand element times its scale in f32, the products
 summed in f64, rounded once.
 """
 
@@ -21,7 +25,14 @@ from __future__ import annotations
 from ...ir import types as T
 from ...ir.core import Block, Operation, Region, Value, make_op
 from ...ir.enums import RoundingMode, Signedness
-from ...ir.layouts import REGS, RegisterArray, SharedLayout, tmem_params, wgmma_params
+from ...ir.layouts import (
+    REGS,
+    RegisterArray,
+    SharedLayout,
+    tmem_params,
+    tmem_scales,
+    wgmma_params,
+)
 from ...ir.rewrite import insert_before
 from .distribute import Distributor, Unsupported, layout_of, registers, simt_type
 from .distribute_gather import Index
@@ -169,4 +180,37 @@ def mma_scaled(d: Distributor, op: Operation) -> None:
     element = op.results[0].type.element
     if element.name not in ("f32", "f16", "bf16", "f64"):
         raise Unsupported(f"mmaf_scaled accumulator of type {element}")
+    if tmem_params(layout_of(op.operands[2])) is not None:
+        words = [_scale_words(d, op, sa, "a"), _scale_words(d, op, sb, "b")]
+        d.replace(op, d.emit(op, "tmem_mma_scaled", [op.operands[2], *words],
+                             simt_type(op.results[0].type), lhs=lhs.type, rhs=rhs.type,
+                             of=op.results[0].type))
+        return
     d.replace(op, _fma_loop(d, op, [lhs, rhs], [sa, sb], (T.F64, None)))
+
+
+SCALES_PER_WORD = 4  # a TMEM word holds 4 K blocks' scales (SFA_ID / SFB_ID pick the byte)
+
+
+def _scale_words(d: Distributor, op: Operation, scale: Value, role: str) -> Value:
+    """This thread's scale words of operand ``role`` (module docstring): word g R + j (R
+    rows or columns a thread holds, j < R) packs K blocks 4 g .. 4 g + 3 of its j-th."""
+    t = scale.type
+    held = T.TileType(t.shape, t.element, tmem_scales(t.shape, role))
+    ix = Index(d, op, held)
+    scale_bytes = ix.gather(ix.flat([ix.coordinate(0), ix.coordinate(1)], t.shape), t, T.I8)
+    blocks = t.shape[1 if role == "a" else 0]
+    held_rows = held.layout.registers // blocks
+    groups = -(-blocks // SCALES_PER_WORD)
+    words_t = T.TileType((groups * held_rows,), T.I32, REGS)
+    words = None
+    for byte in range(min(SCALES_PER_WORD, blocks)):
+        chosen = [SCALES_PER_WORD * g + byte + blocks * j
+                  for g in range(groups) for j in range(held_rows)]
+        picked = d.emit(op, "pick", [scale_bytes], T.TileType((len(chosen),), T.I8, REGS),
+                        registers=tuple(chosen))
+        part = d.emit(op, "exti", [picked], words_t, signedness=Signedness.unsigned)
+        if byte:
+            part = d.emit(op, "shli", [part, d.constant(op, 8 * byte, words_t)], words_t)
+        words = part if words is None else d.emit(op, "ori", [words, part], words_t)
+    return words

@@ -125,8 +125,8 @@ SM90_OPS = frozenset({"warpgroup_mma", "wgmma_descriptor", "wgmma_mma_async", "w
 
 # simt ops only sm_100a selects (lower-tcgen05's, targets/sm100; fence_proxy_async, which
 # both write, is sm_100's where any of these is present)
-SM100_OPS = frozenset({"tmem_mma", "tmem_alloc", "tmem_dealloc", "tmem_store", "tmem_load",
-                       "tcgen05_descriptor", "tcgen05_mma", "tcgen05_commit_wait",
+SM100_OPS = frozenset({"tmem_mma", "tmem_mma_scaled", "tmem_alloc", "tmem_dealloc",
+                       "tmem_store", "tmem_load", "tcgen05_descriptor", "tcgen05_mma", "tcgen05_commit_wait",
                        "tcgen05_barrier"})
 
 # --------------------------------------------------------------------------------------
@@ -185,6 +185,8 @@ SIMT = TILE_LAYOUT.extend(
                "wgmma_wait": "wgmma.wait_group",
                "fence_proxy_async": "shared writes visible to the async proxy",
                "tmem_mma": "matrix multiply-accumulate on tcgen05 (sm_100a: lower-tcgen05)",
+               "tmem_mma_scaled": "block-scaled multiply-accumulate on tcgen05 "
+                                  "(sm_100a: lower-tcgen05)",
                "tmem_alloc": "the CTA's tensor memory (tcgen05.alloc)",
                "tmem_dealloc": "tensor memory freed (tcgen05.dealloc)",
                "tmem_store": "a thread's row of an accumulator to tensor memory",

@@ -21,7 +21,7 @@ from ...ir.core import Operation
 from ...passes.cse import CommonSubexpressionElimination, cse_key
 
 # Marked pure (no side effect: free to remove when unused), but reading shared memory.
-READS_SHARED_MEMORY = {"warp_mma", "warpgroup_mma", "tmem_mma"}
+READS_SHARED_MEMORY = {"warp_mma", "warpgroup_mma", "tmem_mma", "tmem_mma_scaled"}
 
 
 @dataclass(frozen=True)

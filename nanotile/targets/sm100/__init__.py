@@ -9,12 +9,14 @@ forms for f4E2M1FN (e2m1x2) and f8E8M0FNU (ue8m0x2) that sm_90a lacks, in
 select_convert.py; and tcgen05 (sm_100a's tensor cores, UTCHMMA in SASS: the
 accumulator in tensor memory) for the mmaf it fits, in this folder:
 
-- tcgen05_plan.py: which mmaf fit (f16/bf16 -> f32, M = 128 or 256 on 4 warps, N up to
-  256, K rows of swizzle atoms); assign-layouts{mma=tcgen05} asks it (the ``plan_mma``
-  hook);
-- lower_tcgen05.py (pass lower-tcgen05, simt -> simt): tmem_mma -> TMEM allocation,
-  descriptors, tcgen05.mma, commit to an mbarrier, TMEM loads and stores (the K loop's
-  accumulator kept in TMEM);
+- tcgen05_plan.py: which mmaf fit (f16/bf16, tf32, e4m3/e5m2 -> f32: kind::f16, tf32,
+  f8f6f4; M = 128 or 256 on 4 warps, N up to 256, K rows of swizzle atoms) and which
+  mmaf_scaled (e4m3/e5m2 with UE8M0 scales per 32: kind::mxf8f6f4.block_scale);
+  assign-layouts{mma=tcgen05} asks it (the ``plan_mma`` hook);
+- lower_tcgen05.py (pass lower-tcgen05, simt -> simt): tmem_mma / tmem_mma_scaled ->
+  TMEM allocation, scale words in TMEM, descriptors, tcgen05.mma, commit to an mbarrier,
+  TMEM loads and stores (the K loop's accumulator kept in TMEM);
+- tmem_columns.py: where lower-tcgen05 puts accumulators and scale words in TMEM;
 - select_tcgen05.py: those ops as PTX (the ``op`` hook of select-instructions).
 
 Everything else is the shared lowering of targets/ptx/.

@@ -19,15 +19,29 @@ column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
   already, published by the copies' mbarrier); ``tcgen05_barrier`` (tcgen05.fence::
   before_thread_sync, a CTA barrier, tcgen05.fence::after_thread_sync: every warp's
   tcgen05.st and operand stores happen before thread 0's MMA, PTX ISA "Memory consistency
-  model for 5th generation of TensorCore operations"); per K step s of 16 and 128-row
-  block b a descriptor of A at (128 b, 16 s) and of B at (16 s, 0) and a
-  ``tcgen05_mma`` into the block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
+  model for 5th generation of TensorCore operations"); per K step s (16 for f16/bf16, 8
+  for tf32, 32 for f8: tcgen05_plan.k_step) and 128-row block b a descriptor of A at
+  (128 b, K s) and of B at (K s, 0) and a ``tcgen05_mma`` (its ``kind``) into the
+  block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
   every thread waits for it: the results are in TMEM and the operands' buffers free for
   the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers.
 - A ``for`` whose iteration value is the op's accumulator (its only use) and whose next
   value is the op's result (its only use) keeps the accumulator in TMEM: the initial
   value is stored before the loop, the result loaded after it, and the loop carries
   nothing for it (the K loop's MMAs accumulate in place, as tileiras' do).
+
+``tmem_mma_scaled`` (mmaf_scaled, kind::mxf8f6f4.block_scale) also holds each thread's
+scale words of A and B (distribute_mma.py). They go to TMEM columns after the
+accumulators', taken in turns: every warp stores its words to its own 32 lanes (lane t:
+the scales of rows / columns t + 32 j in column j of a K-block group, four K blocks a
+word), so each lane quarter holds all of them, as the PTX ISA asks ("Block Scaling":
+scale factors duplicated to all lane partitions; tileiras copies them in with
+tcgen05.cp.32x128b.warpx4, 32 lanes x 4 words, to the same place). The MMA of K step s
+and row block b reads A's scales from the column of its group (s / 4) and block (4 b
+columns further: its rows 128 b + 32 j + t), SFA_ID = s % 4 choosing the byte; B's
+likewise (SFB_ID). Those columns are rewritten on each issue after the previous
+commit's wait, so one range serves every block-scaled site (tmem_columns.py places
+them).
 
 A descriptor's start is its matrix's first element (a K step inside a swizzle atom is a
 plain 32-byte offset: the hardware swizzles the addresses it derives, as for wgmma), its
@@ -42,13 +56,20 @@ from dataclasses import dataclass
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
-from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M, tmem_params
+from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..sm90.lower_wgmma import Operand
-from .tcgen05_plan import K_STEP, instruction_descriptor
+from .tcgen05_plan import (
+    KINDS,
+    SCALED_KIND,
+    block_scaled_descriptor,
+    instruction_descriptor,
+    k_step,
+)
+from .tmem_columns import SCALES_PER_WORD, place, row_blocks, scale_columns, scale_words_at
 
-MIN_COLUMNS = 32  # tcgen05.alloc: a power of two of at least 32 columns
+MMA_OPS = ("tmem_mma", "tmem_mma_scaled")
 FIRST_INIT = 3    # a for's operands: lower bound, upper bound, step, initial values
 
 
@@ -63,7 +84,7 @@ class LowerTcgen05(Pass):
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False
         for entry in module.entries():
-            sites = [op for op in entry.walk() if op.name == "tmem_mma"]
+            sites = [op for op in entry.walk() if op.name in MMA_OPS]
             if sites:
                 lower_entry(module, entry, sites)
                 changed = True
@@ -74,17 +95,11 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
     body = entry.regions[0].block
     copied = [o.attributes["buffer"] for o in entry.walk() if o.name == "tma_copy"]
     kept = {op: _kept_loop(op) for op in sites}
-    # columns: one range per accumulator kept across a loop, one shared by the others
-    column, columns = {}, 0
-    for op in sites:
-        if kept[op] is not None:
-            column[op] = columns
-            columns += _n(op)
-    shared = max((_n(op) for op in sites if kept[op] is None), default=0)
-    for op in sites:
-        if kept[op] is None:
-            column[op] = columns
-    columns = allocation(columns + shared)
+    borrowing: set[Operation] = set()
+    column, scales, columns = place(sites, kept, borrowing)
+    if columns > TMEM_COLUMNS:  # scale words beside a full accumulator: borrow columns
+        borrowing = {op for op in sites if scale_columns(op) and row_blocks(op) > 1}
+        column, scales, columns = place(sites, kept, borrowing)
     if columns > TMEM_COLUMNS:
         raise CompileError(Diagnostic("error", f"lower-tcgen05: the accumulators need "
                                                f"{columns} columns of tensor memory; a CTA "
@@ -102,37 +117,47 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
     for op in sites:
         loop = kept[op]
         both_copied = op.attributes["lhs"] in copied and op.attributes["rhs"] in copied
+        words = None if op in borrowing else scales  # None: issue borrows columns
         if loop is None:
             _emit(op, "tmem_store", [base, op.operands[0]], None, column=column[op])
-            issue(op, base, column[op], both_copied)
+            issue(op, base, column[op], both_copied, words)
             mapping[op.results[0]] = _emit(op, "tmem_load", [base], op.results[0].type,
                                            column=column[op])
             erase(op)
         else:
-            keep_in_tmem(module, op, loop, base, column[op], both_copied)
+            keep_in_tmem(module, op, loop, base, column[op], both_copied, words)
     replace_uses(module, mapping)
 
 
-def allocation(columns: int) -> int:
-    """tcgen05.alloc's column count for ``columns``: a power of two, at least 32."""
-    n = MIN_COLUMNS
-    while n < columns:
-        n *= 2
-    return n
+def issue(op: Operation, base: Value, column: int, both_copied: bool,
+          scales: int | None) -> None:
+    """Before ``op``: the operands published to the async proxy (a block-scaled op's
+    scale words stored to TMEM columns ``scales``..), the MMA per K step from thread 0,
+    the commit and every thread's wait for it.
+
+    A block-scaled op whose accumulator fills tensor memory (two 128-row blocks of 256
+    columns: ``scales`` None) issues one row block at a time, its scale words in the
+    first columns of the other block's accumulator, saved to registers before and
+    restored after (its MMAs are done then: the wait)."""
+    if scales is None:
+        n = op.attributes["rhs"].shape[1]
+        for block in range(row_blocks(op)):
+            borrowed = column + (1 - block) * n
+            saved = _emit(op, "tmem_load", [base], T.TileType((scale_columns(op),), T.F32,
+                                                                REGS), column=borrowed)
+            _issue(op, base, column, both_copied, borrowed, [block])
+            _emit(op, "tmem_store", [base, saved], None, column=borrowed)
+        return
+    _issue(op, base, column, both_copied, scales, range(row_blocks(op)))
 
 
-def _n(op: Operation) -> int:
-    """The TMEM columns of ``op``'s accumulator: N per 128-row block."""
-    params = tmem_params(op.attributes["of"].layout)
-    assert params is not None, op.attributes["of"]
-    m, n = params
-    return m // TMEM_M * n
-
-
-def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
-    """Before ``op``: the operands published to the async proxy, the MMA per K step from
-    thread 0, the commit and every thread's wait for it."""
+def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: int,
+           blocks) -> None:
     lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
+    if op.name == "tmem_mma_scaled":
+        _emit(op, "tmem_store", [base, op.operands[1]], None, column=scales)
+        _emit(op, "tmem_store", [base, op.operands[2]], None,
+              column=scales + op.operands[1].type.shape[0])
     if not both_copied:
         _emit(op, "fence_proxy_async", [], None)
     _emit(op, "tcgen05_barrier", [], None)
@@ -140,14 +165,32 @@ def issue(op: Operation, base: Value, column: int, both_copied: bool) -> None:
     b_of = Operand(rhs, "b", (0, 0), (1, 1))
     assert not b_of.mn_major, rhs  # K-major B (tcgen05_plan)
     n = rhs.shape[1]
-    idesc = instruction_descriptor(lhs.element.name, TMEM_M, n)
-    for block in range(lhs.shape[0] // TMEM_M):  # all K steps of a block, then the next
-        for s in range(lhs.shape[1] // K_STEP):
-            a = _descriptor(op, a_of, (TMEM_M * block, K_STEP * s))
-            b = _descriptor(op, b_of, (K_STEP * s, 0))
-            _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
-                  column=column + block * n)
+    element = lhs.element.name
+    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name)
+    step = k_step(element)
+    for block in blocks:  # all K steps of a block, then the next
+        d = column + block * n
+        for s in range(lhs.shape[1] // step):
+            a = _descriptor(op, a_of, (TMEM_M * block, step * s))
+            b = _descriptor(op, b_of, (step * s, 0))
+            if op.name == "tmem_mma_scaled":
+                _emit(op, "tcgen05_mma", [base, a, b], None, column=d,
+                      **_scaled(op, block, s, scales))
+            else:
+                _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
+                      kind=KINDS[element][0], column=d)
     _emit(op, "tcgen05_commit_wait", [], None)
+
+
+def _scaled(op: Operation, block: int, step: int, scales: int) -> dict:
+    """The block-scaled MMA's attributes for row block ``block`` and K step ``step`` (its
+    K block): the scale words' columns (tmem_columns.py) and the byte of each word."""
+    lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
+    byte = step % SCALES_PER_WORD
+    idesc = block_scaled_descriptor(lhs.element.name, TMEM_M, rhs.shape[1], byte, byte,
+                                    rhs.element.name)
+    scale_a, scale_b = scale_words_at(op, block, step, scales)
+    return {"idesc": idesc, "kind": SCALED_KIND, "scale_a": scale_a, "scale_b": scale_b}
 
 
 def _descriptor(anchor: Operation, of: Operand, first: tuple[int, int]) -> Value:
@@ -197,7 +240,7 @@ def _continues(loop: Operation) -> list[Operation]:
 
 
 def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, column: int,
-                 both_copied: bool) -> None:
+                 both_copied: bool, scales: int | None) -> None:
     """The accumulator stays in TMEM across ``loop``: stored before it, loaded after it,
     no longer carried."""
     body: Block = op.parent
@@ -205,7 +248,7 @@ def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, co
     i = body.arguments.index(acc) - 1
     result_t = op.results[0].type
     _emit(loop, "tmem_store", [base, loop.operands[FIRST_INIT + i]], None, column=column)
-    issue(op, base, column, both_copied)
+    issue(op, base, column, both_copied, scales)
     erase(op)
     after = make_op("tmem_load", [base], [result_t], {"column": column})
     after.source, after.location = loop.source, loop.location

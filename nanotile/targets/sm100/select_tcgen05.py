@@ -12,7 +12,10 @@
     tmem_load           tcgen05.ld.sync.aligned.32x32b.xN.b32 {regs}, [row address];
                         tcgen05.wait::ld.sync.aligned
     tcgen05_descriptor  the 64-bit shared-memory matrix descriptor (below)
-    tcgen05_mma         thread 0: tcgen05.mma.cta_group::1.kind::f16 [d], da, db, idesc, 1
+    tcgen05_mma         thread 0: tcgen05.mma.cta_group::1.kind::K [d], da, db, idesc, 1
+                        (K: the op's kind, f16, tf32 or f8f6f4); block-scaled (kind
+                        mxf8f6f4, scale columns given): tcgen05.mma.cta_group::1.kind::
+                        mxf8f6f4.block_scale.scale_vec::1X [d], da, db, idesc, [sa], [sb], 1
     tcgen05_commit_wait thread 0: tcgen05.commit.cta_group::1.mbarrier::arrive::one.
                         shared::cluster.b64 [bar]; every thread arrives and waits on bar,
                         then tcgen05.fence::after_thread_sync
@@ -212,8 +215,22 @@ def mma(s: Selection, op: Operation) -> None:
     fn.instr("mov.b32", idesc, str(op.attributes["idesc"]))
     accumulate = fn.reg("pred")
     fn.instr("setp.eq.u32", accumulate, idesc, idesc)
-    fn.instr("tcgen05.mma.cta_group::1.kind::f16", f"[{d}]", a, b, idesc, accumulate)
+    opcode = f"tcgen05.mma.cta_group::1.kind::{op.attributes['kind']}"
+    if op.attributes.get("scale_a") is not None:
+        scale_a = _column(s, base, op.attributes["scale_a"])
+        scale_b = _column(s, base, op.attributes["scale_b"])
+        fn.instr(f"{opcode}.block_scale.scale_vec::1X", f"[{d}]", a, b, idesc, f"[{scale_a}]",
+                 f"[{scale_b}]", accumulate)
+    else:
+        fn.instr(opcode, f"[{d}]", a, b, idesc, accumulate)
     fn.place(skip)
+
+
+def _column(s: Selection, base: str, column: int) -> str:
+    """The TMEM address of ``column`` (lane 0) of the allocation at ``base``."""
+    out = s.fn.reg("b32")
+    s.fn.instr("add.s32", out, base, str(column))
+    return out
 
 
 def commit_wait(s: Selection, op: Operation) -> None:

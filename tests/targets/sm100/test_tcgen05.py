@@ -46,6 +46,18 @@ def test_plan_fits(m, n, k, et):
     assert str(p.accumulator((m, n))) == f"#tmem<acc, m{m}n{n}>"
 
 
+@pytest.mark.parametrize("m,n,k,et,kind,rounds", [
+    (128, 64, 8, "tf32", "tf32", True),         # one K step of 8: 32-byte rows
+    (256, 256, 64, "tf32", "tf32", True),       # the cutile-tests f32 matmul's tile
+    (128, 128, 32, "f8E4M3FN", "f8f6f4", False),  # one K step of 32
+    (256, 256, 128, "f8E5M2", "f8f6f4", False),  # the batched f8 matmul's tile
+])
+def test_plan_fits_tf32_and_f8(m, n, k, et, kind, rounds):
+    p = plan(_mmaf(m, n, k, et), 4)
+    assert p is not None and p.instruction == f"tcgen05.mma.cta_group::1.kind::{kind}"
+    assert p.round_tf32_operands == rounds and p.m == m and p.n == n
+
+
 @pytest.mark.parametrize("m,n,k,warps,et,acc,batch", [
     (64, 64, 16, 4, "f16", "f32", 0),      # 64 rows (M = 64 lays D out otherwise)
     (512, 64, 16, 4, "f16", "f32", 0),     # 512 rows
@@ -54,9 +66,10 @@ def test_plan_fits(m, n, k, et):
     (128, 512, 16, 4, "f16", "f32", 0),    # N > 256
     (128, 64, 8, 4, "f16", "f32", 0),      # 16-byte rows: no swizzle atom, no K step
     (128, 64, 16, 4, "f16", "f16", 0),     # f16 accumulator
-    (128, 64, 16, 4, "tf32", "f32", 0),    # kind::tf32: not planned yet
-    (128, 64, 32, 4, "i8", "i32", 0),      # mmai
-    (128, 64, 32, 4, "f8E4M3FN", "f32", 0),
+    (128, 64, 4, 4, "tf32", "f32", 0),     # tf32 rows of 16 bytes: no K step of 8
+    (128, 64, 16, 4, "f8E4M3FN", "f32", 0),  # f8 rows of 16 bytes: no K step of 32
+    (128, 64, 32, 4, "f8E5M2", "f16", 0),  # f8 -> f16: not planned (D in TMEM is f32)
+    (128, 64, 32, 4, "i8", "i32", 0),      # mmai (kind::i8: not planned)
     (128, 64, 16, 4, "f16", "f32", 2),     # batched
 ])
 def test_plan_declines(m, n, k, warps, et, acc, batch):
@@ -70,6 +83,16 @@ def test_instruction_descriptor():
     assert (d >> 4) & 3 == 1 and (d >> 7) & 7 == 1 and (d >> 10) & 7 == 1
     assert ((d >> 17) & 0x3F) << 3 == 48 and ((d >> 24) & 0x1F) << 4 == 128
     assert not (d >> 15) & 3  # both K-major
+
+
+@pytest.mark.parametrize("a,b,fa,fb", [("tf32", None, 2, 2), ("f8E4M3FN", None, 0, 0),
+                                       ("f8E5M2", None, 1, 1), ("f8E4M3FN", "f8E5M2", 0, 1)])
+def test_instruction_descriptor_formats(a, b, fa, fb):
+    """The A/B formats of kind::tf32 (TF32 = 2) and kind::f8f6f4 (E4M3 = 0, E5M2 = 1):
+    PTX ISA, "Instruction descriptor format for .kind::tf32, .kind::f16, .kind::f8f6f4"."""
+    d = instruction_descriptor(a, 128, 256, b)
+    assert (d >> 7) & 7 == fa and (d >> 10) & 7 == fb and (d >> 4) & 3 == 1
+    assert d >> 24 == 128 >> 4 and (d >> 17) & 0x3F == 256 >> 3
 
 
 def test_mma_tcgen05_is_refused_on_sm90():
@@ -103,13 +126,28 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("m,n,k,et", CASES)
+# tf32 (kind::tf32, K 8) and f8 (kind::f8f6f4, K 32): 32 bytes of a row per K step
+KIND_CASES = [
+    (128, 32, 8, "tf32"),        # one K step, 32-byte rows
+    (128, 64, 64, "tf32"),       # 256-byte rows: two atoms, 8 K steps (rounded first)
+    (256, 32, 32, "tf32"),       # two 128-row blocks
+    (128, 16, 32, "f8E4M3FN"),   # one K step, 32-byte rows
+    (128, 64, 128, "f8E5M2"),    # 128-byte rows, 4 K steps
+    (256, 32, 256, "f8E4M3FN"),  # two atoms a row, two row blocks
+]
+KIND = {"f16": "f16", "bf16": "f16", "tf32": "tf32", "f8E4M3FN": "f8f6f4", "f8E5M2": "f8f6f4"}
+K_STEP = {"f16": 16, "bf16": 16, "tf32": 8, "f8E4M3FN": 32, "f8E5M2": 32}
+
+
+@pytest.mark.parametrize("m,n,k,et", CASES + KIND_CASES)
 def test_tcgen05_matches_interpreter(m, n, k, et):
     text = mma_kernel(0, m, n, k, et, "f32")
     arrays = _inputs(0, m, n, k, et, "f32", np.random.default_rng(m * n + k))
     ptx = _check(text, arrays, "sm_100", 2 ** -20)
     assert "mma.sync" not in ptx and "fma.rn" not in ptx
-    assert ptx.count("tcgen05.mma.cta_group::1.kind::f16") == m // 128 * k // 16
+    assert ptx.count(f"tcgen05.mma.cta_group::1.kind::{KIND[et]}") == \
+        m // 128 * k // K_STEP[et]
+    assert ("cvt.rn.tf32.f32" in ptx) == (et == "tf32")  # rounded before the stores
     assert ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
 
 
@@ -233,3 +271,161 @@ def test_two_accumulators_kept_in_tmem():
     ptx = _run_loop(loop_kernel(32, 16, mmafs=-2), _integers(32, 16, 10), 3)
     assert ptx.count("tcgen05.mma.") == 2 and ptx.count("tcgen05.ld.") == 2
     assert re.search(r"tcgen05\.alloc\S* \[[^]]+\], 64;", ptx)
+
+
+# cutile-tests matmuls tileiras runs on tcgen05 (UTCHMMA / UTCQMMA in its sm_100 SASS):
+# the f32 matmul (converted to tf32 by ftof: kind::tf32) and the batched f8 matmul
+# (reshaped to 2-D: kind::f8f6f4), 256 x 256 tiles (two 128-row blocks, 512 columns)
+TCGEN05_KINDS_CUTILE = [
+    ("kernels_matmul__matmul_kernel@ctas1__f32x2_f32x2_f32x2_256_256_64", "tf32"),
+    ("kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+     "f8f6f4"),
+]
+
+
+@pytest.mark.parametrize("name,kind", TCGEN05_KINDS_CUTILE)
+def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
+    import nanotile
+    from nanotile.compare import first_difference
+
+    from ..corpus_cases import cutile_tests_case
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    ptx = compile_to_ptx(copy.deepcopy(module), "sm_100")
+    assert f"tcgen05.mma.cta_group::1.kind::{kind}" in ptx and "mma.sync" not in ptx
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *want)
+    nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_100")
+    assert first_difference(got, want, "sm_100") is None
+
+
+# ---------------------------------------------------------------- block-scaled (mmaf_scaled)
+
+def _scaled_op(m, n, k, at="f8E4M3FN", st="f8E8M0FNU", block=32):
+    from ..test_ptx_ops import _mma_scaled_text
+
+    module = parse_text(_mma_scaled_text(m, n, k, k // block, at, st, "f32"), "<k>")
+    return next(op for op in module.items[0].walk() if op.name == "mmaf_scaled")
+
+
+def test_plan_fits_mmaf_scaled():
+    p = plan(_scaled_op(256, 256, 128), 4)
+    assert p is not None and p.scaled and p.kind == "mxf8f6f4"
+    assert p.instruction == \
+        "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X"
+    scale = _scaled_op(256, 256, 128).operands[3].type
+    assert p.operand(3, scale).swizzle is None  # row-major, gathered from there
+
+
+@pytest.mark.parametrize("m,n,k,at,st,block", [
+    (128, 64, 64, "f4E2M1FN", "f8E8M0FNU", 32),  # f4 data (kind::mxf4): not planned
+    (128, 64, 64, "f4E2M1FN", "f8E4M3FN", 16),   # f8E4M3FN scales (nvf4)
+    (128, 8, 64, "f8E4M3FN", "f8E8M0FNU", 32),   # N = 8 (M = 128 needs N % 16 == 0)
+    (64, 64, 64, "f8E4M3FN", "f8E8M0FNU", 32),   # 64 rows
+])
+def test_plan_declines_mmaf_scaled(m, n, k, at, st, block):
+    assert plan(_scaled_op(m, n, k, at, st, block), 4) is None
+
+
+def test_block_scaled_descriptor():
+    """kind::mxf8f6f4's descriptor (CUTLASS's InstrDescriptorBlockScaled): SFB_ID bits 4-5,
+    formats 7-9 / 10-12, N >> 3 at 17, UE8M0 bit 23, M >> 4 at 24, SFA_ID bits 29-30."""
+    from nanotile.targets.sm100.tcgen05_plan import block_scaled_descriptor
+
+    d = block_scaled_descriptor("f8E4M3FN", 128, 256, 3, 2, "f8E5M2")
+    assert (d >> 29) & 3 == 3 and (d >> 4) & 3 == 2 and (d >> 23) & 1
+    assert (d >> 7) & 7 == 0 and (d >> 10) & 7 == 1
+    assert (d >> 17) & 0x3F == 256 >> 3 and (d >> 24) & 0x1F == 128 >> 4
+
+
+def _scaled_arrays(m, n, k, at, seed):
+    import ml_dtypes
+
+    rng = np.random.default_rng(seed)
+    numpy_type = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}[at]
+
+    def data(shape):
+        return (rng.standard_normal(shape) * 4).astype(numpy_type).view(np.int8)
+
+    def scales(shape):  # 2^-7 .. 2^7, a different one per block
+        return rng.integers(120, 135, shape).astype(np.uint8).view(np.int8)
+
+    kb = k // 32
+    return [data((m, k)), data((k, n)), scales((m, kb)), scales((kb, n)),
+            rng.standard_normal((m, n)).astype(np.float32)]
+
+
+@pytest.mark.parametrize("m,n,k,at", [
+    (128, 16, 32, "f8E4M3FN"),   # one K block: words of one byte
+    (128, 64, 128, "f8E5M2"),    # four K blocks: SFA_ID / SFB_ID 0..3 in one word
+    (256, 128, 256, "f8E4M3FN"),  # eight K blocks (two words), two row blocks
+])
+def test_block_scaled_tcgen05_matches_interpreter(m, n, k, at):
+    from ..test_ptx_ops import _mma_scaled_text
+
+    text = _mma_scaled_text(m, n, k, k // 32, at, "f8E8M0FNU", "f32")
+    arrays = _scaled_arrays(m, n, k, at, m + n + k)
+    want, got = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+    run(parse_text(text, "<k>"), "k", (1,), *copy.deepcopy(arrays), want)
+    ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_100")
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    run_ptx(ptx, "k", grid=(1,), args=[*copy.deepcopy(arrays), got])
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6 * np.abs(want).max())
+    assert ptx.count("kind::mxf8f6f4.block_scale.scale_vec::1X") == m // 128 * k // 32
+    assert "fma.rn" not in ptx
+
+
+def test_scale_factors_must_be_duplicated_in_every_lane_quarter():
+    """The emulator reads row r's scale at lane r % 32 (+ 32 q), column r / 32, and
+    faults when the four lane quarters disagree (the ISA asks for duplicates): a store
+    from warp 0 alone would pass on the first quarter only."""
+    from nanotile.ptxemu.errors import MemoryFault
+    from nanotile.ptxemu.ops_mma import _scale_factors
+
+    tm = np.zeros((128, 512), np.uint32)
+    rows = np.arange(128)
+    for q in range(4):  # row r's exponent in byte 1: 127 + r % 5 (2^0 .. 2^4)
+        tm[32 * q + rows % 32, 8 + rows // 32] = (127 + rows % 5).astype(np.uint32) << 8
+    got = _scale_factors(tm, 8, 128, 1, "A")
+    np.testing.assert_array_equal(got, 2.0 ** (rows % 5))
+    tm[32 * 2 + 3, 8 + 1] = 0  # quarter 2 differs in one word
+    with pytest.raises(MemoryFault, match="not duplicated in all four lane quarters"):
+        _scale_factors(tm, 8, 128, 1, "A")
+
+
+# the large block-scaled cutile-tests kernels (256 x 256 x 128 tiles, 32-element blocks):
+# the accumulator fills tensor memory, the scale words borrow the other row block's columns
+BLOCK_SCALED_CUTILE = [
+    "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+    "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32",
+    "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+    "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32.4baeea",
+    "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+    "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32.a33fb3",
+    "samples_BlockScaledMatMul__block_scaled_matmul_kernel@ctassm1002__f8_e4m3fnx2_"
+    "f8_e8m0fnux2_f8_e4m3fnx2_f8_e8m0fnux2_f32x2_256_256_128_32",
+]
+
+
+@pytest.mark.parametrize("name", BLOCK_SCALED_CUTILE, ids=lambda n: n[-40:])
+def test_block_scaled_cutile_matmuls_on_tcgen05(name):
+    import nanotile
+    from nanotile.compare import first_difference
+
+    from ..corpus_cases import cutile_tests_case
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    ptx = compile_to_ptx(copy.deepcopy(module), "sm_100")
+    assert ptx.count("kind::mxf8f6f4.block_scale.scale_vec::1X") == 8  # 2 blocks x 4 K
+    assert "fma.rn.f64" not in ptx  # not the FMA loop
+    if ptxas_path() is not None:
+        assemble(ptx, "sm_100")
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *want)
+    nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_100")
+    assert first_difference(got, want, "sm_100") is None

@@ -23,10 +23,10 @@
 // CHECK-NEXT: tcgen05_barrier
 // CHECK-NEXT: %[[A0:.+]] = tcgen05_descriptor of tile<128x32xf16, #shared<offset=0, swizzle=[8, 2, 4], align=512>> at 0 leading 16 stride 512 swizzle 64
 // CHECK-NEXT: %[[B0:.+]] = tcgen05_descriptor of tile<32x64xf16, #shared<offset=8192, swizzle=[8, 2, 4], order=[0, 1], align=512>> at 0 leading 16 stride 512 swizzle 64
-// CHECK-NEXT: tcgen05_mma %[[T]], %[[A0]], %[[B0]] idesc 135266320 column 0
+// CHECK-NEXT: tcgen05_mma %[[T]], %[[A0]], %[[B0]] idesc 135266320 kind "f16" column 0
 // CHECK-NEXT: %[[A1:.+]] = tcgen05_descriptor of {{.+}} at 32 leading 16 stride 512
 // CHECK-NEXT: %[[B1:.+]] = tcgen05_descriptor of {{.+}} at 32 leading 16 stride 512
-// CHECK-NEXT: tcgen05_mma %[[T]], %[[A1]], %[[B1]] idesc 135266320 column 0
+// CHECK-NEXT: tcgen05_mma %[[T]], %[[A1]], %[[B1]] idesc 135266320 kind "f16" column 0
 // CHECK-NEXT: tcgen05_commit_wait
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[D:.+]] = tmem_load %[[T]] column 0 : tile<i32, #regs> -> tile<64xf32, #regs>
@@ -35,6 +35,43 @@
 // CHECK-NEXT: tmem_dealloc %[[T]] 64
 // CHECK-NEXT: return
 // CHECK-NOT: tmem_mma
+//
+// @mma_tf32: the same loop on tf32 operands (f32 data converted by ftof, which rounds:
+// kind::tf32). Rows of 32 tf32 are 128 bytes; the instruction's K is 8 (32 bytes), so 4
+// MMAs per step, each pair of descriptors 32 bytes further along the rows; instruction
+// descriptor 0x08100910 (f32 D, TF32 = 2 for A and B, K-major, N = 64, M = 128).
+// CHECK-LABEL: entry @mma_tf32(
+// CHECK-NEXT: %[[T:.+]] = tmem_alloc 64 : tile<i32, #regs>
+// CHECK: tcgen05_barrier
+// CHECK-NEXT: {{.+}} = tcgen05_descriptor of tile<128x32xtf32, {{.+}}> at 0 leading 16 stride 1024 swizzle 128
+// CHECK-NEXT: {{.+}} = tcgen05_descriptor of tile<32x64xtf32, {{.+}}> at 0 leading 16 stride 1024 swizzle 128
+// CHECK-NEXT: tcgen05_mma {{.+}} idesc 135268624 kind "tf32" column 0
+// CHECK-NEXT: tcgen05_descriptor of {{.+}} at 32 leading 16 stride 1024
+// CHECK-NEXT: tcgen05_descriptor of {{.+}} at 32 leading 16 stride 1024
+// CHECK-NEXT: tcgen05_mma {{.+}} kind "tf32"
+// CHECK: tcgen05_descriptor of {{.+}} at 96 leading
+// CHECK: tcgen05_mma {{.+}} kind "tf32"
+// CHECK-NEXT: tcgen05_commit_wait
+// CHECK-NEXT: }
+// CHECK-NOT: tcgen05_mma
+//
+// @mma_scaled: a block-scaled mmaf_scaled (tmem_mma_scaled: e4m3 data, UE8M0 scales
+// 2^-7 .. 2^0 so that no scaled operand overflows f32, two K blocks of 32). After the
+// accumulator's 32 columns, this thread's scale words go to TMEM: A's 4 words (rows lane + 32 j) at column 32, B's 1 word at 36; each MMA names
+// them (scale_a / scale_b) and its K block's byte in the descriptor: SFA_ID (bits 29-30)
+// and SFB_ID (bits 4-5) 0 for the first K step (0x08880000: UE8M0 bit 23, N = 32,
+// M = 128), 1 for the second (0x28880010).
+// CHECK-LABEL: entry @mma_scaled(
+// CHECK-NEXT: %[[T:.+]] = tmem_alloc 64 : tile<i32, #regs>
+// CHECK-NOT: tmem_mma_scaled
+// CHECK: tmem_store %zero to %[[T]] column 0 : tile<32xf32, #regs>
+// CHECK-NEXT: tmem_store %{{.+}} to %[[T]] column 32 : tile<4xi32, #regs>
+// CHECK-NEXT: tmem_store %{{.+}} to %[[T]] column 36 : tile<1xi32, #regs>
+// CHECK: tcgen05_barrier
+// CHECK: tcgen05_mma %[[T]], {{.+}} idesc 143130624 kind "mxf8f6f4" column 0 scale_a 32 scale_b 36
+// CHECK: tcgen05_mma %[[T]], {{.+}} idesc 680001552 kind "mxf8f6f4" column 0 scale_a 32 scale_b 36
+// CHECK-NEXT: tcgen05_commit_wait
+// CHECK-NEXT: tmem_load %[[T]] column 0
 cuda_tile.module @tests {
   entry @mma(%pa: tile<ptr<f16>>, %pc: tile<ptr<f32>>) {
     %i = iota : tile<4096xi32>
@@ -62,6 +99,81 @@ cuda_tile.module @tests {
     %p1 = broadcast %p0 : tile<1x1xptr<f32>> -> tile<128x64xptr<f32>>
     %p2 = offset %p1, %r3 : tile<128x64xptr<f32>>, tile<128x64xi32> -> tile<128x64xptr<f32>>
     %w = store_ptr_tko weak %p2, %d : tile<128x64xptr<f32>>, tile<128x64xf32> -> token
+    return
+  }
+  entry @mma_tf32(%pa: tile<ptr<f32>>, %pc: tile<ptr<f32>>) {
+    %i = iota : tile<4096xi32>
+    %r = reshape %i : tile<4096xi32> -> tile<128x32xi32>
+    %b0 = reshape %pa : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %b = broadcast %b0 : tile<1x1xptr<f32>> -> tile<128x32xptr<f32>>
+    %pa2 = offset %b, %r : tile<128x32xptr<f32>>, tile<128x32xi32> -> tile<128x32xptr<f32>>
+    %i2 = iota : tile<2048xi32>
+    %r2 = reshape %i2 : tile<2048xi32> -> tile<32x64xi32>
+    %c0 = broadcast %b0 : tile<1x1xptr<f32>> -> tile<32x64xptr<f32>>
+    %pb = offset %c0, %r2 : tile<32x64xptr<f32>>, tile<32x64xi32> -> tile<32x64xptr<f32>>
+    %zero = constant <f32: 0.0> : tile<128x64xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %n = constant <i32: 2> : tile<i32>
+    %d = for %k in (%lo to %n, step %one) : tile<i32> iter_values(%acc = %zero) -> (tile<128x64xf32>) {
+      %a, %t1 = load_ptr_tko weak %pa2 : tile<128x32xptr<f32>> -> tile<128x32xf32>, token
+      %bb, %t2 = load_ptr_tko weak %pb : tile<32x64xptr<f32>> -> tile<32x64xf32>, token
+      %at = ftof %a rounding<nearest_even> : tile<128x32xf32> -> tile<128x32xtf32>
+      %bt = ftof %bb rounding<nearest_even> : tile<32x64xf32> -> tile<32x64xtf32>
+      %e = mmaf %at, %bt, %acc : tile<128x32xtf32>, tile<32x64xtf32>, tile<128x64xf32>
+      continue %e : tile<128x64xf32>
+    }
+    %i3 = iota : tile<8192xi32>
+    %r3 = reshape %i3 : tile<8192xi32> -> tile<128x64xi32>
+    %p0 = reshape %pc : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %p1 = broadcast %p0 : tile<1x1xptr<f32>> -> tile<128x64xptr<f32>>
+    %p2 = offset %p1, %r3 : tile<128x64xptr<f32>>, tile<128x64xi32> -> tile<128x64xptr<f32>>
+    %w = store_ptr_tko weak %p2, %d : tile<128x64xptr<f32>>, tile<128x64xf32> -> token
+    return
+  }
+  entry @mma_scaled(%pa: tile<ptr<i8>>, %ps: tile<ptr<i8>>, %pc: tile<ptr<f32>>) {
+    %i = iota : tile<8192xi32>
+    %r = reshape %i : tile<8192xi32> -> tile<128x64xi32>
+    %b0 = reshape %pa : tile<ptr<i8>> -> tile<1x1xptr<i8>>
+    %b = broadcast %b0 : tile<1x1xptr<i8>> -> tile<128x64xptr<i8>>
+    %pa2 = offset %b, %r : tile<128x64xptr<i8>>, tile<128x64xi32> -> tile<128x64xptr<i8>>
+    %i2 = iota : tile<2048xi32>
+    %r2 = reshape %i2 : tile<2048xi32> -> tile<64x32xi32>
+    %c0 = broadcast %b0 : tile<1x1xptr<i8>> -> tile<64x32xptr<i8>>
+    %pb = offset %c0, %r2 : tile<64x32xptr<i8>>, tile<64x32xi32> -> tile<64x32xptr<i8>>
+    %i3 = iota : tile<256xi32>
+    %r3 = reshape %i3 : tile<256xi32> -> tile<128x2xi32>
+    %s0 = reshape %ps : tile<ptr<i8>> -> tile<1x1xptr<i8>>
+    %s1 = broadcast %s0 : tile<1x1xptr<i8>> -> tile<128x2xptr<i8>>
+    %psa = offset %s1, %r3 : tile<128x2xptr<i8>>, tile<128x2xi32> -> tile<128x2xptr<i8>>
+    %i4 = iota : tile<64xi32>
+    %r4 = reshape %i4 : tile<64xi32> -> tile<2x32xi32>
+    %s2 = broadcast %s0 : tile<1x1xptr<i8>> -> tile<2x32xptr<i8>>
+    %psb = offset %s2, %r4 : tile<2x32xptr<i8>>, tile<2x32xi32> -> tile<2x32xptr<i8>>
+    %a8, %t1 = load_ptr_tko weak %pa2 : tile<128x64xptr<i8>> -> tile<128x64xi8>, token
+    %b8, %t2 = load_ptr_tko weak %pb : tile<64x32xptr<i8>> -> tile<64x32xi8>, token
+    %sa8, %t3 = load_ptr_tko weak %psa : tile<128x2xptr<i8>> -> tile<128x2xi8>, token
+    %sb8, %t4 = load_ptr_tko weak %psb : tile<2x32xptr<i8>> -> tile<2x32xi8>, token
+    %a = bitcast %a8 : tile<128x64xi8> -> tile<128x64xf8E4M3FN>
+    %bb = bitcast %b8 : tile<64x32xi8> -> tile<64x32xf8E4M3FN>
+    %low = constant <i8: 15> : tile<128x2xi8>
+    %bias = constant <i8: 120> : tile<128x2xi8>
+    %sa7 = andi %sa8, %low : tile<128x2xi8>
+    %sa6 = ori %sa7, %bias : tile<128x2xi8>
+    %lowb = constant <i8: 15> : tile<2x32xi8>
+    %biasb = constant <i8: 120> : tile<2x32xi8>
+    %sb7 = andi %sb8, %lowb : tile<2x32xi8>
+    %sb6 = ori %sb7, %biasb : tile<2x32xi8>
+    %sa = bitcast %sa6 : tile<128x2xi8> -> tile<128x2xf8E8M0FNU>
+    %sb = bitcast %sb6 : tile<2x32xi8> -> tile<2x32xf8E8M0FNU>
+    %zero = constant <f32: 0.0> : tile<128x32xf32>
+    %d = mmaf_scaled %a, %bb, %zero, %sa, %sb : tile<128x64xf8E4M3FN>, tile<64x32xf8E4M3FN>, tile<128x32xf32>, tile<128x2xf8E8M0FNU>, tile<2x32xf8E8M0FNU>
+    %i5 = iota : tile<4096xi32>
+    %r5 = reshape %i5 : tile<4096xi32> -> tile<128x32xi32>
+    %p0 = reshape %pc : tile<ptr<f32>> -> tile<1x1xptr<f32>>
+    %p1 = broadcast %p0 : tile<1x1xptr<f32>> -> tile<128x32xptr<f32>>
+    %p2 = offset %p1, %r5 : tile<128x32xptr<f32>>, tile<128x32xi32> -> tile<128x32xptr<f32>>
+    %w = store_ptr_tko weak %p2, %d : tile<128x32xptr<f32>>, tile<128x32xf32> -> token
     return
   }
 }
