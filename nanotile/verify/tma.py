@@ -32,9 +32,9 @@ def _check(op: Operation, tile, coordinates) -> None:
     except ValueError:
         raise fail("'map' must describe a tensor map: ELEMENT base=aN shape=[...] "
                    "strides=[...] box=[...] swizzle=N") from None
-    if not isinstance(tile, TileType) or tile.rank not in (1, 2) or \
+    if not isinstance(tile, TileType) or tile.rank not in (1, 2, 3) or \
             tile.element.name != spec.element or spec.element not in ELEMENT_BYTES:
-        raise fail(f"the tile must be a 1-D or 2-D tile of the map's element type "
+        raise fail(f"the tile must be a 1-D, 2-D or 3-D tile of the map's element type "
                    f"'{spec.element}'")
     rank = tile.rank
     if not (len(spec.shape) == len(spec.strides) == len(spec.box) == len(coordinates)
