@@ -19,10 +19,11 @@ cuTensorMapEncodeTiled):
   always: wgmma has no transposed forms for them) cannot land in wgmma's layout (see
   staging below); or it is a 1-D tile of at least 1 KB that every tile block loads (a
   constant index), read from shared memory by its users (both targets);
-- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32; a
-  wgmma operand also f8) made in the kernel from its arguments: base pointer an argument
-  known 16-byte aligned (div_by), shape arguments or constants, the inner stride 1 and
-  an outer one an argument or a constant that is a multiple of 16 bytes (div_by);
+- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32;
+  with stage-operands, an MMA operand also f64, i8, f8) made in the kernel from its
+  arguments: base pointer an argument known 16-byte aligned (div_by), shape arguments
+  or constants, the inner stride 1 and an outer one an argument or a constant that is a
+  multiple of 16 bytes (div_by);
 - out-of-bounds elements read zero (padding zero or none: TMA fills zero);
 - it is ordered after nothing: no token, or the kernel's first (make_token) (a TMA read
   after ordinary global writes would need a proxy fence); what waits for its result
@@ -65,7 +66,8 @@ from ...passes.base import Pass, PassContext
 from .tma_staging import MAX_BOX, TMA_ALIGN, sink_conversions, staged_box, staged_mma
 
 TMA_ELEMENTS = {"f16": 2, "bf16": 2, "f32": 4}
-# wgmma operands may also be f8 (stores and shared vectors keep their f8 lowering)
+# with stage-operands (sm_90), MMA operands may also be these (stores and shared vectors
+# keep their lowering; sm_100's tcgen05 operands too)
 OPERAND_ELEMENTS = {**TMA_ELEMENTS, "f64": 8, "i8": 1, "f8E4M3FN": 1, "f8E5M2": 1}
 
 
@@ -108,7 +110,8 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     tile, token = op.results
     if not _first_token(op, uses):
         return False
-    spec = _direct_map(op, entry, warps, uses, ctx, planner)
+    operand_elements = OPERAND_ELEMENTS if stage else TMA_ELEMENTS
+    spec = _direct_map(op, entry, warps, uses, ctx, planner, operand_elements)
     mma = staged_mma(tile, uses) if spec is None and stage else None
     if mma is not None:
         spec = tensor_map(op.operands[0], entry, None, ctx, OPERAND_ELEMENTS)
@@ -136,13 +139,13 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     return True
 
 
-def _direct_map(op: Operation, entry: Operation, warps: int, uses,
-                ctx: PassContext, planner) -> TensorMapSpec | None:
+def _direct_map(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
+                planner, elements: dict[str, int]) -> TensorMapSpec | None:
     """The map of a copy straight into the layout its users read: a wgmma operand's
-    swizzled layout, or a shared vector's."""
+    swizzled layout (of one of ``elements``), or a shared vector's."""
     operand = _wgmma_operand(op.results[0], uses, warps, planner)
     if operand is not None:
-        return tensor_map(op.operands[0], entry, operand, ctx, OPERAND_ELEMENTS)
+        return tensor_map(op.operands[0], entry, operand, ctx, elements)
     vector = _shared_vector(op)
     return None if vector is None else tensor_map(op.operands[0], entry, vector, ctx)
 
