@@ -26,9 +26,9 @@ cuTensorMapEncodeTiled):
   multiple of 16 bytes (div_by);
 - out-of-bounds elements read zero (padding zero or none: TMA fills zero);
 - it is ordered after nothing: no token, or the kernel's first (make_token) (a TMA read
-  after ordinary global writes would need a proxy fence); what waits for its result
-  token waits for nothing (the copy has landed, its mbarrier waited for, before the
-  next op);
+  after ordinary global writes would need a proxy fence); without a token, its result
+  token is unused (a staged copy's may be used: what waits for it then waits for
+  nothing, as the copy has landed, its mbarrier waited for, before the next op);
 - the shared layout (wgmma_operand; row-major for a vector) is the TMA boxes' (2-D: one
   box per swizzle atom of a row, all rows, at most 256; 1-D: boxes of up to 256
   elements; checked element by element).
@@ -108,10 +108,11 @@ def _uses(entry: Operation) -> dict[Value, list[Operation]]:
 def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
             planner, stage: bool) -> bool:
     tile, token = op.results
-    if not _first_token(op, uses):
+    if not _after_nothing(op):
         return False
     operand_elements = OPERAND_ELEMENTS if stage else TMA_ELEMENTS
-    spec = _direct_map(op, entry, warps, uses, ctx, planner, operand_elements)
+    spec = _direct_map(op, entry, warps, uses, ctx, planner, operand_elements) \
+        if _token(op) is not None or not uses.get(token) else None
     mma = staged_mma(tile, uses) if spec is None and stage else None
     if mma is not None:
         spec = tensor_map(op.operands[0], entry, None, ctx, OPERAND_ELEMENTS)
@@ -130,7 +131,7 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     mapping = {tile: load.results[0]}
     if _token(op) is not None:
         mapping[token] = _token(op)
-    elif uses.get(token):  # ordered after nothing: what waits for it waits for nothing
+    elif uses.get(token):  # a staged copy: what waits for it waits for nothing
         mapping[token] = _new_token(entry)
     replace_uses(module, mapping)
     erase(op)
@@ -308,10 +309,11 @@ def _token(op: Operation) -> Value | None:
     return token if isinstance(token.type, T.TokenType) else None
 
 
-def _first_token(op: Operation, uses) -> bool:
-    """The load is ordered after nothing: no token, or the kernel's first (make_token);
-    its result token, if used, can be that same token (the copy has landed before the
-    next op runs: its mbarrier wait)."""
+def _after_nothing(op: Operation) -> bool:
+    """The load is ordered after nothing: no token, or the kernel's first (make_token).
+    Its result token, if used, can be that same token; a tokenless load's used result
+    token (staged copies only, the others keep the rule they had) a new make_token:
+    the copy has landed before the next op runs (its mbarrier wait)."""
     token = _token(op)
     return token is None or isinstance(token.owner, Operation) and \
         token.owner.name == "make_token"
