@@ -25,6 +25,8 @@ cuTensorMapEncodeTiled):
   or constants, the inner stride 1 and an outer one an argument or a constant that is a
   multiple of 16 bytes (div_by);
 - out-of-bounds elements read zero (padding zero or none: TMA fills zero);
+- its optimization hints do not say ``allow_tma = false`` (for the pass's gpu, or by
+  default);
 - it is ordered after nothing: no token, or the kernel's first (make_token) (a TMA read
   after ordinary global writes would need a proxy fence); without a token, its result
   token is unused (a staged copy's may be used: what waits for it then waits for
@@ -91,10 +93,24 @@ class SelectTmaLoads(Pass):
             warps = cta_warps(entry, self.gpu)
             uses = _uses(entry)
             for op in list(entry.walk()):
-                if op.name == "load_view_tko":
+                if op.name == "load_view_tko" and tma_allowed(op, self.gpu):
                     changed |= _select(op, entry, warps, uses, ctx, planner,
                                        self.stage_operands)
         return changed
+
+
+def tma_allowed(op: Operation, gpu: str) -> bool:
+    """False when the op's optimization hints say ``allow_tma = false`` for ``gpu`` (or
+    by default, unless ``gpu``'s own hints allow it): cuTile's ``allow_tma=False``, which
+    tileiras honours."""
+    allowed = True
+    hints = op.attributes.get("optimization_hints")
+    for target, hint in sorted(getattr(hints, "targets", ()) or (),
+                               key=lambda pair: pair[0] != "default"):
+        value = hint.get("allow_tma") if target in ("default", gpu) else None
+        if value is not None:
+            allowed = bool(getattr(value, "value", value))
+    return allowed
 
 
 def _uses(entry: Operation) -> dict[Value, list[Operation]]:

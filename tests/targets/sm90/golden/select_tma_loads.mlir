@@ -7,6 +7,8 @@
 // staged, and the ftofs move after the two copies, so the copies sit side by side.
 // @batch (an f8 batched matmul): 3-D tiles of one matrix, reshaped, copied whole.
 // @kept: A is also stored (two uses) and keeps its load; B is staged.
+// @hinted: cuTile's allow_tma=False (optimization hint allow_tma = false, by default)
+// keeps A's load, as tileiras does; B's hint is for sm_100 only, and B is staged.
 
 // CHECK-LABEL: entry @tf32(
 // CHECK: %[[A:.+]] = tma_load %{{.+}}, %{{.+}} map "f32 base=a0 shape=[a1,a2] strides=[a3,1] box=[64,32] swizzle=0" : tile<i32>, tile<i32> -> tile<64x32xf32>
@@ -21,6 +23,9 @@
 // CHECK: load_view_tko
 // CHECK: tma_load %{{.+}}, %{{.+}} map "f32 base=a4
 // CHECK-NOT: load_view_tko
+// CHECK-LABEL: entry @hinted(
+// CHECK: load_view_tko weak %pa[%lo, %lo] optimization_hints = <default = {allow_tma = false}>
+// CHECK: tma_load %{{.+}}, %{{.+}} map "f32 base=a4
 cuda_tile.module @tests {
   entry @tf32(%a: tile<ptr<f32>>, %m: tile<i32>, %k: tile<i32>, %sa: tile<i32>,
               %b: tile<ptr<f32>>, %k2: tile<i32>, %n: tile<i32>, %sb: tile<i32>,
@@ -95,6 +100,27 @@ cuda_tile.module @tests {
     %d = mmaf %xa, %xb, %zero : tile<16x16xf32>, tile<16x16xf32>, tile<16x16xf32>
     %t3 = store_view_tko weak %d, %pc[%lo, %lo] : tile<16x16xf32>, partition_view<tile=(16x16), tensor_view<16x16xf32, strides=[16,1]>>, tile<i32> -> token
     %t4 = store_view_tko weak %xa, %pc[%lo, %lo] : tile<16x16xf32>, partition_view<tile=(16x16), tensor_view<16x16xf32, strides=[16,1]>>, tile<i32> -> token
+    return
+  }
+  entry @hinted(%a: tile<ptr<f32>>, %m: tile<i32>, %k: tile<i32>, %sa: tile<i32>,
+                %b: tile<ptr<f32>>, %k2: tile<i32>, %n: tile<i32>, %sb: tile<i32>,
+                %c: tile<ptr<f32>>) {
+    %a16 = assume div_by<16>, %a : tile<ptr<f32>>
+    %b16 = assume div_by<16>, %b : tile<ptr<f32>>
+    %sa4 = assume div_by<4>, %sa : tile<i32>
+    %sb4 = assume div_by<4>, %sb : tile<i32>
+    %ta = make_tensor_view %a16, shape = [%m, %k], strides = [%sa4, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %tb = make_tensor_view %b16, shape = [%k2, %n], strides = [%sb4, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %tc = make_tensor_view %c, shape = [16, 16], strides = [16, 1] : tensor_view<16x16xf32, strides=[16,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(16x16), tensor_view<16x16xf32, strides=[16,1]>>
+    %zero = constant <f32: 0.0> : tile<16x16xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %xa, %t1 = load_view_tko weak %pa[%lo, %lo] optimization_hints = <default = {allow_tma = false}> : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<16x16xf32>, token
+    %xb, %t2 = load_view_tko weak %pb[%lo, %lo] optimization_hints = <sm_100 = {allow_tma = false}> : partition_view<tile=(16x16), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<16x16xf32>, token
+    %d = mmaf %xa, %xb, %zero : tile<16x16xf32>, tile<16x16xf32>, tile<16x16xf32>
+    %t3 = store_view_tko weak %d, %pc[%lo, %lo] : tile<16x16xf32>, partition_view<tile=(16x16), tensor_view<16x16xf32, strides=[16,1]>>, tile<i32> -> token
     return
   }
 }
