@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 COMMENT = "nanotile: tensor map"
 SWIZZLE_MODES = {0: 0, 32: 1, 64: 2, 128: 3}   # bytes -> CU_TENSOR_MAP_SWIZZLE_* / emulator
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i8": 1, "i16": 2, "i32": 4}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4,
+                 "f8E4M3FN": 1, "f8E5M2": 1}
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,9 @@ SM90 = [
     "check-target-support{gpu=sm_90}",  # types/ops sm_90 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
-    "select-tma-loads{gpu=sm_90}",  # view loads of wgmma operands, shared vectors -> TMA
+    # view loads of wgmma operands (into their layout, or staged: read into registers
+    # and stored in it), shared vectors -> TMA
+    "select-tma-loads{gpu=sm_90 stage-operands=true}",
     "select-tma-stores{gpu=sm_90}",  # a matmul's result stored through a view -> TMA
     *LOWER_SHARED,
     *lower("sm_90", mma="wgmma"),  # -> ptx-sm90: .target sm_90a, PTX 8.4 (wgmma where it

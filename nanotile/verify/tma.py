@@ -1,10 +1,11 @@
 """nanotile's TMA ops (tma_load, tma_store: internal, written by select-tma-loads and
 select-tma-stores, and readable again from a dump): the ``tensor`` attribute must
-describe a tensor map the kernel can have (nanotile.ir.tensor_maps): base an argument
-that is a pointer to the tile's element type, shape and strides arguments of integer
-type or constants, as many as the tile has dimensions (the last stride 1), boxes that
-cut the tile evenly (each dimension 1..256, rows a multiple of 16 bytes) and a swizzle of
-0, 32, 64 or 128 bytes; one i32 coordinate per dimension."""
+describe a tensor map the kernel can have (nanotile.ir.tensor_maps) for a 1-D, 2-D or
+3-D tile (3-D: a staged MMA operand, select-tma-loads): base an argument that is a
+pointer to the tile's element type, shape and strides arguments of integer type or
+constants, as many as the tile has dimensions (the last stride 1), boxes that cut the
+tile evenly (each dimension 1..256, rows a multiple of 16 bytes) and a swizzle of 0, 32,
+64 or 128 bytes; one i32 coordinate per dimension."""
 
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ def _check(op: Operation, tile, coordinates) -> None:
     except ValueError:
         raise fail("'map' must describe a tensor map: ELEMENT base=aN shape=[...] "
                    "strides=[...] box=[...] swizzle=N") from None
-    if not isinstance(tile, TileType) or tile.rank not in (1, 2) or \
+    if not isinstance(tile, TileType) or tile.rank not in (1, 2, 3) or \
             tile.element.name != spec.element or spec.element not in ELEMENT_BYTES:
-        raise fail(f"the tile must be a 1-D or 2-D tile of the map's element type "
+        raise fail(f"the tile must be a 1-D, 2-D or 3-D tile of the map's element type "
                    f"'{spec.element}'")
     rank = tile.rank
     if not (len(spec.shape) == len(spec.strides) == len(spec.box) == len(coordinates)

@@ -205,3 +205,67 @@ def test_nanotile_tma_kernel_every_wait_and_fence_matters():
     for line, instruction, mutated in found:
         got = outcome(make(mutated))
         assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"
+
+
+STAGED_TF32 = """cuda_tile.module @m {
+  entry @k(%a: tile<ptr<f32>>, %m: tile<i32>, %k: tile<i32>, %sa: tile<i32>,
+           %b: tile<ptr<f32>>, %k2: tile<i32>, %n: tile<i32>, %sb: tile<i32>,
+           %c: tile<ptr<f32>>) {
+    %a16 = assume div_by<16>, %a : tile<ptr<f32>>
+    %b16 = assume div_by<16>, %b : tile<ptr<f32>>
+    %sa4 = assume div_by<4>, %sa : tile<i32>
+    %sb4 = assume div_by<4>, %sb : tile<i32>
+    %ta = make_tensor_view %a16, shape = [%m, %k], strides = [%sa4, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %tb = make_tensor_view %b16, shape = [%k2, %n], strides = [%sb4, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %tc = make_tensor_view %c, shape = [64, 64], strides = [64, 1] : tensor_view<64x64xf32, strides=[64,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(64x32), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(32x64), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>
+    %zero = constant <f32: 0.0> : tile<64x64xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %steps = constant <i32: 2> : tile<i32>
+    %acc = for %i in (%lo to %steps, step %one) : tile<i32> iter_values(%sum = %zero) -> (tile<64x64xf32>) {
+      %xa, %t1 = load_view_tko weak %pa[%lo, %i] : partition_view<tile=(64x32), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<64x32xf32>, token
+      %ra = ftof %xa : tile<64x32xf32> -> tile<64x32xtf32>
+      %xb, %t2 = load_view_tko weak %pb[%i, %lo] : partition_view<tile=(32x64), padding_value = zero, tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<32x64xf32>, token
+      %rb = ftof %xb : tile<32x64xf32> -> tile<32x64xtf32>
+      %d = mmaf %ra, %rb, %sum : tile<64x32xtf32>, tile<32x64xtf32>, tile<64x64xf32>
+      continue %d : tile<64x64xf32>
+    }
+    %t3 = store_view_tko weak %acc, %pc[%lo, %lo] : tile<64x64xf32>, partition_view<tile=(64x64), tensor_view<64x64xf32, strides=[64,1]>>, tile<i32> -> token
+    return
+  }
+}"""
+
+
+def test_nanotile_staged_tma_kernel_every_wait_and_fence_matters():
+    """sm_90's staged operands (select-tma-loads stage-operands), on a 64x64x64 tf32
+    matmul of two K steps: A and B copied by TMA into staging buffers, read into
+    registers, rounded and stored in wgmma's layouts. Each mbarrier wait for a copy (the
+    staging buffer read before its bytes land), the fence.proxy.async (wgmma reading
+    ordinary stores), the wgmma.fence and the wgmma.wait_group, deleted, is a hazard."""
+    from nanotile.ir.parser import parse_text
+    from nanotile.targets.compile import compile_to_ptx
+
+    ptx = compile_to_ptx(parse_text(STAGED_TF32, "<k>"), "sm_90")
+    assert ptx.count("cp.async.bulk.tensor.2d.shared") == 2 and "swizzle=0" in ptx
+    rng = np.random.default_rng(7)
+    a = rng.integers(-8, 8, (64, 64)).astype(np.float32)   # small integers: tf32-exact
+    b = rng.integers(-8, 8, (64, 64)).astype(np.float32)
+
+    def make(text: str):
+        def run(interleave: bool) -> None:
+            c = np.zeros((64, 64), np.float32)
+            run_ptx(text, "k", grid=(1,), args=[a, 64, 64, 64, b, 64, 64, 64, c],
+                    interleave=interleave)
+            np.testing.assert_array_equal(c, a @ b)
+        return run
+    assert outcome(make(ptx)) == "ok"
+    found = list(mutations(ptx))
+    assert sorted(SYNC.match(text).group(1) for _, text, _ in found) == \
+        ["fence.proxy.async", "mbarrier.try_wait", "mbarrier.try_wait", "wgmma.fence",
+         "wgmma.wait_group"]
+    for line, instruction, mutated in found:
+        got = outcome(make(mutated))
+        assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"

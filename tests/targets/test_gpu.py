@@ -154,6 +154,37 @@ def test_gpu_matches_interpreter(name):
     _on_gpu(body)
 
 
+@pytest.mark.parametrize("name", [
+    "kernels_matmul__matmul_kernel@ctas1__f32x2_f32x2_f32x2_256_256_64",
+    "kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+    "test_mma__matmul_kernel__f32x2_f64x2_f64x2_2_8_16",
+])
+def test_gpu_staged_tma_operands_match_interpreter(name):
+    """sm_90's staged operands (select-tma-loads stage-operands) on the device: tf32 and
+    f8 wgmma, f64 FMA loop, their operands copied by TMA through real tensor maps (f8 as
+    UINT8) into row-major staging buffers (3-D boxes for the f8 batch)."""
+    import nanotile
+    from nanotile.targets.compile import compile_to_ptx
+
+    from .corpus_cases import cutile_tests_case
+
+    def body(driver, gpu):
+        if gpu != "sm_90":
+            pytest.skip("staged operands are sm_90's (select-tma-loads stage-operands)")
+        module, kernel, grid, args = cutile_tests_case(name)
+        ptx = compile_to_ptx(copy.deepcopy(module), gpu)
+        assert "swizzle=0" in ptx and "cp.async.bulk.tensor" in ptx
+        expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        nanotile.run(module, kernel, grid, *expected)
+        launch(driver, ptx, kernel, grid, got)
+        for want, have in zip(expected, got):
+            if isinstance(want, np.ndarray):  # sums in another order: a few ulps apart
+                np.testing.assert_allclose(have.astype(np.float64),
+                                           want.astype(np.float64), rtol=1e-4, atol=1e-4)
+    _on_gpu(body)
+
+
 def test_gpu_dynamic_shared_memory():
     """A kernel whose shared buffer exceeds 48 KB (dynamic shared memory) on the device."""
     from nanotile.interp import run

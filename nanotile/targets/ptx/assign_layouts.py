@@ -208,10 +208,18 @@ class Assignment:
 
     def anchor_tma(self, op: Operation) -> None:
         """A TMA copy lands in the shared layout its mmaf reads the operand in (the copy's
-        boxes were chosen for it: select-tma-loads)."""
+        boxes were chosen for it: select-tma-loads), or, unswizzled, in a staging buffer
+        its users read into registers."""
+        from ...ir.tensor_maps import TensorMapSpec
+        from .tma_staging import staged_layout
+
         result = op.results[0]
         if result.type.rank == 1:  # a vector: row-major, read from there by its users
             self.layout[result] = SharedLayout(result.type.shape, align=TMA_ALIGN)
+            return
+        spec = TensorMapSpec.parse(op.attributes["tensor"])
+        if spec.swizzle == 0:  # a staged wgmma operand (select-tma-loads)
+            self.layout[result] = staged_layout(result.type.shape, spec.box[-1])
             return
         users = self.uses.get(result, [])
         p = self.mma.get(users[0]) if len(users) == 1 else None

@@ -122,6 +122,11 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
         if any(layout.element_offset(i) != i for i in range(tile[0])):
             raise Unsupported(f"TMA boxes of {box} do not lay out {layout}")
         return [((start,), start * size) for start in range(0, tile[0], box)]
+    if len(tile) == 3:  # one box, the whole tile, row-major (a staged operand)
+        if tuple(spec.box) != tuple(tile) or spec.swizzle or \
+                any(layout.element_offset(i) != i for i in range(layout.elements)):
+            raise Unsupported(f"a TMA box of {spec.box} does not lay out {layout}")
+        return [((0, 0, 0), 0)]
     rows, columns = spec.box
     width = columns * size
     out = []
@@ -131,7 +136,7 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
             for r in range(rows):
                 for c in range(columns):
                     want = size * layout.element_offset(flat_index((r0 + r, c0 + c), tile))
-                    if start + swizzled(r * width + c * size, width) != want:
+                    if start + swizzled(r * width + c * size, spec.swizzle) != want:
                         raise Unsupported(f"a TMA box of {rows}x{columns} does not lay out "
                                           f"{layout} (select-tma-loads)")
             out.append(((r0, c0), start))

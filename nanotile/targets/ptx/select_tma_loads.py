@@ -16,21 +16,37 @@ cuTensorMapEncodeTiled):
 - its only use is an mmaf that wgmma runs (sm_90: the target's ``plan_mma`` hook,
   sm90/wgmma_plan.py, for the CTA's warps), as A, or as B read MN-major (rows along N):
   a box copies rows as they lie in global memory, so a K-major B (tf32's and f8's
-  always: wgmma has no transposed forms for them) keeps its load and is stored
-  transposed from registers; or it is a 1-D tile of at least 1 KB
-  that every tile block loads (a constant index), read from shared memory by its users
-  (both targets);
-- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32: not
-  tf32, whose operands wgmma would read unrounded, nor f8) made
-  in the kernel from its arguments: base pointer an argument known 16-byte aligned
-  (div_by), shape arguments or constants, the inner stride 1 and an outer one an
-  argument or a constant that is a multiple of 16 bytes (div_by);
+  always: wgmma has no transposed forms for them) cannot land in wgmma's layout (see
+  staging below); or it is a 1-D tile of at least 1 KB that every tile block loads (a
+  constant index), read from shared memory by its users (both targets);
+- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32;
+  with stage-operands, an MMA operand also f64, i8, f8) made in the kernel from its
+  arguments: base pointer an argument known 16-byte aligned (div_by), shape arguments
+  or constants, the inner stride 1 and an outer one an argument or a constant that is a
+  multiple of 16 bytes (div_by);
 - out-of-bounds elements read zero (padding zero or none: TMA fills zero);
-- its token is the kernel's first (make_token): nothing written before it needs ordering
-  (a TMA read after ordinary global writes would need a proxy fence);
+- its optimization hints do not say ``allow_tma = false`` (for the pass's gpu, or by
+  default);
+- it is ordered after nothing: no token, or the kernel's first (make_token) (a TMA read
+  after ordinary global writes would need a proxy fence); without a token, its result
+  token is unused (a staged copy's may be used: what waits for it then waits for
+  nothing, as the copy has landed, its mbarrier waited for, before the next op);
 - the shared layout (wgmma_operand; row-major for a vector) is the TMA boxes' (2-D: one
   box per swizzle atom of a row, all rows, at most 256; 1-D: boxes of up to 256
   elements; checked element by element).
+
+Option ``stage-operands`` (sm_90's pipeline sets it): an operand of an mmaf or mmai
+(wgmma, mma.sync or the FMA loop: all read their operands from shared memory) that no
+copy lands in the layout its MMA reads, because wgmma reads it K-major (B of tf32 and
+f8), because it reaches the MMA through an ``ftof`` (cuTile's f32 -> tf32, which
+rounds: the tensor cores would truncate) or a ``reshape`` (a batch of one), or because
+its MMA is not wgmma, is copied into a *staging* buffer instead: row-major, unswizzled
+(``staged_layout``: 2-D boxes of up to 256 rows and 256 columns side by side; a 3-D
+tile in one box), then read from there into registers, converted, and stored in the
+operand's layout as before. tileiras does the same for its f32 matmul (TMA of B, then a
+transposing pass through shared memory: ldmatrix and st.shared) and copies the operands
+of even the smallest MMA kernels by TMA. The ftof and reshape move to just before the
+MMA, after the copies, so that A's and B's copies sit side by side.
 
 An operand's copy goes just before its mmaf when only pure ops and loads lie between, so
 that A's and B's copies sit side by side (select_tma has them in flight together).
@@ -49,10 +65,12 @@ from ...ir.optable import lookup
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...ir.tensor_maps import Dim, TensorMapSpec, swizzled
 from ...passes.base import Pass, PassContext
+from .tma_staging import MAX_BOX, TMA_ALIGN, sink_conversions, staged_box, staged_mma
 
-MAX_BOX = 256          # elements per box dimension (cuTensorMapEncodeTiled)
-TMA_ALIGN = 128        # bytes: a copy's shared destination (PTX ISA, cp.async.bulk.tensor)
 TMA_ELEMENTS = {"f16": 2, "bf16": 2, "f32": 4}
+# with stage-operands (sm_90), MMA operands may also be these (stores and shared vectors
+# keep their lowering; sm_100's tcgen05 operands too)
+OPERAND_ELEMENTS = {**TMA_ELEMENTS, "f64": 8, "i8": 1, "f8E4M3FN": 1, "f8E5M2": 1}
 
 
 @dataclass(frozen=True)
@@ -63,6 +81,7 @@ class SelectTmaLoads(Pass):
     input = "tile-opt"
     output = "tile-opt"
     gpu: str = "sm_90"
+    stage_operands: bool = False  # other wgmma operands: TMA into a staging buffer
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         from ..target import get_target
@@ -74,9 +93,24 @@ class SelectTmaLoads(Pass):
             warps = cta_warps(entry, self.gpu)
             uses = _uses(entry)
             for op in list(entry.walk()):
-                if op.name == "load_view_tko":
-                    changed |= _select(op, entry, warps, uses, ctx, planner)
+                if op.name == "load_view_tko" and tma_allowed(op, self.gpu):
+                    changed |= _select(op, entry, warps, uses, ctx, planner,
+                                       self.stage_operands)
         return changed
+
+
+def tma_allowed(op: Operation, gpu: str) -> bool:
+    """False when the op's optimization hints say ``allow_tma = false`` for ``gpu`` (or
+    by default, unless ``gpu``'s own hints allow it): cuTile's ``allow_tma=False``, which
+    tileiras honours."""
+    allowed = True
+    hints = op.attributes.get("optimization_hints")
+    for target, hint in sorted(getattr(hints, "targets", ()) or (),
+                               key=lambda pair: pair[0] != "default"):
+        value = hint.get("allow_tma") if target in ("default", gpu) else None
+        if value is not None:
+            allowed = bool(getattr(value, "value", value))
+    return allowed
 
 
 def _uses(entry: Operation) -> dict[Value, list[Operation]]:
@@ -88,12 +122,16 @@ def _uses(entry: Operation) -> dict[Value, list[Operation]]:
 
 
 def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
-            planner) -> bool:
+            planner, stage: bool) -> bool:
     tile, token = op.results
-    layout = _wgmma_operand(tile, uses, warps, planner) or _shared_vector(op)
-    if layout is None or not _first_token(op, uses):
+    if not _after_nothing(op):
         return False
-    spec = tensor_map(op.operands[0], entry, layout, ctx)
+    operand_elements = OPERAND_ELEMENTS if stage else TMA_ELEMENTS
+    spec = _direct_map(op, entry, warps, uses, ctx, planner, operand_elements) \
+        if _token(op) is not None or not uses.get(token) else None
+    mma = staged_mma(tile, uses) if spec is None and stage else None
+    if mma is not None:
+        spec = tensor_map(op.operands[0], entry, None, ctx, OPERAND_ELEMENTS)
     if spec is None:
         return False
     indices = op.operands[1:1 + len(spec.shape)]
@@ -103,32 +141,54 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     load = make_op("tma_load", coordinates, [tile.type], {"tensor": spec.text()})
     load.source, load.location = op.source, op.location
     load.results[0].name_hint = tile.name_hint
-    insert_before(_place_for(op, uses), load)
+    insert_before(_place_for(op, uses, mma), load)
     module = Module()
     module.items = [entry]
     mapping = {tile: load.results[0]}
     if _token(op) is not None:
         mapping[token] = _token(op)
+    elif uses.get(token):  # a staged copy: what waits for it waits for nothing
+        mapping[token] = _new_token(entry)
     replace_uses(module, mapping)
     erase(op)
+    if mma is not None:
+        sink_conversions(tile, mma, uses)
     return True
 
 
-def _place_for(op: Operation, uses) -> Operation:
-    """Where the copy goes: just before its mmaf when only pure ops and other loads lie
-    between them in the same block (so A's and B's copies end up side by side and are in
-    flight together: select_tma), else where the load was."""
+def _direct_map(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
+                planner, elements: dict[str, int]) -> TensorMapSpec | None:
+    """The map of a copy straight into the layout its users read: a wgmma operand's
+    swizzled layout (of one of ``elements``), or a shared vector's."""
+    operand = _wgmma_operand(op.results[0], uses, warps, planner)
+    if operand is not None:
+        return tensor_map(op.operands[0], entry, operand, ctx, elements)
+    vector = _shared_vector(op)
+    return None if vector is None else tensor_map(op.operands[0], entry, vector, ctx)
+
+
+def _place_for(op: Operation, uses, staged_for: Operation | None) -> Operation:
+    """Where the copy goes: just before its mmaf (``staged_for``: the one reading it
+    through a staging buffer; then before the reshapes and ftofs of copies already put
+    there, which sink_conversions moves) when only pure ops and other loads lie between
+    them in the same block (so A's and B's copies end up side by side and are in flight
+    together: select_tma), else where the load was."""
     users = uses.get(op.results[0], [])
+    mma = staged_for or (users[0] if len(users) == 1 else None)
     block = op.parent
-    if len(users) != 1 or users[0].name != "mmaf" or users[0].parent is not block:
+    if mma is None or mma.name not in ("mmaf", "mmai") or mma.parent is not block:
         return op
     ops = block.ops
-    between = ops[ops.index(op) + 1:ops.index(users[0])]
-    if all(o.name in ("load_view_tko", "tma_load") or (lookup(o.name) is not None and
-                                                       lookup(o.name).is_pure)
-           and not o.regions for o in between):
-        return users[0]
-    return op
+    between = ops[ops.index(op) + 1:ops.index(mma)]
+    if not all(o.name in ("load_view_tko", "tma_load") or (lookup(o.name) is not None and
+                                                           lookup(o.name).is_pure)
+               and not o.regions for o in between):
+        return op
+    at = ops.index(mma)
+    while staged_for is not None and ops[at - 1].name in ("ftof", "reshape") and \
+            ops[at - 1].operands[0].owner in ops[:at - 1]:
+        at -= 1
+    return ops[at]
 
 
 def _wgmma_operand(tile: Value, uses, warps: int, planner) -> SharedLayout | None:
@@ -163,14 +223,16 @@ def _shared_vector(op: Operation) -> SharedLayout | None:
     return SharedLayout((n,), align=TMA_ALIGN)
 
 
-def tensor_map(view: Value, entry: Operation, layout: SharedLayout,
-               ctx: PassContext) -> TensorMapSpec | None:
-    """The tensor map a TMA copy of ``view``'s tiles in ``layout`` reads through (the
-    rules of the module docstring), or None."""
+def tensor_map(view: Value, entry: Operation, layout: SharedLayout | None,
+               ctx: PassContext, elements: dict[str, int] = TMA_ELEMENTS
+               ) -> TensorMapSpec | None:
+    """The tensor map a TMA copy of ``view``'s tiles in ``layout`` (None: a 2-D staging
+    buffer, ``staged_layout``) reads through (the rules of the module docstring), or
+    None. ``elements``: the element types allowed, with their bytes."""
     view_t = view.type
     if not isinstance(view_t, T.PartitionViewType) or view_t.dim_map is not None or \
             view_t.padding not in (None, T.PaddingValue.zero) or \
-            len(view_t.tile_shape) not in (1, 2):
+            len(view_t.tile_shape) not in ((1, 2) if layout is not None else (2, 3)):
         return None
     partition = view.owner
     if not isinstance(partition, Operation) or partition.name != "make_partition_view":
@@ -180,9 +242,9 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout,
         return None
     tv: T.TensorViewType = tensor.results[0].type
     element = tv.element.name
-    if element not in TMA_ELEMENTS or tv.rank != len(view_t.tile_shape):
+    if element not in elements or tv.rank != len(view_t.tile_shape):
         return None
-    size = TMA_ELEMENTS[element]
+    size = elements[element]
     arguments = list(entry.regions[0].block.arguments)
     base, dynamic = tensor.operands[0], list(tensor.operands[1:])
     if base not in arguments or _divisor(base, ctx) % 16:
@@ -197,6 +259,10 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout,
             return None
     if len(view_t.tile_shape) == 1:
         box = _vector_box(view_t.tile_shape[0], layout, size)
+        return None if box is None else \
+            TensorMapSpec(element, arguments.index(base), shape, strides, box, 0)
+    if layout is None:
+        box = staged_box(view_t.tile_shape, size)
         return None if box is None else \
             TensorMapSpec(element, arguments.index(base), shape, strides, box, 0)
     box = _box(view_t.tile_shape, layout, size)
@@ -259,13 +325,25 @@ def _token(op: Operation) -> Value | None:
     return token if isinstance(token.type, T.TokenType) else None
 
 
-def _first_token(op: Operation, uses) -> bool:
-    """The load is ordered after nothing: no token, or the kernel's first (make_token);
-    its result token, if used, can be that same token."""
+def _after_nothing(op: Operation) -> bool:
+    """The load is ordered after nothing: no token, or the kernel's first (make_token).
+    Its result token, if used, can be that same token; a tokenless load's used result
+    token (staged copies only, the others keep the rule they had) a new make_token:
+    the copy has landed before the next op runs (its mbarrier wait)."""
     token = _token(op)
-    if token is None:
-        return not uses.get(op.results[1])
-    return isinstance(token.owner, Operation) and token.owner.name == "make_token"
+    return token is None or isinstance(token.owner, Operation) and \
+        token.owner.name == "make_token"
+
+
+def _new_token(entry: Operation) -> Value:
+    """A make_token at the start of the kernel: the token of a copy ordered after
+    nothing, for the ops that were ordered after the load it replaces."""
+    body = entry.regions[0].block
+    token = make_op("make_token", [], [T.TokenType()], {})
+    token.source, token.location = entry.source, entry.location
+    token.parent = body
+    body.ops.insert(0, token)
+    return token.results[0]
 
 
 def is_i32_index(v: Value) -> bool:

@@ -18,6 +18,7 @@ A store qualifies when:
   tensor view of the kernel's arguments, 16-byte aligned base and row stride), with
   boxes of one swizzle atom of columns and all rows (at most 256);
 - the tile takes at most 64 KB (it is staged in shared memory whole);
+- its optimization hints do not say ``allow_tma = false`` (select_tma_loads.tma_allowed);
 - its token is the kernel's first, or none, and nothing uses the token it returns (the
   copy is waited for before the kernel goes on, but later memory ops are not ordered
   after it through the async proxy).
@@ -32,7 +33,13 @@ from ...ir.core import Module, Operation, Value, make_op
 from ...ir.layouts import tma_box_layout
 from ...ir.rewrite import erase, insert_before
 from ...passes.base import Pass, PassContext
-from .select_tma_loads import TMA_ELEMENTS, first_element, is_i32_index, tensor_map
+from .select_tma_loads import (
+    TMA_ELEMENTS,
+    first_element,
+    is_i32_index,
+    tensor_map,
+    tma_allowed,
+)
 
 
 # The largest tile the epilogue stages in shared memory at once (bytes): 128x128 f32.
@@ -55,7 +62,7 @@ class SelectTmaStores(Pass):
         for entry in module.entries():
             used = {v for op in entry.walk() for v in op.operands}
             for op in list(entry.walk()):
-                if op.name == "store_view_tko":
+                if op.name == "store_view_tko" and tma_allowed(op, self.gpu):
                     changed |= _select(op, entry, used, ctx)
         return changed
 

@@ -63,28 +63,49 @@ def test_cutile_tests_matmuls_on_tma_match_the_interpreter(name):
     assert first_difference(got, want, "sm_90") is None
 
 
-# cutile-tests matmuls on wgmma whose operands keep ordinary loads: tf32 (f32 loaded, then
-# converted: ftof rounds, and wgmma reads B K-major, a layout no box of a row-major K x N
-# matrix writes) and f8 (loaded 3-D and reshaped; f8 views are not copied by TMA)
-WGMMA_WITHOUT_TMA = [
-    "kernels_matmul__matmul_kernel@ctas1__f32x2_f32x2_f32x2_256_256_64",
-    "kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+# cutile-tests matmuls whose operands TMA copies into a staging buffer (select-tma-loads
+# stage-operands: row-major, unswizzled), read from there into registers, converted and
+# stored in the layout their MMA reads: tf32 on wgmma (f32 loaded, then rounded by ftof;
+# B K-major), f8 on wgmma (3-D tiles reshaped; B K-major), tf32 on mma.sync (split-K),
+# f64 and a 3-D batch on the FMA loop. (name, instruction the mmaf runs on)
+STAGED = [
+    ("kernels_matmul__matmul_kernel@ctas1__f32x2_f32x2_f32x2_256_256_64", "wgmma.mma_async"),
+    ("kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+     "wgmma.mma_async"),
+    ("kernels_matmul__matmul_split_k_kernel__f32x2_f32x2_f32x2_i32x1_i32x1_32_64_256_4.3f7d93"
+     ".13_4", "mma.sync"),
+    ("test_mma__matmul_kernel__f32x2_f64x2_f64x2_2_8_16", "fma.rn.f64"),
+    ("test_mma__mma_batch_kernel__f32x2_f32x3_f32x3_2_4_8_16", "fma.rn.f32"),
 ]
 
 
-@pytest.mark.parametrize("name", WGMMA_WITHOUT_TMA)
-def test_tf32_and_f8_matmuls_on_wgmma_match_the_interpreter(name):
+@pytest.mark.parametrize("name,instruction", STAGED)
+def test_staged_operands_are_copied_by_tma_and_match_the_interpreter(name, instruction):
     from nanotile.compare import first_difference
 
     module, kernel, grid, args = cutile_tests_case(name)
     ptx = compile_to_ptx(copy.deepcopy(module), "sm_90")
-    assert "wgmma.mma_async" in ptx and "mma.sync" not in ptx
-    assert "cp.async.bulk.tensor.2d.shared" not in ptx  # no copy in
+    assert instruction in ptx
+    staged = [spec for _, spec in tensor_maps(ptx, kernel) if spec.swizzle == 0]
+    assert staged and ptx.count("cp.async.bulk.tensor") >= len(staged)
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     nanotile.run(module, kernel, grid, *want)
     nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_90")
     assert first_difference(got, want, "sm_90") is None
+
+
+def test_staged_tf32_operands_are_rounded_after_the_copy():
+    """tileiras' f32 matmul copies A and B by TMA and has the tensor cores read them
+    unrounded (truncated); nanotile rounds them to nearest (the interpreter's ftof) on
+    their way from the staging buffers to wgmma's: one cvt.rn.tf32.f32 per element a
+    thread holds, 256x64 + 64x256 elements over 128 threads."""
+    module, kernel, _, _ = cutile_tests_case(STAGED[0][0])
+    ptx = compile_to_ptx(copy.deepcopy(module), "sm_90")
+    maps = [spec.text() for _, spec in tensor_maps(ptx, kernel)]
+    assert maps[:2] == ["f32 base=a0 shape=[a1,a2] strides=[a3,1] box=[256,64] swizzle=0",
+                        "f32 base=a5 shape=[a6,a7] strides=[a8,1] box=[64,256] swizzle=0"]
+    assert ptx.count("cvt.rn.tf32.f32") == 2 * 256 * 64 // 128
 
 
 def test_a_stride_the_driver_refuses_is_refused():

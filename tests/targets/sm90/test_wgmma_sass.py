@@ -1,7 +1,8 @@
 """wgmma through ptxas: cuTile's matmul_f16 for sm_90 assembles (sm_90a) to HGMMA, with
 no mma.sync (HMMA) left and no wgmma serialised by ptxas; for sm_100 it runs on tcgen05
 (UTCHMMA: tests/targets/sm100/test_tcgen05_sass.py); tf32 and f8 matmuls assemble to
-HGMMA ... TF32 and QGMMA. The SASS is read with cuobjdump (the nvidia-cuda-cuobjdump
+HGMMA ... TF32 and QGMMA; MMA operands arrive by TMA (UTMALDG) where tileiras copies
+them. The SASS is read with cuobjdump (the nvidia-cuda-cuobjdump
 wheel of the toolkit's version; skipped without it)."""
 
 from __future__ import annotations
@@ -88,20 +89,21 @@ def test_layernorm_weight_and_bias_arrive_by_tma(gpu):
 @pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None,
                     reason="ptxas or cuobjdump not found (nvidia-cuda-nvcc, "
                            "nvidia-cuda-cuobjdump)")
-@pytest.mark.parametrize("name,opcode,count,form", [
+@pytest.mark.parametrize("name,opcode,count,form,copies", [
     # tf32: a 128x128x32 C = A @ B + C on 4 warps: wgmma m64n128k8 (HGMMA ... TF32),
-    # 2 row blocks x 4 K steps. (cuTile's 256x256x64 f32 matmul_kernel gets 32
-    # HGMMA.64x256x8.F32.TF32, as tileiras' 32, but ptxas takes over a minute on it: the
-    # 256x256 accumulator on one warpgroup spills; the emulator sweep and
-    # test_tma.py cover that kernel's meaning.)
-    ("tf32 128x128x32", "HGMMA", 8, "HGMMA.64x128x8.F32.TF32"),
-    # e4m3 (batch of 1, reshaped to 2-D): m64n256k32 (QGMMA), 4 x 4, as tileiras' 16
+    # 2 row blocks x 4 K steps; its operands are loaded through pointers (no TMA).
+    # (cuTile's 256x256x64 f32 matmul_kernel gets 32 HGMMA.64x256x8.F32.TF32, as
+    # tileiras' 32, but ptxas takes over a minute on it: the 256x256 accumulator on one
+    # warpgroup spills; the emulator sweep and test_tma.py cover that kernel's meaning.)
+    ("tf32 128x128x32", "HGMMA", 8, "HGMMA.64x128x8.F32.TF32", 0),
+    # e4m3 (batch of 1, reshaped to 2-D): m64n256k32 (QGMMA), 4 x 4, as tileiras' 16;
+    # A and B copied by TMA into staging buffers, one 3-D box each (UTMALDG.3D)
     ("kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
-     "QGMMA", 16, None),
+     "QGMMA", 16, None, 2),
 ])
-def test_tf32_and_f8_matmul_sass(name, opcode, count, form):
+def test_tf32_and_f8_matmul_sass(name, opcode, count, form, copies):
     """tf32 and f8 matmuls run on wgmma on sm_90 (they ran on mma.sync: HMMA), with no
-    mma.sync left."""
+    mma.sync left; views' operands arrive by TMA (``copies`` UTMALDG)."""
     from ...shared_corpus import CUTILE_TESTS
     from ..test_mma import mma_kernel
 
@@ -112,9 +114,41 @@ def test_tf32_and_f8_matmul_sass(name, opcode, count, form):
     cubin, _ = assemble(compile_to_ptx(module, "sm_90"), "sm_90")
     ops = sass_opcodes(cubin)
     assert ops.count(opcode) == count and "HMMA" not in ops and "QMMA" not in ops
+    assert ops.count("UTMALDG") == copies
     if form is not None:
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "k.cubin").write_bytes(cubin)
             text = subprocess.run([str(cuobjdump()), "-sass", str(Path(tmp) / "k.cubin")],
                                   check=True, capture_output=True, text=True).stdout
         assert text.count(form) == count
+
+
+# small cutile-tests MMA kernels whose operands tileiras copies by TMA (UTMALDG in its
+# SASS: bench/sass_classes.py) and nanotile too, through staging buffers (select-tma-loads
+# stage-operands): tf32 on mma.sync (split-K), f32 on mma.sync, f16 -> f32, f64 and a
+# 3-D batch on the FMA loop
+TMA_LIKE_TILEIRAS = [
+    "kernels_matmul__matmul_split_k_kernel__f32x2_f32x2_f32x2_i32x1_i32x1_32_64_256_4"
+    ".3f7d93.13_4",
+    "samples_MatMul__matmul_kernel@ctassm1002__f32x2_f32x2_f32x2_32_32_32",
+    "test_mma__matmul_kernel__f32x2_f16x2_f32x2_2_8_16",
+    "test_mma__matmul_kernel__f32x2_f64x2_f64x2_2_8_16",
+    "test_mma__mma_batch_kernel__f32x2_f32x3_f32x3_2_4_8_16",
+]
+
+
+@pytest.mark.skipif(ptxas_path() is None or cuobjdump() is None or
+                    not (ptxas_path().parent / "tileiras").exists(),
+                    reason="ptxas, cuobjdump or tileiras not found (the oracles)")
+@pytest.mark.parametrize("name", TMA_LIKE_TILEIRAS)
+def test_mma_operands_arrive_by_tma_where_tileiras_copies_them(name):
+    from ...shared_corpus import CUTILE_TESTS
+
+    path = shared_file(CUTILE_TESTS / f"{name}.tileirbc")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "k.cubin"
+        subprocess.run([str(ptxas_path().parent / "tileiras"), "--gpu-name=sm_90",
+                        str(path), "-o", str(out)], check=True, capture_output=True)
+        theirs = sass_opcodes(out.read_bytes())
+    ours = sass_opcodes(assemble(compile_to_ptx(load_file(str(path)), "sm_90"), "sm_90")[0])
+    assert "UTMALDG" in theirs and "UTMALDG" in ours
