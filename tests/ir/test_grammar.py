@@ -138,22 +138,3 @@ def test_print_grammar() -> None:
     assert res.returncode == 0, res.stderr
     assert res.stdout == grammar_gen.GRAMMAR_PATH.read_text()
     assert "custom_op:" in res.stdout and "tile_type:" in res.stdout
-
-
-def test_a_grammar_cache_written_under_another_module_name_is_rebuilt(tmp_path, monkeypatch):
-    """The parse tables' cache lies in the temporary directory, shared by every copy of
-    nanotile on the machine: one pickled by a copy imported under another name (its
-    classes' module missing here) is rebuilt, not a traceback."""
-    import pickle
-    import tempfile
-
-    from nanotile.ir import text_lalr
-
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    path = text_lalr._cache_path(text_lalr.grammar_text())
-    # a pickle of a class in a module that does not exist (protocol 0, by hand)
-    path.write_bytes(b"cnanotile_elsewhere.ir.text_lalr\nTables\n(tR.")
-    with pytest.raises(ImportError):
-        pickle.loads(path.read_bytes())
-    assert isinstance(text_lalr.load_tables(), text_lalr.Tables)
-    assert isinstance(pickle.loads(path.read_bytes()), text_lalr.Tables)
