@@ -50,8 +50,6 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
     saturate(problem, proposed, reach, [_rule_file(f) for f in settings.rules], dump,
              settings.stats)
     problem.seconds = time.perf_counter() - start  # the problem, its closure, egglog
-    if not problem.choice_needed():
-        return
     extraction = extract(problem, layout_costs_for(settings.gpu))
     for slot, layout in extraction.chosen.items():
         if layout is problem.greedy[slot] or layout == problem.greedy[slot]:

@@ -75,7 +75,6 @@ class LayoutProblem:
     nodes: int = 0          # e-nodes of the saturated layout e-graph
     seconds: float = 0.0    # building and saturating it
     program: str = ""       # the egglog program that ran (for --dump-egraph)
-
     memo: dict[tuple, object] = field(default_factory=dict)  # the algebra's answers
 
     def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
@@ -91,9 +90,6 @@ class LayoutProblem:
         if key not in self.memo:
             self.memo[key] = user_layout(edge.op, edge.index, layout)
         return self.memo[key]
-
-    def choice_needed(self) -> bool:
-        return any(len(c) > 1 for c in self.candidates.values())
 
 
 def _transfer_key(edge: Edge) -> tuple:
@@ -173,8 +169,9 @@ def _distributed(v: Value) -> bool:
 
 
 def _name(op: Operation) -> str:
-    return f"{op.name}@{op.location.line}" if getattr(op, "location", None) is not None \
-        and getattr(op.location, "line", None) else op.name
+    """The op and the line it was written on (a dump's and a user rule's handle)."""
+    line = getattr(op.source, "line", None) if op.source is not None else None
+    return f"{op.name}@{line}" if line else op.name
 
 
 # ---- the layout algebra: what a slot in a layout wants of its operands --------------

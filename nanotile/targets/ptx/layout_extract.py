@@ -109,7 +109,8 @@ class Pricer:
 
 
 def groups(problem: LayoutProblem) -> list[list[object]]:
-    """Slots with more than one candidate, in groups joined by edges through slots."""
+    """Slots with a choice (more than one candidate, or not greedy's), in groups joined
+    by edges through slots."""
     parent = {s: s for s in problem.slots}
 
     def root(s: object) -> object:
@@ -124,7 +125,9 @@ def groups(problem: LayoutProblem) -> list[list[object]]:
     by_root: dict[object, list[object]] = {}
     for s in problem.slots:
         by_root.setdefault(root(s), []).append(s)
-    return [g for g in by_root.values() if any(len(problem.candidates[s]) > 1 for s in g)]
+    return [g for g in by_root.values() if any(
+        len(problem.candidates[s]) > 1 or problem.candidates[s][0] != problem.greedy[s]
+        for s in g)]
 
 
 def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
@@ -264,11 +267,13 @@ def follow(pricer: Pricer, touching: dict[object, list[Edge]],
 
 
 def describe(problem: LayoutProblem, extraction: Extraction) -> str:
-    """The chosen layout of every slot that had a choice (for --dump-egraph)."""
+    """The chosen layout of every slot that had a choice, or lost greedy's (for
+    --dump-egraph)."""
     lines = [f"; model cost {extraction.cost} (greedy {extraction.greedy_cost}), "
              f"{extraction.seconds * 1000:.1f} ms"]
     for slot in problem.slots:
-        if len(problem.candidates[slot]) < 2:
+        if len(problem.candidates[slot]) < 2 and \
+                problem.candidates[slot][0] == problem.greedy[slot]:
             continue
         chosen = extraction.chosen[slot]
         mark = "" if chosen == problem.greedy[slot] else "   (greedy: "
