@@ -76,20 +76,39 @@ class LayoutProblem:
     seconds: float = 0.0    # building and saturating it
     program: str = ""       # the egglog program that ran (for --dump-egraph)
     memo: dict[tuple, object] = field(default_factory=dict)  # the algebra's answers
+    operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
 
     def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
-        """operand_want of ``edge`` with its user in ``layout`` (computed once)."""
-        key = (_transfer_key(edge), layout, "want")
-        if key not in self.memo:
-            self.memo[key] = operand_want(edge.op, edge.index, layout)
-        return self.memo[key]
+        """operand_want of ``edge`` with its user in ``layout`` (computed once; None
+        where the algebra has no answer too)."""
+        answer = self._answer(operand_want, edge, layout)
+        return None if answer is UNFIT else answer
 
     def wish(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """user_layout of ``edge`` with its operand in ``layout`` (computed once)."""
-        key = (_transfer_key(edge), layout, "wish")
+        answer = self._answer(user_layout, edge, layout)
+        return None if answer is UNFIT else answer
+
+    def fits(self, slot: object, layout: LinearLayout) -> bool:
+        """``slot`` may compute in ``layout``: the algebra gives each of its operands
+        the layout it then needs (a reshape that cannot follow a layout cannot take it)."""
+        if not self.operands_of:
+            for edge in self.edges:
+                self.operands_of.setdefault(edge.user, []).append(edge)
+        return all(self._answer(operand_want, edge, layout) is not UNFIT
+                   for edge in self.operands_of.get(slot, []))
+
+    def _answer(self, rule, edge: Edge, layout: LinearLayout) -> object:
+        key = (_transfer_key(edge), layout, rule)
         if key not in self.memo:
-            self.memo[key] = user_layout(edge.op, edge.index, layout)
+            try:
+                self.memo[key] = rule(edge.op, edge.index, layout)
+            except ValueError:
+                self.memo[key] = UNFIT
         return self.memo[key]
+
+
+UNFIT = object()  # the answer where the layout algebra refuses (a ValueError)
 
 
 def _transfer_key(edge: Edge) -> tuple:
@@ -221,14 +240,15 @@ def seeds(problem: LayoutProblem, warps: int) -> dict[object, list[LinearLayout]
     proposed: dict[object, list[LinearLayout]] = {s: [problem.greedy[s]]
                                                   for s in problem.slots}
     for slot, width in problem.widths.items():
-        _add(proposed[slot], default_blocked(problem.greedy[slot].shape, warps, width))
+        _add(problem, slot, proposed,
+             default_blocked(problem.greedy[slot].shape, warps, width))
     for edge in problem.edges:
         if edge.user is None and isinstance(edge.want, LinearLayout):
-            _add(proposed[edge.operand], edge.want)
+            _add(problem, edge.operand, proposed, edge.want)
         elif edge.operand is None and isinstance(edge.have, LinearLayout):
             wish = problem.wish(edge, edge.have)
             if wish is not None:  # compute where the fixed operand already is
-                _add(proposed[edge.user], wish)
+                _add(problem, edge.user, proposed, wish)
     return proposed
 
 
@@ -245,17 +265,21 @@ def close_candidates(problem: LayoutProblem, proposed: dict[object, list]
                 continue
             for layout in list(reach[edge.user]):
                 want = problem.want(edge, layout)
-                grew |= want is not None and _add(reach[edge.operand], want)
+                grew |= want is not None and _add(problem, edge.operand, reach, want)
             for layout in list(reach[edge.operand]):
                 wish = problem.wish(edge, layout)
-                grew |= wish is not None and _add(reach[edge.user], wish)
+                grew |= wish is not None and _add(problem, edge.user, reach, wish)
         if not grew:
             break
     return reach
 
 
-def _add(layouts: list, layout: LinearLayout) -> bool:
-    if layout in layouts or len(layouts) >= MAX_CANDIDATES:
+def _add(problem: LayoutProblem, slot: object, reach: dict[object, list],
+         layout: LinearLayout) -> bool:
+    """Make ``layout`` a candidate of ``slot`` (if new, fitting and there is room)."""
+    layouts = reach[slot]
+    if layout in layouts or len(layouts) >= MAX_CANDIDATES or \
+            not problem.fits(slot, layout):
         return False
     layouts.append(layout)
     return True
@@ -329,7 +353,8 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
             _dump_egraph(program, dump[0], dump[1], sys.stderr)
     for s, slot in enumerate(problem.slots):
         chosen = [universe[l] for (t, l) in candidates if t == s
-                  and l not in forbidden_layouts and (t, l) not in forbidden]
+                  and l not in forbidden_layouts and (t, l) not in forbidden
+                  and problem.fits(slot, universe[l])]  # a user's Cand may not
         greedy = problem.greedy[slot]
         # greedy's own layout first (its object: a kernel left as it was prints the same)
         ordered = [greedy] if greedy in chosen else []
