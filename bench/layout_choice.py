@@ -156,7 +156,7 @@ def report(rows: list[tuple[str, str, dict]]) -> int:
             for m in totals[(gpu, s)]:
                 totals[(gpu, s)][m] += r[s].get(m, 0)
         g, e = r["greedy"], r["eqsat"]
-        if any(e.get(m, 0) > g.get(m, 0) for m in ("conv", "shared", "warp")):
+        if any(e.get(m, 0) > g.get(m, 0) for m in METRICS):
             worse.append((name, gpu))
         elif any(e.get(m, 0) < g.get(m, 0) for m in ("conv", "shared")):
             better.append((name, gpu))
