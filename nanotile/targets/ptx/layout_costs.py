@@ -7,7 +7,8 @@ it would save:
 
 - an op in layout ``L``: ``L.registers`` registers, each costing what eqsat's cost
   table says the op costs (nanotile/egraph/cost.py, "simple ALU op" units; renamings:
-  broadcast, reshape, permute, cost nothing, FREE_OPS);
+  broadcast, reshape, permute, cost nothing, FREE_OPS); index arithmetic (integers,
+  pointers, masks) once per run of contiguous registers;
 - a load or store in ``L``: one access per vector of
   ``min(L.contiguous_registers(), width)`` registers, where ``width`` is what the
   contiguity analysis allows the op (contiguity.vector_width: vectorize-memory takes the
@@ -57,11 +58,16 @@ class LayoutCostModel:
     barrier_cost: int = 16
     sector_cost: int = 1
 
-    def value(self, op_name: str, layout: LinearLayout) -> int:
-        """The op ``op_name`` computing its result in ``layout`` (not a memory op)."""
+    def value(self, op_name: str, layout: LinearLayout, is_float: bool = True) -> int:
+        """The op ``op_name`` computing its result in ``layout`` (not a memory op).
+        Integer, pointer and mask values (index arithmetic) cost once per run of
+        contiguous registers: the PTX passes fold the rest into the immediate offsets of
+        a vector access (ptx-fold-address-offsets) and drop masks a vector shares."""
         if op_name in FREE_OPS:
             return 0
-        return self.ops.op_cost(op_name) * layout.registers
+        runs = layout.registers if is_float else \
+            max(1, layout.registers // layout.contiguous_registers())
+        return self.ops.op_cost(op_name) * runs
 
     def memory(self, layout: LinearLayout, width: int, element_bytes: int) -> int:
         """A load or store in ``layout``, ``width`` elements per access at most: its

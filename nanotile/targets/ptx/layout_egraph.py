@@ -77,12 +77,16 @@ class LayoutProblem:
     program: str = ""       # the egglog program that ran (for --dump-egraph)
     memo: dict[tuple, object] = field(default_factory=dict)  # the algebra's answers
     operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
+    wants: dict[tuple, object] = field(default_factory=dict)  # want's, by edge
 
     def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """operand_want of ``edge`` with its user in ``layout`` (computed once; None
         where the algebra has no answer too)."""
-        answer = self._answer(operand_want, edge, layout)
-        return None if answer is UNFIT else answer
+        key = (id(edge), layout)  # extraction asks this most: the short key first
+        if key not in self.wants:
+            answer = self._answer(operand_want, edge, layout)
+            self.wants[key] = None if answer is UNFIT else answer
+        return self.wants[key]
 
     def wish(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """user_layout of ``edge`` with its operand in ``layout`` (computed once)."""

@@ -54,13 +54,15 @@ class Pricer:
         self.memo: dict[tuple, int] = {}
 
     def own(self, slot: object, layout: LinearLayout) -> int:
-        key = ("own", id(slot), layout)
+        key = (id(slot), layout)
         if key not in self.memo:
             if slot in self.problem.widths:
                 self.memo[key] = self.model.memory(layout, self.problem.widths[slot],
                                                    self.problem.element_bytes[slot])
             else:
-                self.memo[key] = self.model.value(slot.owner.name, layout)
+                element = getattr(slot.type, "element", None)
+                self.memo[key] = self.model.value(slot.owner.name, layout,
+                                                  bool(getattr(element, "is_float", False)))
         return self.memo[key]
 
     def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
@@ -91,8 +93,12 @@ class Pricer:
         if width is None or width == 1 or not isinstance(want, LinearLayout) or \
                 (edge.index != 0 and operand.element != T.I1):
             return 0
-        size = self.problem.element_bytes[edge.user]
-        return self.model.memory(want, 1, size) - self.model.memory(want, width, size)
+        key = ("unvectorized", want, width, id(edge.user))
+        if key not in self.memo:
+            size = self.problem.element_bytes[edge.user]
+            self.memo[key] = self.model.memory(want, 1, size) - \
+                self.model.memory(want, width, size)
+        return self.memo[key]
 
     def conversion(self, edge: Edge, have: LinearLayout, want: object) -> int:
         size = element_bytes(edge.op.operands[edge.index].type.element)
