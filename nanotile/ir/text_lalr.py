@@ -151,7 +151,8 @@ def load_tables() -> Tables:
             tables = pickle.load(f)
         if isinstance(tables, Tables):
             return tables
-    except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError):
+    except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError, ImportError):
+        # a cache another checkout wrote (its Tables under another module name) is rebuilt
         pass
     tables = _tables_from_lark(Lark(text, **LARK_OPTIONS))
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
