@@ -64,12 +64,13 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
         _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
         _write(os.path.join(dump[0], dump[1] + ".egg"), problem.program)
     if settings.stats:
-        (settings.out or sys.stderr).write(f"assign-layouts @{name}: {problem.nodes} layout e-nodes, "
-                           f"{sum(len(c) for c in problem.candidates.values())} candidates "
-                           f"of {len(problem.slots)} slots, saturation "
-                           f"{problem.seconds * 1000:.1f} ms, extraction "
-                           f"{extraction.seconds * 1000:.1f} ms, model cost "
-                           f"{extraction.cost} (greedy {extraction.greedy_cost})\n")
+        out = settings.out or sys.stderr
+        candidates = sum(len(c) for c in problem.candidates.values())
+        out.write(f"assign-layouts @{name}: {problem.nodes} layout e-nodes, {candidates} "
+                  f"candidates of {len(problem.slots)} slots, saturation "
+                  f"{problem.seconds * 1000:.1f} ms, extraction "
+                  f"{extraction.seconds * 1000:.1f} ms, model cost {extraction.cost} "
+                  f"(greedy {extraction.greedy_cost})\n")
 
 
 def pays_conversion(problem) -> bool:

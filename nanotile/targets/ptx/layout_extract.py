@@ -284,5 +284,6 @@ def describe(problem: LayoutProblem, extraction: Extraction) -> str:
         chosen = extraction.chosen[slot]
         mark = "" if chosen == problem.greedy[slot] else "   (greedy: "
         mark += f"{problem.greedy[slot]})" if mark else ""
-        lines.append(f"{problem.names[slot]}: {chosen}{mark}  [{len(problem.candidates[slot])} candidates]")
+        count = len(problem.candidates[slot])
+        lines.append(f"{problem.names[slot]}: {chosen}{mark}  [{count} candidates]")
     return "\n".join(lines) + "\n"
