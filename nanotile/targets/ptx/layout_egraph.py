@@ -28,6 +28,7 @@ slot by the target's cost model.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,10 +291,10 @@ def _add(problem: LayoutProblem, slot: object, reach: dict[object, list],
 
 
 def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[object, list],
-          texts: bool) -> tuple[str, list]:
-    """The egglog facts of ``problem`` over the universe ``reach``; returns the text and
-    the universe (layout number -> layout). ``texts``: with SlotText and LayoutText (for
-    user rules and dumps; printing every layout takes time)."""
+          texts: bool) -> tuple[dict[str, list[tuple]], list]:
+    """The egglog facts of ``problem`` over the universe ``reach``, as rows per relation,
+    and the universe (layout number -> layout). ``texts``: with SlotText and LayoutText
+    (for user rules and dumps; printing every layout takes time)."""
     universe: list[LinearLayout] = []
     number: dict[LinearLayout, int] = {}
     slot_number = {s: i for i, s in enumerate(problem.slots)}
@@ -304,13 +305,13 @@ def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[obje
             universe.append(layout)
         return number[layout]
 
-    lines = []
+    rows: dict[str, list[tuple]] = {"Seed": [], "Back": [], "Fwd": [], "SlotText": [],
+                                    "LayoutText": []}
     for slot in problem.slots:
         s = slot_number[slot]
         if texts:
-            lines.append(f'(SlotText {s} "{problem.names[slot]}")')
-        for layout in proposed[slot]:
-            lines.append(f"(Seed {s} {layout_id(layout)})")
+            rows["SlotText"].append((s, problem.names[slot]))
+        rows["Seed"] += [(s, layout_id(layout)) for layout in proposed[slot]]
     for edge in problem.edges:
         if edge.user is None or edge.operand is None:
             continue
@@ -318,14 +319,44 @@ def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[obje
         for layout in reach[edge.user]:
             want = problem.want(edge, layout)
             if want is not None and want in reach[edge.operand]:
-                lines.append(f"(Back {user} {layout_id(layout)} {operand} {layout_id(want)})")
+                rows["Back"].append((user, layout_id(layout), operand, layout_id(want)))
         for layout in reach[edge.operand]:
             wish = problem.wish(edge, layout)
             if wish is not None and wish in reach[edge.user]:
-                lines.append(f"(Fwd {operand} {layout_id(layout)} {user} {layout_id(wish)})")
-    for i, layout in enumerate(universe if texts else ()):
-        lines.append(f'(LayoutText {i} "{layout}")')
-    return "\n".join(lines) + "\n", universe
+                rows["Fwd"].append((operand, layout_id(layout), user, layout_id(wish)))
+    rows["LayoutText"] = [(i, str(layout)) for i, layout in
+                          enumerate(universe if texts else ())]
+    return rows, universe
+
+
+def load_facts(program, rows: dict[str, list[tuple]], inline: bool) -> None:
+    """Put ``rows`` into the session's e-graph: as the actions of one rule (the egglog
+    program then shows them: dumps, user rules), else each relation read by egglog's
+    ``input`` from tab-separated text in an in-memory file (Linux's memfd), many times
+    faster than egglog parsing the facts."""
+    if inline or not hasattr(os, "memfd_create"):
+        text = "\n".join(f"({name} {' '.join(_atom(x) for x in row)})"
+                          for name, table in rows.items() for row in table)
+        program.run_text(f"(ruleset layout-input)\n(rule () (\n{text}) :ruleset layout-input)"
+                         "\n(run-schedule (run layout-input))\n", "<layout facts>")
+        return
+    files = []
+    try:
+        for name, table in rows.items():
+            if table:
+                fd = os.memfd_create(f"nanotile-{name}")
+                files.append((name, fd))
+                os.write(fd, "".join("\t".join(map(str, row)) + "\n"
+                                     for row in table).encode())
+        program.run_text("\n".join(f'(input {name} "/proc/self/fd/{fd}")'
+                                    for name, fd in files), "<layout facts>")
+    finally:
+        for _, fd in files:
+            os.close(fd)
+
+
+def _atom(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value)
 
 
 def saturate(problem: LayoutProblem, proposed: dict[object, list],
@@ -336,13 +367,11 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
     e-nodes into ``problem.nodes`` (--time-passes)."""
     from .layout_program import LayoutProgram
 
-    text, universe = facts(problem, proposed, reach, bool(rule_files or dump))
+    texts = bool(rule_files or dump)
+    rows, universe = facts(problem, proposed, reach, texts)
     program = LayoutProgram.shared(rule_files)
     with program.session():
-        # one rule with every fact as its action: egglog takes a few times longer to
-        # run each fact as a command of its own
-        program.run_text(f"(ruleset layout-input)\n(rule () (\n{text}) :ruleset layout-input)"
-                         "\n(run-schedule (run layout-input))\n", "<layout facts>")
+        load_facts(program, rows, inline=texts)
         program.saturate_all()
         candidates = program.relation("Cand")
         # only a user's rules forbid anything
