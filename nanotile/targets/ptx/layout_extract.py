@@ -12,8 +12,9 @@ per-e-class minimum: the cost of an assignment is the sum, counting every value 
 
 Slots that share no edge are independent: each connected group is solved alone, exactly
 (every combination) when it has at most EXACT_LIMIT of them, else by local improvement
-from greedy's assignment (each slot in turn takes its cheapest candidate given the others)
-within a time budget; when the budget runs out the group keeps greedy's layouts. A group
+from greedy's assignment (each slot in turn makes its best move: another candidate, alone
+or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
+kernel); when the budget runs out the group keeps greedy's layouts. A group
 changes only where the model says the new layouts are strictly cheaper, so a kernel
 without a better choice compiles exactly as with the greedy rule.
 """
