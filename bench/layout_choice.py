@@ -17,6 +17,7 @@ also checks that ptxas accepts eqsat's PTX and that the emulator matches the
 interpreter (nanotile.compare, as bench/emulator_sweep.py).
 
     .venv/bin/python bench/layout_choice.py [--corpus cutile|cutile-tests] [--sample N]
+        [--every N --start K]
         [--targets sm_90,sm_100] [--emulate all|changed|none] [--timeout 60] [--repeat 3]
         [-k SUBSTRING]
 """
@@ -138,6 +139,8 @@ def _alarm(signum, frame):
 def kernels(args: argparse.Namespace) -> list[Path]:
     files = sorted((CORPUS / args.corpus).glob("*.tileirbc"))
     files = [f for f in files if not args.k or any(k in f.name for k in args.k)]
+    if args.every:  # another sample: every N-th file from --start
+        files = files[args.start::args.every]
     if args.sample and len(files) > args.sample:
         step = len(files) / args.sample
         files = [files[int(i * step)] for i in range(args.sample)]
@@ -176,7 +179,11 @@ def report(rows: list[tuple[str, str, dict]]) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default="cutile", choices=("cutile", "cutile-tests"))
-    parser.add_argument("--sample", type=int, default=0)
+    parser.add_argument("--sample", type=int, default=0,
+                        help="this many kernels, evenly spread over the corpus")
+    parser.add_argument("--every", type=int, default=0,
+                        help="every N-th kernel from --start (another sample)")
+    parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--targets", default="sm_90,sm_100")
     parser.add_argument("--emulate", default="changed", choices=("all", "changed", "none"),
                         help="run the emulator on every kernel, on those whose PTX eqsat "
