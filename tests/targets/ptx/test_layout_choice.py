@@ -180,3 +180,22 @@ def test_missing_layout_rule_file_is_a_one_line_error(tmp_path):
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "no layout rule file" in result.stderr and "none.egg" in result.stderr
+
+
+def test_a_layout_rule_file_error_points_into_the_file(tmp_path):
+    path, rules = tmp_path / "k.mlir", tmp_path / "bad.egg"
+    path.write_text(COMPARE)
+    rules.write_text("; bad: a misspelt relation\n(ruleset bad)\n"
+                     "(rule ((Cand s l)) ((Forbidd s l)) :ruleset bad)\n")
+    result = subprocess.run([sys.executable, "-m", "nanotile", str(path), "--emit=ptx",
+                             "--layout-rules", str(rules)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{rules}:3:21: error: (Forbidd s l) Unbound function Forbidd" in result.stderr
+
+
+def test_an_unknown_strategy_is_an_error():
+    from nanotile.diagnostics import CompileError
+
+    with pytest.raises(CompileError, match="must be eqsat or greedy, got 'fast'"):
+        laid_out("fast")
