@@ -15,8 +15,9 @@ Slots that share no edge are independent: each connected group is solved alone, 
 from greedy's assignment (each slot in turn makes its best move: another candidate, alone
 or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
 kernel); when the budget runs out the group keeps greedy's layouts. A group
-changes only where the model says the new layouts are strictly cheaper, so a kernel
-without a better choice compiles exactly as with the greedy rule.
+changes only where the model says the new layouts are strictly cheaper and they leave
+no more conversions, and move no more bytes through shared memory, than greedy's; so a
+kernel without a better choice compiles exactly as with the greedy rule.
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ import time
 from dataclasses import dataclass, field
 
 from ...ir import types as T
+from ...ir.core import Operation, Value
+from ...ir.rewrite import is_pure
 from ...ir.layouts import LinearLayout, SharedLayout
 from .layout_costs import LayoutCostModel
 from .layout_egraph import Edge, LayoutProblem
+from .remove_layout_conversions import MAX_OPS, recompute_plan
 from .shared_memory import element_bytes
 
 EXACT_LIMIT = 64        # combinations a group may have to be enumerated
@@ -80,11 +84,35 @@ class Pricer:
 
     def _edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
               ) -> int:
+        have, want = self.ends(edge, user, operand)
+        if want is None:
+            return 0
+        return self.conversion(edge, have, want) + self.unvectorized(edge, want)
+
+    def ends(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+             ) -> tuple[LinearLayout | None, object | None]:
+        """What ``edge`` converts from and to (``None, None``: nothing)."""
         have = operand if edge.operand is not None else edge.have
         want = self.want(edge, user) if edge.user is not None else edge.want
         if want is None or not isinstance(have, LinearLayout) or have == want:
-            return 0
-        return self.conversion(edge, have, want) + self.unvectorized(edge, want)
+            return None, None
+        return have, want
+
+    def moved(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+              ) -> tuple[int, int]:
+        """The conversions ``edge`` leaves in the kernel (0 or 1; one that
+        remove-layout-conversions computes again is none) and the bytes it moves through
+        shared memory."""
+        have, want = self.ends(edge, user, operand)
+        value = edge.op.operands[edge.index]
+        if want is None or (isinstance(want, LinearLayout) and
+                            self.recomputed(value, want) is not None):
+            return 0, 0
+        size = element_bytes(value.type.element)
+        if isinstance(want, SharedLayout):
+            return 1, value.type.num_elements * size
+        return 1, self.model.shared_bytes(have, want, size) \
+            if isinstance(want, LinearLayout) else 0
 
     def unvectorized(self, edge: Edge, want: object) -> int:
         """A converted pointer or mask hides its contiguity from vectorize-memory: the
@@ -102,7 +130,12 @@ class Pricer:
         return self.memo[key]
 
     def conversion(self, edge: Edge, have: LinearLayout, want: object) -> int:
-        size = element_bytes(edge.op.operands[edge.index].type.element)
+        value = edge.op.operands[edge.index]
+        if isinstance(want, LinearLayout):
+            again = self.recomputed(value, want)
+            if again is not None:
+                return again
+        size = element_bytes(value.type.element)
         key = (have, want, size)
         if key not in self.memo:
             if isinstance(want, LinearLayout):
@@ -112,6 +145,42 @@ class Pricer:
                 self.memo[key] = have.registers * words * self.model.shared_word_cost
             else:
                 self.memo[key] = 0
+        return self.memo[key]
+
+
+    def recomputed(self, value: Value, want: LinearLayout) -> int | None:
+        """What computing ``value`` again in ``want`` costs, where
+        remove-layout-conversions will do that instead of converting (None: it will
+        not)."""
+        key = ("again", id(value), want)
+        if key not in self.memo:
+            plan = recompute_plan(value, want) if self.computed_from_indices(value) \
+                else None
+            self.memo[key] = None if plan is None else sum(
+                self.model.value(v.owner.name, layout,
+                                 bool(getattr(v.type.element, "is_float", False)))
+                for v, layout in plan)
+        return self.memo[key]
+
+
+    def computed_from_indices(self, value: Value) -> bool:
+        """``value`` is computed by pure ops from iotas, constants and one-element
+        values, at most MAX_OPS of them: what remove-layout-conversions may compute
+        again (the quick test before its plan for one layout)."""
+        key = ("indices", id(value))
+        if key not in self.memo:
+            todo, seen = [value], 0
+            self.memo[key] = True
+            while todo and self.memo[key]:
+                v = todo.pop()
+                op = v.owner if isinstance(v.owner, Operation) else None
+                if isinstance(v.type, T.TileType) and v.type.num_elements == 1:
+                    continue
+                seen += 1
+                if op is None or seen > MAX_OPS or op.regions or not is_pure(op):
+                    self.memo[key] = False
+                elif op.name not in ("iota", "constant"):
+                    todo += op.operands
         return self.memo[key]
 
 
@@ -156,7 +225,8 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
             result.fell_back += 1
             best = greedy
         after = group_cost(pricer, group, edges, best)
-        if after < before or any(greedy[s] not in problem.candidates[s] for s in group):
+        forced = any(greedy[s] not in problem.candidates[s] for s in group)
+        if forced or (after < before and not converts_more(pricer, edges, greedy, best)):
             result.chosen.update(best)
             result.cost += after
         else:
@@ -164,6 +234,19 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
         result.greedy_cost += before
     result.seconds = time.perf_counter() - start
     return result
+
+
+def converts_more(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout],
+                  best: dict[object, LinearLayout]) -> bool:
+    """``best`` leaves more conversions than greedy's layouts, or moves more bytes through
+    shared memory: the model's price of a round trip is a guess, so such a choice is
+    not taken whatever the model says."""
+    def totals(layouts: dict[object, LinearLayout]) -> tuple[int, int]:
+        moved = [pricer.moved(e, layouts.get(e.user), layouts.get(e.operand)) for e in edges]
+        return sum(m[0] for m in moved), sum(m[1] for m in moved)
+
+    (count, shared), (greedy_count, greedy_shared) = totals(best), totals(greedy)
+    return count > greedy_count or shared > greedy_shared
 
 
 def group_cost(pricer: Pricer, group: list[object], edges: list[Edge],
