@@ -103,6 +103,13 @@ class Pricer:
         """The conversions ``edge`` leaves in the kernel (0 or 1; one that
         remove-layout-conversions computes again is none) and the bytes it moves through
         shared memory."""
+        key = ("moved", id(edge), user, operand)
+        if key not in self.memo:
+            self.memo[key] = self._moved(edge, user, operand)
+        return self.memo[key]
+
+    def _moved(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+               ) -> tuple[int, int]:
         have, want = self.ends(edge, user, operand)
         value = edge.op.operands[edge.index]
         if want is None or (isinstance(want, LinearLayout) and
@@ -285,7 +292,8 @@ def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout
     A move gives one slot another candidate, alone or with the operand slots that can
     follow it (each taking the layout its user then wants: the address arithmetic of a
     store moves with the store); each slot in turn makes its best move while one saves
-    something. A move is priced by what changes: its slots' own costs and edges'."""
+    something and keeps the conversions and shared bytes within greedy's
+    (converts_more). A move is priced by what changes: its slots' and edges' costs."""
     candidates = pricer.problem.candidates
     layouts = {**fixed, **{s: greedy[s] if greedy[s] in candidates[s] else candidates[s][0]
                            for s in choosing}}
@@ -293,23 +301,28 @@ def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout
     for edge in edges:
         for s in {edge.user, edge.operand} - {None}:
             touching.setdefault(s, []).append(edge)
+    room = [0, 0]  # conversions and shared bytes the search may still add
     improved = True
     while improved:
         improved = False
         for s in choosing:
             if time.perf_counter() > deadline:
                 return None
-            best = best_move(pricer, touching, layouts, s)
+            best = best_move(pricer, touching, layouts, s, room)
             if best is not None:
-                layouts.update(best)
+                move, count, shared = best
+                layouts.update(move)
+                room[0] -= count
+                room[1] -= shared
                 improved = True
     return layouts
 
 
 def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
-              layouts: dict[object, LinearLayout], s: object
-              ) -> dict[object, LinearLayout] | None:
-    """The move of slot ``s`` (alone or with its operands) that saves most, if any."""
+              layouts: dict[object, LinearLayout], s: object, room: list[int]
+              ) -> tuple[dict[object, LinearLayout], int, int] | None:
+    """The move of slot ``s`` (alone or with its operands) that saves most within
+    ``room``, with the conversions and shared bytes it adds; None if none saves."""
     best, saved = None, 0
     for layout in pricer.problem.candidates[s]:
         if layout == layouts[s]:
@@ -317,22 +330,30 @@ def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
         alone = {s: layout}
         chain = follow(pricer, touching, layouts, s, layout)
         for move in (alone, chain) if len(chain) > 1 else (alone,):
-            saving = -delta(pricer, touching, layouts, move)
-            if saving > saved:
-                best, saved = move, saving
+            cost, count, shared = delta(pricer, touching, layouts, move)
+            if -cost > saved and count <= room[0] and shared <= room[1]:
+                best, saved = (move, count, shared), -cost
     return best
 
 
 def delta(pricer: Pricer, touching: dict[object, list[Edge]],
-          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
-    """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
+          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]
+          ) -> tuple[int, int, int]:
+    """What ``move`` (slot -> new layout) adds to the cost of ``layouts``, to its
+    conversions and to its shared bytes."""
     moved = {**layouts, **move}
-    change = sum(pricer.own(s, moved[s]) - pricer.own(s, layouts[s]) for s in move)
+    cost = sum(pricer.own(s, moved[s]) - pricer.own(s, layouts[s]) for s in move)
+    count = shared = 0
     edges = {id(e): e for s in move for e in touching.get(s, [])}
     for e in edges.values():
-        change += pricer.edge(e, moved.get(e.user), moved.get(e.operand)) - \
-            pricer.edge(e, layouts.get(e.user), layouts.get(e.operand))
-    return change
+        new, old = (moved.get(e.user), moved.get(e.operand)), \
+            (layouts.get(e.user), layouts.get(e.operand))
+        cost += pricer.edge(e, *new) - pricer.edge(e, *old)
+        (new_count, new_shared), (old_count, old_shared) = \
+            pricer.moved(e, *new), pricer.moved(e, *old)
+        count += new_count - old_count
+        shared += new_shared - old_shared
+    return cost, count, shared
 
 
 def follow(pricer: Pricer, touching: dict[object, list[Edge]],
