@@ -330,30 +330,40 @@ def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
         alone = {s: layout}
         chain = follow(pricer, touching, layouts, s, layout)
         for move in (alone, chain) if len(chain) > 1 else (alone,):
-            cost, count, shared = delta(pricer, touching, layouts, move)
-            if -cost > saved and count <= room[0] and shared <= room[1]:
+            cost = delta(pricer, touching, layouts, move)
+            if -cost <= saved:
+                continue
+            count, shared = added(pricer, touching, layouts, move)
+            if count <= room[0] and shared <= room[1]:
                 best, saved = (move, count, shared), -cost
     return best
 
 
 def delta(pricer: Pricer, touching: dict[object, list[Edge]],
-          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]
-          ) -> tuple[int, int, int]:
-    """What ``move`` (slot -> new layout) adds to the cost of ``layouts``, to its
-    conversions and to its shared bytes."""
+          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
+    """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
     moved = {**layouts, **move}
     cost = sum(pricer.own(s, moved[s]) - pricer.own(s, layouts[s]) for s in move)
+    edges = {id(e): e for s in move for e in touching.get(s, [])}
+    for e in edges.values():
+        cost += pricer.edge(e, moved.get(e.user), moved.get(e.operand)) - \
+            pricer.edge(e, layouts.get(e.user), layouts.get(e.operand))
+    return cost
+
+
+def added(pricer: Pricer, touching: dict[object, list[Edge]],
+          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]
+          ) -> tuple[int, int]:
+    """The conversions and shared bytes ``move`` adds to ``layouts``'."""
+    moved = {**layouts, **move}
     count = shared = 0
     edges = {id(e): e for s in move for e in touching.get(s, [])}
     for e in edges.values():
-        new, old = (moved.get(e.user), moved.get(e.operand)), \
-            (layouts.get(e.user), layouts.get(e.operand))
-        cost += pricer.edge(e, *new) - pricer.edge(e, *old)
-        (new_count, new_shared), (old_count, old_shared) = \
-            pricer.moved(e, *new), pricer.moved(e, *old)
-        count += new_count - old_count
-        shared += new_shared - old_shared
-    return cost, count, shared
+        new = pricer.moved(e, moved.get(e.user), moved.get(e.operand))
+        old = pricer.moved(e, layouts.get(e.user), layouts.get(e.operand))
+        count += new[0] - old[0]
+        shared += new[1] - old[1]
+    return count, shared
 
 
 def follow(pricer: Pricer, touching: dict[object, list[Edge]],
