@@ -56,7 +56,8 @@ class LayoutCostModel:
     select_cost: int = 1
     shared_word_cost: int = 2
     barrier_cost: int = 16
-    sector_cost: int = 1
+    sector_cost: int = 4  # a sector the LSU serves costs it about an issue: a warp
+                          # access down a column (a sector per lane) is replayed
 
     def value(self, op_name: str, layout: LinearLayout, is_float: bool = True) -> int:
         """The op ``op_name`` computing its result in ``layout`` (not a memory op).
