@@ -40,7 +40,7 @@ PROG = "python -m nanotile.passes"
 _RUN_FLAGS = ("pipeline", "dump_before", "dump_after", "dump_after_change",
               "dump_after_failure", "dump_dir", "stop_after", "start_after", "time_passes",
               "check_semantics", "rules", "dump_egglog", "dump_egraph", "dump_html",
-              "rule_stats")
+              "rule_stats", "layout_strategy", "layout_rules")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,10 +104,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="print the egglog program each eqsat run executed")
     g.add_argument("--dump-egraph", metavar="DIR",
                    help="write each eqsat e-graph to the folder DIR as JSON and DOT (SVG "
-                        "with Graphviz's dot)")
+                        "with Graphviz's dot); the layout e-graphs of assign-layouts too, "
+                        "with their program and chosen layouts")
     g.add_argument("--rule-stats", action="store_true",
                    help="print how often each rule and ruleset matched, per kernel (rules "
                         "by :name or file:line)")
+    g.add_argument("--layout-strategy", choices=("greedy", "eqsat"),
+                   help="how assign-layouts chooses layouts: the greedy rule alone, or "
+                        "revisited by the layout e-graph (eqsat, the default)")
+    g.add_argument("--layout-rules", action="append", metavar="FILE.egg",
+                   help="add an egglog rule file to assign-layouts' layout e-graph "
+                        "(repeatable; see nanotile/egraph/README.md)")
     g = parser.add_argument_group("information (print on standard output and exit)")
     g.add_argument("--list-passes", action="store_true",
                    help="list the passes: name, languages in -> out, description")

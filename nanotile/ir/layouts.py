@@ -230,6 +230,23 @@ class LinearLayout:
         for b in self.register:
             if not span.add(b):
                 raise ValueError("register bases must be non-zero and independent")
+        # layouts key the layout choice's cost tables (assign-layouts{strategy=eqsat}):
+        # hash the bases once
+        object.__setattr__(self, "_hash", hash((self.shape, self.register, self.lane,
+                                                self.warp)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        # the generated __eq__ builds two tuples per comparison; hashes differ mostly
+        if self is other:
+            return True
+        if not isinstance(other, LinearLayout):
+            return NotImplemented
+        return self._hash == other._hash and self.shape == other.shape and \
+            self.register == other.register and self.lane == other.lane and \
+            self.warp == other.warp
 
     # ---- sizes -----------------------------------------------------------------------
     @property

@@ -75,10 +75,23 @@ class Eqsat(Pass):
                           lambda module: PassContext.from_module(module).facts)
 
 
+def _layout_flags(step: Pass, args: object) -> Pass:
+    """--layout-strategy, --layout-rules, --dump-egraph, --time-passes for
+    assign-layouts' layout e-graph."""
+    import dataclasses
+
+    extra = ",".join(getattr(args, "layout_rules", None) or [])
+    return dataclasses.replace(
+        step, strategy=getattr(args, "layout_strategy", None) or step.strategy,
+        rules=",".join(p for p in (step.rules, extra) if p),
+        dump_egraph=step.dump_egraph or (getattr(args, "dump_egraph", None) or ""),
+        stats=step.stats or bool(getattr(args, "time_passes", False)))
+
+
 def apply_cli_flags(steps: list[Pass], args: object) -> list[Pass]:
     """``--rules``, ``--dump-egglog``, ``--dump-egraph``, ``--time-passes``, ``--rule-stats``
     given to the driver become options of every e-graph pass (those with a
-    ``dump_egglog`` option)."""
+    ``dump_egglog`` option); the layout flags options of assign-layouts."""
     import dataclasses
 
     out: list[Pass] = []
@@ -92,5 +105,7 @@ def apply_cli_flags(steps: list[Pass], args: object) -> list[Pass]:
                 stats=step.stats or bool(getattr(args, "time_passes", False)),
                 rule_stats=step.rule_stats or bool(getattr(args, "rule_stats", False)),
                 target=step.target or (getattr(args, "target", None) or ""))
+        elif step.name == "assign-layouts":
+            step = _layout_flags(step, args)
         out.append(step)
     return out

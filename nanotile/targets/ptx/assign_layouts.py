@@ -36,6 +36,14 @@ and ``tcgen05`` (sm_100) ask the target's own plan first (Target.select_override
 operands, sm90/wgmma_plan.py; sm_100's tcgen05, with its ``#tmem`` accumulator,
 sm100/tcgen05_plan.py) and fall back to mma.sync where that plan declines. A target
 without that MMA refuses the option.
+
+Option ``strategy``: ``eqsat`` (the default) lets the layout e-graph revisit greedy's
+choice (layout_choice.py: candidates by the egglog rules of nanotile/egraph/layout_rules,
+extraction by the target's cost model, layout_costs.py; greedy's layouts stay unless the
+model finds others strictly cheaper); ``greedy`` stops after the three steps above.
+``rules`` adds layout rule files (--layout-rules), ``dump_egraph`` a folder for the
+layout e-graph and its extraction (--dump-egraph), ``stats`` prints e-nodes and times
+(--time-passes).
 """
 
 from __future__ import annotations
@@ -89,11 +97,29 @@ class AssignLayouts(Pass):
     gpu: str = "sm_100"  # sm_90 or sm_100: the CTA size and the mma.sync forms it has
     mma: str = "sync"    # sync (mma.sync), wgmma (sm_90: warpgroup MMA where it fits) or
                          # tcgen05 (sm_100: tensor-memory MMA where it fits)
+    strategy: str = "eqsat"  # eqsat (the layout e-graph) or greedy (the rule alone)
+    rules: str = ""          # layout rule files, comma-separated (--layout-rules)
+    dump_egraph: str = ""    # a folder for the layout e-graphs (--dump-egraph)
+    stats: bool = False      # e-nodes and times (--time-passes)
 
     def spelling(self) -> str:
         # the target is always named, in dumps too
         extra = f" mma={self.mma}" if self.mma != "sync" else ""
+        extra += f" strategy={self.strategy}" if self.strategy != "eqsat" else ""
         return f"{self.name}{{gpu={self.gpu}{extra}}}"
+
+    def choice(self):
+        """What the layout e-graph is asked (None: the greedy rule alone)."""
+        from .layout_choice import ChoiceSettings
+
+        if self.strategy not in ("eqsat", "greedy"):
+            raise CompileError(Diagnostic("error", f"option 'strategy' of pass "
+                                                   f"'{self.name}' must be eqsat or greedy, "
+                                                   f"got '{self.strategy}'", "<command line>"))
+        if self.strategy == "greedy":
+            return None
+        rules = tuple(f.strip() for f in self.rules.split(",") if f.strip())
+        return ChoiceSettings(self.gpu, rules, self.dump_egraph, self.stats)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         from ..target import get_target
@@ -110,9 +136,10 @@ class AssignLayouts(Pass):
             raise CompileError(Diagnostic("error", f"option 'mma' of pass '{self.name}' "
                                                    f"must be sync, wgmma or tcgen05, got "
                                                    f"'{self.mma}'", "<command line>"))
+        choice = self.choice()
         for entry in module.entries():
             warps = cta_warps(entry, self.gpu)
-            Assignment(entry, warps, target.ptx_version, ctx, planner).run()
+            Assignment(entry, warps, target.ptx_version, ctx, planner, choice).run()
             entry.attributes[WARPS] = warps  # what every later stage lays tiles over
         return True
 
@@ -121,11 +148,12 @@ class Assignment:
     """The layouts of one entry (see the module docstring)."""
 
     def __init__(self, entry: Operation, warps: int, ptx_version: str,
-                 ctx: PassContext, planner=None) -> None:
+                 ctx: PassContext, planner=None, choice=None) -> None:
         self.entry = entry
         self.warps = warps
         self.ptx_version = ptx_version
         self.planner = planner  # the target's own MMA plan (mma=wgmma), or None
+        self.choice = choice    # layout_choice.ChoiceSettings (strategy=eqsat), or None
         self.contiguity = Contiguity(ctx.facts)
         self.layout: dict[Value, object] = {}
         self.anchor: dict[Operation, object] = {}   # memory ops' layout
@@ -167,6 +195,10 @@ class Assignment:
                 self.anchor_memory(op)
         self.follow_wishes()
         self.forward(body)
+        if self.choice is not None:
+            from .layout_choice import choose_layouts
+
+            choose_layouts(self, self.choice)
         self.write_types()
         for op in ops:
             self.convert_operands(op)

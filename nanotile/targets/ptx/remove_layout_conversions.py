@@ -74,7 +74,7 @@ def _simplify(op: Operation) -> Value | None:
         return source
     if not isinstance(want, LinearLayout):
         return None
-    copies = _recompute_plan(source, want)
+    copies = recompute_plan(source, want)
     if copies is not None:
         return _emit(op, source, want, copies)
     inner = defining_op(source)
@@ -88,7 +88,7 @@ def _simplify(op: Operation) -> Value | None:
     return None
 
 
-def _recompute_plan(value: Value, layout: LinearLayout) -> list[tuple[Value, object]] | None:
+def recompute_plan(value: Value, layout: LinearLayout) -> list[tuple[Value, object]] | None:
     """The values to compute again, each with its new layout, operands before users; None
     when ``value`` is not cheap to recompute in ``layout``."""
     plan: list[tuple[Value, object]] = []

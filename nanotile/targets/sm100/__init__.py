@@ -25,6 +25,7 @@ Everything else is the shared lowering of targets/ptx/.
 from types import MappingProxyType
 
 from ..target import Target
+from . import layout_costs as _layout_costs  # noqa: F401  (registers sm_100's model)
 from . import select_convert, select_tcgen05, tcgen05_plan
 
 SM100 = Target(gpu_name="sm_100", ptx_target="sm_100a", ptx_version="8.6",

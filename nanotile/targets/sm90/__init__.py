@@ -18,6 +18,7 @@ wgmma (sm_90a's warpgroup MMA, HGMMA in SASS; QGMMA on f8), in this folder:
 from types import MappingProxyType
 
 from ..target import Target
+from . import layout_costs as _layout_costs  # noqa: F401  (registers sm_90's model)
 from . import select_wgmma, wgmma_plan
 
 SM90 = Target(gpu_name="sm_90", ptx_target="sm_90a", ptx_version="8.4", ptxas_arch="sm_90a",

@@ -5,7 +5,9 @@
 // layout, a reduction its operand's layout sliced, a one-element tile #replicated; the
 // accumulator of mmaf on mma.sync the fragment layout, carried by the K loop unchanged
 // and stored from there, A and B swizzled shared memory. A value used in another layout than it was made in
-// gets a convert_layout.
+// gets a convert_layout. With strategy=eqsat (the default) the layout e-graph revisits
+// that choice: in @compare, greedy loads 4 f16 per thread and converts both tiles (and the
+// shared iota) to the bool store's layout; the loads in the store's layout convert nothing.
 
 cuda_tile.module @tests {
   // CHECK-LABEL: entry @vectors(
@@ -64,6 +66,35 @@ cuda_tile.module @tests {
     %p1 = broadcast %p0 : tile<1x1xptr<f32>> -> tile<32x32xptr<f32>>
     %p2 = offset %p1, %r3 : tile<32x32xptr<f32>>, tile<32x32xi32> -> tile<32x32xptr<f32>>
     %w = store_ptr_tko weak %p2, %acc : tile<32x32xptr<f32>>, tile<32x32xf32> -> token
+    return
+  }
+
+  // CHECK-LABEL: entry @compare(
+  entry @compare(%p: tile<ptr<f16>>, %q: tile<ptr<f16>>, %r: tile<ptr<i1>>) {
+    // CHECK-NOT: convert_layout
+    // CHECK: load_ptr_tko weak %{{.+}} -> tile<64xf16, #blocked<per_thread=[1], lanes=[32], warps=[4], order=[0]>>
+    // CHECK-NOT: convert_layout
+    // CHECK: load_ptr_tko weak %{{.+}} -> tile<64xf16, #blocked<per_thread=[1], lanes=[32], warps=[4], order=[0]>>
+    // CHECK-NOT: convert_layout
+    // CHECK: cmpf greater_than ordered %x, %y
+    // CHECK-NOT: convert_layout
+    // CHECK: store_ptr_tko
+    %ap = assume div_by<16>, %p : tile<ptr<f16>>
+    %aq = assume div_by<16>, %q : tile<ptr<f16>>
+    %i = iota : tile<64xi32>
+    %b0 = reshape %ap : tile<ptr<f16>> -> tile<1xptr<f16>>
+    %b = broadcast %b0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
+    %a = offset %b, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
+    %x, %t = load_ptr_tko weak %a : tile<64xptr<f16>> -> tile<64xf16>, token
+    %c0 = reshape %aq : tile<ptr<f16>> -> tile<1xptr<f16>>
+    %c = broadcast %c0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
+    %d = offset %c, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
+    %y, %u = load_ptr_tko weak %d : tile<64xptr<f16>> -> tile<64xf16>, token
+    %gt = cmpf greater_than ordered %x, %y : tile<64xf16> -> tile<64xi1>
+    %e0 = reshape %r : tile<ptr<i1>> -> tile<1xptr<i1>>
+    %e = broadcast %e0 : tile<1xptr<i1>> -> tile<64xptr<i1>>
+    %f = offset %e, %i : tile<64xptr<i1>>, tile<64xi32> -> tile<64xptr<i1>>
+    %w = store_ptr_tko weak %f, %gt : tile<64xptr<i1>>, tile<64xi1> -> token
     return
   }
 }

@@ -1,0 +1,224 @@
+"""Issue 14: assign-layouts' layout e-graph (strategy=eqsat) against the greedy rule
+(strategy=greedy), side by side, per kernel and target:
+
+    conv     convert_layout ops left for lower-convert-layout (after
+             remove-layout-conversions: the conversions the kernel pays)
+    shared   bytes those conversions move through shared memory
+    ptx      PTX instructions
+    warp     warp instructions the PTX emulator executes (make_inputs' random inputs;
+             by default only for kernels whose PTX eqsat changed: "-" where the PTX is
+             the same, so the totals are over the changed kernels)
+    layout   milliseconds of layout saturation + extraction, and its share of the
+             pipeline; pipeline: the whole pipeline's seconds
+
+then the totals, the kernels where eqsat is strictly better (fewer conversions or shared
+bytes, nothing else worse), and any where it is worse. For kernels whose PTX changed it
+also checks that ptxas accepts eqsat's PTX and that the emulator matches the
+interpreter (nanotile.compare, as bench/emulator_sweep.py).
+
+    .venv/bin/python bench/layout_choice.py [--corpus cutile|cutile-tests] [--sample N]
+        [--every N --start K]
+        [--targets sm_90,sm_100] [--emulate all|changed|none] [--timeout 60] [--repeat 3]
+        [-k SUBSTRING]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import dataclasses
+import io
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CORPUS = (ROOT / ".." / "shared" / "corpus").resolve()
+STATS = re.compile(r"saturation ([\d.]+) ms, extraction ([\d.]+) ms")
+
+
+def compile_kernel(path: Path, gpu: str, strategy: str) -> dict:
+    """One compilation: the metrics above but the emulator's."""
+    import nanotile
+    from nanotile.ir.layouts import SharedLayout
+    from nanotile.ir.rewrite import all_ops
+    from nanotile.passes.base import PassContext
+    from nanotile.passes.pipelines import default_pipeline
+    from nanotile.passes.registry import parse_pipeline
+    from nanotile.targets.ptx.shared_memory import element_bytes
+
+    module = nanotile.load(str(path))
+    ctx = PassContext.from_module(module)
+    row = {"seconds": 0.0, "layout_ms": 0.0}
+    log = io.StringIO()
+    for step in parse_pipeline(default_pipeline(gpu)):
+        if step.name == "assign-layouts":
+            step = dataclasses.replace(step, strategy=strategy, stats=True)
+        start = time.perf_counter()
+        with contextlib.redirect_stderr(log):
+            step.apply(module, ctx)
+        row["seconds"] += time.perf_counter() - start
+        if step.name == "remove-layout-conversions":
+            row["conv"] = sum(op.name == "convert_layout" for op in all_ops(module))
+        if step.name == "lower-convert-layout":
+            row["shared"] = sum(op.results[0].type.num_elements *
+                                element_bytes(op.results[0].type.element)
+                                for op in all_ops(module) if op.name == "convert_layout"
+                                and isinstance(op.results[0].type.layout, SharedLayout)
+                                and not isinstance(op.operands[0].type.layout, SharedLayout))
+    for found in STATS.finditer(log.getvalue()):
+        row["layout_ms"] += float(found.group(1)) + float(found.group(2))
+    text = module.ptx.render()
+    row["ptx_text"] = text
+    row["ptx"] = sum(1 for line in text.splitlines() if line.startswith("\t") and
+                     line.rstrip().endswith(";") and not line.lstrip().startswith((".", "//")))
+    return row
+
+
+def emulate(path: Path, ptx: str, check: bool) -> tuple[int, str]:
+    """Warp instructions of the emulated run, and "match"/"mismatch ..." against the
+    interpreter when ``check``."""
+    import numpy as np
+
+    import nanotile
+    from nanotile.compare import first_difference, order_explains
+    from nanotile.passes.semantics import make_inputs
+    from nanotile.ptxemu import run_ptx
+
+    module = nanotile.load(str(path))
+    (entry,) = module.entries()
+    kernel = entry.attributes["sym_name"]
+    grid, args = make_inputs(entry, np.random.default_rng(0))
+    dims = (grid,) if isinstance(grid, int) else tuple(grid)
+    got = copy.deepcopy(args)
+    stats = run_ptx(ptx, kernel, grid=dims, args=got)
+    if not check:
+        return stats.instructions, ""
+    want = copy.deepcopy(args)
+    nanotile.run(module, kernel, grid, *want)
+    diff = first_difference(got, want, "eqsat")
+    if diff is not None and order_explains(module, kernel, dims, args, got, "eqsat"):
+        diff = None
+    return stats.instructions, "match" if diff is None else f"mismatch {diff}"[:120]
+
+
+def measure(path: Path, gpu: str, emulated: str, repeat: int) -> dict:
+    from nanotile.targets.compile import assemble
+
+    rows = {s: compile_kernel(path, gpu, s) for s in ("greedy", "eqsat")}
+    for _ in range(repeat - 1):  # the machine is shared: the fastest of the runs
+        for s, row in rows.items():
+            again = compile_kernel(path, gpu, s)
+            row["seconds"] = min(row["seconds"], again["seconds"])
+            row["layout_ms"] = min(row["layout_ms"], again["layout_ms"])
+    changed = rows["eqsat"]["ptx_text"] != rows["greedy"]["ptx_text"]
+    result = {"changed": changed}
+    if changed:
+        assemble(rows["eqsat"]["ptx_text"], gpu)  # raises when ptxas refuses it
+        result["ptxas"] = "ok"
+    for strategy, row in rows.items():
+        # the same PTX runs the same instructions: only a changed kernel runs twice
+        if emulated == "all" or (emulated == "changed" and changed):
+            check = changed and strategy == "eqsat"
+            row["warp"], verdict = emulate(path, row["ptx_text"], check)
+            if check:
+                result["verdict"] = verdict
+        del row["ptx_text"]
+        result[strategy] = row
+    return result
+
+
+def _alarm(signum, frame):
+    raise TimeoutError("timeout")
+
+
+def kernels(args: argparse.Namespace) -> list[Path]:
+    files = sorted((CORPUS / args.corpus).glob("*.tileirbc"))
+    files = [f for f in files if not args.k or any(k in f.name for k in args.k)]
+    if args.every:  # another sample: every N-th file from --start
+        files = files[args.start::args.every]
+    if args.sample and len(files) > args.sample:
+        step = len(files) / args.sample
+        files = [files[int(i * step)] for i in range(args.sample)]
+    return files
+
+
+METRICS = ("conv", "shared", "ptx", "warp")
+
+
+def report(rows: list[tuple[str, str, dict]]) -> int:
+    totals = {(gpu, s): dict.fromkeys((*METRICS, "seconds", "layout_ms"), 0.0)
+              for _, gpu, _ in rows for s in ("greedy", "eqsat")}
+    better, worse, over = [], [], []
+    for name, gpu, r in rows:
+        for s in ("greedy", "eqsat"):
+            for m in totals[(gpu, s)]:
+                totals[(gpu, s)][m] += r[s].get(m, 0)
+        g, e = r["greedy"], r["eqsat"]
+        if any(e.get(m, 0) > g.get(m, 0) for m in METRICS):
+            worse.append((name, gpu))
+        elif any(e.get(m, 0) < g.get(m, 0) for m in ("conv", "shared")):
+            better.append((name, gpu))
+        if e["seconds"] and e["layout_ms"] / 1000 > 0.25 * e["seconds"]:
+            over.append((name, gpu, e["layout_ms"] / 1000 / e["seconds"]))
+    print("\ntotals        " + "".join(f"{m:>22}" for m in (*METRICS, "seconds", "layout_ms")))
+    for (gpu, s), t in sorted(totals.items()):
+        print(f"{gpu:6} {s:6} " + "".join(f"{t[m]:>22.2f}" for m in t))
+    print(f"\neqsat strictly better on {len(better)}:")
+    for name, gpu in better:
+        print(f"  {gpu} {name}")
+    print(f"eqsat worse on {len(worse)}: {worse}")
+    print(f"layout time > 25% of the pipeline on {len(over)}: {over}")
+    return 1 if worse else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default="cutile", choices=("cutile", "cutile-tests"))
+    parser.add_argument("--sample", type=int, default=0,
+                        help="this many kernels, evenly spread over the corpus")
+    parser.add_argument("--every", type=int, default=0,
+                        help="every N-th kernel from --start (another sample)")
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--targets", default="sm_90,sm_100")
+    parser.add_argument("--emulate", default="changed", choices=("all", "changed", "none"),
+                        help="run the emulator on every kernel, on those whose PTX eqsat "
+                             "changed (the default: the same PTX runs the same "
+                             "instructions), or on none")
+    parser.add_argument("--timeout", type=int, default=60)
+    parser.add_argument("-k", action="append", default=[])
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="compile each kernel this many times; times are the fastest")
+    args = parser.parse_args()
+    signal.signal(signal.SIGALRM, _alarm)
+    rows = []
+    print(f"{'kernel':60} gpu    " + "".join(f"{m:>16}" for m in METRICS) +
+          "  layout  pipeline")
+    for path in kernels(args):
+        for gpu in args.targets.split(","):
+            signal.alarm(args.timeout)
+            try:
+                r = measure(path, gpu, args.emulate, args.repeat)
+            except Exception as e:  # refused, a timeout, ptxas: a row of its own
+                print(f"{path.stem[:60]:60} {gpu:6} skipped: {type(e).__name__}: "
+                      f"{str(e).splitlines()[0][:80] if str(e) else ''}", flush=True)
+                continue
+            finally:
+                signal.alarm(0)
+            rows.append((path.stem, gpu, r))
+            g, e = r["greedy"], r["eqsat"]
+            cells = "".join(f"{g.get(m, '-'):>7}/{e.get(m, '-'):<8}" for m in METRICS)
+            share = e["layout_ms"] / 1000 / e["seconds"] if e["seconds"] else 0
+            mark = f"  {r.get('verdict', '')} ptxas={r.get('ptxas', '-')}" if r["changed"] \
+                else ""
+            print(f"{path.stem[:60]:60} {gpu:6} {cells} {share:6.1%} "
+                  f"{g['seconds']:.2f}/{e['seconds']:.2f}s{mark}", flush=True)
+    return report(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

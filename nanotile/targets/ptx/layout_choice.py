@@ -1,0 +1,101 @@
+"""assign-layouts{strategy=eqsat}: greedy's layouts, then the layout e-graph's choice
+(layout_egraph.py builds and saturates it, layout_extract.py extracts it by the target's
+cost model, layout_costs.py) written over greedy's where the model finds it strictly
+cheaper. A kernel where greedy converts nothing around a slot (most kernels), or
+where no slot has a second candidate, skips egglog altogether.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ...diagnostics import CompileError, Diagnostic
+from ...ir.core import Value
+from .layout_costs import layout_costs_for
+from .layout_egraph import build_problem, close_candidates, saturate, seeds
+
+
+@dataclass(frozen=True)
+class ChoiceSettings:
+    """What the pass's options ask of the layout e-graph."""
+
+    gpu: str
+    rules: tuple[str, ...] = ()   # the user's layout rule files
+    dump_egraph: str = ""         # a folder: the e-graph, the program and the choice
+    stats: bool = False           # --time-passes: e-nodes, saturation, extraction
+    out: TextIO | None = None     # where stats go (None: standard error)
+
+
+def choose_layouts(assignment, settings: ChoiceSettings) -> None:
+    """Replace greedy's layouts of ``assignment`` (an assign_layouts.Assignment after its
+    greedy steps) by the extraction's, where that is cheaper."""
+    from .layout_extract import describe, extract
+
+    start = time.perf_counter()
+    assignment.write_types()  # greedy's layouts: what the fixed users want reads them
+    problem = build_problem(assignment)
+    if not settings.rules and not pays_conversion(problem):
+        return  # greedy's choice converts nothing: nothing to save
+    proposed = seeds(problem, assignment.warps)
+    reach = close_candidates(problem, proposed)
+    if not settings.rules and all(len(c) < 2 for c in reach.values()):
+        return  # no choice to make: no e-graph
+    name = str(assignment.entry.attributes.get("sym_name", "kernel")).strip('"@')
+    dump = (settings.dump_egraph, f"layouts-{name}") if settings.dump_egraph else None
+    saturate(problem, proposed, reach, [_rule_file(f) for f in settings.rules], dump,
+             settings.stats)
+    problem.seconds = time.perf_counter() - start  # the problem, its closure, egglog
+    extraction = extract(problem, layout_costs_for(settings.gpu))
+    for slot, layout in extraction.chosen.items():
+        if layout is problem.greedy[slot] or layout == problem.greedy[slot]:
+            continue
+        if isinstance(slot, Value):
+            assignment.layout[slot] = layout
+            if slot.owner.name == "load_ptr_tko":
+                assignment.anchor[slot.owner] = layout
+        else:
+            assignment.anchor[slot] = layout
+    if dump is not None:
+        _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
+        _write(os.path.join(dump[0], dump[1] + ".egg"), problem.program)
+    if settings.stats:
+        out = settings.out or sys.stderr
+        candidates = sum(len(c) for c in problem.candidates.values())
+        out.write(f"assign-layouts @{name}: {problem.nodes} layout e-nodes, {candidates} "
+                  f"candidates of {len(problem.slots)} slots, saturation "
+                  f"{problem.seconds * 1000:.1f} ms, extraction "
+                  f"{extraction.seconds * 1000:.1f} ms, model cost {extraction.cost} "
+                  f"(greedy {extraction.greedy_cost})\n")
+
+
+def pays_conversion(problem) -> bool:
+    """Greedy's layouts convert some operand of a slot, or for a slot."""
+    for edge in problem.edges:
+        have = problem.greedy[edge.operand] if edge.operand is not None else edge.have
+        want = problem.want(edge, problem.greedy[edge.user]) if edge.user is not None \
+            else edge.want
+        if want is not None and have != want:
+            return True
+    return False
+
+
+def _rule_file(path: str) -> Path:
+    if not os.path.isfile(path):
+        raise CompileError(Diagnostic("error", f"assign-layouts: no layout rule file "
+                                               f"'{path}'", "<command line>"))
+    return Path(path)
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise CompileError(Diagnostic("error", f"--dump-egraph: cannot write '{path}': "
+                                               f"{e.strerror or e}", "<command line>")
+                           ) from None

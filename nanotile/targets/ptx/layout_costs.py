@@ -1,0 +1,132 @@
+"""What a tile costs in a layout: the cost model assign-layouts{strategy=eqsat} extracts
+layouts by (nanotile/targets/ptx/layout_extract.py).
+
+Costs are instructions one thread issues (a warp issues the same), so that layouts that
+spread a tile differently compare by their work, and a conversion compares with the ops
+it would save:
+
+- an op in layout ``L``: ``L.registers`` registers, each costing what eqsat's cost
+  table says the op costs (nanotile/egraph/cost.py, "simple ALU op" units; renamings:
+  broadcast, reshape, permute, cost nothing, FREE_OPS); index arithmetic (integers,
+  pointers, masks) once per run of contiguous registers;
+- a load or store in ``L``: one access per vector of
+  ``min(L.contiguous_registers(), width)`` registers, where ``width`` is what the
+  contiguity analysis allows the op (contiguity.vector_width: vectorize-memory takes the
+  same minimum), ``access_cost`` each, plus ``sector_cost`` per 32-byte sector the
+  warp's lanes touch (coalescing: lanes along a row share sectors, lanes down a column
+  do not);
+- a conversion: as lower-convert-layout will lower it, from the same classification
+  (nanotile.ir.layouts.conversion and shuffle_plan): none or a renaming of registers
+  cost 0; warp shuffles ``shuffle_cost`` per shuffle and 32-bit word (plus a select per
+  extra candidate); a round trip through shared memory costs a store and a load per
+  register and 32-bit word (``shared_word_cost``) plus two barriers (``barrier_cost``).
+
+Each target registers its own model (``register``: sm90/layout_costs.py,
+sm100/layout_costs.py); ``layout_costs_for(gpu)`` is what assign-layouts{strategy=eqsat}
+extracts by, so a user replaces a target's model by registering another one for its name
+(``register("sm_90", dataclasses.replace(layout_costs_for("sm_90"), barrier_cost=40))``)
+before compiling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...egraph.cost import CostModel
+from ...ir.layouts import LinearLayout, conversion, shuffle_plan
+
+# ops that relabel registers (distribute_rules: the same registers, other coordinates)
+FREE_OPS = frozenset({"broadcast", "reshape", "permute"})
+MEMORY_OPS = frozenset({"load_ptr_tko", "store_ptr_tko"})
+
+
+@dataclass(frozen=True)
+class LayoutCostModel:
+    """Costs per thread in eqsat's units (a simple ALU op 1, a float add 4; see the
+    module docstring): ``ops`` prices each op, a global access ``access_cost``, a shared
+    store or load of one 32-bit word ``shared_word_cost``, a shuffle ``shuffle_cost``, a
+    CTA barrier ``barrier_cost`` (the unit of nanotile.ir.layouts.BARRIER_COST: every warp
+    waits for the slowest), each 32-byte sector a warp's global access touches
+    ``sector_cost``."""
+
+    name: str = "generic"
+    ops: CostModel = field(default_factory=CostModel)
+    access_cost: int = 4
+    shuffle_cost: int = 2
+    select_cost: int = 1
+    shared_word_cost: int = 2
+    barrier_cost: int = 16
+    sector_cost: int = 4  # a sector the LSU serves costs it about an issue: a warp
+                          # access down a column (a sector per lane) is replayed
+
+    def value(self, op_name: str, layout: LinearLayout, is_float: bool = True) -> int:
+        """The op ``op_name`` computing its result in ``layout`` (not a memory op).
+        Integer, pointer and mask values (index arithmetic) cost once per run of
+        contiguous registers: the PTX passes fold the rest into the immediate offsets of
+        a vector access (ptx-fold-address-offsets) and drop masks a vector shares."""
+        if op_name in FREE_OPS:
+            return 0
+        runs = layout.registers if is_float else \
+            max(1, layout.registers // layout.contiguous_registers())
+        return self.ops.op_cost(op_name) * runs
+
+    def memory(self, layout: LinearLayout, width: int, element_bytes: int) -> int:
+        """A load or store in ``layout``, ``width`` elements per access at most: its
+        accesses, and the 32-byte sectors each warp access touches (a warp whose lanes
+        walk down a column touches a sector per lane; rows are taken to be far apart)."""
+        vector = max(1, min(layout.contiguous_registers(), width))
+        accesses = -(-layout.registers // vector)
+        return accesses * (self.access_cost + self.sector_cost *
+                           sectors(layout, vector, element_bytes))
+
+    def conversion(self, source: LinearLayout, target: LinearLayout,
+                   element_bytes: int) -> int:
+        """A convert_layout from ``source`` to ``target`` as lower-convert-layout
+        lowers it."""
+        kind = conversion(source, target)
+        if kind in ("none", "registers"):
+            return 0
+        words = max(1, -(-element_bytes // 4))
+        plan = shuffle_plan(source, target) if kind == "warp" else None
+        if plan is not None:
+            selects = len(plan.registers) * ((1 << plan.select_bits) - 1)
+            return words * (plan.shuffles * self.shuffle_cost + selects * self.select_cost)
+        moved = (source.registers + target.registers) * words
+        return moved * self.shared_word_cost + 2 * self.barrier_cost
+
+    def shared_bytes(self, source: LinearLayout, target: LinearLayout,
+                     element_bytes: int) -> int:
+        """Bytes a conversion moves through shared memory (0 unless it goes there)."""
+        kind = conversion(source, target)
+        if kind == "shared" or (kind == "warp" and shuffle_plan(source, target) is None):
+            return source.elements * element_bytes
+        return 0
+
+
+def sectors(layout: LinearLayout, vector: int, element_bytes: int) -> int:
+    """32-byte sectors one warp access of ``vector`` elements per lane touches, the
+    tile's rows taken to lie in different sectors."""
+    last = layout.shape[-1] if layout.shape else 1
+    touched = set()
+    for lane in range(32):
+        element = 0
+        for bit, basis in enumerate(layout.lane):
+            if lane >> bit & 1:
+                element ^= basis
+        row, column = divmod(element, last)
+        first = column * element_bytes // 32
+        end = ((column + vector) * element_bytes - 1) // 32
+        touched.update((row, sector) for sector in range(first, end + 1))
+    return len(touched)
+
+
+_MODELS: dict[str, LayoutCostModel] = {}
+
+
+def register(gpu: str, model: LayoutCostModel) -> None:
+    """Make ``model`` the layout cost model of target ``gpu`` (sm_90, sm_100)."""
+    _MODELS[gpu] = model
+
+
+def layout_costs_for(gpu: str) -> LayoutCostModel:
+    return _MODELS.get(gpu) or LayoutCostModel()

@@ -1,0 +1,395 @@
+"""The layout choice of one entry as an e-graph problem (assign-layouts{strategy=eqsat}).
+
+After the greedy rule (assign_layouts.py) has given every tile value a layout, some of
+them could take another one: the result of an op that may compute in any layout
+(elementwise ops, broadcast, reshape, permute, iota, constants), a load, and the layout a
+store writes from. Each such place is a *slot*; every other value keeps greedy's layout.
+Values a loop or if carries, accumulators, and the operands of reductions, scans and
+MMAs (whose own wants depend on the operand's layout) are not slots.
+
+Candidates come from egglog rules (nanotile/egraph/layout_rules/*.egg) over facts this
+module computes with the layout algebra, over a finite universe of layouts (greedy's
+choice and the anchors' closure under the algebra):
+
+- ``(Seed s l)``: greedy's layout of slot ``s``, a memory op's coalesced layout, the
+  layout a fixed user (one that is no slot) wants of ``s``, and the layout ``s`` may
+  compute in to read a fixed operand where it is;
+- ``(Back s l t m)``: slot ``s`` in layout ``l`` wants its operand slot ``t`` in ``m``
+  (``broadcast_source``, ``reshape``, ``permute`` or the same layout);
+- ``(Fwd t m s l)``: operand slot ``t`` in ``m`` lets its user slot ``s`` take ``l``
+  without a conversion (a store writes from where its value is);
+- ``(LayoutText l "...")`` and ``(SlotText s "%12")``: how each prints, for user rules.
+
+The rules derive ``(Cand s l)``; a user's rule file (``assign-layouts{rules=my.egg}``,
+``--layout-rules my.egg``) may add ``(Cand s l)`` facts or forbid layouts with
+``(ForbidLayout l)`` / ``(Forbid s l)``. layout_extract.py then picks one candidate per
+slot by the target's cost model.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...ir import types as T
+from ...ir.core import Operation, Value
+from ...ir.layouts import LinearLayout, default_blocked
+from ...ir.optable import lookup
+from . import layout_rules as R
+from .contiguity import vector_width
+from .shared_memory import element_bytes
+
+RULES_DIR = Path(__file__).resolve().parents[2] / "egraph" / "layout_rules"
+MAX_CANDIDATES = 6   # per slot: the closure stops growing a slot beyond this
+MAX_ROUNDS = 8       # of the closure in Python (the universe of layouts)
+NOT_SLOTS = frozenset({"reduce", "scan", "mmaf", "mmai", "mmaf_scaled"})
+
+
+@dataclass
+class Edge:
+    """Operand ``index`` of ``op``: the operand's slot (None: a fixed value, ``have``)
+    and the user's slot (None: a fixed op that wants ``want``)."""
+
+    op: Operation
+    index: int
+    operand: object | None
+    user: object | None
+    have: object | None = None
+    want: object | None = None
+    key: tuple | None = None  # _transfer_key
+
+
+@dataclass
+class LayoutProblem:
+    """Slots (a Value, or a store's Operation), their candidates, and the edges between
+    them and the fixed values (see the module docstring)."""
+
+    slots: list[object] = field(default_factory=list)
+    greedy: dict[object, LinearLayout] = field(default_factory=dict)
+    candidates: dict[object, list[LinearLayout]] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+    widths: dict[object, int] = field(default_factory=dict)  # memory slots' vector cap
+    element_bytes: dict[object, int] = field(default_factory=dict)  # memory slots'
+    names: dict[object, str] = field(default_factory=dict)
+    nodes: int = 0          # e-nodes of the saturated layout e-graph
+    seconds: float = 0.0    # building and saturating it
+    program: str = ""       # the egglog program that ran (for --dump-egraph)
+    memo: dict[tuple, object] = field(default_factory=dict)  # the algebra's answers
+    operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
+    wants: dict[tuple, object] = field(default_factory=dict)  # want's, by edge
+
+    def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
+        """operand_want of ``edge`` with its user in ``layout`` (computed once; None
+        where the algebra has no answer too)."""
+        key = (id(edge), layout)  # extraction asks this most: the short key first
+        if key not in self.wants:
+            answer = self._answer(operand_want, edge, layout)
+            self.wants[key] = None if answer is UNFIT else answer
+        return self.wants[key]
+
+    def wish(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
+        """user_layout of ``edge`` with its operand in ``layout`` (computed once)."""
+        answer = self._answer(user_layout, edge, layout)
+        return None if answer is UNFIT else answer
+
+    def fits(self, slot: object, layout: LinearLayout) -> bool:
+        """``slot`` may compute in ``layout``: the algebra gives each of its operands
+        the layout it then needs (a reshape that cannot follow a layout cannot take it)."""
+        if not self.operands_of:
+            for edge in self.edges:
+                self.operands_of.setdefault(edge.user, []).append(edge)
+        return all(self._answer(operand_want, edge, layout) is not UNFIT
+                   for edge in self.operands_of.get(slot, []))
+
+    def _answer(self, rule, edge: Edge, layout: LinearLayout) -> object:
+        key = (_transfer_key(edge), layout, rule)
+        if key not in self.memo:
+            try:
+                self.memo[key] = rule(edge.op, edge.index, layout)
+            except ValueError:
+                self.memo[key] = UNFIT
+        return self.memo[key]
+
+
+UNFIT = object()  # the answer where the layout algebra refuses (a ValueError)
+
+
+def _transfer_key(edge: Edge) -> tuple:
+    """What the algebra's answer for ``edge`` depends on (ops of one kind, shapes and
+    permutation transfer layouts alike: a kernel's many reshapes of one shape), made
+    once per edge."""
+    if edge.key is None:
+        op = edge.op
+        shapes = tuple(tuple(getattr(v.type, "shape", ())) for v in
+                       (op.operands[edge.index], *op.results[:1]))
+        if op.name == "store_ptr_tko":
+            shapes += (tuple(op.operands[0].type.shape),)
+        edge.key = (op.name, shapes, str(op.attributes.get("permutation")),
+                    edge.index if op.name in R.MEMORY_OPS else 0)
+    return edge.key
+
+
+def slot_of_op(op: Operation) -> object:
+    """The slot whose layout ``op`` computes in: a store's own, else its result."""
+    return op if op.name == "store_ptr_tko" else op.results[0]
+
+
+def build_problem(assignment) -> LayoutProblem:
+    """The slots and edges of ``assignment`` (an assign_layouts.Assignment after its
+    greedy steps, with the greedy layouts written into the types)."""
+    problem = LayoutProblem()
+    ops = list(assignment.entry.walk())[1:]
+    for op in ops:
+        slot = _slot(assignment, op)
+        if slot is not None:
+            problem.slots.append(slot)
+            problem.greedy[slot] = assignment.layout[slot] if isinstance(slot, Value) \
+                else assignment.anchor[slot]
+            problem.names[slot] = _name(op)
+            if op.name in R.MEMORY_OPS:
+                size = element_bytes(op.operands[0].type.element.pointee)
+                problem.element_bytes[slot] = size
+                problem.widths[slot] = vector_width(assignment.contiguity, op, size)
+    slots = set(problem.slots)
+    for op in ops:
+        user = slot_of_op(op) if op.results or op.name == "store_ptr_tko" else None
+        user = user if user in slots else None
+        for i, v in enumerate(op.operands):
+            if not _distributed(v):
+                continue
+            operand = v if v in slots else None
+            if operand is None and user is None:
+                continue
+            want = None if user is not None else R.required_layout(
+                op, i, assignment.anchor.get(op), assignment.mma.get(op))
+            problem.edges.append(Edge(op, i, operand, user, assignment.layout.get(v), want))
+    return problem
+
+
+def _slot(assignment, op: Operation) -> object | None:
+    if op.name == "store_ptr_tko":
+        layout = assignment.anchor.get(op)
+        return op if isinstance(layout, LinearLayout) and layout.elements > 1 and \
+            op.operands[1] not in assignment.accumulators else None
+    if len(op.results) != 1 and op.name != "load_ptr_tko":
+        return None
+    if not (op.name == "load_ptr_tko" or R.is_flexible(op)):
+        return None
+    v = op.results[0]
+    if not _distributed(v) or not isinstance(assignment.layout.get(v), LinearLayout):
+        return None
+    if v in assignment.accumulators:
+        return None
+    users = assignment.uses.get(v, [])
+    if any(u.name in NOT_SLOTS for u in users):
+        return None
+    return v
+
+
+def _distributed(v: Value) -> bool:
+    return isinstance(v.type, T.TileType) and v.type.num_elements > 1
+
+
+def _name(op: Operation) -> str:
+    """The op and the line it was written on (a dump's and a user rule's handle)."""
+    line = getattr(op.source, "line", None) if op.source is not None else None
+    return f"{op.name}@{line}" if line else op.name
+
+
+# ---- the layout algebra: what a slot in a layout wants of its operands --------------
+
+
+def operand_want(op: Operation, index: int, layout: LinearLayout) -> LinearLayout | None:
+    """The layout operand ``index`` of ``op`` must have when ``op`` computes in
+    ``layout`` (None: none, or a one-element operand every thread holds)."""
+    v = op.operands[index]
+    if not _distributed(v):
+        return None
+    shape = tuple(v.type.shape)
+    if op.name in R.MEMORY_OPS:
+        return layout if shape == layout.shape else None
+    if op.name == "broadcast":
+        return layout.broadcast_source(shape)
+    if op.name == "reshape":
+        return layout.reshape(shape)
+    if op.name == "permute":
+        return layout.permute(R.inverse_permutation(op.attributes["permutation"]))
+    row = lookup(op.name)
+    if row is not None and "elementwise" in row.traits and shape == layout.shape:
+        return layout
+    return None
+
+
+def user_layout(op: Operation, index: int, layout: LinearLayout) -> LinearLayout | None:
+    """The layout ``op`` may compute in so that operand ``index``, in ``layout``, needs
+    no conversion (None: none that the algebra finds)."""
+    result_shape = tuple(op.operands[0].type.shape) if op.name == "store_ptr_tko" else \
+        tuple(op.results[0].type.shape)
+    if op.name == "reshape":
+        return layout.reshape(result_shape)
+    if op.name == "permute":
+        return layout.permute(tuple(op.attributes["permutation"]))
+    if op.name == "broadcast" or layout.shape != result_shape:
+        return None
+    return layout
+
+
+# ---- the universe and the facts ---------------------------------------------------------
+
+
+def seeds(problem: LayoutProblem, warps: int) -> dict[object, list[LinearLayout]]:
+    """Each slot's proposals: greedy's layout, a memory op's coalesced one, what its
+    fixed users want, and the layout of a fixed operand (no conversion of it)."""
+    proposed: dict[object, list[LinearLayout]] = {s: [problem.greedy[s]]
+                                                  for s in problem.slots}
+    for slot, width in problem.widths.items():
+        _add(problem, slot, proposed,
+             default_blocked(problem.greedy[slot].shape, warps, width))
+    for edge in problem.edges:
+        if edge.user is None and isinstance(edge.want, LinearLayout):
+            _add(problem, edge.operand, proposed, edge.want)
+        elif edge.operand is None and isinstance(edge.have, LinearLayout):
+            wish = problem.wish(edge, edge.have)
+            if wish is not None:  # compute where the fixed operand already is
+                _add(problem, edge.user, proposed, wish)
+    return proposed
+
+
+def close_candidates(problem: LayoutProblem, proposed: dict[object, list]
+                     ) -> dict[object, list]:
+    """Python's closure of the seeds under Back and Fwd: the finite universe of
+    layouts each slot may reach (egglog's rules then derive the same Cand facts, plus
+    what user rules add)."""
+    reach = {slot: list(layouts) for slot, layouts in proposed.items()}
+    for _ in range(MAX_ROUNDS):
+        grew = False
+        for edge in problem.edges:
+            if edge.user is None or edge.operand is None:
+                continue
+            for layout in list(reach[edge.user]):
+                want = problem.want(edge, layout)
+                grew |= want is not None and _add(problem, edge.operand, reach, want)
+            for layout in list(reach[edge.operand]):
+                wish = problem.wish(edge, layout)
+                grew |= wish is not None and _add(problem, edge.user, reach, wish)
+        if not grew:
+            break
+    return reach
+
+
+def _add(problem: LayoutProblem, slot: object, reach: dict[object, list],
+         layout: LinearLayout) -> bool:
+    """Make ``layout`` a candidate of ``slot`` (if new, fitting and there is room)."""
+    layouts = reach[slot]
+    if layout in layouts or len(layouts) >= MAX_CANDIDATES or \
+            not problem.fits(slot, layout):
+        return False
+    layouts.append(layout)
+    return True
+
+
+def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[object, list],
+          texts: bool) -> tuple[dict[str, list[tuple]], list]:
+    """The egglog facts of ``problem`` over the universe ``reach``, as rows per relation,
+    and the universe (layout number -> layout). ``texts``: with SlotText and LayoutText
+    (for user rules and dumps; printing every layout takes time)."""
+    universe: list[LinearLayout] = []
+    number: dict[LinearLayout, int] = {}
+    slot_number = {s: i for i, s in enumerate(problem.slots)}
+
+    def layout_id(layout: LinearLayout) -> int:
+        if layout not in number:
+            number[layout] = len(universe)
+            universe.append(layout)
+        return number[layout]
+
+    rows: dict[str, list[tuple]] = {"Seed": [], "Back": [], "Fwd": [], "SlotText": [],
+                                    "LayoutText": []}
+    for slot in problem.slots:
+        s = slot_number[slot]
+        if texts:
+            rows["SlotText"].append((s, problem.names[slot]))
+        rows["Seed"] += [(s, layout_id(layout)) for layout in proposed[slot]]
+    for edge in problem.edges:
+        if edge.user is None or edge.operand is None:
+            continue
+        user, operand = slot_number[edge.user], slot_number[edge.operand]
+        for layout in reach[edge.user]:
+            want = problem.want(edge, layout)
+            if want is not None and want in reach[edge.operand]:
+                rows["Back"].append((user, layout_id(layout), operand, layout_id(want)))
+        for layout in reach[edge.operand]:
+            wish = problem.wish(edge, layout)
+            if wish is not None and wish in reach[edge.user]:
+                rows["Fwd"].append((operand, layout_id(layout), user, layout_id(wish)))
+    rows["LayoutText"] = [(i, str(layout)) for i, layout in
+                          enumerate(universe if texts else ())]
+    return rows, universe
+
+
+def load_facts(program, rows: dict[str, list[tuple]], inline: bool) -> None:
+    """Put ``rows`` into the session's e-graph: as the actions of one rule (the egglog
+    program then shows them: dumps, user rules), else each relation read by egglog's
+    ``input`` from tab-separated text in an in-memory file (Linux's memfd), many times
+    faster than egglog parsing the facts."""
+    if inline or not hasattr(os, "memfd_create"):
+        text = "\n".join(f"({name} {' '.join(_atom(x) for x in row)})"
+                          for name, table in rows.items() for row in table)
+        program.run_text(f"(ruleset layout-input)\n(rule () (\n{text}) :ruleset layout-input)"
+                         "\n(run-schedule (run layout-input))\n", "<layout facts>")
+        return
+    files = []
+    try:
+        for name, table in rows.items():
+            if table:
+                fd = os.memfd_create(f"nanotile-{name}")
+                files.append((name, fd))
+                os.write(fd, "".join("\t".join(map(str, row)) + "\n"
+                                     for row in table).encode())
+        program.run_text("\n".join(f'(input {name} "/proc/self/fd/{fd}")'
+                                    for name, fd in files), "<layout facts>")
+    finally:
+        for _, fd in files:
+            os.close(fd)
+
+
+def _atom(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def saturate(problem: LayoutProblem, proposed: dict[object, list],
+             reach: dict[object, list], rule_files: list[Path],
+             dump: tuple[str, str] | None = None, count: bool = False) -> None:
+    """Fill ``problem.candidates`` from the saturated layout e-graph; ``dump``: the
+    folder and file stem to draw the e-graph into (--dump-egraph); ``count``: its
+    e-nodes into ``problem.nodes`` (--time-passes)."""
+    from .layout_program import LayoutProgram
+
+    texts = bool(rule_files or dump)
+    rows, universe = facts(problem, proposed, reach, texts)
+    program = LayoutProgram.shared(rule_files)
+    with program.session():
+        load_facts(program, rows, inline=texts)
+        program.saturate_all()
+        candidates = program.relation("Cand")
+        # only a user's rules forbid anything
+        forbidden = program.relation("Forbid") if rule_files else []
+        forbidden_layouts = {row[0] for row in program.relation("ForbidLayout")} \
+            if rule_files else set()
+        problem.nodes = program.node_count() if count or dump else 0
+        if dump is not None:
+            problem.program = program.program_text()
+            from ...egraph.optimize import _dump_egraph
+
+            _dump_egraph(program, dump[0], dump[1], sys.stderr)
+    for s, slot in enumerate(problem.slots):
+        chosen = [universe[l] for (t, l) in candidates if t == s
+                  and l not in forbidden_layouts and (t, l) not in forbidden
+                  and problem.fits(slot, universe[l])]  # a user's Cand may not
+        greedy = problem.greedy[slot]
+        # greedy's own layout first (its object: a kernel left as it was prints the same)
+        ordered = [greedy] if greedy in chosen else []
+        ordered += [layout for layout in chosen if layout != greedy]
+        problem.candidates[slot] = ordered or [greedy]

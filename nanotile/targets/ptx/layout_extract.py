@@ -1,0 +1,404 @@
+"""Extraction of the layout e-graph: one candidate layout per slot, cheapest by the
+target's cost model (nanotile/targets/ptx/layout_costs.py).
+
+A slot's cost depends on its neighbours' choices (a conversion costs where an operand's
+layout differs from what its user wants), so extraction is a labelling problem, not a
+per-e-class minimum: the cost of an assignment is the sum, counting every value once
+(shared values stay shared), of
+
+- each slot's own cost in its layout (an op's registers, a load's or store's accesses);
+- each edge's conversion: operand (slot or fixed value) to what its user (slot in its
+  layout, or fixed op) wants of it.
+
+Slots that share no edge are independent: each connected group is solved alone, exactly
+(every combination) when it has at most EXACT_LIMIT of them, else by local improvement
+from greedy's assignment (each slot in turn makes its best move: another candidate, alone
+or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
+kernel); when the budget runs out the group keeps greedy's layouts. A group
+changes only where the model says the new layouts are strictly cheaper and they leave
+no more conversions, and move no more bytes through shared memory, than greedy's; so a
+kernel without a better choice compiles exactly as with the greedy rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from ...ir import types as T
+from ...ir.core import Operation, Value
+from ...ir.rewrite import is_pure
+from ...ir.layouts import LinearLayout, SharedLayout
+from .layout_costs import LayoutCostModel
+from .layout_egraph import Edge, LayoutProblem
+from .remove_layout_conversions import MAX_OPS, recompute_plan
+from .shared_memory import element_bytes
+
+EXACT_LIMIT = 64        # combinations a group may have to be enumerated
+BUDGET_SECONDS = 0.5    # per kernel, for the local improvement of large groups
+
+
+@dataclass
+class Extraction:
+    """The chosen layouts and what the model says of them and of greedy's."""
+
+    chosen: dict[object, LinearLayout] = field(default_factory=dict)
+    cost: int = 0
+    greedy_cost: int = 0
+    seconds: float = 0.0
+    fell_back: int = 0  # groups left greedy's because the budget ran out
+
+
+class Pricer:
+    """Costs of one problem under one model, cached per layout pair."""
+
+    def __init__(self, problem: LayoutProblem, model: LayoutCostModel) -> None:
+        self.problem = problem
+        self.model = model
+        self.memo: dict[tuple, int] = {}
+
+    def own(self, slot: object, layout: LinearLayout) -> int:
+        key = (id(slot), layout)
+        if key not in self.memo:
+            if slot in self.problem.widths:
+                self.memo[key] = self.model.memory(layout, self.problem.widths[slot],
+                                                   self.problem.element_bytes[slot])
+            else:
+                element = getattr(slot.type, "element", None)
+                self.memo[key] = self.model.value(slot.owner.name, layout,
+                                                  bool(getattr(element, "is_float", False)))
+        return self.memo[key]
+
+    def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
+        return self.problem.want(edge, user)
+
+    def edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+             ) -> int:
+        """The conversion ``edge`` pays with its user and operand in these layouts."""
+        key = (id(edge), user, operand)
+        cost = self.memo.get(key)
+        if cost is None:
+            cost = self.memo[key] = self._edge(edge, user, operand)
+        return cost
+
+    def _edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+              ) -> int:
+        have, want = self.ends(edge, user, operand)
+        if want is None:
+            return 0
+        return self.conversion(edge, have, want) + self.unvectorized(edge, want)
+
+    def ends(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+             ) -> tuple[LinearLayout | None, object | None]:
+        """What ``edge`` converts from and to (``None, None``: nothing)."""
+        have = operand if edge.operand is not None else edge.have
+        want = self.want(edge, user) if edge.user is not None else edge.want
+        if want is None or not isinstance(have, LinearLayout) or have == want:
+            return None, None
+        return have, want
+
+    def moved(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+              ) -> tuple[int, int]:
+        """The conversions ``edge`` leaves in the kernel (0 or 1; one that
+        remove-layout-conversions computes again is none) and the bytes it moves through
+        shared memory."""
+        key = ("moved", id(edge), user, operand)
+        if key not in self.memo:
+            self.memo[key] = self._moved(edge, user, operand)
+        return self.memo[key]
+
+    def _moved(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+               ) -> tuple[int, int]:
+        have, want = self.ends(edge, user, operand)
+        value = edge.op.operands[edge.index]
+        if want is None or (isinstance(want, LinearLayout) and
+                            self.recomputed(value, want) is not None):
+            return 0, 0
+        size = element_bytes(value.type.element)
+        if isinstance(want, SharedLayout):
+            return 1, value.type.num_elements * size
+        return 1, self.model.shared_bytes(have, want, size) \
+            if isinstance(want, LinearLayout) else 0
+
+    def unvectorized(self, edge: Edge, want: object) -> int:
+        """A converted pointer or mask hides its contiguity from vectorize-memory: the
+        access then moves one element at a time."""
+        width = self.problem.widths.get(edge.user)
+        operand = edge.op.operands[edge.index].type
+        if width is None or width == 1 or not isinstance(want, LinearLayout) or \
+                (edge.index != 0 and operand.element != T.I1):
+            return 0
+        key = ("unvectorized", want, width, id(edge.user))
+        if key not in self.memo:
+            size = self.problem.element_bytes[edge.user]
+            self.memo[key] = self.model.memory(want, 1, size) - \
+                self.model.memory(want, width, size)
+        return self.memo[key]
+
+    def conversion(self, edge: Edge, have: LinearLayout, want: object) -> int:
+        value = edge.op.operands[edge.index]
+        if isinstance(want, LinearLayout):
+            again = self.recomputed(value, want)
+            if again is not None:
+                return again
+        size = element_bytes(value.type.element)
+        key = (have, want, size)
+        if key not in self.memo:
+            if isinstance(want, LinearLayout):
+                self.memo[key] = self.model.conversion(have, want, size)
+            elif isinstance(want, SharedLayout):  # a store to shared memory, then read
+                words = max(1, -(-size // 4))
+                self.memo[key] = have.registers * words * self.model.shared_word_cost
+            else:
+                self.memo[key] = 0
+        return self.memo[key]
+
+
+    def recomputed(self, value: Value, want: LinearLayout) -> int | None:
+        """What computing ``value`` again in ``want`` costs, where
+        remove-layout-conversions will do that instead of converting (None: it will
+        not)."""
+        key = ("again", id(value), want)
+        if key not in self.memo:
+            plan = recompute_plan(value, want) if self.computed_from_indices(value) \
+                else None
+            self.memo[key] = None if plan is None else sum(
+                self.model.value(v.owner.name, layout,
+                                 bool(getattr(v.type.element, "is_float", False)))
+                for v, layout in plan)
+        return self.memo[key]
+
+
+    def computed_from_indices(self, value: Value) -> bool:
+        """``value`` is computed by pure ops from iotas, constants and one-element
+        values, at most MAX_OPS of them: what remove-layout-conversions may compute
+        again (the quick test before its plan for one layout)."""
+        key = ("indices", id(value))
+        if key not in self.memo:
+            todo, seen = [value], 0
+            self.memo[key] = True
+            while todo and self.memo[key]:
+                v = todo.pop()
+                op = v.owner if isinstance(v.owner, Operation) else None
+                if isinstance(v.type, T.TileType) and v.type.num_elements == 1:
+                    continue
+                seen += 1
+                if op is None or seen > MAX_OPS or op.regions or not is_pure(op):
+                    self.memo[key] = False
+                elif op.name not in ("iota", "constant"):
+                    todo += op.operands
+        return self.memo[key]
+
+
+def groups(problem: LayoutProblem) -> list[list[object]]:
+    """Slots with a choice (more than one candidate, or not greedy's), in groups joined
+    by edges through slots."""
+    parent = {s: s for s in problem.slots}
+
+    def root(s: object) -> object:
+        while parent[s] is not s:
+            parent[s] = parent[parent[s]]
+            s = parent[s]
+        return s
+
+    for edge in problem.edges:
+        if edge.user is not None and edge.operand is not None:
+            parent[root(edge.user)] = root(edge.operand)
+    by_root: dict[object, list[object]] = {}
+    for s in problem.slots:
+        by_root.setdefault(root(s), []).append(s)
+    return [g for g in by_root.values() if any(
+        len(problem.candidates[s]) > 1 or problem.candidates[s][0] != problem.greedy[s]
+        for s in g)]
+
+
+def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
+    """One layout per slot (see the module docstring)."""
+    start = time.perf_counter()
+    pricer = Pricer(problem, model)
+    result = Extraction(chosen=dict(problem.greedy))
+    edges_of: dict[object, list[Edge]] = {}
+    for edge in problem.edges:
+        for s in {edge.user, edge.operand} - {None}:
+            edges_of.setdefault(s, []).append(edge)
+    deadline = start + BUDGET_SECONDS
+    for group in groups(problem):
+        edges = list({id(e): e for s in group for e in edges_of.get(s, [])}.values())
+        greedy = {s: problem.greedy[s] for s in group}
+        before = group_cost(pricer, group, edges, greedy)
+        best = solve(pricer, group, edges, greedy, deadline)
+        if best is None:
+            result.fell_back += 1
+            best = greedy
+        after = group_cost(pricer, group, edges, best)
+        forced = any(greedy[s] not in problem.candidates[s] for s in group)
+        if forced or (after < before and not converts_more(pricer, edges, greedy, best)):
+            result.chosen.update(best)
+            result.cost += after
+        else:
+            result.cost += before
+        result.greedy_cost += before
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def converts_more(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout],
+                  best: dict[object, LinearLayout]) -> bool:
+    """``best`` leaves more conversions than greedy's layouts, or moves more bytes through
+    shared memory: the model's price of a round trip is a guess, so such a choice is
+    not taken whatever the model says."""
+    def totals(layouts: dict[object, LinearLayout]) -> tuple[int, int]:
+        moved = [pricer.moved(e, layouts.get(e.user), layouts.get(e.operand)) for e in edges]
+        return sum(m[0] for m in moved), sum(m[1] for m in moved)
+
+    (count, shared), (greedy_count, greedy_shared) = totals(best), totals(greedy)
+    return count > greedy_count or shared > greedy_shared
+
+
+def group_cost(pricer: Pricer, group: list[object], edges: list[Edge],
+               layouts: dict[object, LinearLayout]) -> int:
+    total = sum(pricer.own(s, layouts[s]) for s in group)
+    for edge in edges:
+        total += pricer.edge(edge, layouts.get(edge.user), layouts.get(edge.operand))
+    return total
+
+
+def solve(pricer: Pricer, group: list[object], edges: list[Edge],
+          greedy: dict[object, LinearLayout], deadline: float
+          ) -> dict[object, LinearLayout] | None:
+    """The cheapest assignment of ``group`` found (None: out of time)."""
+    candidates = pricer.problem.candidates
+    choosing = [s for s in group if len(candidates[s]) > 1]
+    fixed = {s: candidates[s][0] for s in group if len(candidates[s]) == 1}
+    combinations = 1
+    for s in choosing:
+        combinations *= len(candidates[s])
+    if combinations <= EXACT_LIMIT:
+        best, best_cost = None, None
+        for picks in itertools.product(*(candidates[s] for s in choosing)):
+            layouts = {**fixed, **dict(zip(choosing, picks))}
+            cost = group_cost(pricer, group, edges, layouts)
+            if best_cost is None or cost < best_cost:
+                best, best_cost = layouts, cost
+        return best
+    return improve(pricer, edges, greedy, choosing, fixed, deadline)
+
+
+def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout],
+            choosing: list[object], fixed: dict[object, LinearLayout], deadline: float
+            ) -> dict[object, LinearLayout] | None:
+    """Local improvement from greedy's layouts (greedy's own where it is a candidate).
+    A move gives one slot another candidate, alone or with the operand slots that can
+    follow it (each taking the layout its user then wants: the address arithmetic of a
+    store moves with the store); each slot in turn makes its best move while one saves
+    something and keeps the conversions and shared bytes within greedy's
+    (converts_more). A move is priced by what changes: its slots' and edges' costs."""
+    candidates = pricer.problem.candidates
+    layouts = {**fixed, **{s: greedy[s] if greedy[s] in candidates[s] else candidates[s][0]
+                           for s in choosing}}
+    touching: dict[object, list[Edge]] = {}
+    for edge in edges:
+        for s in {edge.user, edge.operand} - {None}:
+            touching.setdefault(s, []).append(edge)
+    room = [0, 0]  # conversions and shared bytes the search may still add
+    improved = True
+    while improved:
+        improved = False
+        for s in choosing:
+            if time.perf_counter() > deadline:
+                return None
+            best = best_move(pricer, touching, layouts, s, room)
+            if best is not None:
+                move, count, shared = best
+                layouts.update(move)
+                room[0] -= count
+                room[1] -= shared
+                improved = True
+    return layouts
+
+
+def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
+              layouts: dict[object, LinearLayout], s: object, room: list[int]
+              ) -> tuple[dict[object, LinearLayout], int, int] | None:
+    """The move of slot ``s`` (alone or with its operands) that saves most within
+    ``room``, with the conversions and shared bytes it adds; None if none saves."""
+    best, saved = None, 0
+    for layout in pricer.problem.candidates[s]:
+        if layout == layouts[s]:
+            continue
+        alone = {s: layout}
+        chain = follow(pricer, touching, layouts, s, layout)
+        for move in (alone, chain) if len(chain) > 1 else (alone,):
+            cost = delta(pricer, touching, layouts, move)
+            if -cost <= saved:
+                continue
+            count, shared = added(pricer, touching, layouts, move)
+            if count <= room[0] and shared <= room[1]:
+                best, saved = (move, count, shared), -cost
+    return best
+
+
+def delta(pricer: Pricer, touching: dict[object, list[Edge]],
+          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
+    """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
+    moved = {**layouts, **move}
+    cost = sum(pricer.own(s, moved[s]) - pricer.own(s, layouts[s]) for s in move)
+    edges = {id(e): e for s in move for e in touching.get(s, [])}
+    for e in edges.values():
+        cost += pricer.edge(e, moved.get(e.user), moved.get(e.operand)) - \
+            pricer.edge(e, layouts.get(e.user), layouts.get(e.operand))
+    return cost
+
+
+def added(pricer: Pricer, touching: dict[object, list[Edge]],
+          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]
+          ) -> tuple[int, int]:
+    """The conversions and shared bytes ``move`` adds to ``layouts``'."""
+    moved = {**layouts, **move}
+    count = shared = 0
+    edges = {id(e): e for s in move for e in touching.get(s, [])}
+    for e in edges.values():
+        new = pricer.moved(e, moved.get(e.user), moved.get(e.operand))
+        old = pricer.moved(e, layouts.get(e.user), layouts.get(e.operand))
+        count += new[0] - old[0]
+        shared += new[1] - old[1]
+    return count, shared
+
+
+def follow(pricer: Pricer, touching: dict[object, list[Edge]],
+           layouts: dict[object, LinearLayout], start: object, layout: LinearLayout
+           ) -> dict[object, LinearLayout]:
+    """The move of ``start`` to ``layout`` with its operand slots (and theirs...) in the
+    layout their user then wants, where that is one of their candidates."""
+    candidates = pricer.problem.candidates
+    move = {start: layout}
+    todo = [start]
+    while todo:
+        user = todo.pop()
+        for edge in touching.get(user, []):
+            if edge.user is not user or edge.operand is None or edge.operand in move:
+                continue
+            want = pricer.want(edge, move[user])
+            if want is not None and want != layouts[edge.operand] and \
+                    want in candidates[edge.operand]:
+                move[edge.operand] = want
+                todo.append(edge.operand)
+    return move
+
+
+def describe(problem: LayoutProblem, extraction: Extraction) -> str:
+    """The chosen layout of every slot that had a choice, or lost greedy's (for
+    --dump-egraph)."""
+    lines = [f"; model cost {extraction.cost} (greedy {extraction.greedy_cost}), "
+             f"{extraction.seconds * 1000:.1f} ms"]
+    for slot in problem.slots:
+        if len(problem.candidates[slot]) < 2 and \
+                problem.candidates[slot][0] == problem.greedy[slot]:
+            continue
+        chosen = extraction.chosen[slot]
+        mark = "" if chosen == problem.greedy[slot] else "   (greedy: "
+        mark += f"{problem.greedy[slot]})" if mark else ""
+        count = len(problem.candidates[slot])
+        lines.append(f"{problem.names[slot]}: {chosen}{mark}  [{count} candidates]")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,54 @@
+"""The egglog program of the layout choice: nanotile/egraph/layout_schema.egg, the
+rulesets of nanotile/egraph/layout_rules/*.egg and a user's files, loaded once per
+process (like eqsat's, nanotile.egraph.engine.Program) and run per kernel in a session.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ...egraph.engine import Program, Stats, egglog_bindings
+from .layout_egraph import RULES_DIR
+
+SCHEMA = RULES_DIR.parent / "layout_schema.egg"
+_SHARED: dict[tuple, LayoutProgram] = {}
+
+
+class LayoutProgram(Program):
+    """The layout schema and rules in one e-graph (sessions as Program's)."""
+
+    @staticmethod
+    def shared(rule_files: list[Path]) -> LayoutProgram:  # type: ignore[override]
+        files = [*sorted(RULES_DIR.glob("*.egg")), *rule_files]
+        key = tuple((str(p), p.stat().st_mtime_ns if p.exists() else 0) for p in files)
+        program = _SHARED.get(key)
+        if program is None:
+            program = LayoutProgram(files)
+            _SHARED[key] = program
+        return program
+
+    def __init__(self, rule_files: list[Path]) -> None:  # noqa: D107 - see the class
+        self.egraph = egglog_bindings().EGraph()
+        self.texts: list[str] = []
+        self.rulesets: list[str] = []
+        self.rules = []
+        self.disabled = frozenset()
+        self.run_text(SCHEMA.read_text(), str(SCHEMA.name))
+        for path in rule_files:
+            self.load_rules(path)
+
+    def saturate_all(self) -> Stats:
+        """Every ruleset to saturation, in loading order, until none adds a fact (one
+        egglog schedule: a command each costs more than the rules on a kernel)."""
+        stats = Stats()
+        steps = " ".join(f"(saturate (run {name}))" for name in self.rulesets)
+        self._run(f"(run-schedule (saturate (seq {steps})))", "layout", stats)
+        return stats
+
+    def relation(self, name: str) -> list[tuple[int, ...]]:
+        """The rows of relation ``name`` (numbers only), read from egglog's printout
+        in one piece (converting each term on its own is slower)."""
+        out = self.run_text(f"(print-function {name} 1000000)", "<read>")[-1]
+        rows = re.findall(rf"\({name} ([-\d ]+)\) ->", str(out))
+        return [tuple(int(w) for w in row.split()) for row in rows]

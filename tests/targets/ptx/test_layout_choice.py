@@ -1,0 +1,201 @@
+"""assign-layouts{strategy=eqsat}: the layout e-graph and its extraction.
+
+- a kernel where greedy converts (two f16 loads read by a compare whose bools are stored
+  one per thread) and eqsat does not, and the emulator agrees with the interpreter on
+  eqsat's PTX for both targets;
+- strategy=greedy leaves the layout e-graph alone (and gives greedy's conversions);
+- a user's layout rule file that forbids a layout changes the choice, and --dump-egraph
+  writes the e-graph, its program and the choice;
+- the layout-candidates ruleset derives candidates from seeds, Back and Fwd facts;
+- the cost model prices conversions by their route and accesses by their sectors;
+- a missing layout rule file is a one-line error.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nanotile
+from nanotile.compare import first_difference
+from nanotile.ir.layouts import default_blocked
+from nanotile.ir.parser import parse_text
+from nanotile.passes.manager import PipelineRun, RunOptions
+from nanotile.passes.registry import parse_pipeline
+from nanotile.passes.semantics import make_inputs
+from nanotile.targets.ptx.layout_costs import LayoutCostModel, layout_costs_for, sectors
+
+ROOT = Path(__file__).resolve().parents[3]
+
+COMPARE = """
+cuda_tile.module @tests {
+  entry @compare(%p: tile<ptr<f16>>, %q: tile<ptr<f16>>, %r: tile<ptr<i1>>) {
+    %ap = assume div_by<16>, %p : tile<ptr<f16>>
+    %aq = assume div_by<16>, %q : tile<ptr<f16>>
+    %i = iota : tile<64xi32>
+    %b0 = reshape %ap : tile<ptr<f16>> -> tile<1xptr<f16>>
+    %b = broadcast %b0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
+    %a = offset %b, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
+    %x, %t = load_ptr_tko weak %a : tile<64xptr<f16>> -> tile<64xf16>, token
+    %c0 = reshape %aq : tile<ptr<f16>> -> tile<1xptr<f16>>
+    %c = broadcast %c0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
+    %d = offset %c, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
+    %y, %u = load_ptr_tko weak %d : tile<64xptr<f16>> -> tile<64xf16>, token
+    %gt = cmpf greater_than ordered %x, %y : tile<64xf16> -> tile<64xi1>
+    %e0 = reshape %r : tile<ptr<i1>> -> tile<1xptr<i1>>
+    %e = broadcast %e0 : tile<1xptr<i1>> -> tile<64xptr<i1>>
+    %f = offset %e, %i : tile<64xptr<i1>>, tile<64xi32> -> tile<64xptr<i1>>
+    %w = store_ptr_tko weak %f, %gt : tile<64xptr<i1>>, tile<64xi1> -> token
+    return
+  }
+}
+"""
+ONE_PER_THREAD = "#blocked<per_thread=[1], lanes=[32], warps=[4], order=[0]>"
+FORBID = f"""; forbid-one: no tile one element per thread (the store's own layout too)
+(ruleset forbid-one)
+
+; that layout, whatever slot takes it, is not a candidate
+(rule ((LayoutText l "{ONE_PER_THREAD}")) ((ForbidLayout l)) :ruleset forbid-one)
+"""
+
+
+def laid_out(strategy: str, rules: str = "", dump: str = "", gpu: str = "sm_90") -> str:
+    """@compare after assign-layouts with these options, as text."""
+    from nanotile.ir.printer import print_module
+
+    module = parse_text(COMPARE, "compare.mlir")
+    options = f"gpu={gpu} strategy={strategy}" + (f" rules={rules}" if rules else "") + \
+        (f" dump_egraph={dump}" if dump else "")
+    steps = parse_pipeline(f"assume-to-facts,lower-views,resolve-tokens,"
+                           f"assign-layouts{{{options}}}")
+    PipelineRun(RunOptions(verify=True), io.StringIO()).run(module, steps)
+    return print_module(module)
+
+
+def test_greedy_converts_where_eqsat_does_not():
+    greedy, eqsat = laid_out("greedy"), laid_out("eqsat")
+    assert greedy.count("convert_layout") == 3  # both loads and the shared iota
+    assert eqsat.count("convert_layout") == 0
+    assert f"-> tile<64xf16, {ONE_PER_THREAD}>" in eqsat
+
+
+def test_greedy_never_builds_the_layout_egraph(monkeypatch):
+    from nanotile.targets.ptx import layout_choice
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("strategy=greedy built a layout e-graph")
+
+    monkeypatch.setattr(layout_choice, "choose_layouts", refuse)
+    assert laid_out("greedy").count("convert_layout") == 3
+    with pytest.raises(AssertionError, match="built a layout e-graph"):
+        laid_out("eqsat")
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_eqsat_choice_matches_the_interpreter_in_the_emulator(gpu):
+    from nanotile.ptxemu import run_ptx
+    from nanotile.targets.compile import compile_to_ptx
+
+    module = parse_text(COMPARE, "compare.mlir")
+    (entry,) = module.entries()
+    grid, args = make_inputs(entry, np.random.default_rng(3))
+    ptx = compile_to_ptx(copy.deepcopy(module), gpu)  # the default pipeline: eqsat
+    assert "st.shared" not in ptx  # no conversion through shared memory
+    got, want = copy.deepcopy(args), copy.deepcopy(args)
+    run_ptx(ptx, "compare", grid=(grid,) if isinstance(grid, int) else tuple(grid),
+            args=got)
+    nanotile.run(module, "compare", grid, *want)
+    assert first_difference(got, want, gpu) is None
+    assert np.any(want[2]) and not np.all(want[2])  # the kernel wrote both values
+
+
+def test_a_rule_file_that_forbids_a_layout_changes_the_choice(tmp_path):
+    rules = tmp_path / "forbid.egg"
+    rules.write_text(FORBID)
+    dump = tmp_path / "dump"
+    forbidden = laid_out("eqsat", str(rules), str(dump))
+    assert ONE_PER_THREAD not in forbidden  # not even the store's (greedy's) layout
+    assert ONE_PER_THREAD in laid_out("eqsat")
+    choice = (dump / "layouts-compare.choice.txt").read_text()
+    assert "store_ptr_tko" in choice and "(greedy: " + ONE_PER_THREAD in choice
+    assert "(ruleset forbid-one)" in (dump / "layouts-compare.egg").read_text()
+    assert (dump / "layouts-compare.json").exists() and (dump / "layouts-compare.dot").exists()
+
+
+def test_layout_candidates_ruleset():
+    from nanotile.targets.ptx.layout_program import LayoutProgram
+
+    program = LayoutProgram.shared([])
+    with program.session():
+        program.run_text("(Seed 0 10) (Back 0 10 1 11) (Fwd 1 11 2 12) (Back 2 12 3 13)",
+                         "<test>")
+        program.saturate_all()
+        program.run_text("(check (Cand 0 10) (Cand 1 11) (Cand 2 12) (Cand 3 13))",
+                         "<test>")
+        program.run_text("(check (At 1 11))", "<test>")
+        assert sorted(program.relation("Cand")) == [(0, 10), (1, 11), (2, 12), (3, 13)]
+    with program.session():  # the session leaves nothing behind
+        assert program.relation("Cand") == []
+
+
+def test_conversion_costs_follow_the_route():
+    model = LayoutCostModel()
+    wide, narrow = default_blocked((256,), 4, 4), default_blocked((256,), 4, 1)
+    assert model.conversion(wide, wide, 4) == 0
+    tile = default_blocked((64, 32), 4, 1)
+    transposed = tile.permute((1, 0)).permute((1, 0))
+    assert model.conversion(tile, transposed, 4) == 0  # the same layout
+    crossing = model.conversion(wide, narrow, 4)  # elements change warps: shared memory
+    assert crossing == (wide.registers + narrow.registers) * model.shared_word_cost + \
+        2 * model.barrier_cost
+    assert model.shared_bytes(wide, narrow, 4) == 256 * 4
+
+
+def test_accesses_pay_for_their_sectors():
+    rows = default_blocked((64, 32), 4, 1)  # lanes along a row of 32 f32: 4 sectors
+    columns = rows.permute((1, 0))           # lanes down a column: 32 sectors
+    assert sectors(rows, 1, 4) == 4 and sectors(columns, 1, 4) == 32
+    model = LayoutCostModel()
+    assert model.memory(columns, 1, 4) > model.memory(rows, 1, 4)
+
+
+def test_each_target_registers_a_model():
+    import nanotile.targets  # noqa: F401  (registers the targets' models)
+
+    assert layout_costs_for("sm_90").name == "sm_90"
+    assert layout_costs_for("sm_100").name == "sm_100"
+
+
+def test_missing_layout_rule_file_is_a_one_line_error(tmp_path):
+    path = tmp_path / "k.mlir"
+    path.write_text(COMPARE)
+    result = subprocess.run([sys.executable, "-m", "nanotile", str(path), "--target", "sm_90",
+                             "--emit=ptx", "--layout-rules", str(tmp_path / "none.egg")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "no layout rule file" in result.stderr and "none.egg" in result.stderr
+
+
+def test_a_layout_rule_file_error_points_into_the_file(tmp_path):
+    path, rules = tmp_path / "k.mlir", tmp_path / "bad.egg"
+    path.write_text(COMPARE)
+    rules.write_text("; bad: a misspelt relation\n(ruleset bad)\n"
+                     "(rule ((Cand s l)) ((Forbidd s l)) :ruleset bad)\n")
+    result = subprocess.run([sys.executable, "-m", "nanotile", str(path), "--emit=ptx",
+                             "--layout-rules", str(rules)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{rules}:3:21: error: (Forbidd s l) Unbound function Forbidd" in result.stderr
+
+
+def test_an_unknown_strategy_is_an_error():
+    from nanotile.diagnostics import CompileError
+
+    with pytest.raises(CompileError, match="must be eqsat or greedy, got 'fast'"):
+        laid_out("fast")
