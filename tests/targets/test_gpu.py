@@ -206,13 +206,34 @@ def test_gpu_dynamic_shared_memory():
     _on_gpu(body)
 
 
+def _integer_mma_inputs(m: int, n: int, k: int, low: int, high: int, numpy_type) -> list:
+    """A (m x k) and B (k x n) of integers in [low, high) as ``numpy_type``, an f32
+    accumulator and an f32 output: products and sums exact in every MMA kind."""
+    rng = np.random.default_rng(m + n + k)
+    return [rng.integers(low, high, (m, k)).astype(numpy_type),
+            rng.integers(low, high, (k, n)).astype(numpy_type),
+            rng.integers(-100, 100, (m, n)).astype(np.float32),
+            np.zeros((m, n), np.float32)]
+
+
+def _exactly_as_interpreted(driver, text: str, ptx: str, arrays: list) -> None:
+    """Kernel ``k`` of ``text`` in the interpreter and its ``ptx`` on the device, each on
+    copies of ``arrays``: the last array (the output) equal bit for bit."""
+    from nanotile.interp import run
+    from nanotile.ir.parser import parse_text
+
+    expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
+    run(parse_text(text, "<k>"), "k", (1,), *expected)
+    launch(driver, ptx, "k", (1,), got)
+    np.testing.assert_array_equal(got[-1], expected[-1])
+
+
 @pytest.mark.parametrize("m,n,k,warps", [(64, 8, 16, 4), (128, 128, 32, 4), (64, 256, 64, 4),
                                          (256, 32, 32, 8), (64, 64, 32, 8)])
 def test_gpu_wgmma(m, n, k, warps):
     """mmaf on wgmma (sm_90 only) on small integers in f16, exact: the descriptors (start,
     strides, swizzle), the 1024-byte alignment of the operands, the warpgroup grid, the
     fences and waits are those the hardware reads, not only the emulator's model."""
-    from nanotile.interp import run
     from nanotile.ir.parser import parse_text
     from nanotile.targets.compile import compile_to_ptx
 
@@ -224,15 +245,7 @@ def test_gpu_wgmma(m, n, k, warps):
         text = mma_kernel(0, m, n, k, "f16", "f32", warps)
         ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
         assert "wgmma.mma_async" in ptx
-        rng = np.random.default_rng(m + n + k)
-        arrays = [rng.integers(-8, 8, (m, k)).astype(np.float16),
-                  rng.integers(-8, 8, (k, n)).astype(np.float16),
-                  rng.integers(-100, 100, (m, n)).astype(np.float32),
-                  np.zeros((m, n), np.float32)]
-        expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
-        run(parse_text(text, "<k>"), "k", (1,), *expected)
-        launch(driver, ptx, "k", (1,), got)
-        np.testing.assert_array_equal(got[-1], expected[-1])
+        _exactly_as_interpreted(driver, text, ptx, _integer_mma_inputs(m, n, k, -8, 8, np.float16))
     _on_gpu(body)
 
 
@@ -245,7 +258,6 @@ def test_gpu_tcgen05(m, n, k, et):
     reads, not only the emulator's model."""
     import ml_dtypes
 
-    from nanotile.interp import run
     from nanotile.ir.parser import parse_text
     from nanotile.targets.compile import compile_to_ptx
 
@@ -260,15 +272,7 @@ def test_gpu_tcgen05(m, n, k, et):
         text = mma_kernel(0, m, n, k, et, "f32")
         ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
         assert "tcgen05.mma" in ptx
-        rng = np.random.default_rng(m + n + k)
-        arrays = [rng.integers(-4, 5, (m, k)).astype(numpy_type),
-                  rng.integers(-4, 5, (k, n)).astype(numpy_type),
-                  rng.integers(-100, 100, (m, n)).astype(np.float32),
-                  np.zeros((m, n), np.float32)]
-        expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
-        run(parse_text(text, "<k>"), "k", (1,), *expected)
-        launch(driver, ptx, "k", (1,), got)
-        np.testing.assert_array_equal(got[-1], expected[-1])
+        _exactly_as_interpreted(driver, text, ptx, _integer_mma_inputs(m, n, k, -4, 5, numpy_type))
     _on_gpu(body)
 
 
@@ -280,7 +284,6 @@ def test_gpu_block_scaled_tcgen05(m, n, k):
     emulator's."""
     import ml_dtypes
 
-    from nanotile.interp import run
     from nanotile.ir.parser import parse_text
     from nanotile.targets.compile import compile_to_ptx
 
@@ -304,8 +307,5 @@ def test_gpu_block_scaled_tcgen05(m, n, k):
         arrays = [data((m, k)), data((k, n)), scales((m, kb)), scales((kb, n)),
                   rng.integers(-100, 100, (m, n)).astype(np.float32),
                   np.zeros((m, n), np.float32)]
-        expected, got = copy.deepcopy(arrays), copy.deepcopy(arrays)
-        run(parse_text(text, "<k>"), "k", (1,), *expected)
-        launch(driver, ptx, "k", (1,), got)
-        np.testing.assert_array_equal(got[-1], expected[-1])
+        _exactly_as_interpreted(driver, text, ptx, arrays)
     _on_gpu(body)

@@ -285,6 +285,14 @@ TCGEN05_KINDS_CUTILE = [
 
 @pytest.mark.parametrize("name,kind", TCGEN05_KINDS_CUTILE)
 def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
+    ptx = _emulated_as_interpreted(name)
+    assert f"tcgen05.mma.cta_group::1.kind::{kind}" in ptx and "mma.sync" not in ptx
+
+
+def _emulated_as_interpreted(name: str) -> str:
+    """The cutile-tests kernel ``name`` compiled for sm_100 (assembled when ptxas is
+    installed) and run in the emulator on the interpreter's inputs: its outputs are the
+    interpreter's. Returns the PTX."""
     import nanotile
     from nanotile.compare import first_difference
 
@@ -292,7 +300,6 @@ def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
 
     module, kernel, grid, args = cutile_tests_case(name)
     ptx = compile_to_ptx(copy.deepcopy(module), "sm_100")
-    assert f"tcgen05.mma.cta_group::1.kind::{kind}" in ptx and "mma.sync" not in ptx
     if ptxas_path() is not None:
         assemble(ptx, "sm_100")
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
@@ -300,6 +307,7 @@ def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
     nanotile.run(module, kernel, grid, *want)
     nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_100")
     assert first_difference(got, want, "sm_100") is None
+    return ptx
 
 
 # ---------------------------------------------------------------- block-scaled (mmaf_scaled)
@@ -413,19 +421,6 @@ BLOCK_SCALED_CUTILE = [
 
 @pytest.mark.parametrize("name", BLOCK_SCALED_CUTILE, ids=lambda n: n[-40:])
 def test_block_scaled_cutile_matmuls_on_tcgen05(name):
-    import nanotile
-    from nanotile.compare import first_difference
-
-    from ..corpus_cases import cutile_tests_case
-
-    module, kernel, grid, args = cutile_tests_case(name)
-    ptx = compile_to_ptx(copy.deepcopy(module), "sm_100")
+    ptx = _emulated_as_interpreted(name)
     assert ptx.count("kind::mxf8f6f4.block_scale.scale_vec::1X") == 8  # 2 blocks x 4 K
     assert "fma.rn.f64" not in ptx  # not the FMA loop
-    if ptxas_path() is not None:
-        assemble(ptx, "sm_100")
-    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    nanotile.run(module, kernel, grid, *want)
-    nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name="sm_100")
-    assert first_difference(got, want, "sm_100") is None
