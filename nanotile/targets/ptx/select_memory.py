@@ -37,6 +37,31 @@ def smem(s: Selection) -> str:
     return s.cache["smem"]
 
 
+def descriptor_start(s: Selection, op: Operation) -> str:
+    """A b32 register with the shared address a matrix descriptor op (wgmma's, tcgen05's)
+    starts at: its buffer's place (allocate-shared) plus the op's ``offset``."""
+    buffer = op.attributes["buffer"]
+    placed: SharedLayout = buffer.layout
+    if placed.offset is None:
+        raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
+    address = s.fn.reg("b32")
+    s.fn.instr("add.s32", address, smem(s), str(placed.offset + op.attributes["offset"]))
+    return address
+
+
+def matrix_descriptor(s: Selection, address: str, bits: int) -> str:
+    """A b64 register with a shared-memory matrix descriptor: the start address's bits
+    17-4 in bits 13-0, or'ed with ``bits`` (strides, swizzle: the target's layout)."""
+    fn = s.fn
+    field = fn.reg("b32")
+    fn.instr("bfe.u32", field, address, "4", "14")   # (address & 0x3FFFF) >> 4
+    wide = fn.reg("b64")
+    fn.instr("cvt.u64.u32", wide, field)
+    out = fn.reg("b64")
+    fn.instr("or.b64", out, wide, hex(bits))
+    return out
+
+
 def _shared_linear(buffer: SharedLayout):
     bases = buffer.linear_bases()
     if bases is None:

@@ -45,9 +45,8 @@ committed before it are done; each thread waits on the state its own arrival ret
 from __future__ import annotations
 
 from ...ir.core import Operation
-from ...ir.layouts import SharedLayout
 from ..ptx.select_instructions import Selection, Unsupported
-from ..ptx.select_memory import smem
+from ..ptx.select_memory import descriptor_start, matrix_descriptor, smem
 
 SWIZZLE_MODE = {128: 2, 64: 4, 32: 6}
 DESCRIPTOR_VERSION = 1 << 46
@@ -64,20 +63,8 @@ def descriptor_bits(op: Operation) -> int:
 
 
 def descriptor(s: Selection, op: Operation) -> None:
-    fn = s.fn
-    buffer = op.attributes["buffer"]
-    placed: SharedLayout = buffer.layout
-    if placed.offset is None:
-        raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
-    addr = fn.reg("b32")
-    fn.instr("add.s32", addr, smem(s), str(placed.offset + op.attributes["offset"]))
-    field = fn.reg("b32")
-    fn.instr("bfe.u32", field, addr, "4", "14")   # (address & 0x3FFFF) >> 4
-    wide = fn.reg("b64")
-    fn.instr("cvt.u64.u32", wide, field)
-    out = fn.reg("b64")
-    fn.instr("or.b64", out, wide, hex(descriptor_bits(op)))
-    s.values[op.results[0]] = [out]
+    s.values[op.results[0]] = [matrix_descriptor(s, descriptor_start(s, op),
+                                                 descriptor_bits(op))]
 
 
 def _slot(s: Selection, name: str) -> str:

@@ -28,9 +28,9 @@ is the fence's copy or the previous wgmma's result); scale-d is a true predicate
 from __future__ import annotations
 
 from ...ir.core import Operation
-from ...ir.layouts import SharedLayout, log2
+from ...ir.layouts import log2
 from ..ptx.select_instructions import Selection, Unsupported
-from ..ptx.select_memory import smem
+from ..ptx.select_memory import descriptor_start, matrix_descriptor
 
 SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
 WARPGROUP_THREADS = 128
@@ -47,24 +47,13 @@ def descriptor_bits(op: Operation) -> int:
 
 def descriptor(s: Selection, op: Operation) -> None:
     fn = s.fn
-    buffer = op.attributes["buffer"]
-    placed: SharedLayout = buffer.layout
-    if placed.offset is None:
-        raise Unsupported(f"{buffer} has no place in shared memory (allocate-shared)")
-    addr = fn.reg("b32")
-    fn.instr("add.s32", addr, smem(s), str(placed.offset + op.attributes["offset"]))
+    addr = descriptor_start(s, op)
     group = _warpgroup_offset(s, tuple(op.attributes["grid"]), tuple(op.attributes["steps"]))
     if group is not None:
         moved = fn.reg("b32")
         fn.instr("add.s32", moved, addr, group)
         addr = moved
-    field = fn.reg("b32")
-    fn.instr("bfe.u32", field, addr, "4", "14")   # (address & 0x3FFFF) >> 4
-    wide = fn.reg("b64")
-    fn.instr("cvt.u64.u32", wide, field)
-    out = fn.reg("b64")
-    fn.instr("or.b64", out, wide, hex(descriptor_bits(op)))
-    s.values[op.results[0]] = [out]
+    s.values[op.results[0]] = [matrix_descriptor(s, addr, descriptor_bits(op))]
 
 
 def _warpgroup_offset(s: Selection, grid: tuple[int, int], steps: tuple[int, int]):
