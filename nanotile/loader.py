@@ -31,11 +31,45 @@ def read_input(path: str) -> bytes:
 
     try:
         if path == "-":
-            return sys.stdin.buffer.read()
+            return _read_to_end(sys.stdin.buffer)
         with open(path, "rb") as f:
-            return f.read()
+            return _read_to_end(f)
     except OSError as e:
         raise CompileError(Diagnostic("error", f"cannot read file: {e.strerror}", path)) from None
+
+
+def _read_to_end(stream) -> bytes:
+    """All of ``stream``. A pipe, FIFO or terminal is read in a loop that wakes up every
+    tenth of a second: Python raises KeyboardInterrupt when a system call is interrupted or
+    when its interpreter loop looks, so a Ctrl-C landing after the open and before the
+    first read() would otherwise wait, unseen, until data or end of file arrives (strace
+    shows it: SIGINT between open and read, then a read that never returns)."""
+    import os
+    import stat
+
+    try:
+        fd = stream.fileno()
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's BytesIO)
+        return stream.read()
+    if regular:
+        return stream.read()
+    return _read_waking(fd)
+
+
+def _read_waking(fd: int) -> bytes:
+    import os
+    import select
+
+    chunks = []
+    while True:  # each turn is a point where Python raises a pending KeyboardInterrupt
+        readable, _, _ = select.select([fd], [], [], 0.1)
+        if not readable:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def load_bytes(data: bytes, filename: str) -> Module:
