@@ -31,8 +31,10 @@ from .limits import MAX_NESTING
 from .type_rules import (
     check_gather_scatter_view_type,
     check_partition_view_type,
+    check_pointer_type,
     check_strided_view_type,
     check_tensor_view_type,
+    check_tile_type,
 )
 
 
@@ -101,12 +103,6 @@ class DILocRaw(NamedTuple):
 
 _WORD_TYPES: dict[str, T.Type] = {**T.ELEMENT_TYPES, "token": T.TOKEN,
                                   **{a: T.ELEMENT_TYPES[n] for a, n in ELEMENT_ALIASES.items()}}
-_ELEMENT_ERROR = ("failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or "
-                  "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or "
-                  "i64 or Pointer type")
-_POINTEE_ERROR = ("failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 or "
-                  "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64")
-
 
 # cuda-tile's struct(params) debug-info attributes: text name -> field of the attribute
 _SUBPROGRAM = {"file": "file", "line": "line", "name": "name", "linkageName": "linkage_name",
@@ -233,20 +229,9 @@ class ValueBuilder(Transformer):
         if "?" in dims:
             raise TextError("expected static shape", shape_tok.start_pos)
         shape = tuple(int(d) for d in dims)
-        if not isinstance(elem, T.ElementType | T.PointerType):
-            raise TextError(_ELEMENT_ERROR)
-        listed = ", ".join(map(str, shape))
-        n = 1
-        for d in shape:
-            n *= d
-        if str(elem) == "f4E2M1FN" and all(shape) and n % 2:
-            raise TextError("F4E2M1FN tiles must have an even number of elements")
-        if any(d <= 0 for d in shape):
-            raise TextError(f"all dimensions must be positive constants, got {listed}")
-        if any(d & (d - 1) for d in shape):
-            raise TextError(f"all dimensions must be powers of two, got {listed}")
-        if n > T.MAX_TILE_ELEMENTS:
-            raise TextError(f"tile would exceed the maximum of {T.MAX_TILE_ELEMENTS} elements")
+        message = check_tile_type(shape, elem)
+        if message:
+            raise TextError(message)
         if layout is None:
             return T.TileType(shape, elem)
         try:
@@ -256,8 +241,9 @@ class ValueBuilder(Transformer):
             raise TextError(f"invalid layout {layout}: {detail}", layout.start_pos) from None
 
     def ptr_type(self, c: list[Any]) -> T.Type:
-        if not isinstance(c[0], T.ElementType):
-            raise TextError(_POINTEE_ERROR)
+        message = check_pointer_type(c[0])
+        if message:
+            raise TextError(message)
         return T.PointerType(c[0])
 
     def tensor_view(self, c: list[Any]) -> T.Type:
