@@ -836,8 +836,6 @@ def _simple_op_callback(rule: OpRule) -> Any:
 def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
     """An attribute's value from its child in an op rule: a keyword, a token, or the
     value its own rule built (i32_array, predicate, identities, hints, type)."""
-    if a.kind == "unit":  # its keyword
-        return True
     if slot_kind == "rounding":
         mode = rounding_mode(opname, str(child))
         if isinstance(mode, str):
@@ -848,6 +846,8 @@ def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
         if member is None:
             raise TextError(enum_errors(opname, a, str(child), True), child.start_pos)
         return member
+    if a.kind == "unit":  # its keyword
+        return True
     return _convert(a, child)
 
 
@@ -1191,6 +1191,8 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     kind = a.kind if a is not None else None
     if v is True:  # a unit attribute: `{flush_to_zero}`
         return True
+    if kind in ("type", "attr", "hints"):  # built by the grammar's callbacks
+        return v
     if kind == "enum":
         if isinstance(v, A.IntegerAttr) and a.enum in INTEGER_ENUMS:  # type: ignore[union-attr]
             return _integer_enum(a, v)  # type: ignore[arg-type]
@@ -1208,8 +1210,6 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
         if text.startswith("@"):
             return _symbol(v)
         return parse_string_literal(text)
-    if kind in ("type", "attr", "hints"):  # built by the grammar's callbacks
-        return v
     if kind == "dense":
         if not isinstance(v, DenseRaw) or not isinstance(v.type, T.TileType):
             raise AsmError("expected a tile type for the dense value")
