@@ -247,12 +247,8 @@ class IRBuilder(ValueBuilder):
         return (c[0], c[1])
 
     def block_args(self, c: list[Any]) -> list[tuple[Token, T.Type]]:
-        args = [a for a in c if a is not None]
-        self.pending = (args, False)
-        return args
-
-    def entry_args(self, c: list[Any]) -> list[tuple[Token, T.Type]]:
-        return [a for a in c if a is not None]
+        self.pending = (c, False)
+        return c
 
     def region_open(self, c: list[Any]) -> Block:
         args, isolated = self.pending or ((), False)
@@ -393,7 +389,7 @@ class IRBuilder(ValueBuilder):
 
     def mixed_list(self, c: list[Any]) -> tuple[list[Token], int]:
         """`[%n, 64]`: its items and where it starts."""
-        return [t for t in c if t is not None], self.start
+        return c, self.start
 
     # ------------------------------------------------------------------ ops
     def named_op(self, c: list[Any]) -> Operation:
@@ -598,9 +594,6 @@ class IRBuilder(ValueBuilder):
         source = self.text[self.start:self.end]
         text = source.split("=", 1)[1].strip() if "=" in source else source
         return (key, value, key_tok.start_pos, text)
-
-    def attr_dict(self, c: list[Any]) -> list[tuple[str, Any, int, str]]:
-        return [e for e in c if e is not None]
 
     def convert_attr_dict(self, opdef: OpDef | None, entries: list[Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
