@@ -167,14 +167,7 @@ class Grammar:
         return sorted((r, d) for r, d in self.items.get(state, ()) if d > 0)
 
 
-_GRAMMARS: dict[int, Grammar] = {}
-
-
-def _grammar(tables: Tables) -> Grammar:
-    g = _GRAMMARS.get(id(tables))
-    if g is None:
-        g = _GRAMMARS[id(tables)] = Grammar(tables)
-    return g
+_grammar = cache(Grammar)  # tables -> their Grammar, built at the first syntax error
 
 
 @cache

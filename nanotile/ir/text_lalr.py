@@ -71,9 +71,10 @@ _IDENTIFIER = r"[A-Za-z_][\w$.]*"  # the grammar's NAME
 _WORD_RE = re.compile(_IDENTIFIER)
 
 
-@dataclass
+@dataclass(eq=False)
 class Tables:
-    """What the loop needs from Lark's analysis (picklable, so it can be cached)."""
+    """What the loop needs from Lark's analysis (picklable, so it can be cached; hashed by
+    identity, so that what is derived from it can be cached per table)."""
 
     actions: list[dict[str, int]]   # per state: terminal or rule -> state (>= 0), ~rule
     rules: list[Any]                # Lark's Rule objects, in table order

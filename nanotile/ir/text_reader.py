@@ -33,7 +33,7 @@ from . import attrs as A
 from . import types as T
 from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
 from .core import Block, Module, Operation, Region, Value, make_op
-from .dense_literal import check_element, literal_shape
+from .dense_literal import DENSE_ELEMENTS, check_element, literal_shape
 from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolVisibility
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
@@ -66,8 +66,7 @@ _WORD_CHAR = re.compile(r"[\w$.]")
 _DECLARATIVE_OPTIONAL_ENUMS = {"memory_scope": ("load_ptr_tko", "store_ptr_tko")}
 # ops whose cuda-tile parser (parseMemoryAttributes) refuses any scope after `weak`
 _WEAK_WITHOUT_SCOPE = ("load_view_tko", "store_view_tko")
-_CONSTANT_ELEMENTS = ("i1 or i8 or i16 or i32 or i64 or f16 or bf16 or f32 or f64 or tf32 or "
-                      "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN")
+_CONSTANT_ELEMENTS = " or ".join(DENSE_ELEMENTS)
 # what cuda-tile's parser of make_tensor_view says starts so (OpAsmParser::emitError)
 _MAKE_TENSOR_VIEW = "custom op 'cuda_tile.make_tensor_view' "
 _NO_EXTRA = MappingProxyType({})  # SourceRange.extra of ops with nothing to add
@@ -248,12 +247,8 @@ class IRBuilder(ValueBuilder):
         return (c[0], c[1])
 
     def block_args(self, c: list[Any]) -> list[tuple[Token, T.Type]]:
-        args = [a for a in c if a is not None]
-        self.pending = (args, False)
-        return args
-
-    def entry_args(self, c: list[Any]) -> list[tuple[Token, T.Type]]:
-        return [a for a in c if a is not None]
+        self.pending = (c, False)
+        return c
 
     def region_open(self, c: list[Any]) -> Block:
         args, isolated = self.pending or ((), False)
@@ -394,7 +389,7 @@ class IRBuilder(ValueBuilder):
 
     def mixed_list(self, c: list[Any]) -> tuple[list[Token], int]:
         """`[%n, 64]`: its items and where it starts."""
-        return [t for t in c if t is not None], self.start
+        return c, self.start
 
     # ------------------------------------------------------------------ ops
     def named_op(self, c: list[Any]) -> Operation:
@@ -599,9 +594,6 @@ class IRBuilder(ValueBuilder):
         source = self.text[self.start:self.end]
         text = source.split("=", 1)[1].strip() if "=" in source else source
         return (key, value, key_tok.start_pos, text)
-
-    def attr_dict(self, c: list[Any]) -> list[tuple[str, Any, int, str]]:
-        return [e for e in c if e is not None]
 
     def convert_attr_dict(self, opdef: OpDef | None, entries: list[Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -837,30 +829,19 @@ def _simple_op_callback(rule: OpRule) -> Any:
 def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
     """An attribute's value from its child in an op rule: a keyword, a token, or the
     value its own rule built (i32_array, predicate, identities, hints, type)."""
-    k = a.kind
-    if k == "unit":
-        return True
     if slot_kind == "rounding":
         mode = rounding_mode(opname, str(child))
         if isinstance(mode, str):
             raise TextError(mode, child.start_pos)
         return mode
-    if k == "enum":
+    if a.kind == "enum":
         member = enum_value(a.enum, str(child))  # type: ignore[arg-type]
         if member is None:
             raise TextError(enum_errors(opname, a, str(child), True), child.start_pos)
         return member
-    if k == "int":
-        return int(child)
-    if k == "bool":
-        return child == "true"
-    if k == "string":
-        return parse_string_literal(str(child))
-    if k == "symbol":
-        return _symbol(child)
-    if k == "bool_array":
-        return tuple(bool(x) for x in child)
-    return child
+    if a.kind == "unit":  # its keyword
+        return True
+    return _convert(a, child)
 
 
 def _operand(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
@@ -1203,6 +1184,8 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     kind = a.kind if a is not None else None
     if v is True:  # a unit attribute: `{flush_to_zero}`
         return True
+    if kind in ("type", "attr", "hints"):  # built by the grammar's callbacks
+        return v
     if kind == "enum":
         if isinstance(v, A.IntegerAttr) and a.enum in INTEGER_ENUMS:  # type: ignore[union-attr]
             return _integer_enum(a, v)  # type: ignore[arg-type]
@@ -1220,13 +1203,13 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
         if text.startswith("@"):
             return _symbol(v)
         return parse_string_literal(text)
-    if kind in ("type", "attr", "hints"):  # built by the grammar's callbacks
-        return v
     if kind == "dense":
         if not isinstance(v, DenseRaw) or not isinstance(v.type, T.TileType):
             raise AsmError("expected a tile type for the dense value")
         return make_dense(v.values, str(v.type.element), v.type)
     if kind in ("i32_array", "bool_array"):
+        if type(v) is tuple:  # the custom form's `[1, 0]` (int_list)
+            return v if kind == "i32_array" else tuple(map(bool, v))
         if not isinstance(v, ArrayRaw):
             raise AsmError("expected array<...>")
         if kind == "bool_array":

@@ -31,8 +31,10 @@ from .limits import MAX_NESTING
 from .type_rules import (
     check_gather_scatter_view_type,
     check_partition_view_type,
+    check_pointer_type,
     check_strided_view_type,
     check_tensor_view_type,
+    check_tile_type,
 )
 
 
@@ -101,12 +103,6 @@ class DILocRaw(NamedTuple):
 
 _WORD_TYPES: dict[str, T.Type] = {**T.ELEMENT_TYPES, "token": T.TOKEN,
                                   **{a: T.ELEMENT_TYPES[n] for a, n in ELEMENT_ALIASES.items()}}
-_ELEMENT_ERROR = ("failed to verify 'elementType': f16 or bf16 or f32 or tf32 or f64 or "
-                  "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or "
-                  "i64 or Pointer type")
-_POINTEE_ERROR = ("failed to verify 'pointeeType': f16 or bf16 or f32 or tf32 or f64 or "
-                  "f8E4M3FN or f8E5M2 or f8E8M0FNU or f4E2M1FN or i1 or i8 or i16 or i32 or i64")
-
 
 # cuda-tile's struct(params) debug-info attributes: text name -> field of the attribute
 _SUBPROGRAM = {"file": "file", "line": "line", "name": "name", "linkageName": "linkage_name",
@@ -117,11 +113,10 @@ _LEXICAL_BLOCK = {"scope": "scope", "file": "file", "line": "line", "column": "c
 def _struct(fields: list[Any], names: dict[str, str],
             optional: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The ``key = value`` fields of a struct(params) attribute, checked as MLIR does."""
-    given = [f for f in fields if f is not None]
-    if not given:
+    if not fields:
         raise TextError("expected a parameter name in struct")
     out: dict[str, Any] = {}
-    for key, value in given:
+    for key, value in fields:
         if key not in names or names[key] in out:
             raise TextError(f"duplicate or unknown struct parameter name: {key}")
         out[names[key]] = value
@@ -165,10 +160,6 @@ def _stride(tok: Token) -> int | None:
     if value <= 0:
         raise TextError(f"expected strictly positive integer, got {value}", tok.start_pos)
     return value
-
-
-def _present(items: list[Any]) -> list[Any]:
-    return [x for x in items if x is not None]
 
 
 def nesting(value: Any) -> int:
@@ -233,20 +224,9 @@ class ValueBuilder(Transformer):
         if "?" in dims:
             raise TextError("expected static shape", shape_tok.start_pos)
         shape = tuple(int(d) for d in dims)
-        if not isinstance(elem, T.ElementType | T.PointerType):
-            raise TextError(_ELEMENT_ERROR)
-        listed = ", ".join(map(str, shape))
-        n = 1
-        for d in shape:
-            n *= d
-        if str(elem) == "f4E2M1FN" and all(shape) and n % 2:
-            raise TextError("F4E2M1FN tiles must have an even number of elements")
-        if any(d <= 0 for d in shape):
-            raise TextError(f"all dimensions must be positive constants, got {listed}")
-        if any(d & (d - 1) for d in shape):
-            raise TextError(f"all dimensions must be powers of two, got {listed}")
-        if n > T.MAX_TILE_ELEMENTS:
-            raise TextError(f"tile would exceed the maximum of {T.MAX_TILE_ELEMENTS} elements")
+        message = check_tile_type(shape, elem)
+        if message:
+            raise TextError(message)
         if layout is None:
             return T.TileType(shape, elem)
         try:
@@ -256,8 +236,9 @@ class ValueBuilder(Transformer):
             raise TextError(f"invalid layout {layout}: {detail}", layout.start_pos) from None
 
     def ptr_type(self, c: list[Any]) -> T.Type:
-        if not isinstance(c[0], T.ElementType):
-            raise TextError(_POINTEE_ERROR)
+        message = check_pointer_type(c[0])
+        if message:
+            raise TextError(message)
         return T.PointerType(c[0])
 
     def tensor_view(self, c: list[Any]) -> T.Type:
@@ -281,9 +262,6 @@ class ValueBuilder(Transformer):
 
     def view_strides(self, c: list[Any]) -> StridesRaw:
         return StridesRaw(c[0], self.child_start(2))
-
-    def stride_list(self, c: list[Any]) -> list[Token]:
-        return _present(c)
 
     def tile_dims(self, c: list[Token]) -> tuple[int, ...]:
         """`(8x8)`: each dimension a positive i32 (cuda-tile's parseViewTileShape)."""
@@ -357,7 +335,7 @@ class ValueBuilder(Transformer):
 
     # ------------------------------------------------------------------------ constants
     def dense_list(self, c: list[Any]) -> list[Any]:
-        values = DenseList(_present(c))
+        values = DenseList(c)
         values.end = self.end
         return check_nesting(values, "constant")
 
@@ -381,24 +359,24 @@ class ValueBuilder(Transformer):
             raise TextError(e.message, tok.start_pos) from None
 
     def typed_attrs(self, c: list[Any]) -> tuple[Any, ...]:
-        return tuple(_present(c))
+        return tuple(c)
 
     def int_list(self, c: list[Token]) -> tuple[int, ...]:
         return tuple(int(str(x) == "true") if str(x) in ("true", "false") else int(x)
-                     for x in _present(c))
+                     for x in c)
 
     def dense_attr(self, c: list[Any]) -> DenseRaw:
         values, ty = c
         return DenseRaw([] if values is None else values, ty)
 
     def array_attr(self, c: list[Any]) -> ArrayRaw:
-        return ArrayRaw(str(c[0]), tuple(str(x) for x in _present(c[1:])))
+        return ArrayRaw(str(c[0]), tuple(str(x) for x in c[1:]))
 
     def enum_attr(self, c: list[Token]) -> EnumRaw:
         return EnumRaw(str(c[0]), c[1])
 
     def attr_list(self, c: list[Any]) -> list[Any]:
-        return check_nesting(_present(c), "attribute")
+        return check_nesting(c, "attribute")
 
     # ------------------------------------------------------------------------ predicates
     def div_by(self, c: list[Token]) -> A.DivByAttr:
@@ -432,7 +410,7 @@ class ValueBuilder(Transformer):
         return (self._key(key), A.IntegerAttr(int(text), T.I32))
 
     def hint_dict(self, c: list[Any]) -> A.DictAttr:
-        return check_nesting(A.DictAttr(tuple(_present(c))), "optimization hints")
+        return check_nesting(A.DictAttr(tuple(c)), "optimization hints")
 
     def hint_target(self, c: list[Any]) -> tuple[str, A.DictAttr, int]:
         key, value = c
@@ -446,7 +424,7 @@ class ValueBuilder(Transformer):
 
     def hints(self, c: list[Any]) -> A.OptimizationHintsAttr:
         seen: set[str] = set()
-        for name, _, end in _present(c):
+        for name, _, end in c:
             if name in seen:
                 # where cuda-tile's parser stands once it has read the entry's value: the
                 # next token (`,` or `>`)
@@ -454,7 +432,7 @@ class ValueBuilder(Transformer):
                 at = end + len(text[end:]) - len(text[end:].lstrip()) if text else end
                 raise TextError(f"duplicate optimization_hints key `{name}`", at)
             seen.add(name)
-        return A.OptimizationHintsAttr(tuple((n, d) for n, d, _ in _present(c)))
+        return A.OptimizationHintsAttr(tuple((n, d) for n, d, _ in c))
 
     # ------------------------------------------------------------------------ locations
     def file_loc(self, c: list[Token]) -> A.FileLineColLoc:
