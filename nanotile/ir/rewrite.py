@@ -215,9 +215,9 @@ def make_splat(value: Any, type: TileType) -> Operation:
 
 def _plain_bytes(value: Any, element: ElementType) -> bytes | None:
     """The bytes NumPy's ``astype`` gives a Python int (wrapped to the width) or a Python
-    float (rounded to nearest even, beyond the range: inf) of ``element``; None for the
-    rest (NumPy scalars, bf16, a float into an integer type, an f16 NaN), which NumPy
-    converts."""
+    float (rounded to nearest even, beyond the range: inf; to bf16 through f32, as
+    ml_dtypes rounds) of ``element``; None for the rest (NumPy scalars, a float into an
+    integer type, an f16 or bf16 NaN), which NumPy converts."""
     from .asm_attrs import float_to_bits
 
     name = element.name
@@ -225,8 +225,8 @@ def _plain_bytes(value: Any, element: ElementType) -> bytes | None:
         size = _INT_BYTES[name]
         return (int(value) & ((1 << 8 * size) - 1)).to_bytes(size, "little")
     if (type(value) is float or type(value) is int and abs(value) < 2 ** 1000) and \
-            name in ("f16", "f32", "f64") and \
-            not (name == "f16" and math.isnan(value)):  # NumPy keeps a NaN's payload bits
+            name in ("f16", "bf16", "f32", "f64") and \
+            not (name in ("f16", "bf16") and math.isnan(value)):  # NumPy keeps a NaN's payload
         return float_to_bits(float(value), element).to_bytes(_FLOAT_BYTES[name], "little")
     return None
 

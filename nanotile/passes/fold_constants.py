@@ -11,6 +11,7 @@ by zero, oversized shifts) is left for run time to decide.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,24 +85,42 @@ def _wrap(value: int, width: int) -> int:
     return value & ((1 << width) - 1)
 
 
-def fold_float(op: Operation, values: list[Any]) -> Any | None:
-    import numpy as np
+# f16, bf16, f32 and f64 results are Python floats that make_splat rounds: a double op
+# rounded again to a type of under half double's precision is the op rounded once, as
+# NumPy does it. NaNs and division by zero (the hardware's NaN bits) go to NumPy.
+_PYTHON_FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
+_FLOAT_ARITHMETIC = {"addf": lambda a, b: a + b, "subf": lambda a, b: a - b,
+                     "mulf": lambda a, b: a * b, "divf": lambda a, b: a / b,
+                     "negf": lambda a, b: -a, "absf": lambda a, b: abs(a)}
 
+
+def fold_float(op: Operation, values: list[Any]) -> Any | None:
+    """The result of a float op on its operands' exact values (Python floats): a Python
+    float or a NumPy scalar of the element type; None when not foldable."""
     if op.attributes.get("flush_to_zero") or \
             op.attributes.get("rounding_mode", RoundingMode.nearest_even) \
             != RoundingMode.nearest_even:
         return None
     a, b = values[0], values[-1]
-    with np.errstate(all="ignore"):
-        simple = {"addf": lambda: a + b, "subf": lambda: a - b, "mulf": lambda: a * b,
-                  "divf": lambda: a / b, "negf": lambda: -a, "absf": lambda: abs(a)}
-        if op.name in simple:
-            return simple[op.name]()
     if op.name == "cmpf":
-        if np.isnan(a) or np.isnan(b):
+        if math.isnan(a) or math.isnan(b):
             return int(op.attributes["comparison_ordering"] == ComparisonOrdering.unordered)
         return int(_COMPARE[op.attributes["comparison_predicate"]](a, b))
-    return None
+    if op.name not in _FLOAT_ARITHMETIC:
+        return None
+    python = op.results[0].type.element.name in _PYTHON_FLOATS and not (
+        math.isnan(a) or math.isnan(b) or (op.name == "divf" and b == 0))
+    result = _FLOAT_ARITHMETIC[op.name](a, b) if python else math.nan
+    return _numpy_result(op) if math.isnan(result) else result
+
+
+def _numpy_result(op: Operation) -> Any:
+    """NumPy's result in the element type, on the stored elements (NaN payloads kept)."""
+    import numpy as np
+
+    a, b = (splat_value(v) for v in (op.operands[0], op.operands[-1]))
+    with np.errstate(all="ignore"):
+        return _FLOAT_ARITHMETIC[op.name](a, b)
 
 
 # The ops fold() evaluates. Only these: any other op with constant operands (a ``for``
@@ -109,7 +128,7 @@ def fold_float(op: Operation, values: list[Any]) -> Any | None:
 # operands are never read as numbers (a float -inf read as an integer would not convert).
 _INT_OPS = frozenset({"addi", "subi", "muli", "divi", "remi", "andi", "ori", "xori", "shli",
                       "shri", "maxi", "mini", "negi", "absi", "cmpi"})
-_FLOAT_OPS = frozenset({"addf", "subf", "mulf", "divf", "negf", "absf", "cmpf"})
+_FLOAT_OPS = frozenset({*_FLOAT_ARITHMETIC, "cmpf"})
 _SHAPE_OPS = frozenset({"broadcast", "reshape"})
 _CAST_OPS = frozenset({"exti", "trunci"})
 
@@ -118,11 +137,10 @@ def fold(op: Operation) -> Any | None:
     """The constant result element of ``op``, or None if it cannot be folded."""
     if op.name not in _INT_OPS | _FLOAT_OPS | _SHAPE_OPS | _CAST_OPS:
         return None
-    if len(op.results) != 1 or not isinstance(op.results[0].type, TileType) or not op.operands:
+    if len(op.results) != 1 or not op.operands or \
+            not all(isinstance(v.type, TileType) for v in [*op.operands, *op.results]):
         return None
-    if not all(isinstance(v.type, TileType) for v in op.operands):
-        return None
-    values = [_constant_element(v) for v in op.operands]
+    values = [splat_number(v) for v in op.operands]  # exact values: Python ints, floats
     if any(v is None for v in values):
         return None
     if op.name in _SHAPE_OPS:
@@ -140,15 +158,6 @@ def fold(op: Operation) -> Any | None:
     return fold_float(op, values)
 
 
-def _constant_element(v: Value) -> Any | None:
-    """A float constant as a NumPy scalar (NumPy's arithmetic rounds as the element type
-    does), an integer one as a Python int (integer folds use Python ints, and NumPy, slow
-    to import, is then not needed)."""
-    if getattr(v.type.element, "is_float", False):
-        return splat_value(v)
-    return splat_number(v)
-
-
 _IDENTITY = {"addi": 0, "subi": 0, "ori": 0, "xori": 0, "shli": 0, "shri": 0, "muli": 1,
              "andi": -1}
 
@@ -161,8 +170,7 @@ def identity_operand(op: Operation) -> Value | None:
     value = splat_number(c)
     if value is None or x.type != op.results[0].type:
         return None
-    width = c.type.element.bitwidth
-    mask = (1 << width) - 1
+    mask = (1 << c.type.element.bitwidth) - 1
     return x if int(value) & mask == _IDENTITY[op.name] & mask else None
 
 
