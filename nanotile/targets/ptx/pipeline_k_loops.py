@@ -1,4 +1,4 @@
-"""pipeline-k-loops{stages}: a K loop's TMA copies run ahead of its MMAs, in a ring of
+"""pipeline-k-loops{gpu stages}: a K loop's TMA copies run ahead of its MMAs, in a ring of
 shared buffers.  simt -> simt.
 
 select-tma-loads and distribute leave a K loop (a ``for`` whose MMA operands arrive by
@@ -35,8 +35,10 @@ coordinates are computed in the body from the induction variable and values from
 by pure ops; whose buffers nothing but the copies and the MMA descriptors
 (wgmma_descriptor, tcgen05_descriptor) in that body reads or writes; that has one
 ``continue`` and the MMA completion after the descriptors' last use. N: the ``stages``
-option, else the entry's ``num_stages`` hint, else DEFAULT_STAGES; at most MAX_STAGES and
-as many as the shared memory holds (fewer than 2: the loop is left alone).
+option, else the entry's ``num_stages`` hint (for the ``gpu`` option's target, or by
+default), else DEFAULT_STAGES (3); at most MAX_STAGES (8) and as many as the shared
+memory holds (fewer than 2: the loop is left alone). The copies run ahead while the
+MMA runs; the MMA itself still completes within its iteration (wait_group 0).
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ class PipelineKLoops(Pass):
     name = "pipeline-k-loops"
     input = "simt"
     output = "simt"
-    stages: int = 0  # ring stages; 0: the num_stages hint, else DEFAULT_STAGES
+    gpu: str = "sm_90"  # whose num_stages hint counts (besides the default's)
+    stages: int = 0     # ring stages; 0: the num_stages hint, else DEFAULT_STAGES
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False
@@ -98,11 +101,13 @@ class PipelineKLoops(Pass):
         if self.stages:
             return min(self.stages, MAX_STAGES)
         hints = entry.attributes.get("optimization_hints")
-        for _, hint in getattr(hints, "targets", ()) or ():
-            value = hint.get("num_stages")
-            if value is not None:
-                return min(int(getattr(value, "value", value)), MAX_STAGES)
-        return DEFAULT_STAGES
+        wanted = DEFAULT_STAGES
+        for target, hint in sorted(getattr(hints, "targets", ()) or (),
+                                   key=lambda pair: pair[0] != "default"):
+            value = hint.get("num_stages") if target in ("default", self.gpu) else None
+            if value is not None:  # the target's own hint over the default's
+                wanted = int(getattr(value, "value", value))
+        return min(wanted, MAX_STAGES)
 
 
 # ---------------------------------------------------------------- which loops

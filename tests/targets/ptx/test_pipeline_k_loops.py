@@ -1,0 +1,136 @@
+"""pipeline-k-loops: a K loop fed by TMA runs through an N-stage ring, and the emulator
+(its asynchronous work checked) computes what the interpreter does, for trip counts
+below, at and above the ring's stages, on sm_90 (wgmma) and sm_100 (tcgen05); the
+stages follow the option, the num_stages hint and the shared-memory budget; loops the
+pass does not take keep their code."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import nanotile
+from nanotile.ir.parser import parse_text
+from nanotile.targets.compile import compile_to_ptx
+
+from ..corpus_cases import cutile_tests_case
+
+# A 128x128 f16 matmul over `steps` K steps of 32 (A is 128 x 32*steps, B 32*steps x 128):
+# on sm_90 A and B arrive by TMA, on sm_100 A (B's K-major layout is no TMA box's).
+KERNEL = """cuda_tile.module @m {
+  entry @ring(%a: tile<ptr<f16>>, %k: tile<i32>, %sa: tile<i32>,
+              %b: tile<ptr<f16>>, %sb: tile<i32>, %c: tile<ptr<f32>>, %steps: tile<i32>)HINTS {
+    %a16 = assume div_by<16>, %a : tile<ptr<f16>>
+    %b16 = assume div_by<16>, %b : tile<ptr<f16>>
+    %sa8 = assume div_by<8>, %sa : tile<i32>
+    %sb8 = assume div_by<8>, %sb : tile<i32>
+    %ta = make_tensor_view %a16, shape = [128, %k], strides = [%sa8, 1] : tile<i32> -> tensor_view<128x?xf16, strides=[?,1]>
+    %tb = make_tensor_view %b16, shape = [%k, 128], strides = [%sb8, 1] : tile<i32> -> tensor_view<?x128xf16, strides=[?,1]>
+    %tc = make_tensor_view %c, shape = [128, 128], strides = [128, 1] : tensor_view<128x128xf32, strides=[128,1]>
+    %pa = make_partition_view %ta : partition_view<tile=(128x32), padding_value = zero, tensor_view<128x?xf16, strides=[?,1]>>
+    %pb = make_partition_view %tb : partition_view<tile=(32x128), padding_value = zero, tensor_view<?x128xf16, strides=[?,1]>>
+    %pc = make_partition_view %tc : partition_view<tile=(128x128), tensor_view<128x128xf32, strides=[128,1]>>
+    %zero = constant <f32: 0.0> : tile<128x128xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %acc = for %i in (%lo to %steps, step %one) : tile<i32> iter_values(%sum = %zero) -> (tile<128x128xf32>) {
+      %xa, %t1 = load_view_tko weak %pa[%lo, %i] : partition_view<tile=(128x32), padding_value = zero, tensor_view<128x?xf16, strides=[?,1]>>, tile<i32> -> tile<128x32xf16>, token
+      %xb, %t2 = load_view_tko weak %pb[%i, %lo] : partition_view<tile=(32x128), padding_value = zero, tensor_view<?x128xf16, strides=[?,1]>>, tile<i32> -> tile<32x128xf16>, token
+      %d = mmaf %xa, %xb, %sum : tile<128x32xf16>, tile<32x128xf16>, tile<128x128xf32>
+      continue %d : tile<128x128xf32>
+    }
+    %t3 = store_view_tko weak %acc, %pc[%lo, %lo] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<128x128xf32, strides=[128,1]>>, tile<i32> -> token
+    return
+  }
+}"""
+
+
+def kernel(hints: str = "", k_tile: int = 32):
+    text = KERNEL.replace("128x32", f"128x{k_tile}").replace("32x128", f"{k_tile}x128")
+    return parse_text(text.replace("HINTS", hints), "<ring>")
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+@pytest.mark.parametrize("steps", [0, 1, 2, 3, 7])
+def test_ring_matches_the_interpreter_for_any_trip_count(gpu, steps):
+    """A 3-stage ring: no iteration (no copy may be left in flight), fewer iterations
+    than stages (the prologue's guards), as many, and seven (the parities flip twice)."""
+    rng = np.random.default_rng(steps)
+    k = 32 * max(steps, 1)
+    a = rng.integers(-4, 4, (128, k)).astype(np.float16)
+    b = rng.integers(-4, 4, (k, 128)).astype(np.float16)
+    ptx = compile_to_ptx(kernel(), gpu)
+    assert ptx.count("mbarrier.try_wait.parity") == 1
+    results = []
+    for device in ("interp", "emulator"):
+        c = np.full((128, 128), 7, np.float32)
+        nanotile.run(kernel(), "ring", (1, 1, 1), a, k, k, b, 128, c, steps, device=device,
+                     gpu_name=gpu)
+        results.append(c)
+    np.testing.assert_array_equal(results[1], results[0])
+
+
+def compile_with(module, steps: list[str]) -> str:
+    """PTX of ``module`` through the pipeline ``steps``."""
+    import sys
+
+    from nanotile.passes.manager import PipelineRun, RunOptions
+    from nanotile.passes.registry import parse_pipeline
+
+    PipelineRun(RunOptions(verify=False), sys.stderr).run(module, parse_pipeline(",".join(steps)))
+    return module.ptx.render()
+
+
+def _ring_of(ptx: str) -> tuple[int, int]:
+    """(stages, dynamic shared bytes) of a compiled ring kernel."""
+    import re
+
+    stages = len(re.findall(r"mbarrier\.init\.shared::cta\.b64 \[[^]]+\], 1;", ptx))
+    shared = int(re.search(r"dynamic shared memory (\d+) bytes", ptx).group(1)) \
+        if "dynamic shared memory" in ptx else -1
+    return stages, shared
+
+
+def test_stages_follow_the_option_and_the_hint():
+    from nanotile.passes.pipelines import SM90
+
+    assert _ring_of(compile_to_ptx(kernel(), "sm_90"))[0] == 3        # the default
+    hinted = kernel(" optimization_hints=<sm_90 = {num_stages = 5}>")
+    assert _ring_of(compile_to_ptx(hinted, "sm_90"))[0] == 5
+    steps = [s if not s.startswith("pipeline-k-loops") else "pipeline-k-loops{stages=2}" for s in SM90]
+    assert _ring_of(compile_with(kernel(), steps))[0] == 2
+
+
+def test_the_ring_is_as_deep_as_shared_memory_allows():
+    """The hint asks for 64 stages: MAX_STAGES (8) of 16 KB (A and B of a K step of 32)
+    fit; with K steps of 64, seven of 32 KB fit in the 227 KB a CTA may have; and a loop
+    given 1 stage keeps its copy-then-wait code."""
+    from nanotile.passes.pipelines import SM90
+    from nanotile.targets.ptx.pipeline_k_loops import MAX_STAGES
+
+    hint = " optimization_hints=<sm_90 = {num_stages = 64}>"
+    assert _ring_of(compile_to_ptx(kernel(hint), "sm_90"))[0] == MAX_STAGES
+    stages, shared = _ring_of(compile_to_ptx(kernel(hint, k_tile=64), "sm_90"))
+    assert stages == 7 and 7 * 32768 <= shared <= 227 * 1024
+    steps = [s if not s.startswith("pipeline-k-loops") else "pipeline-k-loops{stages=1}"
+             for s in SM90]
+    ptx = compile_with(kernel(), steps)
+    assert "try_wait.parity" not in ptx and "mbarrier.try_wait" in ptx
+
+
+@pytest.mark.parametrize("gpu", ["sm_100"])
+def test_cutile_tests_f16_matmul_rings_match_the_interpreter(gpu):
+    """The cutile-tests f16 matmul on sm_100 (A by TMA into a ring, B by ordinary loads
+    and stores: the ring leaves it alone); sm_90's are tests/targets/sm90/test_tma.py."""
+    from nanotile.compare import first_difference
+
+    module, name, grid, args = cutile_tests_case(
+        "kernels_matmul__matmul_kernel@ctas1__f16x2_f16x2_f16x2_256_256_64")
+    assert "try_wait.parity" in compile_to_ptx(copy.deepcopy(module), gpu)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, name, grid, *want)
+    nanotile.run(module, name, grid, *got, device="emulator", gpu_name=gpu)
+    assert first_difference(got, want, gpu) is None
