@@ -26,9 +26,11 @@ producers):
   descriptors moved by ``stage * stride``).
 
 Reusing the stage of iteration k-1 is safe because its MMA is complete before the next
-iteration begins (the body's ``wgmma_wait 0`` on sm_90, ``tcgen05_commit_wait`` on
-sm_100, which the pass requires after the MMA) and the CTA barrier insert-barriers put
-before the copies keeps thread 0 from issuing them before every warp got there.
+iteration begins, which the pass requires of the body: on sm_90 each warp's
+``wgmma_wait 0``, and the CTA barrier insert-barriers put before the copies keeps thread
+0 from refilling the stage before every warp retired its wgmma; on sm_100
+``tcgen05_commit_wait``, which thread 0, the MMA's issuer and the copies', waits for
+itself.
 
 A loop qualifies when its body holds one run of tma_copy ops after a barrier, whose
 coordinates are computed in the body from the induction variable and values from outside

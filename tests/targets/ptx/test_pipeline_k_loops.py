@@ -7,6 +7,7 @@ pass does not take keep their code."""
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -85,7 +86,6 @@ def compile_with(module, steps: list[str]) -> str:
 
 def _ring_of(ptx: str) -> tuple[int, int]:
     """(stages, dynamic shared bytes) of a compiled ring kernel."""
-    import re
 
     stages = len(re.findall(r"mbarrier\.init\.shared::cta\.b64 \[[^]]+\], 1;", ptx))
     shared = int(re.search(r"dynamic shared memory (\d+) bytes", ptx).group(1)) \
@@ -134,3 +134,62 @@ def test_cutile_tests_f16_matmul_rings_match_the_interpreter(gpu):
     nanotile.run(module, name, grid, *want)
     nanotile.run(module, name, grid, *got, device="emulator", gpu_name=gpu)
     assert first_difference(got, want, gpu) is None
+
+
+def _succeeding(lines: list[str], at: int) -> list[str]:
+    """``lines`` with the try_wait at ``at`` succeeding at once."""
+    return lines[:at] + [f"\tmov.pred {lines[at].split()[1].rstrip(',')}, 1;"] + lines[at + 1:]
+
+
+def _mutants(ptx: str, gpu: str) -> dict[str, str]:
+    """The ring's PTX without its wait (the try_wait.parity succeeding at once) and
+    without its stage-reuse guard: on sm_90, the CTA barrier before the copies into the
+    stage the last iteration's wgmma read (every warp's wgmma reads it: thread 0 must
+    not refill it before they all retired theirs); on sm_100, the wait for the tcgen05
+    commit (thread 0 issues the MMA and the copies: the commit's wait is what tells it
+    the MMA finished reading the stage)."""
+    lines = ptx.splitlines()
+    wait = next(i for i, line in enumerate(lines) if "try_wait.parity" in line)
+    loop = next(i for i, line in enumerate(lines) if line.startswith("$L_for"))
+    issue = next(i for i in range(loop, len(lines)) if "arrive.expect_tx" in lines[i])
+    if gpu == "sm_90":
+        guard = next(i for i in range(loop, len(lines)) if lines[i].strip() == "bar.sync 0;")
+        assert guard < issue < wait
+        unguarded = lines[:guard] + lines[guard + 1:]
+    else:
+        commit = next(i for i in range(wait, len(lines)) if "tcgen05.commit" in lines[i])
+        guard = next(i for i in range(commit, len(lines)) if "mbarrier.try_wait" in lines[i])
+        unguarded = _succeeding(lines, guard)
+    return {"wait": "\n".join(_succeeding(lines, wait)), "guard": "\n".join(unguarded)}
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+@pytest.mark.parametrize("removed", ["wait", "guard"])
+def test_removing_the_wait_or_the_stage_reuse_guard_is_a_hazard(gpu, removed):
+    """Five K steps through the 3-stage ring: the emulator checking asynchronous work
+    runs the ring clean, and reports a hazard (in one of its two schedules: each warp
+    until it blocks, or switching warps at every mbarrier arrive) when the mbarrier wait
+    or what guards a stage's reuse (_mutants) is gone."""
+    from nanotile.ptxemu import PtxError, run_ptx
+
+    rng = np.random.default_rng(5)
+    a = rng.integers(-4, 4, (128, 160)).astype(np.float16)
+    b = rng.integers(-4, 4, (160, 128)).astype(np.float16)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    ptx = compile_to_ptx(kernel(), gpu)
+
+    def run(text: str, interleave: bool) -> np.ndarray:
+        c = np.zeros((128, 128), np.float32)
+        run_ptx(text, "ring", grid=(1, 1, 1), args=[a, 160, 160, b, 128, c, 5],
+                interleave=interleave)
+        return c
+
+    for interleave in (False, True):
+        np.testing.assert_array_equal(run(ptx, interleave), want)
+    errors = []
+    for interleave in (False, True):
+        try:
+            run(_mutants(ptx, gpu)[removed], interleave)
+        except PtxError as error:
+            errors.append(str(error))
+    assert any(re.search(r"still writing|still reads|missing", e) for e in errors), errors
