@@ -9,9 +9,9 @@ producers):
 
 - N buffers per copied operand: stage s of a buffer lies ``s * stride`` bytes after
   stage 0 (the buffer allocate-shared placed), ``stride`` past every shared buffer the
-  loop touches or that lives across it (buffers used only before or only after the loop
-  may share the bytes: a barrier precedes the first copy, and every copy is waited for
-  inside the loop);
+  loop (or the outermost loop holding it) touches or that lives across it (buffers used
+  only before or only after may share the bytes: a barrier precedes the first copy, and
+  every copy is waited for inside the loop);
 - a 'full' mbarrier per stage: thread 0 announces the stage's bytes (arrive.expect_tx)
   and issues its copies (``tma_issue``), every thread waits for the phase of the parity
   it expects (``tma_wait``); the loop carries the stage index and that parity, which
@@ -215,7 +215,10 @@ def _need_shared(entry: Operation, copies: list[Operation], stages: int,
 
 
 def _busy_buffers(entry: Operation, loop: Operation) -> list[T.TileType]:
-    """The #shared types the loop touches, and those touched both before and after it."""
+    """The #shared types the loop touches, and those touched both before and after it; a
+    loop inside others counts as its outermost loop (whose next iteration may read
+    again what its last one read before the ring ran)."""
+    loop = _outermost(loop)
     inside = {id(op) for op in loop.walk()}
     order = list(entry.walk())
     at = order.index(loop)
@@ -299,10 +302,17 @@ def _pipeline(entry: Operation, loop: Operation, copies: list[Operation], stages
 
 def _nested(loop: Operation) -> bool:
     """Whether the loop sits in another loop (so it may start more than once)."""
+    return _outermost(loop) is not loop
+
+
+def _outermost(loop: Operation) -> Operation:
+    """The outermost for or loop holding ``loop`` (``loop`` itself if none does)."""
     owner = parent_op(loop)
-    while owner is not None and owner.name not in ("for", "loop"):
+    while owner is not None:
+        if owner.name in ("for", "loop"):
+            loop = owner
         owner = parent_op(owner)
-    return owner is not None
+    return loop
 
 
 class _Issuer:

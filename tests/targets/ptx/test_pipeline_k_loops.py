@@ -193,3 +193,35 @@ def test_removing_the_wait_or_the_stage_reuse_guard_is_a_hazard(gpu, removed):
         except PtxError as error:
             errors.append(str(error))
     assert any(re.search(r"still writing|still reads|missing", e) for e in errors), errors
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_a_ring_inside_a_loop_starts_afresh_each_time(gpu):
+    """The K loop run three times by an outer loop (as a persistent kernel's loop over
+    output tiles runs it), with 2 K steps each through the 3-stage ring: each run starts
+    at stage 0, parity 0, its mbarriers invalidated and initialised again after the
+    barrier that ends the last run's waits (without that, the parities of the second
+    run are wrong and the threads wait forever); the result is the interpreter's."""
+    text = KERNEL.replace("HINTS", "")
+    text = text.replace("    %acc = for %i", "    %three = constant <i32: 3> : tile<i32>\n"
+                        "    %again = for %r in (%lo to %three, step %one) : tile<i32> "
+                        "iter_values(%prior = %zero) -> (tile<128x128xf32>) {\n"
+                        "    %acc = for %i")
+    text = text.replace("      continue %d : tile<128x128xf32>\n    }\n",
+                        "      continue %d : tile<128x128xf32>\n    }\n"
+                        "    %both = addf %acc, %prior : tile<128x128xf32>\n"
+                        "    continue %both : tile<128x128xf32>\n    }\n")
+    text = text.replace("store_view_tko weak %acc,", "store_view_tko weak %again,")
+    ptx = compile_to_ptx(parse_text(text, "<again>"), gpu)
+    assert ptx.count("mbarrier.inval") == 3
+    rng = np.random.default_rng(2)
+    a = rng.integers(-4, 4, (128, 64)).astype(np.float16)
+    b = rng.integers(-4, 4, (64, 128)).astype(np.float16)
+    results = []
+    for device in ("interp", "emulator"):
+        c = np.zeros((128, 128), np.float32)
+        nanotile.run(parse_text(text, "<again>"), "ring", (1, 1, 1), a, 64, 64, b, 128, c, 2,
+                     device=device, gpu_name=gpu)
+        results.append(c)
+    np.testing.assert_array_equal(results[1], results[0])
+    np.testing.assert_array_equal(results[0], 3 * (a.astype(np.float32) @ b.astype(np.float32)))
