@@ -31,7 +31,8 @@ ptx/, with its input and output language in its docstring):
 - ptx-* (ptx/passes/)        passes over the PTX program
 
 ptx/layout_rules.py, contiguity.py, mma_plan.py and shared_memory.py hold the rules those
-passes share; the layout algebra itself is nanotile/ir/layouts.py. target.py, sm90/ and
+passes share (k_loop_rings.py: which K loops pipeline-k-loops takes, and their rings'
+sizes); the layout algebra itself is nanotile/ir/layouts.py. target.py, sm90/ and
 sm100/ describe the targets; compile.py runs a target's pipeline and ptxas.
 
 Public API: ``nanotile.targets.compile.compile_to_ptx(module, "sm_90" | "sm_100")`` and
