@@ -24,6 +24,8 @@ def ring_copies(loop: Operation, entry: Operation) -> list[Operation] | None:
     """The loop's run of tma_copy ops when the loop qualifies (the rules in
     pipeline_k_loops' docstring), else None."""
     body = loop.regions[0].block
+    if body.arguments[0].type.element != T.I32:
+        return None  # the ring's arithmetic is i32's (a K loop's always is)
     at = next((i for i, op in enumerate(body.ops) if op.name == "tma_copy"), None)
     if at is None or at == 0 or body.ops[at - 1].name != "barrier":
         return None

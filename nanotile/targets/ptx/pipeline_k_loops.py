@@ -32,15 +32,17 @@ iteration begins, which the pass requires of the body: on sm_90 each warp's
 ``tcgen05_commit_wait``, which thread 0, the MMA's issuer and the copies', waits for
 itself.
 
-A loop qualifies when its body holds one run of tma_copy ops after a barrier, whose
-coordinates are computed in the body from the induction variable and values from outside
-by pure ops; whose buffers nothing but the copies and the MMA descriptors
-(wgmma_descriptor, tcgen05_descriptor) in that body reads or writes; that has one
-``continue`` and the MMA completion after the descriptors' last use. N: the ``stages``
-option, else the entry's ``num_stages`` hint (for the ``gpu`` option's target, or by
-default), else DEFAULT_STAGES (3); at most MAX_STAGES (8) and as many as the shared
-memory holds (fewer than 2: the loop is left alone). The copies run ahead while the
-MMA runs; the MMA itself still completes within its iteration (wait_group 0).
+A loop qualifies when it counts in i32 and its body holds one run of tma_copy ops after
+a barrier, whose coordinates are computed in the body from the induction variable and
+values from outside by pure ops; whose buffers nothing but the copies and the MMA
+descriptors (wgmma_descriptor, tcgen05_descriptor) in that body reads or writes; that has
+one ``continue`` and the MMA completion after the descriptors' last use (k_loop_rings).
+N: the ``stages`` option, else the entry's ``num_stages`` hint (for the ``gpu`` option's
+target, or by default), else DEFAULT_STAGES (3); at most MAX_STAGES (8) and as many as
+the shared memory holds (fewer than 2: the loop is left alone). The copies run ahead
+while the MMA runs; the MMA itself still completes within its iteration (wait_group 0).
+The look-ahead iteration k+N-1 is computed in i32: a loop whose bound lies within
+(N-1) steps of the i32 limit would wrap (K loops count tiles, far from it).
 """
 
 from __future__ import annotations
