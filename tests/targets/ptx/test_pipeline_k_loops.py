@@ -225,3 +225,27 @@ def test_a_ring_inside_a_loop_starts_afresh_each_time(gpu):
         results.append(c)
     np.testing.assert_array_equal(results[1], results[0])
     np.testing.assert_array_equal(results[0], 3 * (a.astype(np.float32) @ b.astype(np.float32)))
+
+
+def test_the_rings_ops_print_and_parse_back():
+    """A dump after pipeline-k-loops is valid input: tma_issue, tma_wait and
+    tma_ring_reset print in their custom forms and parse back to the same text."""
+    import sys
+
+    from nanotile.ir.printer import print_module
+    from nanotile.passes.manager import PipelineRun, RunOptions
+    from nanotile.passes.pipelines import SM90
+    from nanotile.passes.registry import parse_pipeline
+
+    text = KERNEL.replace("HINTS", "").replace(
+        "    %acc = for %i", "    %two = constant <i32: 2> : tile<i32>\n"
+        "    for %r in (%lo to %two, step %one) : tile<i32> {\n"
+        "    %acc = for %i").replace("    return", "    continue\n    }\n    return")
+    module = parse_text(text, "<again>")
+    at = next(i for i, step in enumerate(SM90) if step.startswith("pipeline-k-loops"))
+    PipelineRun(RunOptions(verify=False), sys.stderr).run(
+        module, parse_pipeline(",".join(SM90[:at + 1])))
+    dump = print_module(module)
+    for op in ("tma_issue %", "tma_wait %", "tma_ring_reset ring 0 stages 3"):
+        assert op in dump
+    assert print_module(parse_text(dump, "<dump>")) == dump
