@@ -942,6 +942,25 @@ op("tma_copy", NO_OPCODE, operands="coordinates*", results="",
    attrs=[attr("tensor", "string"), attr("buffer", "type")],
    traits="memory", internal=True,
    asm="$coordinates 'map @tensor 'to @buffer attr-dict : type($coordinates)")
+# A K loop's copies in a ring of `stages` shared buffers (pipeline-k-loops): thread 0
+# copies into stage `stage` (an i32) of `buffer`, the stages `stride` bytes apart, the
+# boxes completing that stage's 'full' mbarrier of ring `ring`; `expect` > 0 (the first
+# copy of a stage) announces that many bytes on it first (arrive.expect_tx).
+op("tma_issue", NO_OPCODE, operands="stage coordinates*", results="",
+   attrs=[attr("tensor", "string"), attr("buffer", "type"), attr("ring", "int"),
+          attr("stages", "int"), attr("stride", "int"), attr("expect", "int")],
+   traits="memory", internal=True,
+   asm=("$stage , $coordinates 'map @tensor 'to @buffer 'ring @ring 'stages @stages "
+        "'stride @stride 'expect @expect attr-dict : type($stage) , type($coordinates)"))
+# Thread 0 invalidates and initialises again the 'full' mbarriers of ring `ring` (a K loop
+# entered more than once: each entry starts at stage 0 with parity 0).
+op("tma_ring_reset", NO_OPCODE, results="", attrs=[attr("ring", "int"), attr("stages", "int")],
+   traits="memory", internal=True, asm="'ring @ring 'stages @stages attr-dict")
+# Every thread waits until the copies into stage `stage` of ring `ring` have landed:
+# the phase of parity `phase` (an i32, 0 or 1) of the stage's 'full' mbarrier completed.
+op("tma_wait", NO_OPCODE, operands="stage phase", results="",
+   attrs=[attr("ring", "int"), attr("stages", "int")], traits="memory", internal=True,
+   asm="$stage , $phase 'ring @ring 'stages @stages attr-dict : type($stage) , type($phase)")
 # print_tko from thread 0, its tiles read from shared memory (`arguments`: a function
 # type whose inputs are their types).
 op("vprintf", NO_OPCODE, results="", attrs=[attr("str", "string"),

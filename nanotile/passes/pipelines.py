@@ -72,6 +72,8 @@ def lower(gpu: str, mma: str = "sync") -> list[str]:
         "widen-narrow-floats",         # f16/bf16 arithmetic in f32, rounded once
         "simt-cse",                    # identical per-thread values computed once
         "simt-dce",                    # per-thread values nobody reads
+        # TMA-fed K loops: copies N-1 iterations ahead in a ring (the num_stages hint)
+        f"pipeline-k-loops{{gpu={gpu}}}",
         f"select-instructions{{gpu={gpu}}}",  # simt -> PTX (-> ptx-sm90 | ptx-sm100)
     ]
 

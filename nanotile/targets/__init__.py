@@ -26,11 +26,13 @@ ptx/, with its input and output language in its docstring):
 - widen-narrow-floats        f16/bf16 arithmetic computed in f32, rounded once
 - simt-cse                   identical per-thread ops (owner masks, coordinates) once
 - simt-dce                   per-thread values nobody reads removed
+- pipeline-k-loops           TMA-fed K loops: copies N-1 iterations ahead in a ring
 - select-instructions{gpu}   simt -> PTX (-> ptx-sm90 | ptx-sm100)
 - ptx-* (ptx/passes/)        passes over the PTX program
 
 ptx/layout_rules.py, contiguity.py, mma_plan.py and shared_memory.py hold the rules those
-passes share; the layout algebra itself is nanotile/ir/layouts.py. target.py, sm90/ and
+passes share (k_loop_rings.py: which K loops pipeline-k-loops takes, and their rings'
+sizes); the layout algebra itself is nanotile/ir/layouts.py. target.py, sm90/ and
 sm100/ describe the targets; compile.py runs a target's pipeline and ptxas.
 
 Public API: ``nanotile.targets.compile.compile_to_ptx(module, "sm_90" | "sm_100")`` and
@@ -50,6 +52,7 @@ from .ptx.lower_constants import LowerConstants
 from .ptx.lower_convert_layout import LowerConvertLayout
 from .ptx.lower_mma import LowerMma
 from .ptx.lower_reductions import LowerReductions
+from .ptx.pipeline_k_loops import PipelineKLoops
 from .ptx.passes.compact_registers import PtxCompactRegisters
 from .ptx.passes.copy_propagation import PtxCopyPropagation
 from .ptx.passes.cse import PtxCse
@@ -93,6 +96,7 @@ BACKEND_PASSES = (
     WidenNarrowFloats,
     SimtCommonSubexpressionElimination,
     SimtDeadCodeElimination,
+    PipelineKLoops,
     SelectInstructions,
     PtxFoldImmediates,
     PtxSimplifyArith,

@@ -177,10 +177,12 @@ def test_checking_can_be_turned_off():
 
 
 def test_nanotile_tma_kernel_every_wait_and_fence_matters():
-    """nanotile's own TMA + wgmma matmul (corpus matmul_f16_tma on sm_90, K = 320): each
-    mbarrier wait for a copy in, the wgmma.fence, the wgmma.wait_group, the epilogue's
-    fence.proxy.async (its stores to shared memory before the copy out) and the wait for
-    the copy out, deleted, is a hazard (the wgmma's operands need no proxy fence: no
+    """nanotile's own TMA + wgmma matmul (corpus matmul_f16_tma on sm_90, K = 320: ten K
+    steps through a 3-stage ring, the parities flipping thrice): the mbarrier wait for a
+    stage's copies, the wgmma.fence, the wgmma.wait_group (which also guards the reuse
+    of a stage), the epilogue's fence.proxy.async (its stores to shared memory before
+    the copy out), the wait for the copy out, and the CTA barrier before a stage is
+    refilled, each deleted, is a hazard (the wgmma's operands need no proxy fence: no
     ordinary store writes them)."""
     from nanotile.loader import load_file
     from nanotile.targets.compile import compile_to_ptx
@@ -199,12 +201,22 @@ def test_nanotile_tma_kernel_every_wait_and_fence_matters():
         return run
     assert outcome(make(ptx)) == "ok"
     found = list(mutations(ptx))
+    # one wait for both copies of a K step: pipeline-k-loops' ring stage
     assert sorted(SYNC.match(text).group(1) for _, text, _ in found) == \
         ["cp.async.bulk.wait_group", "fence.proxy.async", "mbarrier.try_wait",
-         "mbarrier.try_wait", "wgmma.fence", "wgmma.wait_group"]
+         "wgmma.fence", "wgmma.wait_group"]
     for line, instruction, mutated in found:
         got = outcome(make(mutated))
         assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"
+    # the ring's stage-reuse guard: the CTA barrier before the copies of iteration k+2
+    # into the stage iteration k-1 read (without it thread 0 overwrites a stage another
+    # warp's wgmma has yet to read)
+    lines = ptx.splitlines()
+    loop = next(i for i, text in enumerate(lines) if text.startswith("$L_for"))
+    guard = next(i for i in range(loop, len(lines)) if lines[i].strip() == "bar.sync 0;")
+    assert "mbarrier.arrive.expect_tx" in "\n".join(lines[guard:guard + 20])
+    unguarded = "\n".join(lines[:guard] + lines[guard + 1:])
+    assert outcome(make(unguarded)).startswith("hazard")
 
 
 STAGED_TF32 = """cuda_tile.module @m {

@@ -7,7 +7,7 @@ from . import select_control as C
 from . import select_memory as M
 from . import select_threads as S
 from .select_print import vprintf
-from .select_tma import tma_copy, tma_store_copy
+from .select_tma import tma_copy, tma_issue, tma_ring_reset, tma_store_copy, tma_wait
 
 RULES = {
     "if": C.lower_if, "for": C.lower_for, "loop": C.lower_loop, "yield": C.lower_yield,
@@ -23,5 +23,6 @@ RULES = {
     "shared_gather": M.shared_gather, "load_ptr_tko": M.load, "store_ptr_tko": M.store,
     "atomic_rmw_tko": M.atomic, "atomic_cas_tko": M.atomic, "vprintf": vprintf,
     "ldmatrix": M.ldmatrix, "mma_sync": M.mma_sync, "tma_copy": tma_copy,
-    "tma_store_copy": tma_store_copy,
+    "tma_store_copy": tma_store_copy, "tma_issue": tma_issue, "tma_wait": tma_wait,
+    "tma_ring_reset": tma_ring_reset,
 }

@@ -78,6 +78,87 @@ def tma_copy(s: Selection, op: Operation) -> None:
     pending.clear()
 
 
+def tma_issue(s: Selection, op: Operation) -> None:
+    """The copies into one stage of a ring (pipeline-k-loops): the stage's buffer lies
+    ``stride`` bytes per stage after stage 0's; thread 0 announces the stage's bytes on
+    its 'full' mbarrier (the first copy of the stage, ``expect``) and issues the boxes,
+    which complete it. Nobody waits here: tma_wait does, iterations later."""
+    spec, buffer, layout = _placed(op)
+    fn = s.fn
+    leader = _leader(s)
+    stage = s.get(op.operands[0])[0]
+    barrier = _stage_barrier(s, op, stage)
+    tensor_map = _tensor_map(s, spec)
+    coordinates = [s.get(v)[0] for v in op.operands[1:]]
+    base = fn.reg("b32")
+    fn.instr("mad.lo.s32", base, stage, str(op.attributes["stride"]), smem(s))
+    if op.attributes["expect"]:
+        fn.instr("mbarrier.arrive.expect_tx.shared::cta.b64", "_", f"[{barrier}]",
+                 str(op.attributes["expect"]), pred=leader)
+    for first, offset in box_offsets(buffer.shape, layout, spec):
+        destination = fn.reg("b32")
+        fn.instr("add.s32", destination, base, str(layout.offset + offset))
+        fn.instr(COPY.format(rank=len(first)), f"[{destination}]",
+                 f"[{tensor_map}, {_coordinates(s, coordinates, first)}]",
+                 f"[{barrier}]", pred=leader)
+
+
+def tma_wait(s: Selection, op: Operation) -> None:
+    """Every thread spins until the stage's 'full' mbarrier completed its phase of the
+    given parity (PTX ISA, mbarrier.try_wait.parity): the stage's copies have landed."""
+    fn = s.fn
+    stage, phase = s.get(op.operands[0])[0], s.get(op.operands[1])[0]
+    barrier = _stage_barrier(s, op, stage)
+    wait = fn.label("tma_wait")
+    done = fn.reg("pred")
+    fn.place(wait)
+    fn.instr("mbarrier.try_wait.parity.shared::cta.b64", done, f"[{barrier}]", phase)
+    fn.instr("bra", wait, pred="!" + done)
+
+
+def tma_ring_reset(s: Selection, op: Operation) -> None:
+    """Thread 0 invalidates each of the ring's mbarriers and initialises it again (PTX
+    ISA: an mbarrier is invalidated before its memory holds a new one): the K loop
+    starts again at stage 0, parity 0. Every copy of the ring's last run was waited for
+    and the CTA barrier before this orders those waits before it."""
+    fn = s.fn
+    first = _ring(s, op)
+    for index in range(op.attributes["stages"]):
+        address = f"[{first}+{index * BARRIER_BYTES}]" if index else f"[{first}]"
+        fn.instr("mbarrier.inval.shared::cta.b64", address, pred=_leader(s))
+        fn.instr("mbarrier.init.shared::cta.b64", address, "1", pred=_leader(s))
+
+
+def _stage_barrier(s: Selection, op: Operation, stage: str) -> str:
+    """The shared address of the 'full' mbarrier of ``stage`` of the op's ring: the ring's
+    ``stages`` mbarriers lie side by side after the kernel's shared buffer, each
+    initialised by thread 0 at the entry for one arrival (thread 0's expect_tx)."""
+    address = s.fn.reg("b32")
+    s.fn.instr("mad.lo.s32", address, stage, str(BARRIER_BYTES), _ring(s, op))
+    return address
+
+
+def _ring(s: Selection, op: Operation) -> str:
+    """The shared address of the first of the ring's mbarriers (allocated and initialised
+    on first use)."""
+    fn = s.fn
+    key = ("ring", op.attributes["ring"])
+    if key not in s.cache:
+        stages = op.attributes["stages"]
+        offset = -(-fn.shared_bytes // BARRIER_BYTES) * BARRIER_BYTES
+        fn.need_shared(offset + stages * BARRIER_BYTES)
+        base, leader = smem(s), _leader(s)
+        with fn.at_entry():
+            first = fn.reg("b32")
+            fn.instr("add.s32", first, base, str(offset))
+            for index in range(stages):
+                fn.instr("mbarrier.init.shared::cta.b64",
+                         f"[{first}+{index * BARRIER_BYTES}]" if index else f"[{first}]",
+                         "1", pred=leader)
+        s.cache[key] = first
+    return s.cache[key]
+
+
 def _next_op_name(op: Operation) -> str | None:
     ops = op.parent.ops
     at = ops.index(op)

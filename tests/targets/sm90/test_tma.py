@@ -39,8 +39,11 @@ def test_corpus_tma_matmul_copies_by_tma_and_matches_the_interpreter():
                     "f16 base=a5 shape=[a6,a7] strides=[a8,1] box=[32,64] swizzle=128",
                     "f16 base=a10 shape=[a11,a12] strides=[a13,1] box=[128,64] swizzle=128"]
     assert ptx.count(".param .align 64 .b8 matmul_f16_tma_param_tma") == 3
-    # three copies in per K step, two out in the epilogue; no ordinary global access
-    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 3
+    # three copies in per K step, issued at three places (pipeline-k-loops' 3-stage ring:
+    # two prologue stages and the steady state), two out in the epilogue; no ordinary
+    # global access
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 3 * 3
+    assert ptx.count("mbarrier.try_wait.parity") == 1
     assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta") == 2
     assert "ld.global" not in ptx and "st.global" not in ptx
     grid, args, outputs, rtol, atol = corpus_case("matmul_f16_tma", np.random.default_rng(3))
