@@ -232,18 +232,20 @@ def kmajor_addresses(d: tuple[int, int, int, int], rows: np.ndarray, ks: np.ndar
 
 def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndarray,
                       esize: int = 2) -> np.ndarray:
-    """Shared addresses of the 16-bit elements (mns[i], ks[j]) of an MN-major operand: the
-    MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows form an atom
-    (SBO steps over 8 K-rows, LBO over atoms along MN)."""
+    """Shared addresses of the ``esize``-byte elements (mns[i], ks[j]) of an MN-major
+    operand: the MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows
+    form an atom (SBO steps over 8 K-rows, LBO over atoms along MN). wgmma reads 16-bit
+    operands so (its callers check), tcgen05 8-bit ones too."""
     start, lbo, sbo, width = d
     if width == 0:
         raise MemoryFault("MN-major matrix operands without swizzle are not emulated")
-    if esize != 2:
-        raise MemoryFault("MN-major matrix operands are 16-bit (f16/bf16) only")
-    per_row = width // 2
+    if esize not in (1, 2):
+        raise MemoryFault("MN-major matrix operands are 8- or 16-bit only")
+    per_row = width // esize
     mn = mns[:, None].astype(np.int64)
     k = ks[None, :].astype(np.int64)
-    addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % per_row) * 2
+    addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + \
+        (mn % per_row) * esize
     return _swizzled(addr, width)
 
 

@@ -127,7 +127,8 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
                 any(layout.element_offset(i) != i for i in range(layout.elements)):
             raise Unsupported(f"a TMA box of {spec.box} does not lay out {layout}")
         return [((0, 0, 0), 0)]
-    rows, columns = spec.box
+    rows, columns = spec.box[-2:]
+    units = (0,) * (len(spec.box) - 2)  # a map's leading boxes of 1 (a batch of one)
     width = columns * size
     out = []
     for r0 in range(0, tile[0], rows):
@@ -139,7 +140,7 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
                     if start + swizzled(r * width + c * size, spec.swizzle) != want:
                         raise Unsupported(f"a TMA box of {rows}x{columns} does not lay out "
                                           f"{layout} (select-tma-loads)")
-            out.append(((r0, c0), start))
+            out.append((units + (r0, c0), start))
     return out
 
 

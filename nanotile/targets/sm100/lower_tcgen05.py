@@ -6,7 +6,8 @@ memory around them.  simt -> simt.
 thread's accumulator registers (row 32 w + t of each 128-row block b of the M x N tile in
 thread t of warp w, column j in register b N + j: what tcgen05.ld.32x32b gives from TMEM
 column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
-``wgmma_operand`` layouts (tcgen05_plan.py). The pass writes:
+``wgmma_operand`` layouts (tcgen05_plan.py; B MN-major where a TMA copy landed it:
+descriptor bit 16). The pass writes:
 
 - at the entry, ``tmem_alloc``: the CTA's tensor memory (TMEM), a power of two of at
   least 32 columns, M / 128 x N for each accumulator kept in TMEM across a loop (below)
@@ -162,11 +163,10 @@ def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: i
         _emit(op, "fence_proxy_async", [], None)
     _emit(op, "tcgen05_barrier", [], None)
     a_of = Operand(lhs, "a", (0, 0), (1, 1))
-    b_of = Operand(rhs, "b", (0, 0), (1, 1))
-    assert not b_of.mn_major, rhs  # K-major B (tcgen05_plan)
+    b_of = Operand(rhs, "b", (0, 0), (1, 1))  # MN-major when a TMA copy landed it
     n = rhs.shape[1]
     element = lhs.element.name
-    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name)
+    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name, b_of.mn_major)
     step = k_step(element)
     for block in blocks:  # all K steps of a block, then the next
         d = column + block * n
@@ -175,20 +175,20 @@ def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: i
             b = _descriptor(op, b_of, (step * s, 0))
             if op.name == "tmem_mma_scaled":
                 _emit(op, "tcgen05_mma", [base, a, b], None, column=d,
-                      **_scaled(op, block, s, scales))
+                      **_scaled(op, block, s, scales, b_of.mn_major))
             else:
                 _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
                       kind=KINDS[element][0], column=d)
     _emit(op, "tcgen05_commit_wait", [], None)
 
 
-def _scaled(op: Operation, block: int, step: int, scales: int) -> dict:
+def _scaled(op: Operation, block: int, step: int, scales: int, b_mn_major: bool) -> dict:
     """The block-scaled MMA's attributes for row block ``block`` and K step ``step`` (its
     K block): the scale words' columns (tmem_columns.py) and the byte of each word."""
     lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
     byte = step % SCALES_PER_WORD
     idesc = block_scaled_descriptor(lhs.element.name, TMEM_M, rhs.shape[1], byte, byte,
-                                    rhs.element.name)
+                                    rhs.element.name, b_mn_major)
     scale_a, scale_b = scale_words_at(op, block, step, scales)
     return {"idesc": idesc, "kind": SCALED_KIND, "scale_a": scale_a, "scale_b": scale_b}
 

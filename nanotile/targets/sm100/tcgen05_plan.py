@@ -38,8 +38,12 @@ where distribute gathers each thread's scale words and lower-tcgen05 stores them
 tensor memory (lower_tcgen05.py). f4E2M1FN data (kind::
 mxf4) and f8E4M3FN scales are not planned (the FMA loop).
 
-A and B are both read K-major (B transposed into shared memory, as tileiras' sm_100
-matmul has it: instruction-descriptor bits 15 and 16 clear).
+A is read K-major. B is read K-major (transposed into shared memory, instruction-
+descriptor bit 16 clear) when it is stored from registers, and MN-major (its rows along N,
+as they lie in global memory: bit 16 set) when a TMA copy lands it (``TMA_COPY``, from
+select-tma-loads and assign-layouts), as tileiras' sm_100 f8 batched matmul reads it
+(UTMALDG, no transposition in shared memory); 8-bit types only (the others keep their
+K-major B).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from dataclasses import dataclass
 
 from ...ir import types as T
 from ...ir.core import Operation
+from ..ptx.select_tma_loads import TMA_COPY
 from ...ir.layouts import (
     TMEM_M,
     WGMMA_SWIZZLE_BYTES,
@@ -74,6 +79,9 @@ KINDS = {"f16": ("f16", 0, 2), "bf16": ("f16", 1, 2), "tf32": ("tf32", 2, 4),
 SCALE_BLOCK = 32     # mxf8f6f4's scale_vec::1X: one scale per 32 elements along K
 SCALED_KIND = "mxf8f6f4"
 UE8M0 = 1 << 23      # block-scaled descriptor bit 23: the scales are UE8M0
+B_MN_MAJOR = 1 << 16  # both descriptors' bit 16: B's rows run along N ("transpose B")
+# B of these types is read MN-major when a TMA copy lands it (select_tma_loads.TMA_COPY)
+MN_MAJOR_COPIES = frozenset({"f8E4M3FN", "f8E5M2"})
 
 
 @dataclass(frozen=True)
@@ -107,11 +115,17 @@ class Tcgen05Plan:
         return tmem_accumulator(shape)
 
     def operand(self, i: int, t: T.TileType, source: object = None) -> SharedLayout:
-        """The shared layout of operand ``i``: A (0) and B (1) K-major, the scales of
-        mmaf_scaled (3, 4) row-major."""
+        """The shared layout of operand ``i``: A (0) K-major; B (1) MN-major when a TMA
+        copy lands it (``source``: TMA_COPY, or the MN-major layout such a copy gave it)
+        and its type allows, else K-major; the scales of mmaf_scaled (3, 4) row-major."""
         if i > 2:
             return SharedLayout(tuple(t.shape))
-        return wgmma_operand(t.shape, KINDS[t.element.name][2], "ab"[i])
+        size = KINDS[t.element.name][2]
+        if i == 1 and t.element.name in MN_MAJOR_COPIES and _atoms(t.shape[1] * size):
+            copied = wgmma_operand(t.shape, size, "b", mn_major=True)
+            if source in (TMA_COPY, copied):
+                return copied
+        return wgmma_operand(t.shape, size, "ab"[i])
 
 
 def instruction(element: str, scaled: bool = False) -> str:
@@ -125,23 +139,26 @@ def k_step(element: str) -> int:
     return K_BYTES // KINDS[element][2]
 
 
-def instruction_descriptor(element: str, m: int, n: int, b_element: str | None = None) -> int:
+def instruction_descriptor(element: str, m: int, n: int, b_element: str | None = None,
+                           b_mn_major: bool = False) -> int:
     """The 32-bit instruction descriptor of a dense tcgen05.mma (kind by ``element``) with
-    f32 D and both operands K-major."""
+    f32 D, A K-major and B K-major or (``b_mn_major``) MN-major."""
     a, b = KINDS[element][1], KINDS[b_element or element][1]
-    return (1 << 4) | (a << 7) | (b << 10) | ((n >> 3) << 17) | ((m >> 4) << 24)
+    return (1 << 4) | (a << 7) | (b << 10) | (B_MN_MAJOR if b_mn_major else 0) | \
+        ((n >> 3) << 17) | ((m >> 4) << 24)
 
 
 def block_scaled_descriptor(element: str, m: int, n: int, a_id: int, b_id: int,
-                            b_element: str | None = None) -> int:
+                            b_element: str | None = None, b_mn_major: bool = False) -> int:
     """The 32-bit instruction descriptor of kind::mxf8f6f4.block_scale (PTX ISA,
     "Instruction descriptor format for .kind::mxf8f6f4, .kind::mxf4 and .kind::mxf4nvf4";
     CUTLASS's InstrDescriptorBlockScaled): bits 4-5 the byte of B's scale words (SFB_ID),
     7-9 / 10-12 A's / B's format, 17-22 N >> 3, 23 UE8M0 scales, 24-28 M >> 4, 29-30 the
-    byte of A's scale words (SFA_ID); both operands K-major, D f32 (implied)."""
+    byte of A's scale words (SFA_ID); A K-major, B K-major or (``b_mn_major``, bit 16)
+    MN-major, D f32 (implied)."""
     a, b = KINDS[element][1], KINDS[b_element or element][1]
-    return (b_id << 4) | (a << 7) | (b << 10) | ((n >> 3) << 17) | UE8M0 | \
-        ((m >> 4) << 24) | (a_id << 29)
+    return (b_id << 4) | (a << 7) | (b << 10) | (B_MN_MAJOR if b_mn_major else 0) | \
+        ((n >> 3) << 17) | UE8M0 | ((m >> 4) << 24) | (a_id << 29)
 
 
 def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
@@ -163,9 +180,14 @@ def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
     if m not in (TMEM_M, 2 * TMEM_M) or n % 16 or not 16 <= n <= MAX_N:
         return None
     row = KINDS[element][2] * k  # bytes of a K row
-    if row % K_BYTES or not (row in WGMMA_SWIZZLE_BYTES or row % WGMMA_SWIZZLE_BYTES[-1] == 0):
+    if row % K_BYTES or not _atoms(row):
         return None
     return Tcgen05Plan(element, n, m, b_element if b_element != element else None, scaled)
+
+
+def _atoms(row: int) -> bool:
+    """Whether a shared row of ``row`` bytes is made of swizzle atoms (wgmma_operand)."""
+    return row in WGMMA_SWIZZLE_BYTES or row % WGMMA_SWIZZLE_BYTES[-1] == 0
 
 
 def _scales_fit(op: Operation) -> bool:

@@ -95,6 +95,27 @@ def test_instruction_descriptor_formats(a, b, fa, fb):
     assert d >> 24 == 128 >> 4 and (d >> 17) & 0x3F == 256 >> 3
 
 
+def test_b_landed_by_tma_is_read_mn_major():
+    """An f8 B that a TMA copy lands (select-tma-loads asks with TMA_COPY; assign-layouts
+    checks it with the layout the copy got) is read as it lies in global memory, rows
+    along N, and the descriptors say so (bit 16); stored from registers it stays K-major,
+    and so does an f16 B."""
+    from nanotile.targets.ptx.select_tma_loads import TMA_COPY
+    from nanotile.targets.sm100.tcgen05_plan import block_scaled_descriptor
+
+    op = _mmaf(256, 256, 128, "f8E4M3FN")
+    p, b = plan(op, 4), op.operands[1].type
+    copied = p.operand(1, b, TMA_COPY)
+    assert copied.order is None and copied.block == 128 and copied.swizzle is not None
+    assert p.operand(1, b, copied) == copied
+    assert p.operand(1, b, None).order == (0, 1)  # from registers: K-major
+    assert p.operand(0, op.operands[0].type, TMA_COPY).order is None  # A: K-major anyway
+    f16 = _mmaf(128, 128, 32, "f16")
+    assert plan(f16, 4).operand(1, f16.operands[1].type, TMA_COPY).order == (0, 1)
+    assert (instruction_descriptor("f8E4M3FN", 128, 256, None, True) >> 15) & 3 == 2
+    assert (block_scaled_descriptor("f8E4M3FN", 128, 256, 0, 0, None, True) >> 15) & 3 == 2
+
+
 def test_mma_tcgen05_is_refused_on_sm90():
     module = parse_text(mma_kernel(0, 128, 64, 16, "f16", "f32"), "<k>")
     steps = parse_pipeline("lower-views,resolve-tokens,assign-layouts{gpu=sm_90 mma=tcgen05}")
@@ -287,6 +308,20 @@ TCGEN05_KINDS_CUTILE = [
 def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
     ptx = _emulated_as_interpreted(name)
     assert f"tcgen05.mma.cta_group::1.kind::{kind}" in ptx and "mma.sync" not in ptx
+
+
+def test_batched_f8_operands_arrive_by_tma():
+    """The batched f8 matmul's operands (1 x 256 x 128 and 1 x 128 x 256, reshaped to 2-D)
+    come by TMA, as tileiras' (UTMALDG.3D): A in one box of 256 rows, B in two boxes of
+    128 columns (MN-major: instruction descriptors with bit 16), boxes of 1 along the
+    batch; the emulator (checking mode) agrees with the interpreter."""
+    name = TCGEN05_KINDS_CUTILE[1][0]
+    ptx = _emulated_as_interpreted(name)
+    assert ptx.count("cp.async.bulk.tensor.3d.shared::cluster.global") == 3
+    assert "box=[1,256,128] swizzle=128" in ptx and "box=[1,128,128] swizzle=128" in ptx
+    descriptors = {int(d) for d in re.findall(r"mov\.b32 %r\d+, (\d{8,});", ptx)}
+    assert descriptors and all((d >> 16) & 1 for d in descriptors)
+    assert "ld.global" not in ptx.split("tcgen05.ld")[0]  # no operand through registers
 
 
 def _emulated_as_interpreted(name: str) -> str:
