@@ -68,7 +68,9 @@ def _tma_addresses(tb, op: Operation, origin: list, tile):
     shape, strides = spec.sizes(arguments)
     # a map of higher rank than the tile: its leading dimensions are the tile's of 1
     # (a batch of one, copied as a 2-D tile)
-    box = (1,) * (len(origin) - len(tile.shape)) + tuple(tile.shape)
+    # (a transposed map's dimensions are the tile's reversed)
+    seen = tuple(tile.shape)[::-1] if spec.transposed else tuple(tile.shape)
+    box = (1,) * (len(origin) - len(tile.shape)) + seen
     coordinates = np.meshgrid(*[int(o) + np.arange(n) for o, n in zip(origin, box)],
                               indexing="ij")
     inside = np.ones(box, bool)
@@ -76,7 +78,9 @@ def _tma_addresses(tb, op: Operation, origin: list, tile):
     for c, extent, stride in zip(coordinates, shape, strides):
         inside &= (c >= 0) & (c < extent)
         offsets += c.astype(np.int64) * stride
-    inside, offsets = inside.reshape(tile.shape), offsets.reshape(tile.shape)
+    inside, offsets = inside.reshape(seen), offsets.reshape(seen)
+    if spec.transposed:
+        inside, offsets = inside.T, offsets.T
     addresses = np.uint64(int(arguments[spec.base])) + \
         (offsets[inside] * int(storage_bytes(tile.element))).astype(np.uint64)
     return addresses, inside

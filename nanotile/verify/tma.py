@@ -6,7 +6,8 @@ pointer to the tile's element type, shape and strides arguments of integer type 
 constants, as many as the tile has dimensions (the last stride 1) or more (leading
 dimensions of 1 the tile drops: a batch of one copied as a 2-D tile, their boxes 1),
 boxes that cut the tile evenly (each dimension 1..256, rows a multiple of 16 bytes) and a
-swizzle of 0, 32, 64 or 128 bytes; one i32 coordinate per dimension of the map."""
+swizzle of 0, 32, 64 or 128 bytes; one i32 coordinate per dimension of the map. A
+``transposed`` map copies a 2-D tile whose dimensions are its own reversed."""
 
 from __future__ import annotations
 
@@ -62,8 +63,10 @@ def _check(op: Operation, tile, coordinates) -> None:
                     getattr(t.element, "is_int", False)):
                 raise fail(f"the map's size a{dim.argument} must be an integer argument")
     size = ELEMENT_BYTES[spec.element]
-    if any(not 0 < b <= 256 or n % b for b, n in zip(spec.box[rank - tile.rank:],
-                                                     tile.shape)) or \
+    seen = tile.shape[::-1] if spec.transposed else tile.shape  # the map's view of it
+    if spec.transposed and tile.rank != 2:
+        raise fail("only a 2-D tile may be copied through a transposed map")
+    if any(not 0 < b <= 256 or n % b for b, n in zip(spec.box[rank - tile.rank:], seen)) or \
             (spec.box[-1] * size) % 16 or spec.swizzle not in (0, 32, 64, 128):
         raise fail("the map's box must cut the tile evenly (each dimension 1..256, rows "
                    "of a multiple of 16 bytes) and its swizzle be 0, 32, 64 or 128 bytes")

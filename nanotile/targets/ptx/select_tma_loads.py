@@ -26,9 +26,12 @@ cuTensorMapEncodeTiled):
 - its view is a 1-D or 2-D partition (no dim_map; an MMA operand's may have leading
   dimensions of 1) of a tensor view (f16, bf16, f32; an MMA operand also f64, i8, f8)
   made in the kernel from its arguments: base pointer an argument known 16-byte aligned
-  (div_by), shape arguments
-  or constants, the inner stride 1 and an outer one an argument or a constant that is a
-  multiple of 16 bytes (div_by);
+  (div_by), shape arguments or constants, the inner stride 1 and an outer one an
+  argument or a constant that is a multiple of 16 bytes (div_by); or, for an MMA
+  operand read with its rows along its first dimension (a K-major B: sm_100's tcgen05,
+  wgmma's tf32/f8), a 2-D tensor with those strides reversed (column-major, [1, s]:
+  the block-scaled matmul's B), copied through the transposed tensor's map
+  (TensorMapSpec.transposed);
 - out-of-bounds elements read zero (padding zero or none: TMA fills zero);
 - its optimization hints do not say ``allow_tma = false`` (for the pass's gpu, or by
   default);
@@ -79,6 +82,9 @@ OPERAND_ELEMENTS = {**TMA_ELEMENTS, "f64": 8, "i8": 1, "f8E4M3FN": 1, "f8E5M2": 
 # operand lands by TMA, its rows as they lie in global memory (sm_100 then reads an f8 B
 # MN-major: tcgen05_plan)
 TMA_COPY = "tma-copy"
+# ... from a column-major tensor: the tile's rows along its first dimension (sm_100 reads
+# such a B K-major, as it reads B from registers)
+TMA_COPY_TRANSPOSED = "tma-copy-transposed"
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,8 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     if any(not is_i32_index(v) for v in indices):
         return False
     coordinates = first_element(op, indices, op.operands[0].type.tile_shape)
+    if spec.transposed:  # the map's dimensions: the tile's reversed
+        coordinates.reverse()
     load = make_op("tma_load", coordinates, [read.type], {"tensor": spec.text()})
     load.source, load.location = op.source, op.location
     load.results[0].name_hint = tile.name_hint
@@ -172,8 +180,10 @@ def _direct_map(op: Operation, entry: Operation, warps: int, uses, ctx: PassCont
     that drops unit dimensions makes of it: the copy lands that), or a shared vector's."""
     tile = op.results[0]
     read = _unit_reshape(tile, uses) or tile
-    operand = _wgmma_operand(read, uses, warps, planner)
-    if operand is not None:
+    transposed = _column_major(op.operands[0])
+    operand = _wgmma_operand(read, uses, warps, planner,
+                             TMA_COPY_TRANSPOSED if transposed else TMA_COPY)
+    if operand is not None and operand.order == ((0, 1) if transposed else None):
         return tensor_map(op.operands[0], entry, operand, ctx, OPERAND_ELEMENTS), read
     vector = _shared_vector(op)
     return (None if vector is None else tensor_map(op.operands[0], entry, vector, ctx)), tile
@@ -219,11 +229,12 @@ def _place_for(op: Operation, read: Value, uses, staged_for: Operation | None) -
     return ops[at]
 
 
-def _wgmma_operand(tile: Value, uses, warps: int, planner) -> SharedLayout | None:
-    """The shared layout the target's MMA reads ``tile`` in, when its only use is an mmaf
-    (or mmaf_scaled) the target's own MMA plan (sm_90's wgmma, sm_100's tcgen05: the
-    ``plan_mma`` hook) takes, as A or as MN-major B (a K-major B's rows run across global
-    memory's)."""
+def _wgmma_operand(tile: Value, uses, warps: int, planner, source: str) -> SharedLayout | None:
+    """The shared layout the target's MMA reads ``tile`` in, copied by TMA (``source``:
+    TMA_COPY, or TMA_COPY_TRANSPOSED from a column-major tensor), when its only use is an
+    mmaf (or mmaf_scaled) the target's own MMA plan (sm_90's wgmma, sm_100's tcgen05: the
+    ``plan_mma`` hook) takes, as A or B. A box copies rows as they lie in global memory:
+    the caller keeps the layouts whose rows those are."""
     users = uses.get(tile, [])
     if planner is None or len(users) != 1 or users[0].name not in ("mmaf", "mmaf_scaled"):
         return None
@@ -231,8 +242,16 @@ def _wgmma_operand(tile: Value, uses, warps: int, planner) -> SharedLayout | Non
     plan = planner(users[0], warps)
     if plan is None or role > 1:
         return None
-    layout = plan.operand(role, tile.type, TMA_COPY)
-    return layout if layout.order is None else None
+    return plan.operand(role, tile.type, source)
+
+
+def _column_major(view: Value) -> bool:
+    """Whether ``view`` is a partition of a 2-D tensor view whose first stride is 1."""
+    tensor = view.owner.operands[0].owner if isinstance(view.owner, Operation) and \
+        view.owner.name == "make_partition_view" else None
+    strides = tensor.results[0].type.strides if isinstance(tensor, Operation) and \
+        tensor.name == "make_tensor_view" else ()
+    return len(strides) == 2 and strides[0] == 1
 
 
 def _shared_vector(op: Operation) -> SharedLayout | None:
@@ -284,6 +303,12 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout | None,
         return None
     shape = _dims(tv.shape, dynamic[:tv.shape.count(None)], arguments)
     strides = _dims(tv.strides, dynamic[tv.shape.count(None):], arguments)
+    # a column-major tensor whose tile lands with its rows along dimension 0 (a K-major
+    # B): the transposed tensor's map, its boxes the tile's transposed
+    transposed = layout is not None and len(view_t.tile_shape) == 2 and \
+        layout.order == (0, 1) and strides is not None and strides[0] == Dim(constant=1)
+    if transposed:
+        shape, strides = shape[::-1], strides[::-1]
     if shape is None or strides is None or strides[-1] != Dim(constant=1):
         return None
     for outer in strides[:-1]:
@@ -298,11 +323,11 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout | None,
         box = staged_box(view_t.tile_shape, size)
         return None if box is None else \
             TensorMapSpec(element, arguments.index(base), shape, strides, box, 0)
-    box = _box(view_t.tile_shape[units:], layout, size)
+    box = _box(view_t.tile_shape[units:], layout, size, transposed)
     if box is None:
         return None
     return TensorMapSpec(element, arguments.index(base), shape, strides, (1,) * units + box,
-                         box[1] * size)
+                         box[1] * size, transposed)
 
 
 def _dims(static: tuple[int | None, ...], dynamic: list[Value],
@@ -320,22 +345,27 @@ def _dims(static: tuple[int | None, ...], dynamic: list[Value],
     return tuple(out)
 
 
-def _box(tile: tuple[int, int], layout: SharedLayout, size: int) -> tuple[int, int] | None:
-    """The box (all rows, one swizzle atom of columns) whose copies lay the tile out as
-    ``layout`` (element by element), or None."""
-    rows, cols = tile
+def _box(tile: tuple[int, int], layout: SharedLayout, size: int,
+         transposed: bool = False) -> tuple[int, int] | None:
+    """The box (all rows, one swizzle atom of columns; ``transposed``: of the tile's
+    transpose, the map's) whose copies lay the tile out as ``layout`` (element by
+    element), or None."""
+    rows, cols = tile[::-1] if transposed else tile
     atom = layout.block or cols
     width = atom * size
+
+    def offset(r: int, c: int) -> int:  # bytes to the map's element (r, c) of the tile
+        return size * layout.element_offset(flat_index((c, r) if transposed else (r, c), tile))
+
     if rows > MAX_BOX or width not in (32, 64, 128):
         return None
     for j in range(cols // atom):
-        start = size * layout.element_offset(flat_index((0, j * atom), tile))
+        start = offset(0, j * atom)
         if start % (8 * width):
             return None
         for r in range(rows):
             for c in range(atom):
-                want = size * layout.element_offset(flat_index((r, j * atom + c), tile))
-                if start + swizzled(r * width + c * size, width) != want:
+                if start + swizzled(r * width + c * size, width) != offset(r, j * atom + c):
                     return None
     return rows, atom
 

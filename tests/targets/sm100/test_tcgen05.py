@@ -459,3 +459,7 @@ def test_block_scaled_cutile_matmuls_on_tcgen05(name):
     ptx = _emulated_as_interpreted(name)
     assert ptx.count("kind::mxf8f6f4.block_scale.scale_vec::1X") == 8  # 2 blocks x 4 K
     assert "fma.rn.f64" not in ptx  # not the FMA loop
+    # A (256 x 128, row-major) and B (128 x 256 of a column-major tensor: K-major through
+    # the transposed map) arrive by TMA, one box each, as tileiras' UTMALDG.2D
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2
+    assert "box=[256,128] swizzle=128 transposed" in ptx

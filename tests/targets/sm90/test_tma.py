@@ -150,6 +150,9 @@ def test_tensor_map_descriptions_round_trip():
     assert spec.shape[1].constant == 64 and spec.strides[0].argument == 7
     with pytest.raises(ValueError):
         TensorMapSpec.parse("f16 base=0 shape=[a1] strides=[1] box=[8] swizzle=0")
+    transposed = TensorMapSpec.parse(text + " transposed")  # a column-major tensor's
+    assert transposed.transposed and transposed.text() == text + " transposed"
+    assert not spec.transposed
 
 
 @pytest.mark.parametrize("tensor,message", [
