@@ -852,10 +852,12 @@ op("fence_proxy_async", NO_OPCODE, results="", traits="memory", internal=True,
 # mmaf whose accumulator assign-layouts{mma=tcgen05} put in a #tmem layout; lower-tcgen05
 # (targets/sm100) expands it into the ops after it, which sm100's select-instructions
 # rules print as PTX.
-# The result tile of an mmaf on tcgen05: the accumulator's registers in its #tmem layout
-# (`of`), A and B in shared memory in K-major wgmma_operand layouts (`lhs`, `rhs`).
+# The result tile of an mmaf (or i8 mmai) on tcgen05: the accumulator's registers in its
+# #tmem layout (`of`), A and B in shared memory in wgmma_operand layouts (`lhs`, `rhs`);
+# an mmai's unsigned (u8) operands marked `unsigned_lhs` / `unsigned_rhs`.
 op("tmem_mma", NO_OPCODE, operands="acc",
-   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type")],
+   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type"),
+          unit("unsigned_lhs"), unit("unsigned_rhs")],
    traits="pure", internal=True,
    asm="$acc 'lhs @lhs 'rhs @rhs 'as @of attr-dict : type($acc,$result)")
 # The result tile of an mmaf_scaled on tcgen05 (kind::mxf8f6f4.block_scale): as tmem_mma,

@@ -522,7 +522,10 @@ def _tcgen05_ldst(c: C, is_ld: bool):
 # kind::mxf8f6f4 is block-scaled, its descriptor laid out otherwise: _block_scales)
 _TCGEN05_FORMATS = {"kind::f16": {0: "f16", 1: "bf16"}, "kind::tf32": {2: "tf32"},
                     "kind::f8f6f4": {0: "e4m3", 1: "e5m2"},
-                    "kind::mxf8f6f4": {0: "e4m3", 1: "e5m2"}}
+                    "kind::mxf8f6f4": {0: "e4m3", 1: "e5m2"},
+                    "kind::i8": {0: "u8", 1: "s8"}}
+# the D format each dense kind accumulates in (bits 4-5): f32 (1), kind::i8's s32 (2)
+_TCGEN05_D_FORMAT = {"kind::i8": 2}
 _TMEM_QUARTERS = 4
 
 
@@ -571,8 +574,8 @@ def _tcgen05_mma(c: C):
     scaled = kind == "kind::mxf8f6f4"
     if kind not in _TCGEN05_FORMATS or c.has("ws", "sp") or scaled != c.has("block_scale") \
             or (scaled and c.has("scale_vec::2X", "scale_vec::4X", "block16")):
-        raise c.unsupported("only kind::f16, kind::tf32, kind::f8f6f4 and kind::mxf8f6f4."
-                            "block_scale.scale_vec::1X, dense")
+        raise c.unsupported("only kind::f16, kind::tf32, kind::f8f6f4, kind::i8 and "
+                            "kind::mxf8f6f4.block_scale.scale_vec::1X, dense")
     d_op = c.ops[0]
     if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
         raise c.unsupported("A from tensor memory")
@@ -599,9 +602,10 @@ def _tcgen05_mma(c: C):
             raise MemoryFault("tcgen05.mma with disabled output lanes is not emulated")
         if scaled:
             M, N, a_id, b_id = _block_scaled_fields(idesc)
-        elif (idesc >> 4) & 3 != 1 or idesc & 0b1111:
+        elif (idesc >> 4) & 3 != _TCGEN05_D_FORMAT.get(kind, 1) or idesc & 0b1111:
             raise MemoryFault(f"tcgen05.mma instruction descriptor 0x{idesc:x}: only dense "
-                              "f32 accumulation is emulated")
+                              "f32 accumulation (s32 for kind::i8, no saturation) is "
+                              "emulated")
         else:
             M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
         if M != 128:
@@ -626,9 +630,16 @@ def _tcgen05_mma(c: C):
         D = A @ B.T
         t = int(gd(w)[lane]) + d_off
         l0, c0 = t >> 16, t & 0xFFFF
-        if bool(ge(w)[lane]):
-            D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)
-        tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
+        cells = tm[l0:l0 + M, c0:c0 + N]
+        if kind == "kind::i8":  # exact (|A B| < 2^53 for one K step), wrapping to s32
+            total = D.astype(np.int64)
+            if bool(ge(w)[lane]):
+                total = total + cells.view(np.int32).astype(np.int64)
+            tm[l0:l0 + M, c0:c0 + N] = total.astype(np.uint32)
+        else:
+            if bool(ge(w)[lane]):
+                D = D + cells.view(np.float32).astype(F64)
+            tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
         if w.cta.hazards is not None:   # complete when committed and waited for
             w.cta.hazards.tcgen05_issue(w.wid, np.concatenate(spans),
                                         slice(l0, l0 + M), slice(c0, c0 + N))

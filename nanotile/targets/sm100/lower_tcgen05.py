@@ -21,7 +21,7 @@ descriptor bit 16). The pass writes:
   before_thread_sync, a CTA barrier, tcgen05.fence::after_thread_sync: every warp's
   tcgen05.st and operand stores happen before thread 0's MMA, PTX ISA "Memory consistency
   model for 5th generation of TensorCore operations"); per K step s (16 for f16/bf16, 8
-  for tf32, 32 for f8: tcgen05_plan.k_step) and 128-row block b a descriptor of A at
+  for tf32, 32 for f8 and i8: tcgen05_plan.k_step) and 128-row block b a descriptor of A at
   (128 b, K s) and of B at (K s, 0) and a ``tcgen05_mma`` (its ``kind``) into the
   block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
   every thread waits for it: the results are in TMEM and the operands' buffers free for
@@ -166,7 +166,9 @@ def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: i
     b_of = Operand(rhs, "b", (0, 0), (1, 1))  # MN-major when a TMA copy landed it
     n = rhs.shape[1]
     element = lhs.element.name
-    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name, b_of.mn_major)
+    unsigned = tuple(bool(op.attributes.get(f"unsigned_{side}")) for side in ("lhs", "rhs"))
+    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name, b_of.mn_major,
+                                   unsigned)
     step = k_step(element)
     for block in blocks:  # all K steps of a block, then the next
         d = column + block * n

@@ -13,7 +13,7 @@
                         tcgen05.wait::ld.sync.aligned
     tcgen05_descriptor  the 64-bit shared-memory matrix descriptor (below)
     tcgen05_mma         thread 0: tcgen05.mma.cta_group::1.kind::K [d], da, db, idesc, 1
-                        (K: the op's kind, f16, tf32 or f8f6f4); block-scaled (kind
+                        (K: the op's kind, f16, tf32, f8f6f4 or i8); block-scaled (kind
                         mxf8f6f4, scale columns given): tcgen05.mma.cta_group::1.kind::
                         mxf8f6f4.block_scale.scale_vec::1X [d], da, db, idesc, [sa], [sb], 1
     tcgen05_commit_wait thread 0: tcgen05.commit.cta_group::1.mbarrier::arrive::one.

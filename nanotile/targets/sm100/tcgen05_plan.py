@@ -20,6 +20,9 @@ What fits (PTX ISA, "tcgen05.mma", "Instruction descriptor", "Matrix Descriptors
       tf32 x tf32                   kind::tf32     K 8
       e4m3/e5m2 x e4m3/e5m2         kind::f8f6f4   K 32 (any mix of the two)
 
+  and mmai of i8 (s8 or u8, either operand) into an i32 accumulator: kind::i8, K 32, D
+  s32 (tileiras' sm_100 SASS: UTCIMMA for a 128 x 128 x 64 mmai);
+
   tf32 operands rounded to nearest in registers before they are stored
   (``round_tf32_operands``: the tensor cores ignore the low 13 bits, as sm_90's wgmma);
 - a CTA of one warpgroup (4 warps: with M = 128 and cta_group::1, warp w reads TMEM lanes
@@ -70,10 +73,12 @@ K_BYTES = 32       # the instruction's K, in bytes of a row (16 f16, 8 tf32, 32 
 # format for .kind::tf32, .kind::f16, .kind::f8f6f4 and .kind::i8"): bits 4-5 D's format
 # (1: f32), 7-9 A's and 10-12 B's (below), 13/14 negate A/B, 15/16 A/B MN-major
 # ("transpose"), 17-22 N >> 3, 24-28 M >> 4. (tileiras' sm_100 matmul_f16: 0x08200010
-# for M = N = 128, f16, K-major.)
+# for M = N = 128, f16, K-major.) kind::i8: D S32 (2), A and B S8 (1) or U8 (0).
 # element type -> (kind, its A/B format in the descriptor, bytes)
 KINDS = {"f16": ("f16", 0, 2), "bf16": ("f16", 1, 2), "tf32": ("tf32", 2, 4),
-         "f8E4M3FN": ("f8f6f4", 0, 1), "f8E5M2": ("f8f6f4", 1, 1)}
+         "f8E4M3FN": ("f8f6f4", 0, 1), "f8E5M2": ("f8f6f4", 1, 1), "i8": ("i8", 1, 1)}
+D_FORMATS = {"f32": 1, "i32": 2}  # the accumulator's type -> its descriptor format
+UNSIGNED_I8 = 0                   # kind::i8's A/B format for u8
 
 
 SCALE_BLOCK = 32     # mxf8f6f4's scale_vec::1X: one scale per 32 elements along K
@@ -140,11 +145,16 @@ def k_step(element: str) -> int:
 
 
 def instruction_descriptor(element: str, m: int, n: int, b_element: str | None = None,
-                           b_mn_major: bool = False) -> int:
+                           b_mn_major: bool = False,
+                           unsigned: tuple[bool, bool] = (False, False)) -> int:
     """The 32-bit instruction descriptor of a dense tcgen05.mma (kind by ``element``) with
-    f32 D, A K-major and B K-major or (``b_mn_major``) MN-major."""
+    f32 D (s32 for kind::i8, whose A and B are u8 where ``unsigned`` says so), A K-major
+    and B K-major or (``b_mn_major``) MN-major."""
     a, b = KINDS[element][1], KINDS[b_element or element][1]
-    return (1 << 4) | (a << 7) | (b << 10) | (B_MN_MAJOR if b_mn_major else 0) | \
+    if element == "i8":
+        a, b = (UNSIGNED_I8 if u else f for u, f in zip(unsigned, (a, b)))
+    d = D_FORMATS["i32" if element == "i8" else "f32"]
+    return (d << 4) | (a << 7) | (b << 10) | (B_MN_MAJOR if b_mn_major else 0) | \
         ((n >> 3) << 17) | ((m >> 4) << 24)
 
 
@@ -162,13 +172,15 @@ def block_scaled_descriptor(element: str, m: int, n: int, a_id: int, b_id: int,
 
 
 def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
-    if op.name not in ("mmaf", "mmaf_scaled") or warps != WARPS:
+    if op.name not in ("mmaf", "mmai", "mmaf_scaled") or warps != WARPS:
         return None
     lt, rt, at = (v.type for v in op.operands[:3])
     if not all(isinstance(t, T.TileType) and t.rank == 2 for t in (lt, rt, at)):
         return None
     element, b_element = lt.element.name, rt.element.name
-    if element not in KINDS or b_element not in KINDS or at.element.name != "f32":
+    if element not in KINDS or b_element not in KINDS or \
+            at.element.name != ("i32" if op.name == "mmai" else "f32") or \
+            (op.name == "mmai") != (element == "i8"):
         return None
     scaled = op.name == "mmaf_scaled"
     if scaled and not _scales_fit(op):

@@ -69,7 +69,7 @@ def test_plan_fits_tf32_and_f8(m, n, k, et, kind, rounds):
     (128, 64, 4, 4, "tf32", "f32", 0),     # tf32 rows of 16 bytes: no K step of 8
     (128, 64, 16, 4, "f8E4M3FN", "f32", 0),  # f8 rows of 16 bytes: no K step of 32
     (128, 64, 32, 4, "f8E5M2", "f16", 0),  # f8 -> f16: not planned (D in TMEM is f32)
-    (128, 64, 32, 4, "i8", "i32", 0),      # mmai (kind::i8: not planned)
+    (128, 64, 32, 4, "i8", "f32", 0),      # i8 into f32: no such kind
     (128, 64, 16, 4, "f16", "f32", 2),     # batched
 ])
 def test_plan_declines(m, n, k, warps, et, acc, batch):
@@ -170,6 +170,32 @@ def test_tcgen05_matches_interpreter(m, n, k, et):
         m // 128 * k // K_STEP[et]
     assert ("cvt.rn.tf32.f32" in ptx) == (et == "tf32")  # rounded before the stores
     assert ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
+
+
+# mmai of i8 (kind::i8: s32 in TMEM, K steps of 32 bytes), as tileiras' UTCIMMA for a
+# 128 x 128 x 64 mmai; A and B signed or unsigned (u8: format 0 in the descriptor)
+I8_CASES = [
+    (128, 128, 64, "signed signed"),     # tileiras' UTCIMMA kernel's shape: 2 K steps
+    (128, 32, 32, "unsigned signed"),    # one K step, 32-byte rows, u8 A
+    (256, 64, 128, "signed unsigned"),   # two row blocks, 4 K steps, u8 B
+]
+
+
+@pytest.mark.parametrize("m,n,k,signs", I8_CASES)
+def test_tcgen05_i8_is_exact(m, n, k, signs):
+    """Random s8/u8 bytes and s32 accumulators (sums wrap as the interpreter's do): the
+    emulated kind::i8 equals the interpreter bit for bit; the descriptor's D format is
+    s32 (2) and each operand's u8 (0) or s8 (1) as its mmai says."""
+    from ..test_mma import _inputs as mma_inputs
+
+    text = mma_kernel(0, m, n, k, "i8", "i32", op="mmai", attrs=signs + " ")
+    arrays = mma_inputs(0, m, n, k, "i8", "i32", np.random.default_rng(m + n + k))
+    ptx = _check(text, arrays, "sm_100", 0)
+    assert ptx.count("tcgen05.mma.cta_group::1.kind::i8") == m // 128 * k // 32
+    assert "mma.sync" not in ptx
+    (idesc,) = {int(d) for d in re.findall(r"mov\.b32 %r\d+, (\d{8,});", ptx)}
+    formats = [0 if s == "unsigned" else 1 for s in signs.split()]
+    assert (idesc >> 4) & 3 == 2 and [(idesc >> 7) & 7, (idesc >> 10) & 7] == formats
 
 
 @pytest.mark.parametrize("m,n,k", [(128, 64, 64), (128, 32, 128), (128, 128, 16),
