@@ -477,7 +477,7 @@ def _tcgen05_ldst(c: C, is_ld: bool):
     rep = next((int(x[1:]) for x in c.mods if x[:1] == "x" and x[1:].isdigit()), 1)
     if shape is None or c.has("pack::16b", "unpack::16b"):
         raise c.unsupported("only the 32x32b and 16x32bx2 shapes")
-    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    regs = _items(c.ops[0] if is_ld else c.ops[-1])  # st: [taddr], (split,) {regs}
     taddr_op = c.ops[1] if is_ld else c.ops[0]
     if not isinstance(taddr_op, Addr):
         raise c.error("expected a tensor-memory address [taddr]")
@@ -561,6 +561,14 @@ def _block_scaled_fields(idesc: int) -> tuple[int, int, int, int]:
             (idesc >> 4) & 3)
 
 
+def _d_lanes(m: int) -> np.ndarray:
+    """The TMEM lane of each row of D (cta_group::1, PTX ISA "Data path layout
+    organization"): M = 128, row i in lane i; M = 64 (layout F), the first 16 lanes of
+    each warp's quarter, row i in lane 32 (i / 16) + i % 16."""
+    rows = np.arange(m)
+    return rows if m == 128 else 32 * (rows // 16) + rows % 16
+
+
 def _tcgen05_format(kind: str, idesc: int, shift: int) -> str:
     fmt = (idesc >> shift) & 7
     if fmt not in _TCGEN05_FORMATS[kind]:
@@ -608,8 +616,8 @@ def _tcgen05_mma(c: C):
                               "emulated")
         else:
             M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
-        if M != 128:
-            raise MemoryFault(f"tcgen05.mma with M={M}: only M=128 is emulated")
+        if M not in (64, 128):
+            raise MemoryFault(f"tcgen05.mma with M={M}: only M=64 and M=128 are emulated")
         a_type, b_type = _tcgen05_format(kind, idesc, 7), _tcgen05_format(kind, idesc, 10)
         esize = type_size(a_type)   # both: one kind, one size
         sh = w.cta.shared
@@ -630,17 +638,19 @@ def _tcgen05_mma(c: C):
         D = A @ B.T
         t = int(gd(w)[lane]) + d_off
         l0, c0 = t >> 16, t & 0xFFFF
-        cells = tm[l0:l0 + M, c0:c0 + N]
+        lanes = l0 + _d_lanes(M)
+        where = np.ix_(lanes, np.arange(c0, c0 + N))
+        cells = tm[where]
         if kind == "kind::i8":  # exact (|A B| < 2^53 for one K step), wrapping to s32
             total = D.astype(np.int64)
             if bool(ge(w)[lane]):
                 total = total + cells.view(np.int32).astype(np.int64)
-            tm[l0:l0 + M, c0:c0 + N] = total.astype(np.uint32)
+            tm[where] = total.astype(np.uint32)
         else:
             if bool(ge(w)[lane]):
                 D = D + cells.view(np.float32).astype(F64)
-            tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
+            tm[where] = D.astype(np.float32).view(np.uint32)
         if w.cta.hazards is not None:   # complete when committed and waited for
-            w.cta.hazards.tcgen05_issue(w.wid, np.concatenate(spans),
-                                        slice(l0, l0 + M), slice(c0, c0 + N))
+            w.cta.hazards.tcgen05_issue(w.wid, np.concatenate(spans), lanes,
+                                        slice(c0, c0 + N))
     return mma

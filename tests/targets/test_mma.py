@@ -171,10 +171,10 @@ def uses_tcgen05(case, gpu: str) -> bool:
     mma.sync)."""
     batch, m, n, k, et, acc, warps = case
     row = {**_BYTES, "i8": 1}.get(et, 0) * k
-    return gpu == "sm_100" and not batch and row and acc == ("i32" if et == "i8" else "f32") \
-        and \
-        warps == 4 and m in (128, 256) and n % 16 == 0 and 16 <= n <= 256 and \
-        row % 32 == 0 and (row in (32, 64) or row % 128 == 0)
+    return gpu == "sm_100" and not batch and row > 0 and warps == 4 and \
+        acc == ("i32" if et == "i8" else "f32") and m in (64, 128, 256) and \
+        n % 16 == 0 and 16 <= n <= 256 and row % 32 == 0 and \
+        (row in (32, 64) or row % 128 == 0)
 
 
 def _run_case(case, gpu):

@@ -25,7 +25,9 @@ descriptor bit 16). The pass writes:
   (128 b, K s) and of B at (K s, 0) and a ``tcgen05_mma`` (its ``kind``) into the
   block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
   every thread waits for it: the results are in TMEM and the operands' buffers free for
-  the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers.
+  the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers. A 64-row tile
+  (one M = 64 instruction, D in the first 16 lanes of each warp's quarter) is stored and
+  loaded in the 16x32bx2 form instead (``split``: the second half's column offset).
 - A ``for`` whose iteration value is the op's accumulator (its only use) and whose next
   value is the op's result (its only use) keeps the accumulator in TMEM: the initial
   value is stored before the loop, the result loaded after it, and the loop carries
@@ -57,7 +59,7 @@ from dataclasses import dataclass
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
-from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M
+from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_HALF_M, TMEM_M
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..sm90.lower_wgmma import Operand
@@ -120,10 +122,11 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
         both_copied = op.attributes["lhs"] in copied and op.attributes["rhs"] in copied
         words = None if op in borrowing else scales  # None: issue borrows columns
         if loop is None:
-            _emit(op, "tmem_store", [base, op.operands[0]], None, column=column[op])
+            _emit(op, "tmem_store", [base, op.operands[0]], None, column=column[op],
+                  **_split(op))
             issue(op, base, column[op], both_copied, words)
             mapping[op.results[0]] = _emit(op, "tmem_load", [base], op.results[0].type,
-                                           column=column[op])
+                                           column=column[op], **_split(op))
             erase(op)
         else:
             keep_in_tmem(module, op, loop, base, column[op], both_copied, words)
@@ -167,7 +170,8 @@ def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: i
     n = rhs.shape[1]
     element = lhs.element.name
     unsigned = tuple(bool(op.attributes.get(f"unsigned_{side}")) for side in ("lhs", "rhs"))
-    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name, b_of.mn_major,
+    idesc = instruction_descriptor(element, min(lhs.shape[0], TMEM_M), n, rhs.element.name,
+                                   b_of.mn_major,
                                    unsigned)
     step = k_step(element)
     for block in blocks:  # all K steps of a block, then the next
@@ -249,10 +253,11 @@ def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, co
     acc = op.operands[0]
     i = body.arguments.index(acc) - 1
     result_t = op.results[0].type
-    _emit(loop, "tmem_store", [base, loop.operands[FIRST_INIT + i]], None, column=column)
+    _emit(loop, "tmem_store", [base, loop.operands[FIRST_INIT + i]], None, column=column,
+          **_split(op))
     issue(op, base, column, both_copied, scales)
     erase(op)
-    after = make_op("tmem_load", [base], [result_t], {"column": column})
+    after = make_op("tmem_load", [base], [result_t], {"column": column, **_split(op)})
     after.source, after.location = loop.source, loop.location
     outer = loop.parent
     outer.ops.insert(outer.ops.index(loop) + 1, after)
@@ -273,6 +278,13 @@ def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, co
     del loop.results[i]
     for k, r in enumerate(loop.results):
         r.index = k
+
+
+def _split(op: Operation) -> dict:
+    """The TMEM access form of ``op``'s accumulator: none (32x32b), or for 64 rows the
+    16x32bx2 form's half-split, N / 2 columns (layouts.tmem_accumulator)."""
+    m, n = op.attributes["lhs"].shape[0], op.attributes["rhs"].shape[1]
+    return {"split": n // 2} if m == TMEM_HALF_M else {}
 
 
 def _emit(anchor: Operation, name: str, operands: list[Value], t: T.Type | None, **attrs):

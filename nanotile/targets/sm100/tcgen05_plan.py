@@ -27,9 +27,9 @@ What fits (PTX ISA, "tcgen05.mma", "Instruction descriptor", "Matrix Descriptors
   (``round_tf32_operands``: the tensor cores ignore the low 13 bits, as sm_90's wgmma);
 - a CTA of one warpgroup (4 warps: with M = 128 and cta_group::1, warp w reads TMEM lanes
   32 w .. 32 w + 31, rows 32 w .. of D) and 128 or 256 rows: one M = 128 instruction per
-  128-row block, the second block's D in the N columns after the first's (the ISA's
-  other M, 64 with cta_group::1 and 256 with cta_group::2, lay D out differently in
-  TMEM; not planned);
+  128-row block, the second block's D in the N columns after the first's; or 64 rows
+  (not block-scaled): one M = 64 instruction, D in the first 16 lanes of each warp's
+  quarter (layouts.tmem_accumulator; M = 256 with cta_group::2 is not planned);
 - N a multiple of 16 from 16 to 256 (M = 128's rule), one instruction per K step;
 - K a multiple of the instruction's K whose row (K elements) is made of swizzle atoms: 32,
   64 or 128 bytes, or a multiple of 128 (as wgmma's).
@@ -57,6 +57,7 @@ from ...ir import types as T
 from ...ir.core import Operation
 from ..ptx.select_tma_loads import TMA_COPY
 from ...ir.layouts import (
+    TMEM_HALF_M,
     TMEM_M,
     WGMMA_SWIZZLE_BYTES,
     LinearLayout,
@@ -107,7 +108,8 @@ class Tcgen05Plan:
 
     @property
     def instruction_descriptor(self) -> int:
-        return instruction_descriptor(self.element, TMEM_M, self.n, self.b_element)
+        return instruction_descriptor(self.element, min(self.m, TMEM_M), self.n,
+                                      self.b_element)
 
     @property
     def round_tf32_operands(self) -> bool:
@@ -189,7 +191,8 @@ def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
     if KINDS[b_element][0] != KINDS[element][0] or (mixed and KINDS[element][0] != "f8f6f4"):
         return None  # one kind for both; only f8f6f4 mixes types (e4m3 x e5m2)
     m, k, n = lt.shape[0], lt.shape[1], rt.shape[1]
-    if m not in (TMEM_M, 2 * TMEM_M) or n % 16 or not 16 <= n <= MAX_N:
+    if m not in (TMEM_M, 2 * TMEM_M) + (() if scaled else (TMEM_HALF_M,)) or n % 16 or \
+            not 16 <= n <= MAX_N:
         return None
     row = KINDS[element][2] * k  # bytes of a K row
     if row % K_BYTES or not _atoms(row):

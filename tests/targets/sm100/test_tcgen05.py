@@ -59,7 +59,8 @@ def test_plan_fits_tf32_and_f8(m, n, k, et, kind, rounds):
 
 
 @pytest.mark.parametrize("m,n,k,warps,et,acc,batch", [
-    (64, 64, 16, 4, "f16", "f32", 0),      # 64 rows (M = 64 lays D out otherwise)
+    (32, 64, 16, 4, "f16", "f32", 0),      # 32 rows
+    (64, 8, 16, 4, "f16", "f32", 0),       # 64 rows, N = 8 (N % 16 == 0 here)
     (512, 64, 16, 4, "f16", "f32", 0),     # 512 rows
     (128, 64, 16, 8, "f16", "f32", 0),     # 8 warps
     (128, 8, 16, 4, "f16", "f32", 0),      # N = 8 (M = 128 needs N % 16 == 0)
@@ -212,9 +213,38 @@ def test_tcgen05_is_exact_on_integers(m, n, k):
     assert "tcgen05.mma" in _check(text, arrays, "sm_100", 0)
 
 
+# M = 64 (one instruction; D in lanes 32 w .. 32 w + 15, read and written with the
+# 16x32bx2 forms, the second half N / 2 columns further): f16, bf16, f8, i8
+M64_CASES = [
+    (64, 64, 32, "f16", 2 ** -20),
+    (64, 256, 64, "bf16", 2 ** -20),    # N = 256: 128 registers a thread
+    (64, 16, 32, "f8E4M3FN", 2 ** -20),
+    (64, 128, 64, "i8", 0),             # mmai, exact
+]
+
+
+@pytest.mark.parametrize("m,n,k,et,tol", M64_CASES)
+def test_tcgen05_m64_matches_interpreter(m, n, k, et, tol):
+    from ..test_mma import _inputs as mma_inputs
+
+    acc = "i32" if et == "i8" else "f32"
+    text = mma_kernel(0, m, n, k, et, acc, op="mmai" if et == "i8" else "mmaf",
+                      attrs="signed signed " if et == "i8" else "")
+    arrays = mma_inputs(0, m, n, k, et, acc, np.random.default_rng(m * n + k))
+    ptx = _check(text, arrays, "sm_100", tol)
+    assert ptx.count("tcgen05.mma.cta_group") == k // (16 if et in ("f16", "bf16") else 32)
+    assert "mma.sync" not in ptx
+    # the accumulator stored and loaded as halves of rows, split N / 2 columns apart
+    assert f"16x32bx2.x{n // 2}.b32 [%r" in ptx and f"], {n // 2}, {{" in ptx
+    assert re.search(rf"tcgen05\.ld\.sync\.aligned\.16x32bx2\.x{n // 2}\.b32 {{.+}}, \[%r\d+\], "
+                     rf"{n // 2};", ptx)
+    (idesc,) = {int(d) for d in re.findall(r"mov\.b32 %r\d+, (\d{8,});", ptx)}
+    assert ((idesc >> 24) & 0x1F) << 4 == 64 and ((idesc >> 17) & 0x3F) << 3 == n
+
+
 def test_sm100_keeps_mma_sync_where_tcgen05_does_not_fit():
-    text = mma_kernel(0, 64, 64, 32, "f16", "f32")
-    arrays = _inputs(0, 64, 64, 32, "f16", "f32", np.random.default_rng(3))
+    text = mma_kernel(0, 32, 64, 32, "f16", "f32")
+    arrays = _inputs(0, 32, 64, 32, "f16", "f32", np.random.default_rng(3))
     ptx = _check(text, arrays, "sm_100", 2 ** -20)
     assert "tcgen05" not in ptx and "mma.sync.aligned" in ptx
 
