@@ -25,9 +25,10 @@ descriptor bit 16). The pass writes:
   (128 b, K s) and of B at (K s, 0) and a ``tcgen05_mma`` (its ``kind``) into the
   block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
   every thread waits for it: the results are in TMEM and the operands' buffers free for
-  the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers. A 64-row tile
-  (one M = 64 instruction, D in the first 16 lanes of each warp's quarter) is stored and
-  loaded in the 16x32bx2 form instead (``split``: the second half's column offset).
+  the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result
+  registers. A 64-row tile (one M = 64 instruction, D in the first 16 lanes of each
+  warp's quarter) is stored and loaded in the 16x32bx2 form instead (``split``: the
+  second half's column offset).
 - A ``for`` whose iteration value is the op's accumulator (its only use) and whose next
   value is the op's result (its only use) keeps the accumulator in TMEM: the initial
   value is stored before the loop, the result loaded after it, and the loop carries
