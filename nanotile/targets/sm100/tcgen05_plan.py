@@ -45,8 +45,8 @@ A is read K-major. B is read K-major (transposed into shared memory, instruction
 descriptor bit 16 clear) when it is stored from registers, and MN-major (its rows along N,
 as they lie in global memory: bit 16 set) when a TMA copy lands it (``TMA_COPY``, from
 select-tma-loads and assign-layouts), as tileiras' sm_100 f8 batched matmul reads it
-(UTMALDG, no transposition in shared memory); 8-bit types only (the others keep their
-K-major B).
+and its matmul_f16_tma (UTMALDG, no transposition in shared memory); f16, bf16 and f8
+(tf32 keeps its K-major B).
 """
 
 from __future__ import annotations
@@ -86,8 +86,9 @@ SCALE_BLOCK = 32     # mxf8f6f4's scale_vec::1X: one scale per 32 elements along
 SCALED_KIND = "mxf8f6f4"
 UE8M0 = 1 << 23      # block-scaled descriptor bit 23: the scales are UE8M0
 B_MN_MAJOR = 1 << 16  # both descriptors' bit 16: B's rows run along N ("transpose B")
-# B of these types is read MN-major when a TMA copy lands it (select_tma_loads.TMA_COPY)
-MN_MAJOR_COPIES = frozenset({"f8E4M3FN", "f8E5M2"})
+# B of these types is read MN-major when a TMA copy lands it (select_tma_loads.TMA_COPY):
+# tileiras' sm_100 f16 and f8 matmuls copy B so
+MN_MAJOR_COPIES = frozenset({"f16", "bf16", "f8E4M3FN", "f8E5M2"})
 
 
 @dataclass(frozen=True)

@@ -97,10 +97,10 @@ def test_instruction_descriptor_formats(a, b, fa, fb):
 
 
 def test_b_landed_by_tma_is_read_mn_major():
-    """An f8 B that a TMA copy lands (select-tma-loads asks with TMA_COPY; assign-layouts
-    checks it with the layout the copy got) is read as it lies in global memory, rows
-    along N, and the descriptors say so (bit 16); stored from registers it stays K-major,
-    and so does an f16 B."""
+    """An f8 or f16 B that a TMA copy lands (select-tma-loads asks with TMA_COPY;
+    assign-layouts checks it with the layout the copy got) is read as it lies in global
+    memory, rows along N, and the descriptors say so (bit 16); stored from registers it
+    stays K-major, and so does a tf32 B."""
     from nanotile.targets.ptx.select_tma_loads import TMA_COPY
     from nanotile.targets.sm100.tcgen05_plan import block_scaled_descriptor
 
@@ -112,7 +112,9 @@ def test_b_landed_by_tma_is_read_mn_major():
     assert p.operand(1, b, None).order == (0, 1)  # from registers: K-major
     assert p.operand(0, op.operands[0].type, TMA_COPY).order is None  # A: K-major anyway
     f16 = _mmaf(128, 128, 32, "f16")
-    assert plan(f16, 4).operand(1, f16.operands[1].type, TMA_COPY).order == (0, 1)
+    assert plan(f16, 4).operand(1, f16.operands[1].type, TMA_COPY).order is None
+    tf32 = _mmaf(128, 64, 32, "tf32")
+    assert plan(tf32, 4).operand(1, tf32.operands[1].type, TMA_COPY).order == (0, 1)
     assert (instruction_descriptor("f8E4M3FN", 128, 256, None, True) >> 15) & 3 == 2
     assert (block_scaled_descriptor("f8E4M3FN", 128, 256, 0, 0, None, True) >> 15) & 3 == 2
 
