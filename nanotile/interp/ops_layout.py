@@ -66,13 +66,21 @@ def _tma_addresses(tb, op: Operation, origin: list, tile):
         entry = parent_op(entry)
     arguments = [tb.env[a] for a in entry.regions[0].block.arguments]
     shape, strides = spec.sizes(arguments)
-    coordinates = np.meshgrid(*[int(o) + np.arange(n) for o, n in zip(origin, tile.shape)],
+    # a map of higher rank than the tile: its leading dimensions are the tile's of 1
+    # (a batch of one, copied as a 2-D tile)
+    # (a transposed map's dimensions are the tile's reversed)
+    seen = tuple(tile.shape)[::-1] if spec.transposed else tuple(tile.shape)
+    box = (1,) * (len(origin) - len(tile.shape)) + seen
+    coordinates = np.meshgrid(*[int(o) + np.arange(n) for o, n in zip(origin, box)],
                               indexing="ij")
-    inside = np.ones(tile.shape, bool)
-    offsets = np.zeros(tile.shape, np.int64)
+    inside = np.ones(box, bool)
+    offsets = np.zeros(box, np.int64)
     for c, extent, stride in zip(coordinates, shape, strides):
         inside &= (c >= 0) & (c < extent)
         offsets += c.astype(np.int64) * stride
+    inside, offsets = inside.reshape(seen), offsets.reshape(seen)
+    if spec.transposed:
+        inside, offsets = inside.T, offsets.T
     addresses = np.uint64(int(arguments[spec.base])) + \
         (offsets[inside] * int(storage_bytes(tile.element))).astype(np.uint64)
     return addresses, inside

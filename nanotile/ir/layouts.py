@@ -701,7 +701,13 @@ def wgmma_operand(shape: tuple[int, ...], element_bytes: int, role: str,
 # first). Between the instructions of a K loop the accumulator stays in TMEM
 # (lower-tcgen05); the layout is what an epilogue reads (and what a tcgen05.st of the
 # initial value writes from).
+# With M = 64 (cta_group::1, "Data path layout organization", layout F) row i of D is
+# lane 32 (i / 16) + i % 16: each warp's first 16 lanes, N columns; tcgen05.ld.16x32bx2
+# with a half-split offset of N / 2 gives thread t < 16 of warp w row 16 w + t's columns
+# j < N / 2 in register j, and thread t + 16 the same row's columns N / 2 + j
+# (``#tmem<acc, m64nN>``).
 TMEM_M = 128
+TMEM_HALF_M = 64
 TMEM_LANES = 128
 TMEM_COLUMNS = 512
 
@@ -709,16 +715,24 @@ TMEM_COLUMNS = 512
 def tmem_accumulator(shape: tuple[int, ...]) -> LinearLayout:
     """The registers of an M x N f32 accumulator (M = 128 or 256) read from TMEM by
     tcgen05.ld.32x32b in a CTA of 4 warps: row 128 b + 32 w + t in thread t of warp w,
-    column j in its register b N + j. ValueError for any other shape."""
-    if len(shape) != 2 or shape[0] not in (TMEM_M, 2 * TMEM_M) or shape[1] < 1 or \
-            shape[0] // TMEM_M * shape[1] > TMEM_COLUMNS:
-        raise ValueError(f"a tensor-memory accumulator is 128 or 256 x N (at most "
+    column j in its register b N + j; M = 64 (N at least 2): as tcgen05.ld.16x32bx2
+    reads it (above). ValueError for any other shape."""
+    if len(shape) != 2 or shape[0] not in (TMEM_HALF_M, TMEM_M, 2 * TMEM_M) or \
+            shape[1] < (2 if shape[0] == TMEM_HALF_M else 1) or \
+            max(1, shape[0] // TMEM_M) * shape[1] > TMEM_COLUMNS:
+        raise ValueError(f"a tensor-memory accumulator is 64, 128 or 256 x N (at most "
                          f"{TMEM_COLUMNS} columns in all), not {shape}")
     full = tuple(shape)
 
     def at(r: int, c: int) -> int:
         return flat_index((r, c), full)
 
+    if shape[0] == TMEM_HALF_M:
+        half = shape[1] // 2
+        register = [at(0, 1 << b) for b in range(log2(half))]
+        lane = [at(1 << b, 0) for b in range(LANE_BITS - 1)] + [at(0, half)]
+        layout = LinearLayout(full, tuple(register), tuple(lane), (at(16, 0), at(32, 0)))
+        return layout.named(f"#tmem<acc, m{shape[0]}n{shape[1]}>")
     register = [at(0, 1 << b) for b in range(log2(shape[1]))]
     register += [at(TMEM_M, 0)] if shape[0] > TMEM_M else []
     lane = [at(1 << b, 0) for b in range(LANE_BITS)]

@@ -852,10 +852,12 @@ op("fence_proxy_async", NO_OPCODE, results="", traits="memory", internal=True,
 # mmaf whose accumulator assign-layouts{mma=tcgen05} put in a #tmem layout; lower-tcgen05
 # (targets/sm100) expands it into the ops after it, which sm100's select-instructions
 # rules print as PTX.
-# The result tile of an mmaf on tcgen05: the accumulator's registers in its #tmem layout
-# (`of`), A and B in shared memory in K-major wgmma_operand layouts (`lhs`, `rhs`).
+# The result tile of an mmaf (or i8 mmai) on tcgen05: the accumulator's registers in its
+# #tmem layout (`of`), A and B in shared memory in wgmma_operand layouts (`lhs`, `rhs`);
+# an mmai's unsigned (u8) operands marked `unsigned_lhs` / `unsigned_rhs`.
 op("tmem_mma", NO_OPCODE, operands="acc",
-   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type")],
+   attrs=[attr("lhs", "type"), attr("rhs", "type"), attr("of", "type"),
+          unit("unsigned_lhs"), unit("unsigned_rhs")],
    traits="pure", internal=True,
    asm="$acc 'lhs @lhs 'rhs @rhs 'as @of attr-dict : type($acc,$result)")
 # The result tile of an mmaf_scaled on tcgen05 (kind::mxf8f6f4.block_scale): as tmem_mma,
@@ -875,13 +877,17 @@ op("tmem_alloc", NO_OPCODE, attrs=[attr("columns", "int")], traits="memory",
 op("tmem_dealloc", NO_OPCODE, operands="base", results="", attrs=[attr("columns", "int")],
    traits="memory", internal=True, asm="$base @columns attr-dict : type($base)")
 # tcgen05.st.32x32b of this thread's registers `value` (one row of the tile, column j in
-# register j) to TMEM columns `column`.. of its warp's 32 lanes, then tcgen05.wait::st.
+# register j) to TMEM columns `column`.. of its warp's 32 lanes, then tcgen05.wait::st;
+# with `split` (an M = 64 accumulator): tcgen05.st.16x32bx2, threads t and t + 16 of a
+# warp the halves of its lane t's row, the second half `split` columns further.
 op("tmem_store", NO_OPCODE, operands="base value", results="",
-   attrs=[attr("column", "int")], traits="memory", internal=True,
+   attrs=[attr("column", "int"), attr("split", "int", optional=True)], traits="memory",
+   internal=True,
    asm="$value 'to $base 'column @column attr-dict : type($value) , type($base)")
 # tcgen05.ld.32x32b of this thread's row from TMEM columns `column`.. (as many as the
-# result has registers), then tcgen05.wait::ld.
-op("tmem_load", NO_OPCODE, operands="base", attrs=[attr("column", "int")],
+# result has registers), then tcgen05.wait::ld; with `split`: tcgen05.ld.16x32bx2.
+op("tmem_load", NO_OPCODE, operands="base",
+   attrs=[attr("column", "int"), attr("split", "int", optional=True)],
    traits="memory", internal=True,
    asm="$base 'column @column attr-dict : type($base) -> type($result)")
 # A 64-bit sm_100 shared-memory matrix descriptor (PTX ISA, "Shared memory descriptor

@@ -9,6 +9,11 @@ number a constant. Shapes, strides and boxes are outermost first, strides in ele
 
     f16 base=a0 shape=[a1,a2] strides=[a3,1] box=[128,32] swizzle=64
 
+A copy of a 2-D tile from a column-major tensor (strides [1, s]: the tile's columns lie
+contiguously) goes through the map of the transposed tensor, its shape and strides
+reversed, and the description ends in ``transposed``: the tile's dimensions are the
+map's in reverse order (its coordinates and box are the map's, as for any map):
+    f8E4M3FN base=a14 shape=[a16,a15] strides=[a18,1] box=[256,128] swizzle=128 transposed
 In PTX, a tensor map is a hidden kernel parameter after the user's, as tileiras passes
 them (``.param .align 64 .b8 NAME[128]``), and the kernel's body names each one with its
 description, for the launcher:
@@ -56,11 +61,13 @@ class TensorMapSpec:
     strides: tuple[Dim, ...]      # in elements, outermost first (the last is 1)
     box: tuple[int, ...]          # one copy's box, outermost first
     swizzle: int                  # bytes: 0, 32, 64 or 128
+    transposed: bool = False      # a 2-D tile's dimensions are the map's reversed
 
     def text(self) -> str:
         return (f"{self.element} base=a{self.base} shape=[{','.join(d.text() for d in self.shape)}]"
                 f" strides=[{','.join(d.text() for d in self.strides)}]"
-                f" box=[{','.join(map(str, self.box))}] swizzle={self.swizzle}")
+                f" box=[{','.join(map(str, self.box))}] swizzle={self.swizzle}"
+                + (" transposed" if self.transposed else ""))
 
     @staticmethod
     def parse(text: str) -> TensorMapSpec:
@@ -72,7 +79,7 @@ class TensorMapSpec:
             return tuple(Dim.parse(x) for x in s.split(","))
         return TensorMapSpec(m["element"], int(m["base"]), dims(m["shape"]),
                              dims(m["strides"]), tuple(int(x) for x in m["box"].split(",")),
-                             int(m["swizzle"]))
+                             int(m["swizzle"]), bool(m["transposed"]))
 
     def sizes(self, arguments: list) -> tuple[list[int], list[int]]:
         """(shape, strides in elements) for a launch with these kernel arguments."""
@@ -93,7 +100,7 @@ class TensorMapSpec:
 
 _SPEC = re.compile(r"(?P<element>\w+) base=a(?P<base>\d+) shape=\[(?P<shape>[a\d,]+)\] "
                    r"strides=\[(?P<strides>[a\d,]+)\] box=\[(?P<box>[\d,]+)\] "
-                   r"swizzle=(?P<swizzle>\d+)")
+                   r"swizzle=(?P<swizzle>\d+)(?P<transposed> transposed)?")
 
 
 def swizzled(offset: int, width: int) -> int:

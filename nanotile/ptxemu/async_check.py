@@ -72,7 +72,7 @@ class _Wgmma:
 @dataclass
 class _Tcgen05:
     locked: np.ndarray                  # shared offsets its descriptors read
-    lanes: slice                        # the tensor memory it writes
+    lanes: np.ndarray | slice           # the tensor memory it writes
     cols: slice
     committed: bool = False             # a tcgen05.commit of its warp tracks it
     done: bool = False                  # a wait saw that commit's phase complete
@@ -219,9 +219,10 @@ class SharedHazards:
             self.writer[span] = np.where(self.writer[span] == ident, 0, self.writer[span])
 
     # -- tcgen05 (sm_100a): MMAs into tensor memory, completed through an mbarrier
-    def tcgen05_issue(self, wid: int, span: np.ndarray, lanes: slice, cols: slice) -> None:
+    def tcgen05_issue(self, wid: int, span: np.ndarray, lanes: np.ndarray | slice,
+                      cols: slice) -> None:
         """Warp ``wid`` issues a tcgen05.mma reading ``span`` (shared) and writing tensor
-        memory ``[lanes, cols]``."""
+        memory ``[lanes, cols]`` (lanes: each row's, an M = 64 MMA's not contiguous)."""
         self.async_read(span, "tcgen05.mma")
         if self.tmem_pending is None:
             self.tmem_pending = np.zeros((128, 512), np.int32)

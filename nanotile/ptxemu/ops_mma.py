@@ -232,18 +232,20 @@ def kmajor_addresses(d: tuple[int, int, int, int], rows: np.ndarray, ks: np.ndar
 
 def mnmajor_addresses(d: tuple[int, int, int, int], mns: np.ndarray, ks: np.ndarray,
                       esize: int = 2) -> np.ndarray:
-    """Shared addresses of the 16-bit elements (mns[i], ks[j]) of an MN-major operand: the
-    MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows form an atom
-    (SBO steps over 8 K-rows, LBO over atoms along MN)."""
+    """Shared addresses of the ``esize``-byte elements (mns[i], ks[j]) of an MN-major
+    operand: the MN dimension is contiguous within a swizzle atom (width bytes), 8 K-rows
+    form an atom (SBO steps over 8 K-rows, LBO over atoms along MN). wgmma reads 16-bit
+    operands so (its callers check), tcgen05 8-bit ones too."""
     start, lbo, sbo, width = d
     if width == 0:
         raise MemoryFault("MN-major matrix operands without swizzle are not emulated")
-    if esize != 2:
-        raise MemoryFault("MN-major matrix operands are 16-bit (f16/bf16) only")
-    per_row = width // 2
+    if esize not in (1, 2):
+        raise MemoryFault("MN-major matrix operands are 8- or 16-bit only")
+    per_row = width // esize
     mn = mns[:, None].astype(np.int64)
     k = ks[None, :].astype(np.int64)
-    addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + (mn % per_row) * 2
+    addr = start + (mn // per_row) * lbo + (k // 8) * sbo + (k % 8) * width + \
+        (mn % per_row) * esize
     return _swizzled(addr, width)
 
 
@@ -475,7 +477,7 @@ def _tcgen05_ldst(c: C, is_ld: bool):
     rep = next((int(x[1:]) for x in c.mods if x[:1] == "x" and x[1:].isdigit()), 1)
     if shape is None or c.has("pack::16b", "unpack::16b"):
         raise c.unsupported("only the 32x32b and 16x32bx2 shapes")
-    regs = _items(c.ops[0] if is_ld else c.ops[1])
+    regs = _items(c.ops[0] if is_ld else c.ops[-1])  # st: [taddr], (split,) {regs}
     taddr_op = c.ops[1] if is_ld else c.ops[0]
     if not isinstance(taddr_op, Addr):
         raise c.error("expected a tensor-memory address [taddr]")
@@ -520,7 +522,10 @@ def _tcgen05_ldst(c: C, is_ld: bool):
 # kind::mxf8f6f4 is block-scaled, its descriptor laid out otherwise: _block_scales)
 _TCGEN05_FORMATS = {"kind::f16": {0: "f16", 1: "bf16"}, "kind::tf32": {2: "tf32"},
                     "kind::f8f6f4": {0: "e4m3", 1: "e5m2"},
-                    "kind::mxf8f6f4": {0: "e4m3", 1: "e5m2"}}
+                    "kind::mxf8f6f4": {0: "e4m3", 1: "e5m2"},
+                    "kind::i8": {0: "u8", 1: "s8"}}
+# the D format each dense kind accumulates in (bits 4-5): f32 (1), kind::i8's s32 (2)
+_TCGEN05_D_FORMAT = {"kind::i8": 2}
 _TMEM_QUARTERS = 4
 
 
@@ -556,6 +561,14 @@ def _block_scaled_fields(idesc: int) -> tuple[int, int, int, int]:
             (idesc >> 4) & 3)
 
 
+def _d_lanes(m: int) -> np.ndarray:
+    """The TMEM lane of each row of D (cta_group::1, PTX ISA "Data path layout
+    organization"): M = 128, row i in lane i; M = 64 (layout F), the first 16 lanes of
+    each warp's quarter, row i in lane 32 (i / 16) + i % 16."""
+    rows = np.arange(m)
+    return rows if m == 128 else 32 * (rows // 16) + rows % 16
+
+
 def _tcgen05_format(kind: str, idesc: int, shift: int) -> str:
     fmt = (idesc >> shift) & 7
     if fmt not in _TCGEN05_FORMATS[kind]:
@@ -569,8 +582,8 @@ def _tcgen05_mma(c: C):
     scaled = kind == "kind::mxf8f6f4"
     if kind not in _TCGEN05_FORMATS or c.has("ws", "sp") or scaled != c.has("block_scale") \
             or (scaled and c.has("scale_vec::2X", "scale_vec::4X", "block16")):
-        raise c.unsupported("only kind::f16, kind::tf32, kind::f8f6f4 and kind::mxf8f6f4."
-                            "block_scale.scale_vec::1X, dense")
+        raise c.unsupported("only kind::f16, kind::tf32, kind::f8f6f4, kind::i8 and "
+                            "kind::mxf8f6f4.block_scale.scale_vec::1X, dense")
     d_op = c.ops[0]
     if not isinstance(d_op, Addr) or isinstance(c.ops[1], Addr):
         raise c.unsupported("A from tensor memory")
@@ -597,13 +610,14 @@ def _tcgen05_mma(c: C):
             raise MemoryFault("tcgen05.mma with disabled output lanes is not emulated")
         if scaled:
             M, N, a_id, b_id = _block_scaled_fields(idesc)
-        elif (idesc >> 4) & 3 != 1 or idesc & 0b1111:
+        elif (idesc >> 4) & 3 != _TCGEN05_D_FORMAT.get(kind, 1) or idesc & 0b1111:
             raise MemoryFault(f"tcgen05.mma instruction descriptor 0x{idesc:x}: only dense "
-                              "f32 accumulation is emulated")
+                              "f32 accumulation (s32 for kind::i8, no saturation) is "
+                              "emulated")
         else:
             M, N = ((idesc >> 24) & 0x1F) << 4, ((idesc >> 17) & 0x3F) << 3
-        if M != 128:
-            raise MemoryFault(f"tcgen05.mma with M={M}: only M=128 is emulated")
+        if M not in (64, 128):
+            raise MemoryFault(f"tcgen05.mma with M={M}: only M=64 and M=128 are emulated")
         a_type, b_type = _tcgen05_format(kind, idesc, 7), _tcgen05_format(kind, idesc, 10)
         esize = type_size(a_type)   # both: one kind, one size
         sh = w.cta.shared
@@ -624,10 +638,19 @@ def _tcgen05_mma(c: C):
         D = A @ B.T
         t = int(gd(w)[lane]) + d_off
         l0, c0 = t >> 16, t & 0xFFFF
-        if bool(ge(w)[lane]):
-            D = D + tm[l0:l0 + M, c0:c0 + N].view(np.float32).astype(F64)
-        tm[l0:l0 + M, c0:c0 + N] = D.astype(np.float32).view(np.uint32)
+        lanes = l0 + _d_lanes(M)
+        where = np.ix_(lanes, np.arange(c0, c0 + N))
+        cells = tm[where]
+        if kind == "kind::i8":  # exact (|A B| < 2^53 for one K step), wrapping to s32
+            total = D.astype(np.int64)
+            if bool(ge(w)[lane]):
+                total = total + cells.view(np.int32).astype(np.int64)
+            tm[where] = total.astype(np.uint32)
+        else:
+            if bool(ge(w)[lane]):
+                D = D + cells.view(np.float32).astype(F64)
+            tm[where] = D.astype(np.float32).view(np.uint32)
         if w.cta.hazards is not None:   # complete when committed and waited for
-            w.cta.hazards.tcgen05_issue(w.wid, np.concatenate(spans),
-                                        slice(l0, l0 + M), slice(c0, c0 + N))
+            w.cta.hazards.tcgen05_issue(w.wid, np.concatenate(spans), lanes,
+                                        slice(c0, c0 + N))
     return mma

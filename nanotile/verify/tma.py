@@ -3,9 +3,11 @@ select-tma-stores, and readable again from a dump): the ``tensor`` attribute mus
 describe a tensor map the kernel can have (nanotile.ir.tensor_maps) for a 1-D, 2-D or
 3-D tile (3-D: a staged MMA operand, select-tma-loads): base an argument that is a
 pointer to the tile's element type, shape and strides arguments of integer type or
-constants, as many as the tile has dimensions (the last stride 1), boxes that cut the
-tile evenly (each dimension 1..256, rows a multiple of 16 bytes) and a swizzle of 0, 32,
-64 or 128 bytes; one i32 coordinate per dimension."""
+constants, as many as the tile has dimensions (the last stride 1) or more (leading
+dimensions of 1 the tile drops: a batch of one copied as a 2-D tile, their boxes 1),
+boxes that cut the tile evenly (each dimension 1..256, rows a multiple of 16 bytes) and a
+swizzle of 0, 32, 64 or 128 bytes; one i32 coordinate per dimension of the map. A
+``transposed`` map copies a 2-D tile whose dimensions are its own reversed."""
 
 from __future__ import annotations
 
@@ -37,11 +39,12 @@ def _check(op: Operation, tile, coordinates) -> None:
             tile.element.name != spec.element or spec.element not in ELEMENT_BYTES:
         raise fail(f"the tile must be a 1-D, 2-D or 3-D tile of the map's element type "
                    f"'{spec.element}'")
-    rank = tile.rank
-    if not (len(spec.shape) == len(spec.strides) == len(spec.box) == len(coordinates)
-            == rank):
+    rank = len(spec.box)
+    if not (len(spec.shape) == len(spec.strides) == len(coordinates) == rank >= tile.rank):
         raise fail(f"the map's shape, strides, box and the coordinates must have {rank} "
-                   f"entries, one per dimension of the tile")
+                   f"entries, one per dimension of the tile (or more)")
+    if any(b != 1 for b in spec.box[:rank - tile.rank]):
+        raise fail("the map's dimensions before the tile's must have boxes of 1")
     if spec.strides[-1].argument is not None or spec.strides[-1].constant != 1:
         raise fail("the map's innermost stride must be 1")
     if any(not (isinstance(c.type, TileType) and c.type.rank == 0 and c.type.element == I32)
@@ -60,7 +63,10 @@ def _check(op: Operation, tile, coordinates) -> None:
                     getattr(t.element, "is_int", False)):
                 raise fail(f"the map's size a{dim.argument} must be an integer argument")
     size = ELEMENT_BYTES[spec.element]
-    if any(not 0 < b <= 256 or n % b for b, n in zip(spec.box, tile.shape)) or \
+    seen = tile.shape[::-1] if spec.transposed else tile.shape  # the map's view of it
+    if spec.transposed and tile.rank != 2:
+        raise fail("only a 2-D tile may be copied through a transposed map")
+    if any(not 0 < b <= 256 or n % b for b, n in zip(spec.box[rank - tile.rank:], seen)) or \
             (spec.box[-1] * size) % 16 or spec.swizzle not in (0, 32, 64, 128):
         raise fail("the map's box must cut the tile evenly (each dimension 1..256, rows "
                    "of a multiple of 16 bytes) and its swizzle be 0, 32, 64 or 128 bytes")

@@ -34,8 +34,23 @@ def test_tmem_layout(m, n):
     assert parse_layout(str(layout), (m, n)) == layout
 
 
+@pytest.mark.parametrize("n", [16, 64, 256])
+def test_tmem_layout_of_64_rows(n):
+    """M = 64 (data path layout F, read by tcgen05.ld.16x32bx2 with a half-split of
+    N / 2): thread t < 16 of warp w holds row 16 w + t's first N / 2 columns, thread
+    t + 16 the same row's others, in order."""
+    layout = tmem_accumulator((64, n))
+    assert layout.registers == n // 2 and tmem_params(layout) == (64, n)
+    for warp, lane in [(0, 0), (1, 5), (2, 16), (3, 31)]:
+        row, half = 16 * warp + lane % 16, lane // 16
+        assert layout.thread_elements(lane, warp) == \
+            [row * n + half * n // 2 + j for j in range(n // 2)]
+    assert parse_layout(str(layout), (64, n)) == layout
+
+
 @pytest.mark.parametrize("text,shape", [("#tmem<acc, m128n64>", (128, 32)),
-                                        ("#tmem<acc, m64n64>", (64, 64)),
+                                        ("#tmem<acc, m32n64>", (32, 64)),
+                                        ("#tmem<acc, m64n1>", (64, 1)),
                                         ("#tmem<acc, m512n16>", (512, 16)),
                                         ("#tmem<acc, m256n512>", (256, 512)),
                                         ("#tmem<a, m128n64>", (128, 64)),

@@ -75,26 +75,30 @@ def test_k_major_operand_is_what_a_descriptor_addresses(k, role):
     assert parse_layout(str(layout), shape) == layout
 
 
-@pytest.mark.parametrize("k,n,instr", [(16, 16, 16), (32, 64, 64), (32, 128, 128),
-                                       (64, 256, 256), (16, 256, 128)])
-def test_mn_major_operand_is_what_a_descriptor_addresses(k, n, instr):
+@pytest.mark.parametrize("k,n,instr,size", [
+    (16, 16, 16, 2), (32, 64, 64, 2), (32, 128, 128, 2), (64, 256, 256, 2), (16, 256, 128, 2),
+    # 8-bit (tcgen05's f8 B landed by TMA): K steps of 32, atoms of 128 columns
+    (32, 32, 32, 1), (64, 128, 128, 1), (128, 256, 256, 1)])
+def test_mn_major_operand_is_what_a_descriptor_addresses(k, n, instr, size):
     """B (K x N) as it is, rows along N: for each instruction of ``instr`` columns and K
-    step, the descriptor starts at its first element, strides 8 rows (SBO) along K and
-    one atom's block (LBO) along N."""
+    step (32 bytes of K: 16 16-bit, 32 8-bit elements), the descriptor starts at its first
+    element, strides 8 rows (SBO) along K and one atom's block (LBO) along N."""
     shape = (k, n)
-    layout = wgmma_operand(shape, 2, "b", mn_major=True)
-    width = min(2 * n, 128)
-    atom = width // 2
-    leading = 2 * layout.element_offset(flat_index((0, atom), shape)) if n > atom else 0
+    layout = wgmma_operand(shape, size, "b", mn_major=True)
+    width = min(size * n, 128)
+    atom = width // size
+    step_k = 32 // size
+    leading = size * layout.element_offset(flat_index((0, atom), shape)) if n > atom else 0
     for c in range(n // instr):
-        for step in range(k // 16):
-            start = 2 * layout.element_offset(flat_index((16 * step, c * instr), shape))
+        for step in range(k // step_k):
+            first = flat_index((step_k * step, c * instr), shape)
+            start = size * layout.element_offset(first)
             addresses = mnmajor_addresses((start, leading, 8 * width, width),
-                                          np.arange(instr), np.arange(16))
+                                          np.arange(instr), np.arange(step_k), size)
             for j in range(instr):
-                for kk in range(16):
-                    at = flat_index((16 * step + kk, c * instr + j), shape)
-                    assert 2 * layout.element_offset(at) == addresses[j, kk]
+                for kk in range(step_k):
+                    at = flat_index((step_k * step + kk, c * instr + j), shape)
+                    assert size * layout.element_offset(at) == addresses[j, kk]
     assert parse_layout(str(layout), shape) == layout
 
 

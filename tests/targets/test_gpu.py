@@ -251,11 +251,13 @@ def test_gpu_wgmma(m, n, k, warps):
 
 @pytest.mark.parametrize("m,n,k,et", [(128, 128, 32, "f16"), (256, 64, 64, "bf16"),
                                       (128, 64, 32, "tf32"), (128, 64, 64, "f8E4M3FN"),
-                                      (256, 32, 128, "f8E5M2")])
+                                      (256, 32, 128, "f8E5M2"),
+                                      # M = 64: D in data path layout F (16x32bx2)
+                                      (64, 64, 32, "f16"), (64, 128, 64, "f8E4M3FN")])
 def test_gpu_tcgen05(m, n, k, et):
-    """mmaf on tcgen05 (sm_100 only; kind::f16, tf32, f8f6f4) on small integers, exact:
-    the instruction and matrix descriptors, the TMEM lanes and columns the hardware
-    reads, not only the emulator's model."""
+    """mmaf on tcgen05 (sm_100 only; kind::f16, tf32, f8f6f4; M = 64, 128, 256) on small
+    integers, exact: the instruction and matrix descriptors, the TMEM lanes and columns
+    the hardware reads, not only the emulator's model."""
     import ml_dtypes
 
     from nanotile.ir.parser import parse_text
@@ -273,6 +275,58 @@ def test_gpu_tcgen05(m, n, k, et):
         ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
         assert "tcgen05.mma" in ptx
         _exactly_as_interpreted(driver, text, ptx, _integer_mma_inputs(m, n, k, -4, 5, numpy_type))
+    _on_gpu(body)
+
+
+@pytest.mark.parametrize("m,n,k,signs", [(128, 128, 64, "signed signed"),
+                                         (64, 64, 32, "unsigned signed")])
+def test_gpu_tcgen05_i8(m, n, k, signs):
+    """mmai on tcgen05 kind::i8 (sm_100 only): s8/u8 bytes, s32 sums, exact (the
+    descriptor's D and operand formats, as tileiras' UTCIMMA)."""
+    from nanotile.ir.parser import parse_text
+    from nanotile.targets.compile import compile_to_ptx
+
+    from .test_mma import _inputs, mma_kernel
+
+    def body(driver, gpu):
+        if gpu != "sm_100":
+            pytest.skip("tcgen05 is sm_100a's")
+        text = mma_kernel(0, m, n, k, "i8", "i32", op="mmai", attrs=signs + " ")
+        ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
+        assert "tcgen05.mma.cta_group::1.kind::i8" in ptx
+        arrays = _inputs(0, m, n, k, "i8", "i32", np.random.default_rng(m + n + k))
+        _exactly_as_interpreted(driver, text, ptx, arrays)
+    _on_gpu(body)
+
+
+@pytest.mark.parametrize("name", [
+    "kernels_matmul__batch_matmul_kernel@ctas1__f8_e4m3fnx3_f8_e4m3fnx3_f32x3_256_256_128",
+    "kernels_scaled_matmul__block_scaled_matmul_kernel@ctas2__f8_e4m3fnx2_f8_e8m0fnux4_"
+    "f8_e4m3fnx2_f8_e8m0fnux4_f32x2_256_256_128_32",
+])
+def test_gpu_tcgen05_tma_operands_match_interpreter(name):
+    """sm_100's TMA operands on the device: the batched f8 matmul's B read MN-major
+    (descriptor bit 16) after 3-D copies with a box of 1 along the batch, the
+    block-scaled matmul's column-major B copied through the transposed tensor's map."""
+    import nanotile
+    from nanotile.targets.compile import compile_to_ptx
+
+    from .corpus_cases import cutile_tests_case
+
+    def body(driver, gpu):
+        if gpu != "sm_100":
+            pytest.skip("tcgen05 is sm_100a's")
+        module, kernel, grid, args = cutile_tests_case(name)
+        ptx = compile_to_ptx(copy.deepcopy(module), gpu)
+        assert "cp.async.bulk.tensor" in ptx and "tcgen05.mma" in ptx
+        expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        nanotile.run(module, kernel, grid, *expected)
+        launch(driver, ptx, kernel, grid, got)
+        for want, have in zip(expected, got):
+            if isinstance(want, np.ndarray):  # sums in another order: a few ulps apart
+                np.testing.assert_allclose(have.astype(np.float64),
+                                           want.astype(np.float64), rtol=1e-4, atol=1e-4)
     _on_gpu(body)
 
 

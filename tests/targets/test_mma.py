@@ -167,12 +167,14 @@ def uses_wgmma(case, gpu: str) -> bool:
 
 
 def uses_tcgen05(case, gpu: str) -> bool:
-    """Whether sm100/tcgen05_plan takes the case's mmaf (else it runs on mma.sync)."""
+    """Whether sm100/tcgen05_plan takes the case's mmaf or i8 mmai (else it runs on
+    mma.sync)."""
     batch, m, n, k, et, acc, warps = case
-    row = _BYTES.get(et, 0) * k
-    return gpu == "sm_100" and not batch and et in _BYTES and acc == "f32" and \
-        warps == 4 and m in (128, 256) and n % 16 == 0 and 16 <= n <= 256 and \
-        row % 32 == 0 and (row in (32, 64) or row % 128 == 0)
+    row = {**_BYTES, "i8": 1}.get(et, 0) * k
+    return gpu == "sm_100" and not batch and row > 0 and warps == 4 and \
+        acc == ("i32" if et == "i8" else "f32") and m in (64, 128, 256) and \
+        n % 16 == 0 and 16 <= n <= 256 and row % 32 == 0 and \
+        (row in (32, 64) or row % 128 == 0)
 
 
 def _run_case(case, gpu):

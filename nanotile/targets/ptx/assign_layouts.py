@@ -243,6 +243,7 @@ class Assignment:
         boxes were chosen for it: select-tma-loads), or, unswizzled, in a staging buffer
         its users read into registers."""
         from ...ir.tensor_maps import TensorMapSpec
+        from .select_tma_loads import TMA_COPY, TMA_COPY_TRANSPOSED
         from .tma_staging import staged_layout
 
         result = op.results[0]
@@ -258,7 +259,8 @@ class Assignment:
         if p is None or not hasattr(p, "operand") or users[0].operands.index(result) > 1:
             raise CompileError(_located_error(op, "a tma_load must feed an mmaf planned on "
                                                   "wgmma (select-tma-loads chose it so)"))
-        self.layout[result] = p.operand(users[0].operands.index(result), result.type, None)
+        self.layout[result] = p.operand(users[0].operands.index(result), result.type,
+                                        TMA_COPY_TRANSPOSED if spec.transposed else TMA_COPY)
 
     def wish(self, v: Value, layout: object, priority: int) -> None:
         if not isinstance(v.type, T.TileType):

@@ -47,8 +47,10 @@ def mma(d: Distributor, op: Operation) -> None:
                              lhs=a.type, rhs=b.type, of=op.results[0].type))
         return
     if tmem_params(layout_of(acc)) is not None:
+        unsigned = {f"unsigned_{side}": True for side in ("lhs", "rhs")
+                    if op.attributes.get(f"signedness_{side}") == Signedness.unsigned}
         d.replace(op, d.emit(op, "tmem_mma", [acc], simt_type(op.results[0].type),
-                             lhs=a.type, rhs=b.type, of=op.results[0].type))
+                             lhs=a.type, rhs=b.type, of=op.results[0].type, **unsigned))
         return
     p = _plan_of(op)
     if p is not None:

@@ -208,19 +208,26 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
                 any(layout.element_offset(i) != i for i in range(layout.elements)):
             raise Unsupported(f"a TMA box of {spec.box} does not lay out {layout}")
         return [((0, 0, 0), 0)]
-    rows, columns = spec.box
+    rows, columns = spec.box[-2:]
+    units = (0,) * (len(spec.box) - 2)  # a map's leading boxes of 1 (a batch of one)
     width = columns * size
+    seen = tile[::-1] if spec.transposed else tile  # the tile as the map sees it
+
+    def offset(r: int, c: int) -> int:  # bytes to the map's element (r, c) of the tile
+        at = (c, r) if spec.transposed else (r, c)
+        return size * layout.element_offset(flat_index(at, tile))
+
     out = []
-    for r0 in range(0, tile[0], rows):
-        for c0 in range(0, tile[1], columns):
-            start = size * layout.element_offset(flat_index((r0, c0), tile))
+    for r0 in range(0, seen[0], rows):
+        for c0 in range(0, seen[1], columns):
+            start = offset(r0, c0)
             for r in range(rows):
                 for c in range(columns):
-                    want = size * layout.element_offset(flat_index((r0 + r, c0 + c), tile))
+                    want = offset(r0 + r, c0 + c)
                     if start + swizzled(r * width + c * size, spec.swizzle) != want:
                         raise Unsupported(f"a TMA box of {rows}x{columns} does not lay out "
                                           f"{layout} (select-tma-loads)")
-            out.append(((r0, c0), start))
+            out.append((units + (r0, c0), start))
     return out
 
 

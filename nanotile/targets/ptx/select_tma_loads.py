@@ -13,17 +13,25 @@ first element; later stages copy it in boxes and wait on an mbarrier (tma_copy).
 A load qualifies when (TMA's and wgmma's rules, PTX ISA "Tensor Copy" and
 cuTensorMapEncodeTiled):
 
-- its only use is an mmaf that wgmma runs (sm_90: the target's ``plan_mma`` hook,
-  sm90/wgmma_plan.py, for the CTA's warps), as A, or as B read MN-major (rows along N):
+- its only use (or the only use of a reshape that drops leading dimensions of 1 from
+  it: a batch of one, whose copy then lands the reshaped tile, through a map with boxes
+  of 1 along those dimensions) is an mmaf (or mmaf_scaled) that the target's own MMA
+  runs (the ``plan_mma`` hook for the CTA's warps: sm_90's wgmma, sm90/wgmma_plan.py;
+  sm_100's tcgen05, sm100/tcgen05_plan.py), as A, or as B read MN-major (rows along N):
   a box copies rows as they lie in global memory, so a K-major B (tf32's and f8's
-  always: wgmma has no transposed forms for them) cannot land in wgmma's layout (see
-  staging below); or it is a 1-D tile of at least 1 KB that every tile block loads (a
-  constant index), read from shared memory by its users (both targets);
-- its view is a 1-D or 2-D partition (no dim_map) of a tensor view (f16, bf16, f32;
-  with stage-operands, an MMA operand also f64, i8, f8) made in the kernel from its
-  arguments: base pointer an argument known 16-byte aligned (div_by), shape arguments
-  or constants, the inner stride 1 and an outer one an argument or a constant that is a
-  multiple of 16 bytes (div_by);
+  always on wgmma, which has no transposed forms for them; tcgen05 reads a copied f8 B
+  MN-major) cannot land in the MMA's layout (see staging below); or it is a 1-D tile
+  of at least 1 KB that every tile block loads (a constant index), read from shared
+  memory by its users (both targets);
+- its view is a 1-D or 2-D partition (no dim_map; an MMA operand's may have leading
+  dimensions of 1) of a tensor view (f16, bf16, f32; an MMA operand also f64, i8, f8)
+  made in the kernel from its arguments: base pointer an argument known 16-byte aligned
+  (div_by), shape arguments or constants, the inner stride 1 and an outer one an
+  argument or a constant that is a multiple of 16 bytes (div_by); or, for an MMA
+  operand read with its rows along its first dimension (a K-major B: sm_100's tcgen05,
+  wgmma's tf32/f8), a 2-D tensor with those strides reversed (column-major, [1, s]:
+  the block-scaled matmul's B), copied through the transposed tensor's map
+  (TensorMapSpec.transposed);
 - out-of-bounds elements read zero (padding zero or none: TMA fills zero);
 - its optimization hints do not say ``allow_tma = false`` (for the pass's gpu, or by
   default);
@@ -68,9 +76,15 @@ from ...passes.base import Pass, PassContext
 from .tma_staging import MAX_BOX, TMA_ALIGN, sink_conversions, staged_box, staged_mma
 
 TMA_ELEMENTS = {"f16": 2, "bf16": 2, "f32": 4}
-# with stage-operands (sm_90), MMA operands may also be these (stores and shared vectors
-# keep their lowering; sm_100's tcgen05 operands too)
+# MMA operands may also be these (stores and shared vectors keep their lowering)
 OPERAND_ELEMENTS = {**TMA_ELEMENTS, "f64": 8, "i8": 1, "f8E4M3FN": 1, "f8E5M2": 1}
+# the ``source`` this pass (and assign-layouts) gives an MMA plan's ``operand``: the
+# operand lands by TMA, its rows as they lie in global memory (sm_100 then reads an f8 B
+# MN-major: tcgen05_plan)
+TMA_COPY = "tma-copy"
+# ... from a column-major tensor: the tile's rows along its first dimension (sm_100 reads
+# such a B K-major, as it reads B from registers)
+TMA_COPY_TRANSPOSED = "tma-copy-transposed"
 
 
 @dataclass(frozen=True)
@@ -126,9 +140,8 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     tile, token = op.results
     if not _after_nothing(op):
         return False
-    operand_elements = OPERAND_ELEMENTS if stage else TMA_ELEMENTS
-    spec = _direct_map(op, entry, warps, uses, ctx, planner, operand_elements) \
-        if _token(op) is not None or not uses.get(token) else None
+    spec, read = _direct_map(op, entry, warps, uses, ctx, planner) \
+        if _token(op) is not None or not uses.get(token) else (None, tile)
     mma = staged_mma(tile, uses) if spec is None and stage else None
     if mma is not None:
         spec = tensor_map(op.operands[0], entry, None, ctx, OPERAND_ELEMENTS)
@@ -138,13 +151,17 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
     if any(not is_i32_index(v) for v in indices):
         return False
     coordinates = first_element(op, indices, op.operands[0].type.tile_shape)
-    load = make_op("tma_load", coordinates, [tile.type], {"tensor": spec.text()})
+    if spec.transposed:  # the map's dimensions: the tile's reversed
+        coordinates.reverse()
+    load = make_op("tma_load", coordinates, [read.type], {"tensor": spec.text()})
     load.source, load.location = op.source, op.location
     load.results[0].name_hint = tile.name_hint
-    insert_before(_place_for(op, uses, mma), load)
+    insert_before(_place_for(op, read, uses, mma), load)
     module = Module()
     module.items = [entry]
-    mapping = {tile: load.results[0]}
+    mapping = {read: load.results[0]}
+    if read is not tile:  # the copy lands the reshape's tile: the reshape goes
+        erase(read.owner)
     if _token(op) is not None:
         mapping[token] = _token(op)
     elif uses.get(token):  # a staged copy: what waits for it waits for nothing
@@ -157,26 +174,47 @@ def _select(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
 
 
 def _direct_map(op: Operation, entry: Operation, warps: int, uses, ctx: PassContext,
-                planner, elements: dict[str, int]) -> TensorMapSpec | None:
-    """The map of a copy straight into the layout its users read: a wgmma operand's
-    swizzled layout (of one of ``elements``), or a shared vector's."""
-    operand = _wgmma_operand(op.results[0], uses, warps, planner)
-    if operand is not None:
-        return tensor_map(op.operands[0], entry, operand, ctx, elements)
+                planner) -> tuple[TensorMapSpec | None, Value]:
+    """(the map of a copy straight into the layout its users read, the value the copy
+    replaces): an MMA operand's swizzled layout (the load's tile, or the tile a reshape
+    that drops unit dimensions makes of it: the copy lands that), or a shared vector's."""
+    tile = op.results[0]
+    read = _unit_reshape(tile, uses) or tile
+    transposed = _column_major(op.operands[0])
+    operand = _wgmma_operand(read, uses, warps, planner,
+                             TMA_COPY_TRANSPOSED if transposed else TMA_COPY)
+    if operand is not None and operand.order == ((0, 1) if transposed else None):
+        return tensor_map(op.operands[0], entry, operand, ctx, OPERAND_ELEMENTS), read
     vector = _shared_vector(op)
-    return None if vector is None else tensor_map(op.operands[0], entry, vector, ctx)
+    return (None if vector is None else tensor_map(op.operands[0], entry, vector, ctx)), tile
 
 
-def _place_for(op: Operation, uses, staged_for: Operation | None) -> Operation:
-    """Where the copy goes: just before its mmaf (``staged_for``: the one reading it
-    through a staging buffer; then before the reshapes and ftofs of copies already put
-    there, which sink_conversions moves) when only pure ops and other loads lie between
-    them in the same block (so A's and B's copies end up side by side and are in flight
-    together: select_tma), else where the load was."""
-    users = uses.get(op.results[0], [])
+def _unit_reshape(tile: Value, uses) -> Value | None:
+    """The result of the reshape that is ``tile``'s only use, when it only drops leading
+    dimensions of 1 (a batch of one: 1 x M x K -> M x K), else None."""
+    users = uses.get(tile, [])
+    if len(users) != 1 or users[0].name != "reshape":
+        return None
+    shape, result = tile.type.shape, users[0].results[0]
+    extra = len(shape) - result.type.rank
+    if extra <= 0 or set(shape[:extra]) != {1} or \
+            tuple(shape[extra:]) != tuple(result.type.shape):
+        return None
+    return result
+
+
+def _place_for(op: Operation, read: Value, uses, staged_for: Operation | None) -> Operation:
+    """Where the copy (of ``read``: the load's tile, or its reshape's) goes: just before
+    its mmaf (``staged_for``: the one reading it through a staging buffer; then before the
+    reshapes and ftofs of copies already put there, which sink_conversions moves) when
+    only pure ops and other loads lie between them in the same block (so A's and B's
+    copies end up side by side and are in flight together: select_tma), else where the
+    load was."""
+    users = uses.get(read, [])
     mma = staged_for or (users[0] if len(users) == 1 else None)
     block = op.parent
-    if mma is None or mma.name not in ("mmaf", "mmai") or mma.parent is not block:
+    if mma is None or mma.name not in ("mmaf", "mmai", "mmaf_scaled") or \
+            mma.parent is not block:
         return op
     ops = block.ops
     between = ops[ops.index(op) + 1:ops.index(mma)]
@@ -191,19 +229,29 @@ def _place_for(op: Operation, uses, staged_for: Operation | None) -> Operation:
     return ops[at]
 
 
-def _wgmma_operand(tile: Value, uses, warps: int, planner) -> SharedLayout | None:
-    """The shared layout wgmma reads ``tile`` in, when its only use is an mmaf the
-    target's own MMA plan (sm_90's wgmma: the ``plan_mma`` hook) takes, as A or as
-    MN-major B (a K-major B's rows run across global memory's)."""
+def _wgmma_operand(tile: Value, uses, warps: int, planner, source: str) -> SharedLayout | None:
+    """The shared layout the target's MMA reads ``tile`` in, copied by TMA (``source``:
+    TMA_COPY, or TMA_COPY_TRANSPOSED from a column-major tensor), when its only use is an
+    mmaf (or mmaf_scaled) the target's own MMA plan (sm_90's wgmma, sm_100's tcgen05: the
+    ``plan_mma`` hook) takes, as A or B. A box copies rows as they lie in global memory:
+    the caller keeps the layouts whose rows those are."""
     users = uses.get(tile, [])
-    if planner is None or len(users) != 1 or users[0].name != "mmaf":
+    if planner is None or len(users) != 1 or users[0].name not in ("mmaf", "mmaf_scaled"):
         return None
     role = users[0].operands.index(tile)
     plan = planner(users[0], warps)
     if plan is None or role > 1:
         return None
-    layout = plan.operand(role, tile.type, None)
-    return layout if layout.order is None else None
+    return plan.operand(role, tile.type, source)
+
+
+def _column_major(view: Value) -> bool:
+    """Whether ``view`` is a partition of a 2-D tensor view whose first stride is 1."""
+    tensor = view.owner.operands[0].owner if isinstance(view.owner, Operation) and \
+        view.owner.name == "make_partition_view" else None
+    strides = tensor.results[0].type.strides if isinstance(tensor, Operation) and \
+        tensor.name == "make_tensor_view" else ()
+    return len(strides) == 2 and strides[0] == 1
 
 
 def _shared_vector(op: Operation) -> SharedLayout | None:
@@ -231,8 +279,12 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout | None,
     None. ``elements``: the element types allowed, with their bytes."""
     view_t = view.type
     if not isinstance(view_t, T.PartitionViewType) or view_t.dim_map is not None or \
-            view_t.padding not in (None, T.PaddingValue.zero) or \
-            len(view_t.tile_shape) not in ((1, 2) if layout is not None else (2, 3)):
+            view_t.padding not in (None, T.PaddingValue.zero):
+        return None
+    # leading dimensions of 1 (a batch of one) are boxes of 1 before a 2-D layout's
+    units = len(view_t.tile_shape) - 2 if layout is not None and \
+        set(view_t.tile_shape[:-2]) == {1} else 0
+    if len(view_t.tile_shape) - units not in ((1, 2) if layout is not None else (2, 3)):
         return None
     partition = view.owner
     if not isinstance(partition, Operation) or partition.name != "make_partition_view":
@@ -251,6 +303,12 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout | None,
         return None
     shape = _dims(tv.shape, dynamic[:tv.shape.count(None)], arguments)
     strides = _dims(tv.strides, dynamic[tv.shape.count(None):], arguments)
+    # a column-major tensor whose tile lands with its rows along dimension 0 (a K-major
+    # B): the transposed tensor's map, its boxes the tile's transposed
+    transposed = layout is not None and len(view_t.tile_shape) == 2 and \
+        layout.order == (0, 1) and strides is not None and strides[0] == Dim(constant=1)
+    if transposed:
+        shape, strides = shape[::-1], strides[::-1]
     if shape is None or strides is None or strides[-1] != Dim(constant=1):
         return None
     for outer in strides[:-1]:
@@ -265,10 +323,11 @@ def tensor_map(view: Value, entry: Operation, layout: SharedLayout | None,
         box = staged_box(view_t.tile_shape, size)
         return None if box is None else \
             TensorMapSpec(element, arguments.index(base), shape, strides, box, 0)
-    box = _box(view_t.tile_shape, layout, size)
+    box = _box(view_t.tile_shape[units:], layout, size, transposed)
     if box is None:
         return None
-    return TensorMapSpec(element, arguments.index(base), shape, strides, box, box[1] * size)
+    return TensorMapSpec(element, arguments.index(base), shape, strides, (1,) * units + box,
+                         box[1] * size, transposed)
 
 
 def _dims(static: tuple[int | None, ...], dynamic: list[Value],
@@ -286,22 +345,27 @@ def _dims(static: tuple[int | None, ...], dynamic: list[Value],
     return tuple(out)
 
 
-def _box(tile: tuple[int, int], layout: SharedLayout, size: int) -> tuple[int, int] | None:
-    """The box (all rows, one swizzle atom of columns) whose copies lay the tile out as
-    ``layout`` (element by element), or None."""
-    rows, cols = tile
+def _box(tile: tuple[int, int], layout: SharedLayout, size: int,
+         transposed: bool = False) -> tuple[int, int] | None:
+    """The box (all rows, one swizzle atom of columns; ``transposed``: of the tile's
+    transpose, the map's) whose copies lay the tile out as ``layout`` (element by
+    element), or None."""
+    rows, cols = tile[::-1] if transposed else tile
     atom = layout.block or cols
     width = atom * size
+
+    def offset(r: int, c: int) -> int:  # bytes to the map's element (r, c) of the tile
+        return size * layout.element_offset(flat_index((c, r) if transposed else (r, c), tile))
+
     if rows > MAX_BOX or width not in (32, 64, 128):
         return None
     for j in range(cols // atom):
-        start = size * layout.element_offset(flat_index((0, j * atom), tile))
+        start = offset(0, j * atom)
         if start % (8 * width):
             return None
         for r in range(rows):
             for c in range(atom):
-                want = size * layout.element_offset(flat_index((r, j * atom + c), tile))
-                if start + swizzled(r * width + c * size, width) != want:
+                if start + swizzled(r * width + c * size, width) != offset(r, j * atom + c):
                     return None
     return rows, atom
 

@@ -10,7 +10,8 @@ select_convert.py; and tcgen05 (sm_100a's tensor cores, UTCHMMA in SASS: the
 accumulator in tensor memory) for the mmaf it fits, in this folder:
 
 - tcgen05_plan.py: which mmaf fit (f16/bf16, tf32, e4m3/e5m2 -> f32: kind::f16, tf32,
-  f8f6f4; M = 128 or 256 on 4 warps, N up to 256, K rows of swizzle atoms) and which
+  f8f6f4; M = 128 or 256 on 4 warps, N up to 256, K rows of swizzle atoms), which mmai
+  (s8/u8 -> s32: kind::i8) and which
   mmaf_scaled (e4m3/e5m2 with UE8M0 scales per 32: kind::mxf8f6f4.block_scale);
   assign-layouts{mma=tcgen05} asks it (the ``plan_mma`` hook);
 - lower_tcgen05.py (pass lower-tcgen05, simt -> simt): tmem_mma / tmem_mma_scaled ->

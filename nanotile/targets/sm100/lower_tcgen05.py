@@ -6,7 +6,8 @@ memory around them.  simt -> simt.
 thread's accumulator registers (row 32 w + t of each 128-row block b of the M x N tile in
 thread t of warp w, column j in register b N + j: what tcgen05.ld.32x32b gives from TMEM
 column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
-``wgmma_operand`` layouts (tcgen05_plan.py). The pass writes:
+``wgmma_operand`` layouts (tcgen05_plan.py; B MN-major where a TMA copy landed it:
+descriptor bit 16). The pass writes:
 
 - at the entry, ``tmem_alloc``: the CTA's tensor memory (TMEM), a power of two of at
   least 32 columns, M / 128 x N for each accumulator kept in TMEM across a loop (below)
@@ -20,11 +21,14 @@ column b N + j), with A (M x K) and B (K x N) in shared memory in K-major
   before_thread_sync, a CTA barrier, tcgen05.fence::after_thread_sync: every warp's
   tcgen05.st and operand stores happen before thread 0's MMA, PTX ISA "Memory consistency
   model for 5th generation of TensorCore operations"); per K step s (16 for f16/bf16, 8
-  for tf32, 32 for f8: tcgen05_plan.k_step) and 128-row block b a descriptor of A at
+  for tf32, 32 for f8 and i8: tcgen05_plan.k_step) and 128-row block b a descriptor of A at
   (128 b, K s) and of B at (K s, 0) and a ``tcgen05_mma`` (its ``kind``) into the
   block's columns (issued by thread 0, D = A B + D); ``tcgen05_commit_wait`` (thread 0 commits the MMAs to an mbarrier,
   every thread waits for it: the results are in TMEM and the operands' buffers free for
-  the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result registers.
+  the next writes); ``tmem_load`` (tcgen05.ld.32x32b + wait::ld): the result
+  registers. A 64-row tile (one M = 64 instruction, D in the first 16 lanes of each
+  warp's quarter) is stored and loaded in the 16x32bx2 form instead (``split``: the
+  second half's column offset).
 - A ``for`` whose iteration value is the op's accumulator (its only use) and whose next
   value is the op's result (its only use) keeps the accumulator in TMEM: the initial
   value is stored before the loop, the result loaded after it, and the loop carries
@@ -56,7 +60,7 @@ from dataclasses import dataclass
 from ...diagnostics import CompileError, Diagnostic
 from ...ir import types as T
 from ...ir.core import Block, Module, Operation, Value, make_op
-from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_M
+from ...ir.layouts import REGS, TMEM_COLUMNS, TMEM_HALF_M, TMEM_M
 from ...ir.rewrite import erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
 from ..sm90.lower_wgmma import Operand
@@ -119,10 +123,11 @@ def lower_entry(module: Module, entry: Operation, sites: list[Operation]) -> Non
         both_copied = op.attributes["lhs"] in copied and op.attributes["rhs"] in copied
         words = None if op in borrowing else scales  # None: issue borrows columns
         if loop is None:
-            _emit(op, "tmem_store", [base, op.operands[0]], None, column=column[op])
+            _emit(op, "tmem_store", [base, op.operands[0]], None, column=column[op],
+                  **_split(op))
             issue(op, base, column[op], both_copied, words)
             mapping[op.results[0]] = _emit(op, "tmem_load", [base], op.results[0].type,
-                                           column=column[op])
+                                           column=column[op], **_split(op))
             erase(op)
         else:
             keep_in_tmem(module, op, loop, base, column[op], both_copied, words)
@@ -162,11 +167,13 @@ def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: i
         _emit(op, "fence_proxy_async", [], None)
     _emit(op, "tcgen05_barrier", [], None)
     a_of = Operand(lhs, "a", (0, 0), (1, 1))
-    b_of = Operand(rhs, "b", (0, 0), (1, 1))
-    assert not b_of.mn_major, rhs  # K-major B (tcgen05_plan)
+    b_of = Operand(rhs, "b", (0, 0), (1, 1))  # MN-major when a TMA copy landed it
     n = rhs.shape[1]
     element = lhs.element.name
-    idesc = instruction_descriptor(element, TMEM_M, n, rhs.element.name)
+    unsigned = tuple(bool(op.attributes.get(f"unsigned_{side}")) for side in ("lhs", "rhs"))
+    idesc = instruction_descriptor(element, min(lhs.shape[0], TMEM_M), n, rhs.element.name,
+                                   b_of.mn_major,
+                                   unsigned)
     step = k_step(element)
     for block in blocks:  # all K steps of a block, then the next
         d = column + block * n
@@ -175,20 +182,20 @@ def _issue(op: Operation, base: Value, column: int, both_copied: bool, scales: i
             b = _descriptor(op, b_of, (step * s, 0))
             if op.name == "tmem_mma_scaled":
                 _emit(op, "tcgen05_mma", [base, a, b], None, column=d,
-                      **_scaled(op, block, s, scales))
+                      **_scaled(op, block, s, scales, b_of.mn_major))
             else:
                 _emit(op, "tcgen05_mma", [base, a, b], None, idesc=idesc,
                       kind=KINDS[element][0], column=d)
     _emit(op, "tcgen05_commit_wait", [], None)
 
 
-def _scaled(op: Operation, block: int, step: int, scales: int) -> dict:
+def _scaled(op: Operation, block: int, step: int, scales: int, b_mn_major: bool) -> dict:
     """The block-scaled MMA's attributes for row block ``block`` and K step ``step`` (its
     K block): the scale words' columns (tmem_columns.py) and the byte of each word."""
     lhs, rhs = op.attributes["lhs"], op.attributes["rhs"]
     byte = step % SCALES_PER_WORD
     idesc = block_scaled_descriptor(lhs.element.name, TMEM_M, rhs.shape[1], byte, byte,
-                                    rhs.element.name)
+                                    rhs.element.name, b_mn_major)
     scale_a, scale_b = scale_words_at(op, block, step, scales)
     return {"idesc": idesc, "kind": SCALED_KIND, "scale_a": scale_a, "scale_b": scale_b}
 
@@ -247,10 +254,11 @@ def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, co
     acc = op.operands[0]
     i = body.arguments.index(acc) - 1
     result_t = op.results[0].type
-    _emit(loop, "tmem_store", [base, loop.operands[FIRST_INIT + i]], None, column=column)
+    _emit(loop, "tmem_store", [base, loop.operands[FIRST_INIT + i]], None, column=column,
+          **_split(op))
     issue(op, base, column, both_copied, scales)
     erase(op)
-    after = make_op("tmem_load", [base], [result_t], {"column": column})
+    after = make_op("tmem_load", [base], [result_t], {"column": column, **_split(op)})
     after.source, after.location = loop.source, loop.location
     outer = loop.parent
     outer.ops.insert(outer.ops.index(loop) + 1, after)
@@ -271,6 +279,13 @@ def keep_in_tmem(module: Module, op: Operation, loop: Operation, base: Value, co
     del loop.results[i]
     for k, r in enumerate(loop.results):
         r.index = k
+
+
+def _split(op: Operation) -> dict:
+    """The TMEM access form of ``op``'s accumulator: none (32x32b), or for 64 rows the
+    16x32bx2 form's half-split, N / 2 columns (layouts.tmem_accumulator)."""
+    m, n = op.attributes["lhs"].shape[0], op.attributes["rhs"].shape[1]
+    return {"split": n // 2} if m == TMEM_HALF_M else {}
 
 
 def _emit(anchor: Operation, name: str, operands: list[Value], t: T.Type | None, **attrs):

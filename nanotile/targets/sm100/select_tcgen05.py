@@ -10,10 +10,11 @@
     tmem_store          tcgen05.st.sync.aligned.32x32b.xN.b32 [row address], {regs};
                         tcgen05.wait::st.sync.aligned
     tmem_load           tcgen05.ld.sync.aligned.32x32b.xN.b32 {regs}, [row address];
-                        tcgen05.wait::ld.sync.aligned
+                        tcgen05.wait::ld.sync.aligned (with ``split``, an M = 64 tile:
+                        the .16x32bx2 forms, the split an immediate after the address)
     tcgen05_descriptor  the 64-bit shared-memory matrix descriptor (below)
     tcgen05_mma         thread 0: tcgen05.mma.cta_group::1.kind::K [d], da, db, idesc, 1
-                        (K: the op's kind, f16, tf32 or f8f6f4); block-scaled (kind
+                        (K: the op's kind, f16, tf32, f8f6f4 or i8); block-scaled (kind
                         mxf8f6f4, scale columns given): tcgen05.mma.cta_group::1.kind::
                         mxf8f6f4.block_scale.scale_vec::1X [d], da, db, idesc, [sa], [sb], 1
     tcgen05_commit_wait thread 0: tcgen05.commit.cta_group::1.mbarrier::arrive::one.
@@ -166,24 +167,31 @@ def store(s: Selection, op: Operation) -> None:
     n = s.count(op.operands[1].type)
     if len(regs) == 1 and n > 1:  # a splat: one register for all
         regs = regs * n
-    column = op.attributes["column"]
+    column, split = op.attributes["column"], op.attributes.get("split")
     for start in range(0, n, MAX_REPEAT):
         part = regs[start:start + MAX_REPEAT]
         address = _row_address(s, base, column + start)
-        s.fn.instr(f"tcgen05.st.sync.aligned.32x32b.x{len(part)}.b32", f"[{address}]",
-                   "{" + ", ".join(part) + "}")
+        values = "{" + ", ".join(part) + "}"
+        if split is None:
+            s.fn.instr(f"tcgen05.st.sync.aligned.32x32b.x{len(part)}.b32", f"[{address}]",
+                       values)
+        else:  # an M = 64 tile: threads t and t + 16 the halves of lane t's row
+            s.fn.instr(f"tcgen05.st.sync.aligned.16x32bx2.x{len(part)}.b32", f"[{address}]",
+                       str(split), values)
     s.fn.instr("tcgen05.wait::st.sync.aligned")
 
 
 def load(s: Selection, op: Operation) -> None:
     base = s.get(op.operands[0])[0]
     out = s.fresh(op.results[0].type)
-    column = op.attributes["column"]
+    column, split = op.attributes["column"], op.attributes.get("split")
     for start in range(0, len(out), MAX_REPEAT):
         part = out[start:start + MAX_REPEAT]
         address = _row_address(s, base, column + start)
-        s.fn.instr(f"tcgen05.ld.sync.aligned.32x32b.x{len(part)}.b32",
-                   "{" + ", ".join(part) + "}", f"[{address}]")
+        shape = "32x32b" if split is None else "16x32bx2"
+        s.fn.instr(f"tcgen05.ld.sync.aligned.{shape}.x{len(part)}.b32",
+                   "{" + ", ".join(part) + "}", f"[{address}]",
+                   *([] if split is None else [str(split)]))
     s.fn.instr("tcgen05.wait::ld.sync.aligned")
     s.values[op.results[0]] = out
 

@@ -20,13 +20,16 @@ What fits (PTX ISA, "tcgen05.mma", "Instruction descriptor", "Matrix Descriptors
       tf32 x tf32                   kind::tf32     K 8
       e4m3/e5m2 x e4m3/e5m2         kind::f8f6f4   K 32 (any mix of the two)
 
+  and mmai of i8 (s8 or u8, either operand) into an i32 accumulator: kind::i8, K 32, D
+  s32 (tileiras' sm_100 SASS: UTCIMMA for a 128 x 128 x 64 mmai);
+
   tf32 operands rounded to nearest in registers before they are stored
   (``round_tf32_operands``: the tensor cores ignore the low 13 bits, as sm_90's wgmma);
 - a CTA of one warpgroup (4 warps: with M = 128 and cta_group::1, warp w reads TMEM lanes
   32 w .. 32 w + 31, rows 32 w .. of D) and 128 or 256 rows: one M = 128 instruction per
-  128-row block, the second block's D in the N columns after the first's (the ISA's
-  other M, 64 with cta_group::1 and 256 with cta_group::2, lay D out differently in
-  TMEM; not planned);
+  128-row block, the second block's D in the N columns after the first's; or 64 rows
+  (not block-scaled): one M = 64 instruction, D in the first 16 lanes of each warp's
+  quarter (layouts.tmem_accumulator; M = 256 with cta_group::2 is not planned);
 - N a multiple of 16 from 16 to 256 (M = 128's rule), one instruction per K step;
 - K a multiple of the instruction's K whose row (K elements) is made of swizzle atoms: 32,
   64 or 128 bytes, or a multiple of 128 (as wgmma's).
@@ -38,8 +41,12 @@ where distribute gathers each thread's scale words and lower-tcgen05 stores them
 tensor memory (lower_tcgen05.py). f4E2M1FN data (kind::
 mxf4) and f8E4M3FN scales are not planned (the FMA loop).
 
-A and B are both read K-major (B transposed into shared memory, as tileiras' sm_100
-matmul has it: instruction-descriptor bits 15 and 16 clear).
+A is read K-major. B is read K-major (transposed into shared memory, instruction-
+descriptor bit 16 clear) when it is stored from registers, and MN-major (its rows along N,
+as they lie in global memory: bit 16 set) when a TMA copy lands it (``TMA_COPY``, from
+select-tma-loads and assign-layouts), as tileiras' sm_100 f8 batched matmul reads it
+and its matmul_f16_tma (UTMALDG, no transposition in shared memory); f16, bf16 and f8
+(tf32 keeps its K-major B).
 """
 
 from __future__ import annotations
@@ -48,7 +55,9 @@ from dataclasses import dataclass
 
 from ...ir import types as T
 from ...ir.core import Operation
+from ..ptx.select_tma_loads import TMA_COPY
 from ...ir.layouts import (
+    TMEM_HALF_M,
     TMEM_M,
     WGMMA_SWIZZLE_BYTES,
     LinearLayout,
@@ -65,15 +74,21 @@ K_BYTES = 32       # the instruction's K, in bytes of a row (16 f16, 8 tf32, 32 
 # format for .kind::tf32, .kind::f16, .kind::f8f6f4 and .kind::i8"): bits 4-5 D's format
 # (1: f32), 7-9 A's and 10-12 B's (below), 13/14 negate A/B, 15/16 A/B MN-major
 # ("transpose"), 17-22 N >> 3, 24-28 M >> 4. (tileiras' sm_100 matmul_f16: 0x08200010
-# for M = N = 128, f16, K-major.)
+# for M = N = 128, f16, K-major.) kind::i8: D S32 (2), A and B S8 (1) or U8 (0).
 # element type -> (kind, its A/B format in the descriptor, bytes)
 KINDS = {"f16": ("f16", 0, 2), "bf16": ("f16", 1, 2), "tf32": ("tf32", 2, 4),
-         "f8E4M3FN": ("f8f6f4", 0, 1), "f8E5M2": ("f8f6f4", 1, 1)}
+         "f8E4M3FN": ("f8f6f4", 0, 1), "f8E5M2": ("f8f6f4", 1, 1), "i8": ("i8", 1, 1)}
+D_FORMATS = {"f32": 1, "i32": 2}  # the accumulator's type -> its descriptor format
+UNSIGNED_I8 = 0                   # kind::i8's A/B format for u8
 
 
 SCALE_BLOCK = 32     # mxf8f6f4's scale_vec::1X: one scale per 32 elements along K
 SCALED_KIND = "mxf8f6f4"
 UE8M0 = 1 << 23      # block-scaled descriptor bit 23: the scales are UE8M0
+B_MN_MAJOR = 1 << 16  # both descriptors' bit 16: B's rows run along N ("transpose B")
+# B of these types is read MN-major when a TMA copy lands it (select_tma_loads.TMA_COPY):
+# tileiras' sm_100 f16 and f8 matmuls copy B so
+MN_MAJOR_COPIES = frozenset({"f16", "bf16", "f8E4M3FN", "f8E5M2"})
 
 
 @dataclass(frozen=True)
@@ -94,7 +109,8 @@ class Tcgen05Plan:
 
     @property
     def instruction_descriptor(self) -> int:
-        return instruction_descriptor(self.element, TMEM_M, self.n, self.b_element)
+        return instruction_descriptor(self.element, min(self.m, TMEM_M), self.n,
+                                      self.b_element)
 
     @property
     def round_tf32_operands(self) -> bool:
@@ -107,11 +123,17 @@ class Tcgen05Plan:
         return tmem_accumulator(shape)
 
     def operand(self, i: int, t: T.TileType, source: object = None) -> SharedLayout:
-        """The shared layout of operand ``i``: A (0) and B (1) K-major, the scales of
-        mmaf_scaled (3, 4) row-major."""
+        """The shared layout of operand ``i``: A (0) K-major; B (1) MN-major when a TMA
+        copy lands it (``source``: TMA_COPY, or the MN-major layout such a copy gave it)
+        and its type allows, else K-major; the scales of mmaf_scaled (3, 4) row-major."""
         if i > 2:
             return SharedLayout(tuple(t.shape))
-        return wgmma_operand(t.shape, KINDS[t.element.name][2], "ab"[i])
+        size = KINDS[t.element.name][2]
+        if i == 1 and t.element.name in MN_MAJOR_COPIES and _atoms(t.shape[1] * size):
+            copied = wgmma_operand(t.shape, size, "b", mn_major=True)
+            if source in (TMA_COPY, copied):
+                return copied
+        return wgmma_operand(t.shape, size, "ab"[i])
 
 
 def instruction(element: str, scaled: bool = False) -> str:
@@ -125,33 +147,43 @@ def k_step(element: str) -> int:
     return K_BYTES // KINDS[element][2]
 
 
-def instruction_descriptor(element: str, m: int, n: int, b_element: str | None = None) -> int:
+def instruction_descriptor(element: str, m: int, n: int, b_element: str | None = None,
+                           b_mn_major: bool = False,
+                           unsigned: tuple[bool, bool] = (False, False)) -> int:
     """The 32-bit instruction descriptor of a dense tcgen05.mma (kind by ``element``) with
-    f32 D and both operands K-major."""
+    f32 D (s32 for kind::i8, whose A and B are u8 where ``unsigned`` says so), A K-major
+    and B K-major or (``b_mn_major``) MN-major."""
     a, b = KINDS[element][1], KINDS[b_element or element][1]
-    return (1 << 4) | (a << 7) | (b << 10) | ((n >> 3) << 17) | ((m >> 4) << 24)
+    if element == "i8":
+        a, b = (UNSIGNED_I8 if u else f for u, f in zip(unsigned, (a, b)))
+    d = D_FORMATS["i32" if element == "i8" else "f32"]
+    return (d << 4) | (a << 7) | (b << 10) | (B_MN_MAJOR if b_mn_major else 0) | \
+        ((n >> 3) << 17) | ((m >> 4) << 24)
 
 
 def block_scaled_descriptor(element: str, m: int, n: int, a_id: int, b_id: int,
-                            b_element: str | None = None) -> int:
+                            b_element: str | None = None, b_mn_major: bool = False) -> int:
     """The 32-bit instruction descriptor of kind::mxf8f6f4.block_scale (PTX ISA,
     "Instruction descriptor format for .kind::mxf8f6f4, .kind::mxf4 and .kind::mxf4nvf4";
     CUTLASS's InstrDescriptorBlockScaled): bits 4-5 the byte of B's scale words (SFB_ID),
     7-9 / 10-12 A's / B's format, 17-22 N >> 3, 23 UE8M0 scales, 24-28 M >> 4, 29-30 the
-    byte of A's scale words (SFA_ID); both operands K-major, D f32 (implied)."""
+    byte of A's scale words (SFA_ID); A K-major, B K-major or (``b_mn_major``, bit 16)
+    MN-major, D f32 (implied)."""
     a, b = KINDS[element][1], KINDS[b_element or element][1]
-    return (b_id << 4) | (a << 7) | (b << 10) | ((n >> 3) << 17) | UE8M0 | \
-        ((m >> 4) << 24) | (a_id << 29)
+    return (b_id << 4) | (a << 7) | (b << 10) | (B_MN_MAJOR if b_mn_major else 0) | \
+        ((n >> 3) << 17) | UE8M0 | ((m >> 4) << 24) | (a_id << 29)
 
 
 def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
-    if op.name not in ("mmaf", "mmaf_scaled") or warps != WARPS:
+    if op.name not in ("mmaf", "mmai", "mmaf_scaled") or warps != WARPS:
         return None
     lt, rt, at = (v.type for v in op.operands[:3])
     if not all(isinstance(t, T.TileType) and t.rank == 2 for t in (lt, rt, at)):
         return None
     element, b_element = lt.element.name, rt.element.name
-    if element not in KINDS or b_element not in KINDS or at.element.name != "f32":
+    if element not in KINDS or b_element not in KINDS or \
+            at.element.name != ("i32" if op.name == "mmai" else "f32") or \
+            (op.name == "mmai") != (element == "i8"):
         return None
     scaled = op.name == "mmaf_scaled"
     if scaled and not _scales_fit(op):
@@ -160,12 +192,18 @@ def plan(op: Operation, warps: int) -> Tcgen05Plan | None:
     if KINDS[b_element][0] != KINDS[element][0] or (mixed and KINDS[element][0] != "f8f6f4"):
         return None  # one kind for both; only f8f6f4 mixes types (e4m3 x e5m2)
     m, k, n = lt.shape[0], lt.shape[1], rt.shape[1]
-    if m not in (TMEM_M, 2 * TMEM_M) or n % 16 or not 16 <= n <= MAX_N:
+    if m not in (TMEM_M, 2 * TMEM_M) + (() if scaled else (TMEM_HALF_M,)) or n % 16 or \
+            not 16 <= n <= MAX_N:
         return None
     row = KINDS[element][2] * k  # bytes of a K row
-    if row % K_BYTES or not (row in WGMMA_SWIZZLE_BYTES or row % WGMMA_SWIZZLE_BYTES[-1] == 0):
+    if row % K_BYTES or not _atoms(row):
         return None
     return Tcgen05Plan(element, n, m, b_element if b_element != element else None, scaled)
+
+
+def _atoms(row: int) -> bool:
+    """Whether a shared row of ``row`` bytes is made of swizzle atoms (wgmma_operand)."""
+    return row in WGMMA_SWIZZLE_BYTES or row % WGMMA_SWIZZLE_BYTES[-1] == 0
 
 
 def _scales_fit(op: Operation) -> bool:

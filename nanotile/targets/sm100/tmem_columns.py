@@ -1,9 +1,10 @@
 """Where lower-tcgen05 puts things in a CTA's tensor memory (TMEM: 128 lanes x 512 columns
 of 32 bits), column by column.
 
-- Accumulators: M / 128 x N columns each (row block b's D in the N columns after block
-  b - 1's). One range per accumulator kept across a K loop; the others take turns in one
-  range after those (each site's MMAs are waited for before the next site's start).
+- Accumulators: M / 128 x N columns each, N for M = 64 (row block b's D in the N columns
+  after block b - 1's). One range per accumulator kept across a K loop; the others take
+  turns in one range after those (each site's MMAs are waited for before the next
+  site's start).
 - Block-scaled MMA's scale words (tmem_mma_scaled): A's words, then B's, after the
   accumulators, taken in turns too; word g R + j (R rows or columns a thread holds)
   packs K blocks 4 g .. 4 g + 3 of rows / columns lane + 32 j, so the MMA of row block b
@@ -50,8 +51,8 @@ def allocation(columns: int) -> int:
 
 
 def row_blocks(op: Operation) -> int:
-    """The 128-row blocks of ``op``'s tile (one MMA each per K step)."""
-    return op.attributes["lhs"].shape[0] // TMEM_M
+    """The 128-row blocks of ``op``'s tile (one MMA each per K step; a 64-row tile: one)."""
+    return max(1, op.attributes["lhs"].shape[0] // TMEM_M)
 
 
 def accumulator_columns(op: Operation) -> int:
@@ -59,7 +60,7 @@ def accumulator_columns(op: Operation) -> int:
     params = tmem_params(op.attributes["of"].layout)
     assert params is not None, op.attributes["of"]
     m, n = params
-    return m // TMEM_M * n
+    return max(1, m // TMEM_M) * n
 
 
 def scale_columns(op: Operation) -> int:

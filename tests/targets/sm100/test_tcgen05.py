@@ -59,7 +59,8 @@ def test_plan_fits_tf32_and_f8(m, n, k, et, kind, rounds):
 
 
 @pytest.mark.parametrize("m,n,k,warps,et,acc,batch", [
-    (64, 64, 16, 4, "f16", "f32", 0),      # 64 rows (M = 64 lays D out otherwise)
+    (32, 64, 16, 4, "f16", "f32", 0),      # 32 rows
+    (64, 8, 16, 4, "f16", "f32", 0),       # 64 rows, N = 8 (N % 16 == 0 here)
     (512, 64, 16, 4, "f16", "f32", 0),     # 512 rows
     (128, 64, 16, 8, "f16", "f32", 0),     # 8 warps
     (128, 8, 16, 4, "f16", "f32", 0),      # N = 8 (M = 128 needs N % 16 == 0)
@@ -69,7 +70,7 @@ def test_plan_fits_tf32_and_f8(m, n, k, et, kind, rounds):
     (128, 64, 4, 4, "tf32", "f32", 0),     # tf32 rows of 16 bytes: no K step of 8
     (128, 64, 16, 4, "f8E4M3FN", "f32", 0),  # f8 rows of 16 bytes: no K step of 32
     (128, 64, 32, 4, "f8E5M2", "f16", 0),  # f8 -> f16: not planned (D in TMEM is f32)
-    (128, 64, 32, 4, "i8", "i32", 0),      # mmai (kind::i8: not planned)
+    (128, 64, 32, 4, "i8", "f32", 0),      # i8 into f32: no such kind
     (128, 64, 16, 4, "f16", "f32", 2),     # batched
 ])
 def test_plan_declines(m, n, k, warps, et, acc, batch):
@@ -93,6 +94,29 @@ def test_instruction_descriptor_formats(a, b, fa, fb):
     d = instruction_descriptor(a, 128, 256, b)
     assert (d >> 7) & 7 == fa and (d >> 10) & 7 == fb and (d >> 4) & 3 == 1
     assert d >> 24 == 128 >> 4 and (d >> 17) & 0x3F == 256 >> 3
+
+
+def test_b_landed_by_tma_is_read_mn_major():
+    """An f8 or f16 B that a TMA copy lands (select-tma-loads asks with TMA_COPY;
+    assign-layouts checks it with the layout the copy got) is read as it lies in global
+    memory, rows along N, and the descriptors say so (bit 16); stored from registers it
+    stays K-major, and so does a tf32 B."""
+    from nanotile.targets.ptx.select_tma_loads import TMA_COPY
+    from nanotile.targets.sm100.tcgen05_plan import block_scaled_descriptor
+
+    op = _mmaf(256, 256, 128, "f8E4M3FN")
+    p, b = plan(op, 4), op.operands[1].type
+    copied = p.operand(1, b, TMA_COPY)
+    assert copied.order is None and copied.block == 128 and copied.swizzle is not None
+    assert p.operand(1, b, copied) == copied
+    assert p.operand(1, b, None).order == (0, 1)  # from registers: K-major
+    assert p.operand(0, op.operands[0].type, TMA_COPY).order is None  # A: K-major anyway
+    f16 = _mmaf(128, 128, 32, "f16")
+    assert plan(f16, 4).operand(1, f16.operands[1].type, TMA_COPY).order is None
+    tf32 = _mmaf(128, 64, 32, "tf32")
+    assert plan(tf32, 4).operand(1, tf32.operands[1].type, TMA_COPY).order == (0, 1)
+    assert (instruction_descriptor("f8E4M3FN", 128, 256, None, True) >> 15) & 3 == 2
+    assert (block_scaled_descriptor("f8E4M3FN", 128, 256, 0, 0, None, True) >> 15) & 3 == 2
 
 
 def test_mma_tcgen05_is_refused_on_sm90():
@@ -151,6 +175,32 @@ def test_tcgen05_matches_interpreter(m, n, k, et):
     assert ptx.count("tcgen05.alloc") == ptx.count("tcgen05.dealloc") == 1
 
 
+# mmai of i8 (kind::i8: s32 in TMEM, K steps of 32 bytes), as tileiras' UTCIMMA for a
+# 128 x 128 x 64 mmai; A and B signed or unsigned (u8: format 0 in the descriptor)
+I8_CASES = [
+    (128, 128, 64, "signed signed"),     # tileiras' UTCIMMA kernel's shape: 2 K steps
+    (128, 32, 32, "unsigned signed"),    # one K step, 32-byte rows, u8 A
+    (256, 64, 128, "signed unsigned"),   # two row blocks, 4 K steps, u8 B
+]
+
+
+@pytest.mark.parametrize("m,n,k,signs", I8_CASES)
+def test_tcgen05_i8_is_exact(m, n, k, signs):
+    """Random s8/u8 bytes and s32 accumulators (sums wrap as the interpreter's do): the
+    emulated kind::i8 equals the interpreter bit for bit; the descriptor's D format is
+    s32 (2) and each operand's u8 (0) or s8 (1) as its mmai says."""
+    from ..test_mma import _inputs as mma_inputs
+
+    text = mma_kernel(0, m, n, k, "i8", "i32", op="mmai", attrs=signs + " ")
+    arrays = mma_inputs(0, m, n, k, "i8", "i32", np.random.default_rng(m + n + k))
+    ptx = _check(text, arrays, "sm_100", 0)
+    assert ptx.count("tcgen05.mma.cta_group::1.kind::i8") == m // 128 * k // 32
+    assert "mma.sync" not in ptx
+    (idesc,) = {int(d) for d in re.findall(r"mov\.b32 %r\d+, (\d{8,});", ptx)}
+    formats = [0 if s == "unsigned" else 1 for s in signs.split()]
+    assert (idesc >> 4) & 3 == 2 and [(idesc >> 7) & 7, (idesc >> 10) & 7] == formats
+
+
 @pytest.mark.parametrize("m,n,k", [(128, 64, 64), (128, 32, 128), (128, 128, 16),
                                    (256, 64, 32)])
 def test_tcgen05_is_exact_on_integers(m, n, k):
@@ -165,9 +215,38 @@ def test_tcgen05_is_exact_on_integers(m, n, k):
     assert "tcgen05.mma" in _check(text, arrays, "sm_100", 0)
 
 
+# M = 64 (one instruction; D in lanes 32 w .. 32 w + 15, read and written with the
+# 16x32bx2 forms, the second half N / 2 columns further): f16, bf16, f8, i8
+M64_CASES = [
+    (64, 64, 32, "f16", 2 ** -20),
+    (64, 256, 64, "bf16", 2 ** -20),    # N = 256: 128 registers a thread
+    (64, 16, 32, "f8E4M3FN", 2 ** -20),
+    (64, 128, 64, "i8", 0),             # mmai, exact
+]
+
+
+@pytest.mark.parametrize("m,n,k,et,tol", M64_CASES)
+def test_tcgen05_m64_matches_interpreter(m, n, k, et, tol):
+    from ..test_mma import _inputs as mma_inputs
+
+    acc = "i32" if et == "i8" else "f32"
+    text = mma_kernel(0, m, n, k, et, acc, op="mmai" if et == "i8" else "mmaf",
+                      attrs="signed signed " if et == "i8" else "")
+    arrays = mma_inputs(0, m, n, k, et, acc, np.random.default_rng(m * n + k))
+    ptx = _check(text, arrays, "sm_100", tol)
+    assert ptx.count("tcgen05.mma.cta_group") == k // (16 if et in ("f16", "bf16") else 32)
+    assert "mma.sync" not in ptx
+    # the accumulator stored and loaded as halves of rows, split N / 2 columns apart
+    assert f"16x32bx2.x{n // 2}.b32 [%r" in ptx and f"], {n // 2}, {{" in ptx
+    assert re.search(rf"tcgen05\.ld\.sync\.aligned\.16x32bx2\.x{n // 2}\.b32 {{.+}}, \[%r\d+\], "
+                     rf"{n // 2};", ptx)
+    (idesc,) = {int(d) for d in re.findall(r"mov\.b32 %r\d+, (\d{8,});", ptx)}
+    assert ((idesc >> 24) & 0x1F) << 4 == 64 and ((idesc >> 17) & 0x3F) << 3 == n
+
+
 def test_sm100_keeps_mma_sync_where_tcgen05_does_not_fit():
-    text = mma_kernel(0, 64, 64, 32, "f16", "f32")
-    arrays = _inputs(0, 64, 64, 32, "f16", "f32", np.random.default_rng(3))
+    text = mma_kernel(0, 32, 64, 32, "f16", "f32")
+    arrays = _inputs(0, 32, 64, 32, "f16", "f32", np.random.default_rng(3))
     ptx = _check(text, arrays, "sm_100", 2 ** -20)
     assert "tcgen05" not in ptx and "mma.sync.aligned" in ptx
 
@@ -287,6 +366,20 @@ TCGEN05_KINDS_CUTILE = [
 def test_tf32_and_f8_cutile_matmuls_on_tcgen05(name, kind):
     ptx = _emulated_as_interpreted(name)
     assert f"tcgen05.mma.cta_group::1.kind::{kind}" in ptx and "mma.sync" not in ptx
+
+
+def test_batched_f8_operands_arrive_by_tma():
+    """The batched f8 matmul's operands (1 x 256 x 128 and 1 x 128 x 256, reshaped to 2-D)
+    come by TMA, as tileiras' (UTMALDG.3D): A in one box of 256 rows, B in two boxes of
+    128 columns (MN-major: instruction descriptors with bit 16), boxes of 1 along the
+    batch; the emulator (checking mode) agrees with the interpreter."""
+    name = TCGEN05_KINDS_CUTILE[1][0]
+    ptx = _emulated_as_interpreted(name)
+    assert ptx.count("cp.async.bulk.tensor.3d.shared::cluster.global") == 3
+    assert "box=[1,256,128] swizzle=128" in ptx and "box=[1,128,128] swizzle=128" in ptx
+    descriptors = {int(d) for d in re.findall(r"mov\.b32 %r\d+, (\d{8,});", ptx)}
+    assert descriptors and all((d >> 16) & 1 for d in descriptors)
+    assert "ld.global" not in ptx.split("tcgen05.ld")[0]  # no operand through registers
 
 
 def _emulated_as_interpreted(name: str) -> str:
@@ -424,3 +517,7 @@ def test_block_scaled_cutile_matmuls_on_tcgen05(name):
     ptx = _emulated_as_interpreted(name)
     assert ptx.count("kind::mxf8f6f4.block_scale.scale_vec::1X") == 8  # 2 blocks x 4 K
     assert "fma.rn.f64" not in ptx  # not the FMA loop
+    # A (256 x 128, row-major) and B (128 x 256 of a column-major tensor: K-major through
+    # the transposed map) arrive by TMA, one box each, as tileiras' UTMALDG.2D
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2
+    assert "box=[256,128] swizzle=128 transposed" in ptx

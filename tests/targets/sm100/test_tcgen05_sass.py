@@ -47,7 +47,7 @@ def test_small_kernels_sass(text, count):
 
 @needs_tools
 def test_what_does_not_fit_keeps_hmma():
-    cubin, _ = assemble(compile_to_ptx(parse_text(mma_kernel(0, 64, 64, 32, "f16", "f32"), "<k>"),
+    cubin, _ = assemble(compile_to_ptx(parse_text(mma_kernel(0, 32, 64, 32, "f16", "f32"), "<k>"),
                                     "sm_100"), "sm_100")
     ops = sass_opcodes(cubin)
     assert "UTCHMMA" not in ops and "HMMA" in ops

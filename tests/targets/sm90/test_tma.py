@@ -126,6 +126,26 @@ def test_a_stride_the_driver_refuses_is_refused():
         run_ptx(ptx, "matmul_f16_tma", grid=(2, 1), args=cutile_args(a, b, c))
 
 
+@pytest.mark.parametrize("box,error", [("1,256", None), ("2,256", "boxes of 1")])
+def test_a_map_may_have_leading_dimensions_of_one_the_tile_drops(box, error):
+    """A batch of one copied as a lower-rank tile (select-tma-loads folds the reshape):
+    the map has more dimensions than the tile, their boxes 1."""
+    from nanotile.ir.parser import parse_text
+    from nanotile.verify import verify_module
+
+    tensor = f"f32 base=a0 shape=[a1,a1] strides=[a1,1] box=[{box}] swizzle=0"
+    text = f'''cuda_tile.module @m {{
+  entry @k(%a: tile<ptr<f32>>, %n: tile<i32>) {{
+    %c = constant <i32: 0> : tile<i32>
+    %t = tma_load %c, %c map "{tensor}" : tile<i32>, tile<i32> -> tile<256xf32>
+    return
+  }}
+}}'''
+    errors = [d.message for d in verify_module(parse_text(text, "t.mlir"))
+              if d.severity == "error"]
+    assert errors == [] if error is None else len(errors) == 1 and error in errors[0]
+
+
 def test_tensor_map_descriptions_round_trip():
     text = "bf16 base=a4 shape=[a5,64] strides=[a7,1] box=[32,64] swizzle=128"
     spec = TensorMapSpec.parse(text)
@@ -133,6 +153,9 @@ def test_tensor_map_descriptions_round_trip():
     assert spec.shape[1].constant == 64 and spec.strides[0].argument == 7
     with pytest.raises(ValueError):
         TensorMapSpec.parse("f16 base=0 shape=[a1] strides=[1] box=[8] swizzle=0")
+    transposed = TensorMapSpec.parse(text + " transposed")  # a column-major tensor's
+    assert transposed.transposed and transposed.text() == text + " transposed"
+    assert not spec.transposed
 
 
 @pytest.mark.parametrize("tensor,message", [
@@ -143,7 +166,7 @@ def test_tensor_map_descriptions_round_trip():
     ("f32 base=a0 shape=[a1] strides=[2] box=[256] swizzle=0", "innermost stride must be 1"),
     ("f32 base=a0 shape=[a1] strides=[1] box=[100] swizzle=0", "box must cut the tile"),
     ("f16 base=a0 shape=[a1] strides=[1] box=[256] swizzle=0", "of the map's element type"),
-    ("f32 base=a0 shape=[a1,a1] strides=[a1,1] box=[1,256] swizzle=0", "must have 1 entries"),
+    ("f32 base=a0 shape=[a1,a1] strides=[a1,1] box=[1,256] swizzle=0", "must have 2 entries"),
 ])
 def test_a_tma_load_the_kernel_cannot_have_is_a_located_error(tensor, message):
     """A dump is input again, so the TMA ops' maps are checked by the verifier: each

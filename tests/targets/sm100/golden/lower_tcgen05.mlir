@@ -36,6 +36,16 @@
 // CHECK-NEXT: return
 // CHECK-NOT: tmem_mma
 //
+// @mma_i8: an mmai of u8 A (128x32) and s8 B (32x64) into i32 (tmem_mma unsigned_lhs):
+// kind::i8, one K step of 32 bytes; instruction descriptor 0x08100420 (S32 D = 2 in bits
+// 4-5, A U8 = 0, B S8 = 1, N = 64, M = 128).
+// CHECK-LABEL: entry @mma_i8(
+// CHECK-NEXT: %[[T:.+]] = tmem_alloc 64 : tile<i32, #regs>
+// CHECK: tmem_store %{{.+}} to %[[T]] column 0 : tile<64xi32, #regs>
+// CHECK: tcgen05_mma %[[T]], {{.+}} idesc 135267360 kind "i8" column 0
+// CHECK-NEXT: tcgen05_commit_wait
+// CHECK-NEXT: tmem_load %[[T]] column 0 : tile<i32, #regs> -> tile<64xi32, #regs>
+//
 // @mma_tf32: the same loop on tf32 operands (f32 data converted by ftof, which rounds:
 // kind::tf32). Rows of 32 tf32 are 128 bytes; the instruction's K is 8 (32 bytes), so 4
 // MMAs per step, each pair of descriptors 32 bytes further along the rows; instruction
@@ -99,6 +109,28 @@ cuda_tile.module @tests {
     %p1 = broadcast %p0 : tile<1x1xptr<f32>> -> tile<128x64xptr<f32>>
     %p2 = offset %p1, %r3 : tile<128x64xptr<f32>>, tile<128x64xi32> -> tile<128x64xptr<f32>>
     %w = store_ptr_tko weak %p2, %d : tile<128x64xptr<f32>>, tile<128x64xf32> -> token
+    return
+  }
+  entry @mma_i8(%pa: tile<ptr<i8>>, %pc: tile<ptr<i32>>) {
+    %i = iota : tile<4096xi32>
+    %r = reshape %i : tile<4096xi32> -> tile<128x32xi32>
+    %b0 = reshape %pa : tile<ptr<i8>> -> tile<1x1xptr<i8>>
+    %b = broadcast %b0 : tile<1x1xptr<i8>> -> tile<128x32xptr<i8>>
+    %pa2 = offset %b, %r : tile<128x32xptr<i8>>, tile<128x32xi32> -> tile<128x32xptr<i8>>
+    %i2 = iota : tile<2048xi32>
+    %r2 = reshape %i2 : tile<2048xi32> -> tile<32x64xi32>
+    %c0 = broadcast %b0 : tile<1x1xptr<i8>> -> tile<32x64xptr<i8>>
+    %pb = offset %c0, %r2 : tile<32x64xptr<i8>>, tile<32x64xi32> -> tile<32x64xptr<i8>>
+    %a, %t1 = load_ptr_tko weak %pa2 : tile<128x32xptr<i8>> -> tile<128x32xi8>, token
+    %bb, %t2 = load_ptr_tko weak %pb : tile<32x64xptr<i8>> -> tile<32x64xi8>, token
+    %i3 = iota : tile<8192xi32>
+    %r3 = reshape %i3 : tile<8192xi32> -> tile<128x64xi32>
+    %p0 = reshape %pc : tile<ptr<i32>> -> tile<1x1xptr<i32>>
+    %p1 = broadcast %p0 : tile<1x1xptr<i32>> -> tile<128x64xptr<i32>>
+    %p2 = offset %p1, %r3 : tile<128x64xptr<i32>>, tile<128x64xi32> -> tile<128x64xptr<i32>>
+    %c, %t3 = load_ptr_tko weak %p2 : tile<128x64xptr<i32>> -> tile<128x64xi32>, token
+    %e = mmai %a, %bb, %c unsigned signed : tile<128x32xi8>, tile<32x64xi8>, tile<128x64xi32>
+    %w = store_ptr_tko weak %p2, %e : tile<128x64xptr<i32>>, tile<128x64xi32> -> token
     return
   }
   entry @mma_tf32(%pa: tile<ptr<f32>>, %pc: tile<ptr<f32>>) {

@@ -5,7 +5,9 @@
 // @tf32 (cuTile's f32 matmul): A and B reach the mmaf through an ftof (f32 -> tf32,
 // which rounds; the tensor cores would truncate), and wgmma reads B K-major; both are
 // staged, and the ftofs move after the two copies, so the copies sit side by side.
-// @batch (an f8 batched matmul): 3-D tiles of one matrix, reshaped, copied whole.
+// @batch (an f8 batched matmul): 3-D tiles of one matrix, reshaped. A, K-major, lands
+// in wgmma's layout (the copy makes the reshaped tile: a 3-D map, a box of 1 along the
+// batch); B, which wgmma reads K-major, is staged: copied whole.
 // @kept: A is also stored (two uses) and keeps its load; B is staged.
 // @hinted: cuTile's allow_tma=False (optimization hint allow_tma = false, by default)
 // keeps A's load, as tileiras does; B's hint is for sm_100 only, and B is staged.
@@ -17,8 +19,9 @@
 // CHECK-NEXT: %[[RB:.+]] = ftof %[[B]]
 // CHECK-NEXT: mmaf %[[RA]], %[[RB]],
 // CHECK-LABEL: entry @batch(
-// CHECK: tma_load %{{.+}}, %{{.+}}, %{{.+}} map "f8E4M3FN base=a0 shape=[a1,a2,a3] strides=[a4,a5,1] box=[1,64,64] swizzle=0" : tile<i32>, tile<i32>, tile<i32> -> tile<1x64x64xf8E4M3FN>
-// CHECK: tma_load %{{.+}}, %{{.+}}, %{{.+}} map "f8E4M3FN base=a6 shape=[a7,a8,a9] strides=[a10,a11,1] box=[1,64,64] swizzle=0"
+// CHECK: %[[A:.+]] = tma_load %{{.+}}, %{{.+}}, %{{.+}} map "f8E4M3FN base=a0 shape=[a1,a2,a3] strides=[a4,a5,1] box=[1,64,64] swizzle=64" : tile<i32>, tile<i32>, tile<i32> -> tile<64x64xf8E4M3FN>
+// CHECK: tma_load %{{.+}}, %{{.+}}, %{{.+}} map "f8E4M3FN base=a6 shape=[a7,a8,a9] strides=[a10,a11,1] box=[1,64,64] swizzle=0" : tile<i32>, tile<i32>, tile<i32> -> tile<1x64x64xf8E4M3FN>
+// CHECK: mmaf %[[A]], 
 // CHECK-LABEL: entry @kept(
 // CHECK: load_view_tko
 // CHECK: tma_load %{{.+}}, %{{.+}} map "f32 base=a4
