@@ -30,7 +30,7 @@ before compiling.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...egraph.cost import CostModel
 from ...ir.layouts import LinearLayout, conversion, shuffle_plan
@@ -58,6 +58,14 @@ class LayoutCostModel:
     barrier_cost: int = 16
     sector_cost: int = 4  # a sector the LSU serves costs it about an issue: a warp
                           # access down a column (a sector per lane) is replayed
+
+    def issued(self) -> LayoutCostModel:
+        """This model counting issued instructions only: no sectors (the memory system
+        serves them, the PTX does not grow) and a barrier one instruction like an ALU
+        op. Extraction takes a choice only if this model does not find it dearer than
+        greedy's either (a kernel whose PTX would grow for fewer sectors keeps greedy's)."""
+        return replace(self, name=f"{self.name} (issued)", sector_cost=0,
+                       barrier_cost=self.ops.op_cost("addi"))
 
     def value(self, op_name: str, layout: LinearLayout, is_float: bool = True) -> int:
         """The op ``op_name`` computing its result in ``layout`` (not a memory op).

@@ -15,7 +15,8 @@ Slots that share no edge are independent: each connected group is solved alone, 
 from greedy's assignment (each slot in turn makes its best move: another candidate, alone
 or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
 kernel); when the budget runs out the group keeps greedy's layouts. A group
-changes only where the model says the new layouts are strictly cheaper and they leave
+changes only where the model says the new layouts are strictly cheaper, the same model
+counting issued instructions alone (no sectors) finds them no dearer, and they leave
 no more conversions, and move no more bytes through shared memory, than greedy's; so a
 kernel without a better choice compiles exactly as with the greedy rule.
 """
@@ -217,6 +218,7 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
     """One layout per slot (see the module docstring)."""
     start = time.perf_counter()
     pricer = Pricer(problem, model)
+    issued = Pricer(problem, model.issued())
     result = Extraction(chosen=dict(problem.greedy))
     edges_of: dict[object, list[Edge]] = {}
     for edge in problem.edges:
@@ -233,7 +235,8 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
             best = greedy
         after = group_cost(pricer, group, edges, best)
         forced = any(greedy[s] not in problem.candidates[s] for s in group)
-        if forced or (after < before and not converts_more(pricer, edges, greedy, best)):
+        if forced or (after < before and not converts_more(pricer, edges, greedy, best)
+                      and not issues_more(issued, group, edges, greedy, best)):
             result.chosen.update(best)
             result.cost += after
         else:
@@ -254,6 +257,15 @@ def converts_more(pricer: Pricer, edges: list[Edge], greedy: dict[object, Linear
 
     (count, shared), (greedy_count, greedy_shared) = totals(best), totals(greedy)
     return count > greedy_count or shared > greedy_shared
+
+
+def issues_more(issued: Pricer, group: list[object], edges: list[Edge],
+                greedy: dict[object, LinearLayout], best: dict[object, LinearLayout]
+                ) -> bool:
+    """``best`` issues more instructions than greedy's layouts (``issued``: the model
+    without sectors, LayoutCostModel.issued): fewer sectors are not worth a longer
+    kernel."""
+    return group_cost(issued, group, edges, best) > group_cost(issued, group, edges, greedy)
 
 
 def group_cost(pricer: Pricer, group: list[object], edges: list[Edge],
