@@ -22,8 +22,10 @@ choice and the anchors' closure under the algebra):
 
 The rules derive ``(Cand s l)``; a user's rule file (``assign-layouts{rules=my.egg}``,
 ``--layout-rules my.egg``) may add ``(Cand s l)`` facts or forbid layouts with
-``(ForbidLayout l)`` / ``(Forbid s l)``. layout_extract.py then picks one candidate per
-slot by the target's cost model.
+``(ForbidLayout l)`` / ``(Forbid s l)``, or change what the model says a slot costs in
+a layout with ``(Cost s l c)`` / ``(LayoutCost l c)`` (``c`` added to the slot's own
+cost, negative to make it cheaper). layout_extract.py then picks one candidate per slot
+by the target's cost model.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ class LayoutProblem:
     memo: dict[tuple, object] = field(default_factory=dict)  # the algebra's answers
     operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
     wants: dict[tuple, object] = field(default_factory=dict)  # want's, by edge
+    extra: dict[tuple, int] = field(default_factory=dict)  # (slot, layout): user Cost
 
     def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """operand_want of ``edge`` with its user in ``layout`` (computed once; None
@@ -378,12 +381,16 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         forbidden = program.relation("Forbid") if rule_files else []
         forbidden_layouts = {row[0] for row in program.relation("ForbidLayout")} \
             if rule_files else set()
+        costs = _user_costs(program, len(problem.slots), len(universe)) if rule_files else []
         problem.nodes = program.node_count() if count or dump else 0
         if dump is not None:
             problem.program = program.program_text()
             from ...egraph.optimize import _dump_egraph
 
             _dump_egraph(program, dump[0], dump[1], sys.stderr)
+    for s, l, c in costs:
+        key = (problem.slots[s], universe[l])
+        problem.extra[key] = problem.extra.get(key, 0) + c
     for s, slot in enumerate(problem.slots):
         chosen = [universe[l] for (t, l) in candidates if t == s
                   and l not in forbidden_layouts and (t, l) not in forbidden
@@ -393,3 +400,12 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         ordered = [greedy] if greedy in chosen else []
         ordered += [layout for layout in chosen if layout != greedy]
         problem.candidates[slot] = ordered or [greedy]
+
+
+def _user_costs(program, slots: int, layouts: int) -> list[tuple[int, int, int]]:
+    """The (slot, layout, cost) rows of the user's Cost facts and of their LayoutCost
+    facts (one row per slot), over the kernel's slots and layouts."""
+    rows = [row for row in program.relation("Cost")
+            if 0 <= row[0] < slots and 0 <= row[1] < layouts]
+    return rows + [(s, l, c) for (l, c) in program.relation("LayoutCost")
+                   if 0 <= l < layouts for s in range(slots)]

@@ -69,6 +69,7 @@ class Pricer:
                 element = getattr(slot.type, "element", None)
                 self.memo[key] = self.model.value(slot.owner.name, layout,
                                                   bool(getattr(element, "is_float", False)))
+            self.memo[key] += self.problem.extra.get((slot, layout), 0)  # user Cost
         return self.memo[key]
 
     def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:

@@ -64,6 +64,18 @@ FORBID = f"""; forbid-one: no tile one element per thread (the store's own layou
 (rule ((LayoutText l "{ONE_PER_THREAD}")) ((ForbidLayout l)) :ruleset forbid-one)
 """
 
+DEARER = f"""; dearer-one: a tile one element per thread costs 1000 more (cmpf's 2000)
+(ruleset dearer-one)
+
+; that layout, whatever slot takes it, costs more
+(rule ((LayoutText l "{ONE_PER_THREAD}")) ((LayoutCost l 1000)) :ruleset dearer-one)
+
+; and more again for the compare
+(rule ((LayoutText l "{ONE_PER_THREAD}") (SlotText s "cmpf@15"))
+      ((Cost s l 1000))
+      :ruleset dearer-one)
+"""
+
 
 def laid_out(strategy: str, rules: str = "", dump: str = "", gpu: str = "sm_90") -> str:
     """@compare after assign-layouts with these options, as text."""
@@ -126,6 +138,22 @@ def test_a_rule_file_that_forbids_a_layout_changes_the_choice(tmp_path):
     assert "store_ptr_tko" in choice and "(greedy: " + ONE_PER_THREAD in choice
     assert "(ruleset forbid-one)" in (dump / "layouts-compare.egg").read_text()
     assert (dump / "layouts-compare.json").exists() and (dump / "layouts-compare.dot").exists()
+
+
+def test_a_rule_file_that_changes_a_cost_changes_the_choice(tmp_path):
+    rules = tmp_path / "dearer.egg"
+    rules.write_text(DEARER)
+    plain, dearer = tmp_path / "plain", tmp_path / "dearer"
+    assert ONE_PER_THREAD in laid_out("eqsat", dump=str(plain))
+    assert ONE_PER_THREAD not in laid_out("eqsat", str(rules), str(dearer))
+    before = (plain / "layouts-compare.choice.txt").read_text()
+    after = (dearer / "layouts-compare.choice.txt").read_text()
+    assert before.startswith("; model cost 47 (greedy 88)")
+    # greedy's cmpf (twice), store and the store's broadcast and offset pay 1000 each
+    assert "(greedy " in after and int(after.split("(greedy ")[1].split(")")[0]) == 88 + 5000
+    assert f"cmpf@15: {ONE_PER_THREAD}" in before
+    assert f"cmpf@15: {ONE_PER_THREAD}" not in after and "cmpf@15: #blocked<per_thread=[4]" \
+        in after
 
 
 def test_layout_candidates_ruleset():
