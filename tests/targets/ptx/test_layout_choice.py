@@ -156,6 +156,30 @@ def test_a_rule_file_that_changes_a_cost_changes_the_choice(tmp_path):
         in after
 
 
+TRANSPOSE = ROOT / ".." / "shared" / "corpus" / "cutile" / "transpose.tileirbc"
+
+
+@pytest.mark.skipif(not TRANSPOSE.exists(), reason="../shared/corpus/cutile not found")
+def test_no_egraph_where_the_closure_keeps_greedys(monkeypatch):
+    """transpose pays a conversion greedy's way, and no candidate saves it: egglog is
+    not asked; @compare's candidates do save: it is."""
+    from nanotile.targets.compile import compile_to_ptx
+    from nanotile.targets.ptx import layout_choice
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("saturated")
+
+    monkeypatch.setattr(layout_choice, "saturate", refuse)
+    stats = io.StringIO()
+    settings = layout_choice.ChoiceSettings("sm_90", stats=True, out=stats)
+    monkeypatch.setattr("nanotile.targets.ptx.assign_layouts.AssignLayouts.choice",
+                        lambda self: settings)
+    compile_to_ptx(nanotile.load(str(TRANSPOSE)), "sm_90")
+    assert "assign-layouts @transpose: 0 layout e-nodes" in stats.getvalue()
+    with pytest.raises(AssertionError, match="saturated"):
+        laid_out("eqsat")
+
+
 def test_layout_candidates_ruleset():
     from nanotile.targets.ptx.layout_program import LayoutProgram
 
