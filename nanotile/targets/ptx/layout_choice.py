@@ -67,7 +67,9 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
     for slot, layout in extraction.chosen.items():
         if layout is problem.greedy[slot] or layout == problem.greedy[slot]:
             continue
-        if isinstance(slot, Value):
+        if slot in problem.tied:  # a carried value: all that share its layout
+            assignment.layout.update(dict.fromkeys(problem.tied[slot], layout))
+        elif isinstance(slot, Value):
             assignment.layout[slot] = layout
             if slot.owner.name == "load_ptr_tko":
                 assignment.anchor[slot.owner] = layout

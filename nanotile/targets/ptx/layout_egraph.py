@@ -4,7 +4,9 @@ After the greedy rule (assign_layouts.py) has given every tile value a layout, s
 them could take another one: the result of an op that may compute in any layout
 (elementwise ops, broadcast, reshape, permute, iota, constants), a load, and the layout a
 store writes from. Each such place is a *slot*; every other value keeps greedy's layout.
-Values a loop or if carries, accumulators, and the operands of reductions, scans and
+The values a for, loop or if carries are slots too, each set that must share a layout
+one slot (layout_carried.py: a for's block argument, its result and what its initial
+value and continues must be). Accumulators, and the operands of reductions, scans and
 MMAs (whose own wants depend on the operand's layout) are not slots.
 
 Candidates come from egglog rules (nanotile/egraph/layout_rules/*.egg) over facts this
@@ -41,6 +43,7 @@ from ...ir.layouts import LinearLayout, default_blocked
 from ...ir.optable import lookup
 from . import layout_rules as R
 from .contiguity import vector_width
+from .layout_carried import CARRIERS, carried_key, carried_name, may_choose, tied_values
 from .shared_memory import element_bytes
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "egraph" / "layout_rules"
@@ -82,6 +85,7 @@ class LayoutProblem:
     operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
     wants: dict[tuple, object] = field(default_factory=dict)  # want's, by edge
     extra: dict[tuple, int] = field(default_factory=dict)  # (slot, layout): user Cost
+    tied: dict[object, tuple] = field(default_factory=dict)  # carried slot: its values
 
     def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """operand_want of ``edge`` with its user in ``layout`` (computed once; None
@@ -155,20 +159,38 @@ def build_problem(assignment) -> LayoutProblem:
                 size = element_bytes(op.operands[0].type.element.pointee)
                 problem.element_bytes[slot] = size
                 problem.widths[slot] = vector_width(assignment.contiguity, op, size)
-    slots = set(problem.slots)
+    slot_of = _add_carried(problem, assignment, ops)
     for op in ops:
         user = slot_of_op(op) if op.results or op.name == "store_ptr_tko" else None
-        user = user if user in slots else None
+        user = slot_of.get(user)
         for i, v in enumerate(op.operands):
             if not _distributed(v):
                 continue
-            operand = v if v in slots else None
+            if op.name in CARRIERS:
+                user = slot_of.get(carried_key(op, i))
+            operand = slot_of.get(v)
             if operand is None and user is None:
                 continue
             want = None if user is not None else R.required_layout(
                 op, i, assignment.anchor.get(op), assignment.mma.get(op))
             problem.edges.append(Edge(op, i, operand, user, assignment.layout.get(v), want))
     return problem
+
+
+def _add_carried(problem: LayoutProblem, assignment, ops: list[Operation]
+                 ) -> dict[object, object]:
+    """Make the carried values that may change layout slots (layout_carried.py); the
+    slot of every value and op that has one."""
+    slot_of = {slot: slot for slot in problem.slots}
+    for key, values in tied_values(ops).items():
+        if not may_choose(assignment, values):
+            continue
+        problem.slots.append(key)
+        problem.greedy[key] = assignment.layout[key]
+        problem.names[key] = carried_name(key)
+        problem.tied[key] = values
+        slot_of.update({v: key for v in values})
+    return slot_of
 
 
 def _slot(assignment, op: Operation) -> object | None:
@@ -211,7 +233,7 @@ def operand_want(op: Operation, index: int, layout: LinearLayout) -> LinearLayou
     if not _distributed(v):
         return None
     shape = tuple(v.type.shape)
-    if op.name in R.MEMORY_OPS:
+    if op.name in R.MEMORY_OPS or op.name in CARRIERS:
         return layout if shape == layout.shape else None
     if op.name == "broadcast":
         return layout.broadcast_source(shape)
@@ -228,6 +250,8 @@ def operand_want(op: Operation, index: int, layout: LinearLayout) -> LinearLayou
 def user_layout(op: Operation, index: int, layout: LinearLayout) -> LinearLayout | None:
     """The layout ``op`` may compute in so that operand ``index``, in ``layout``, needs
     no conversion (None: none that the algebra finds)."""
+    if op.name in CARRIERS:  # the carried value is the operand, in its layout
+        return layout
     result_shape = tuple(op.operands[0].type.shape) if op.name == "store_ptr_tko" else \
         tuple(op.results[0].type.shape)
     if op.name == "reshape":

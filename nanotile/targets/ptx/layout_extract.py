@@ -62,7 +62,9 @@ class Pricer:
     def own(self, slot: object, layout: LinearLayout) -> int:
         key = (id(slot), layout)
         if key not in self.memo:
-            if slot in self.problem.widths:
+            if slot in self.problem.tied:  # a carried value computes nothing itself
+                self.memo[key] = 0
+            elif slot in self.problem.widths:
                 self.memo[key] = self.model.memory(layout, self.problem.widths[slot],
                                                    self.problem.element_bytes[slot])
             else:
