@@ -50,20 +50,23 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
     name = str(assignment.entry.attributes.get("sym_name", "kernel")).strip('"@')
     dump = (settings.dump_egraph, f"layouts-{name}") if settings.dump_egraph else None
     model = layout_costs_for(settings.gpu)
+    trial = None
     if not settings.rules and dump is None:
         # without a user's rules egglog derives the closure's candidates: where the
         # extraction over them keeps greedy's layouts, the e-graph would too
-        problem.candidates = {slot: _greedy_first(problem, slot, reach[slot])
-                              for slot in problem.slots}
-        problem.seconds = time.perf_counter() - start
-        trial = extract(problem, model)
+        trial = _closure_extraction(problem, reach, model, start)
         if all(trial.chosen[slot] == problem.greedy[slot] for slot in problem.slots):
             _print_stats(settings, name, problem, trial)
             return
     saturate(problem, proposed, reach, [_rule_file(f) for f in settings.rules], dump,
              settings.stats)
     problem.seconds = time.perf_counter() - start  # the problem, its closure, egglog
-    extraction = extract(problem, model)
+    if trial is not None and all(set(problem.candidates[s]) == set(reach[s])
+                                 for s in problem.slots):
+        extraction = trial  # egglog derived the candidates extracted from already
+        problem.seconds -= trial.seconds  # counted once, as the extraction's
+    else:
+        extraction = extract(problem, model)
     for slot, layout in extraction.chosen.items():
         if layout is problem.greedy[slot] or layout == problem.greedy[slot]:
             continue
@@ -79,6 +82,16 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
         _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
         _write(os.path.join(dump[0], dump[1] + ".egg"), problem.program)
     _print_stats(settings, name, problem, extraction)
+
+
+def _closure_extraction(problem, reach: dict, model, start: float):
+    """The extraction over the candidates of the closure ``reach`` (no egglog)."""
+    from .layout_extract import extract
+
+    problem.candidates = {slot: _greedy_first(problem, slot, reach[slot])
+                          for slot in problem.slots}
+    problem.seconds = time.perf_counter() - start
+    return extract(problem, model)
 
 
 def _greedy_first(problem, slot, layouts: list) -> list:

@@ -52,7 +52,10 @@ class Extraction:
 
 
 class Pricer:
-    """Costs of one problem under one model, cached per layout pair."""
+    """Costs of one problem under one model, cached per layout pair. The caches of the
+    costs the search asks most (own, edge, moved) are keyed by the layouts' ids: the
+    layouts a search moves between are the problem's candidates and greedy's, alive as
+    long as it (an equal layout of another id is only a miss)."""
 
     def __init__(self, problem: LayoutProblem, model: LayoutCostModel) -> None:
         self.problem = problem
@@ -60,7 +63,7 @@ class Pricer:
         self.memo: dict[tuple, int] = {}
 
     def own(self, slot: object, layout: LinearLayout) -> int:
-        key = (id(slot), layout)
+        key = ("own", id(slot), id(layout))
         if key not in self.memo:
             if slot in self.problem.tied:  # a carried value computes nothing itself
                 self.memo[key] = 0
@@ -80,7 +83,7 @@ class Pricer:
     def edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
              ) -> int:
         """The conversion ``edge`` pays with its user and operand in these layouts."""
-        key = (id(edge), user, operand)
+        key = ("edge", id(edge), id(user), id(operand))
         cost = self.memo.get(key)
         if cost is None:
             cost = self.memo[key] = self._edge(edge, user, operand)
@@ -107,7 +110,7 @@ class Pricer:
         """The conversions ``edge`` leaves in the kernel (0 or 1; one that
         remove-layout-conversions computes again is none) and the bytes it moves through
         shared memory."""
-        key = ("moved", id(edge), user, operand)
+        key = ("moved", id(edge), id(user), id(operand))
         if key not in self.memo:
             self.memo[key] = self._moved(edge, user, operand)
         return self.memo[key]
@@ -165,14 +168,22 @@ class Pricer:
         not)."""
         key = ("again", id(value), want)
         if key not in self.memo:
-            plan = recompute_plan(value, want) if self.computed_from_indices(value) \
-                else None
+            plan = self.plan(value, want)
             self.memo[key] = None if plan is None else sum(
                 self.model.value(v.owner.name, layout,
                                  bool(getattr(v.type.element, "is_float", False)))
                 for v, layout in plan)
         return self.memo[key]
 
+    def plan(self, value: Value, want: LinearLayout) -> list | None:
+        """remove-layout-conversions' plan to compute ``value`` again in ``want``, kept
+        in the problem (it is the same for every model and extraction)."""
+        key = ("plan", id(value), want)
+        memo = self.problem.memo
+        if key not in memo:
+            memo[key] = recompute_plan(value, want) if self.computed_from_indices(value) \
+                else None
+        return memo[key]
 
     def computed_from_indices(self, value: Value) -> bool:
         """``value`` is computed by pure ops from iotas, constants and one-element
@@ -357,24 +368,37 @@ def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
 def delta(pricer: Pricer, touching: dict[object, list[Edge]],
           layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
     """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
-    moved = {**layouts, **move}
-    cost = sum(pricer.own(s, moved[s]) - pricer.own(s, layouts[s]) for s in move)
-    edges = {id(e): e for s in move for e in touching.get(s, [])}
-    for e in edges.values():
-        cost += pricer.edge(e, moved.get(e.user), moved.get(e.operand)) - \
+    cost = sum(pricer.own(s, move[s]) - pricer.own(s, layouts[s]) for s in move)
+    for e in _touched(touching, move):
+        cost += pricer.edge(e, _after(move, layouts, e.user),
+                            _after(move, layouts, e.operand)) - \
             pricer.edge(e, layouts.get(e.user), layouts.get(e.operand))
     return cost
+
+
+def _touched(touching: dict[object, list[Edge]], move: dict[object, LinearLayout]
+             ) -> list[Edge]:
+    """The edges of the slots ``move`` moves, each once."""
+    if len(move) == 1:
+        (s,) = move
+        return touching.get(s, [])
+    return list({id(e): e for s in move for e in touching.get(s, [])}.values())
+
+
+def _after(move: dict[object, LinearLayout], layouts: dict[object, LinearLayout],
+           slot: object) -> LinearLayout | None:
+    """The layout of ``slot`` once ``move`` is made (without copying ``layouts``)."""
+    layout = move.get(slot)
+    return layout if layout is not None else layouts.get(slot)
 
 
 def added(pricer: Pricer, touching: dict[object, list[Edge]],
           layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]
           ) -> tuple[int, int]:
     """The conversions and shared bytes ``move`` adds to ``layouts``'."""
-    moved = {**layouts, **move}
     count = shared = 0
-    edges = {id(e): e for s in move for e in touching.get(s, [])}
-    for e in edges.values():
-        new = pricer.moved(e, moved.get(e.user), moved.get(e.operand))
+    for e in _touched(touching, move):
+        new = pricer.moved(e, _after(move, layouts, e.user), _after(move, layouts, e.operand))
         old = pricer.moved(e, layouts.get(e.user), layouts.get(e.operand))
         count += new[0] - old[0]
         shared += new[1] - old[1]
@@ -397,7 +421,9 @@ def follow(pricer: Pricer, touching: dict[object, list[Edge]],
             want = pricer.want(edge, move[user])
             if want is not None and want != layouts[edge.operand] and \
                     want in candidates[edge.operand]:
-                move[edge.operand] = want
+                # the candidate's own object (the costs' caches know it)
+                move[edge.operand] = candidates[edge.operand][
+                    candidates[edge.operand].index(want)]
                 todo.append(edge.operand)
     return move
 
