@@ -67,6 +67,15 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
         problem.seconds -= trial.seconds  # counted once, as the extraction's
     else:
         extraction = extract(problem, model)
+    _write_back(assignment, problem, extraction)
+    if dump is not None:
+        _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
+        _write(os.path.join(dump[0], dump[1] + ".egg"), problem.program)
+    _print_stats(settings, name, problem, extraction)
+
+
+def _write_back(assignment, problem, extraction) -> None:
+    """The extraction's layouts into ``assignment``, where they are not greedy's."""
     for slot, layout in extraction.chosen.items():
         if layout is problem.greedy[slot] or layout == problem.greedy[slot]:
             continue
@@ -78,10 +87,6 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
                 assignment.anchor[slot.owner] = layout
         else:
             assignment.anchor[slot] = layout
-    if dump is not None:
-        _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
-        _write(os.path.join(dump[0], dump[1] + ".egg"), problem.program)
-    _print_stats(settings, name, problem, extraction)
 
 
 def _closure_extraction(problem, reach: dict, model, start: float):
