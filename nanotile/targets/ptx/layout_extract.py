@@ -17,7 +17,8 @@ or with the operand slots that follow it) within a time budget (BUDGET_SECONDS p
 kernel); when the budget runs out the group keeps greedy's layouts. A group
 changes only where the model says the new layouts are strictly cheaper, the same model
 counting issued instructions alone (no sectors) finds them no dearer, and they leave
-no more conversions, and move no more bytes through shared memory, than greedy's; so a
+no more conversions, and move no more bytes through shared memory, than greedy's, and
+fewer of either (saves_conversions; a user's Cost facts waive that last one); so a
 kernel without a better choice compiles exactly as with the greedy rule.
 """
 
@@ -249,7 +250,7 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
             best = greedy
         after = group_cost(pricer, group, edges, best)
         forced = any(greedy[s] not in problem.candidates[s] for s in group)
-        if forced or (after < before and not converts_more(pricer, edges, greedy, best)
+        if forced or (after < before and saves_conversions(pricer, edges, greedy, best)
                       and not issues_more(issued, group, edges, greedy, best)):
             result.chosen.update(best)
             result.cost += after
@@ -260,17 +261,24 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
     return result
 
 
-def converts_more(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout],
-                  best: dict[object, LinearLayout]) -> bool:
-    """``best`` leaves more conversions than greedy's layouts, or moves more bytes through
-    shared memory: the model's price of a round trip is a guess, so such a choice is
-    not taken whatever the model says."""
+def saves_conversions(pricer: Pricer, edges: list[Edge],
+                      greedy: dict[object, LinearLayout],
+                      best: dict[object, LinearLayout]) -> bool:
+    """``best`` leaves no more conversions than greedy's layouts and moves no more bytes
+    through shared memory (the model's price of a round trip is a guess, so a choice
+    that adds one is not taken whatever the model says), and fewer of either, unless a
+    user's Cost facts price the layouts: the model prices each slot's index arithmetic
+    alone, where the PTX passes share it between slots that compute the same indices
+    (cutile-tests while_loop_alias: two stores from one address, greedy's; PTX 42 -> 43
+    when the model moved one of them for nothing but its arithmetic)."""
     def totals(layouts: dict[object, LinearLayout]) -> tuple[int, int]:
         moved = [pricer.moved(e, layouts.get(e.user), layouts.get(e.operand)) for e in edges]
         return sum(m[0] for m in moved), sum(m[1] for m in moved)
 
     (count, shared), (greedy_count, greedy_shared) = totals(best), totals(greedy)
-    return count > greedy_count or shared > greedy_shared
+    if count > greedy_count or shared > greedy_shared:
+        return False
+    return bool(pricer.problem.extra) or count < greedy_count or shared < greedy_shared
 
 
 def issues_more(issued: Pricer, group: list[object], edges: list[Edge],
@@ -319,7 +327,7 @@ def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout
     follow it (each taking the layout its user then wants: the address arithmetic of a
     store moves with the store); each slot in turn makes its best move while one saves
     something and keeps the conversions and shared bytes within greedy's
-    (converts_more). A move is priced by what changes: its slots' and edges' costs."""
+    (saves_conversions). A move is priced by what changes: its slots' and edges' costs."""
     candidates = pricer.problem.candidates
     layouts = {**fixed, **{s: greedy[s] if greedy[s] in candidates[s] else candidates[s][0]
                            for s in choosing}}
