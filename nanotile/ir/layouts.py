@@ -234,6 +234,9 @@ class LinearLayout:
         # hash the bases once
         object.__setattr__(self, "_hash", hash((self.shape, self.register, self.lane,
                                                 self.warp)))
+        # and remember the layouts broadcast_source derives (pure: the choice asks
+        # the same ones of every candidate many times)
+        object.__setattr__(self, "_sources", {})
 
     def __hash__(self) -> int:
         return self._hash
@@ -361,6 +364,13 @@ class LinearLayout:
         go, their lanes and warps become broadcasts)."""
         if tuple(source_shape) == self.shape:
             return self
+        source = self._sources.get(tuple(source_shape))
+        if source is None:
+            source = self._sources[tuple(source_shape)] = self._broadcast_source(
+                tuple(source_shape))
+        return source
+
+    def _broadcast_source(self, source_shape: tuple[int, ...]) -> LinearLayout:
         grown = [d for d, (a, b) in enumerate(zip(source_shape, self.shape)) if a != b]
 
         def drop(b: int) -> int:

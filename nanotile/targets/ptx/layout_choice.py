@@ -1,8 +1,10 @@
 """assign-layouts{strategy=eqsat}: greedy's layouts, then the layout e-graph's choice
 (layout_egraph.py builds and saturates it, layout_extract.py extracts it by the target's
 cost model, layout_costs.py) written over greedy's where the model finds it strictly
-cheaper. A kernel where greedy converts nothing around a slot (most kernels), or
-where no slot has a second candidate, skips egglog altogether.
+cheaper. A kernel where greedy converts nothing around a slot (most kernels), where
+no slot has a second candidate, or (without a user's rules) where the extraction over
+the candidates of layout_egraph.close_candidates keeps greedy's everywhere, skips egglog
+altogether: egglog's rules derive those same candidates.
 """
 
 from __future__ import annotations
@@ -47,30 +49,73 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
         return  # no choice to make: no e-graph
     name = str(assignment.entry.attributes.get("sym_name", "kernel")).strip('"@')
     dump = (settings.dump_egraph, f"layouts-{name}") if settings.dump_egraph else None
+    model = layout_costs_for(settings.gpu)
+    trial = None
+    if not settings.rules and dump is None:
+        # without a user's rules egglog derives the closure's candidates: where the
+        # extraction over them keeps greedy's layouts, the e-graph would too
+        trial = _closure_extraction(problem, reach, model, start)
+        if all(trial.chosen[slot] == problem.greedy[slot] for slot in problem.slots):
+            _print_stats(settings, name, problem, trial)
+            return
     saturate(problem, proposed, reach, [_rule_file(f) for f in settings.rules], dump,
              settings.stats)
     problem.seconds = time.perf_counter() - start  # the problem, its closure, egglog
-    extraction = extract(problem, layout_costs_for(settings.gpu))
+    if trial is not None and all(set(problem.candidates[s]) == set(reach[s])
+                                 for s in problem.slots):
+        extraction = trial  # egglog derived the candidates extracted from already
+        problem.seconds -= trial.seconds  # counted once, as the extraction's
+    else:
+        extraction = extract(problem, model)
+    _write_back(assignment, problem, extraction)
+    if dump is not None:
+        _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
+        _write(os.path.join(dump[0], dump[1] + ".egg"), problem.program)
+    _print_stats(settings, name, problem, extraction)
+
+
+def _write_back(assignment, problem, extraction) -> None:
+    """The extraction's layouts into ``assignment``, where they are not greedy's."""
     for slot, layout in extraction.chosen.items():
         if layout is problem.greedy[slot] or layout == problem.greedy[slot]:
             continue
-        if isinstance(slot, Value):
+        if slot in problem.tied:  # a carried value: all that share its layout
+            assignment.layout.update(dict.fromkeys(problem.tied[slot], layout))
+        elif isinstance(slot, Value):
             assignment.layout[slot] = layout
             if slot.owner.name == "load_ptr_tko":
                 assignment.anchor[slot.owner] = layout
         else:
             assignment.anchor[slot] = layout
-    if dump is not None:
-        _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
-        _write(os.path.join(dump[0], dump[1] + ".egg"), problem.program)
-    if settings.stats:
-        out = settings.out or sys.stderr
-        candidates = sum(len(c) for c in problem.candidates.values())
-        out.write(f"assign-layouts @{name}: {problem.nodes} layout e-nodes, {candidates} "
-                  f"candidates of {len(problem.slots)} slots, saturation "
-                  f"{problem.seconds * 1000:.1f} ms, extraction "
-                  f"{extraction.seconds * 1000:.1f} ms, model cost {extraction.cost} "
-                  f"(greedy {extraction.greedy_cost})\n")
+
+
+def _closure_extraction(problem, reach: dict, model, start: float):
+    """The extraction over the candidates of the closure ``reach`` (no egglog)."""
+    from .layout_extract import extract
+
+    problem.candidates = {slot: _greedy_first(problem, slot, reach[slot])
+                          for slot in problem.slots}
+    problem.seconds = time.perf_counter() - start
+    return extract(problem, model)
+
+
+def _greedy_first(problem, slot, layouts: list) -> list:
+    """``layouts`` with greedy's own (its object) first, as saturate orders them."""
+    greedy = problem.greedy[slot]
+    return [greedy, *(layout for layout in layouts if layout != greedy)]
+
+
+def _print_stats(settings: ChoiceSettings, name: str, problem, extraction) -> None:
+    """--time-passes: e-nodes (0: no e-graph was needed), times and model costs."""
+    if not settings.stats:
+        return
+    out = settings.out or sys.stderr
+    candidates = sum(len(c) for c in problem.candidates.values())
+    out.write(f"assign-layouts @{name}: {problem.nodes} layout e-nodes, {candidates} "
+              f"candidates of {len(problem.slots)} slots, saturation "
+              f"{problem.seconds * 1000:.1f} ms, extraction "
+              f"{extraction.seconds * 1000:.1f} ms, model cost {extraction.cost} "
+              f"(greedy {extraction.greedy_cost})\n")
 
 
 def pays_conversion(problem) -> bool:

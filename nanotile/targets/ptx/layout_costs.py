@@ -30,7 +30,7 @@ before compiling.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...egraph.cost import CostModel
 from ...ir.layouts import LinearLayout, conversion, shuffle_plan
@@ -38,6 +38,7 @@ from ...ir.layouts import LinearLayout, conversion, shuffle_plan
 # ops that relabel registers (distribute_rules: the same registers, other coordinates)
 FREE_OPS = frozenset({"broadcast", "reshape", "permute"})
 MEMORY_OPS = frozenset({"load_ptr_tko", "store_ptr_tko"})
+ISSUED_BARRIER = 5  # ALU ops per barrier of a shared round trip (LayoutCostModel.issued)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,17 @@ class LayoutCostModel:
     barrier_cost: int = 16
     sector_cost: int = 4  # a sector the LSU serves costs it about an issue: a warp
                           # access down a column (a sector per lane) is replayed
+
+    def issued(self) -> LayoutCostModel:
+        """This model counting issued instructions only: no sectors (the memory system
+        serves them, the PTX does not grow), and each of a shared round trip's two
+        barriers priced as ISSUED_BARRIER ALU ops: the barrier and the addressing of the
+        round trip's stores and loads (cutile-tests' reduce_axis1_2d prod keepdims: 10
+        instructions besides the words, bar.sync twice, bfe/shl/mov/mad twice...).
+        Extraction takes a choice only if this model does not find it dearer than
+        greedy's either (a kernel whose PTX would grow for fewer sectors keeps greedy's)."""
+        return replace(self, name=f"{self.name} (issued)", sector_cost=0,
+                       barrier_cost=ISSUED_BARRIER * self.ops.op_cost("addi"))
 
     def value(self, op_name: str, layout: LinearLayout, is_float: bool = True) -> int:
         """The op ``op_name`` computing its result in ``layout`` (not a memory op).

@@ -4,7 +4,9 @@ After the greedy rule (assign_layouts.py) has given every tile value a layout, s
 them could take another one: the result of an op that may compute in any layout
 (elementwise ops, broadcast, reshape, permute, iota, constants), a load, and the layout a
 store writes from. Each such place is a *slot*; every other value keeps greedy's layout.
-Values a loop or if carries, accumulators, and the operands of reductions, scans and
+The values a for, loop or if carries are slots too, each set that must share a layout
+one slot (layout_carried.py: a for's block argument, its result and what its initial
+value and continues must be). Accumulators, and the operands of reductions, scans and
 MMAs (whose own wants depend on the operand's layout) are not slots.
 
 Candidates come from egglog rules (nanotile/egraph/layout_rules/*.egg) over facts this
@@ -22,8 +24,10 @@ choice and the anchors' closure under the algebra):
 
 The rules derive ``(Cand s l)``; a user's rule file (``assign-layouts{rules=my.egg}``,
 ``--layout-rules my.egg``) may add ``(Cand s l)`` facts or forbid layouts with
-``(ForbidLayout l)`` / ``(Forbid s l)``. layout_extract.py then picks one candidate per
-slot by the target's cost model.
+``(ForbidLayout l)`` / ``(Forbid s l)``, or change what the model says a slot costs in
+a layout with ``(Cost s l c)`` / ``(LayoutCost l c)`` (``c`` added to the slot's own
+cost, negative to make it cheaper). layout_extract.py then picks one candidate per slot
+by the target's cost model.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from ...ir.layouts import LinearLayout, default_blocked
 from ...ir.optable import lookup
 from . import layout_rules as R
 from .contiguity import vector_width
+from .layout_carried import CARRIERS, carried_key, carried_name, may_choose, tied_values
 from .shared_memory import element_bytes
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "egraph" / "layout_rules"
@@ -79,6 +84,8 @@ class LayoutProblem:
     memo: dict[tuple, object] = field(default_factory=dict)  # the algebra's answers
     operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
     wants: dict[tuple, object] = field(default_factory=dict)  # want's, by edge
+    extra: dict[tuple, int] = field(default_factory=dict)  # (slot, layout): user Cost
+    tied: dict[object, tuple] = field(default_factory=dict)  # carried slot: its values
 
     def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """operand_want of ``edge`` with its user in ``layout`` (computed once; None
@@ -152,20 +159,38 @@ def build_problem(assignment) -> LayoutProblem:
                 size = element_bytes(op.operands[0].type.element.pointee)
                 problem.element_bytes[slot] = size
                 problem.widths[slot] = vector_width(assignment.contiguity, op, size)
-    slots = set(problem.slots)
+    slot_of = _add_carried(problem, assignment, ops)
     for op in ops:
         user = slot_of_op(op) if op.results or op.name == "store_ptr_tko" else None
-        user = user if user in slots else None
+        user = slot_of.get(user)
         for i, v in enumerate(op.operands):
             if not _distributed(v):
                 continue
-            operand = v if v in slots else None
+            if op.name in CARRIERS:
+                user = slot_of.get(carried_key(op, i))
+            operand = slot_of.get(v)
             if operand is None and user is None:
                 continue
             want = None if user is not None else R.required_layout(
                 op, i, assignment.anchor.get(op), assignment.mma.get(op))
             problem.edges.append(Edge(op, i, operand, user, assignment.layout.get(v), want))
     return problem
+
+
+def _add_carried(problem: LayoutProblem, assignment, ops: list[Operation]
+                 ) -> dict[object, object]:
+    """Make the carried values that may change layout slots (layout_carried.py); the
+    slot of every value and op that has one."""
+    slot_of = {slot: slot for slot in problem.slots}
+    for key, values in tied_values(ops).items():
+        if not may_choose(assignment, values):
+            continue
+        problem.slots.append(key)
+        problem.greedy[key] = assignment.layout[key]
+        problem.names[key] = carried_name(key)
+        problem.tied[key] = values
+        slot_of.update({v: key for v in values})
+    return slot_of
 
 
 def _slot(assignment, op: Operation) -> object | None:
@@ -208,7 +233,7 @@ def operand_want(op: Operation, index: int, layout: LinearLayout) -> LinearLayou
     if not _distributed(v):
         return None
     shape = tuple(v.type.shape)
-    if op.name in R.MEMORY_OPS:
+    if op.name in R.MEMORY_OPS or op.name in CARRIERS:
         return layout if shape == layout.shape else None
     if op.name == "broadcast":
         return layout.broadcast_source(shape)
@@ -225,6 +250,8 @@ def operand_want(op: Operation, index: int, layout: LinearLayout) -> LinearLayou
 def user_layout(op: Operation, index: int, layout: LinearLayout) -> LinearLayout | None:
     """The layout ``op`` may compute in so that operand ``index``, in ``layout``, needs
     no conversion (None: none that the algebra finds)."""
+    if op.name in CARRIERS:  # the carried value is the operand, in its layout
+        return layout
     result_shape = tuple(op.operands[0].type.shape) if op.name == "store_ptr_tko" else \
         tuple(op.results[0].type.shape)
     if op.name == "reshape":
@@ -378,12 +405,16 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         forbidden = program.relation("Forbid") if rule_files else []
         forbidden_layouts = {row[0] for row in program.relation("ForbidLayout")} \
             if rule_files else set()
+        costs = _user_costs(program, len(problem.slots), len(universe)) if rule_files else []
         problem.nodes = program.node_count() if count or dump else 0
         if dump is not None:
             problem.program = program.program_text()
             from ...egraph.optimize import _dump_egraph
 
             _dump_egraph(program, dump[0], dump[1], sys.stderr)
+    for s, l, c in costs:
+        key = (problem.slots[s], universe[l])
+        problem.extra[key] = problem.extra.get(key, 0) + c
     for s, slot in enumerate(problem.slots):
         chosen = [universe[l] for (t, l) in candidates if t == s
                   and l not in forbidden_layouts and (t, l) not in forbidden
@@ -393,3 +424,12 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         ordered = [greedy] if greedy in chosen else []
         ordered += [layout for layout in chosen if layout != greedy]
         problem.candidates[slot] = ordered or [greedy]
+
+
+def _user_costs(program, slots: int, layouts: int) -> list[tuple[int, int, int]]:
+    """The (slot, layout, cost) rows of the user's Cost facts and of their LayoutCost
+    facts (one row per slot), over the kernel's slots and layouts."""
+    rows = [row for row in program.relation("Cost")
+            if 0 <= row[0] < slots and 0 <= row[1] < layouts]
+    return rows + [(s, l, c) for (l, c) in program.relation("LayoutCost")
+                   if 0 <= l < layouts for s in range(slots)]

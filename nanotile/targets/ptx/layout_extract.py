@@ -15,8 +15,10 @@ Slots that share no edge are independent: each connected group is solved alone, 
 from greedy's assignment (each slot in turn makes its best move: another candidate, alone
 or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
 kernel); when the budget runs out the group keeps greedy's layouts. A group
-changes only where the model says the new layouts are strictly cheaper and they leave
-no more conversions, and move no more bytes through shared memory, than greedy's; so a
+changes only where the model says the new layouts are strictly cheaper, the same model
+counting issued instructions alone (no sectors) finds them no dearer, and they leave
+no more conversions, and move no more bytes through shared memory, than greedy's, and
+fewer of either (saves_conversions; a user's Cost facts waive that last one); so a
 kernel without a better choice compiles exactly as with the greedy rule.
 """
 
@@ -51,7 +53,10 @@ class Extraction:
 
 
 class Pricer:
-    """Costs of one problem under one model, cached per layout pair."""
+    """Costs of one problem under one model, cached per layout pair. The caches of the
+    costs the search asks most (own, edge, moved) are keyed by the layouts' ids: the
+    layouts a search moves between are the problem's candidates and greedy's, alive as
+    long as it (an equal layout of another id is only a miss)."""
 
     def __init__(self, problem: LayoutProblem, model: LayoutCostModel) -> None:
         self.problem = problem
@@ -59,15 +64,18 @@ class Pricer:
         self.memo: dict[tuple, int] = {}
 
     def own(self, slot: object, layout: LinearLayout) -> int:
-        key = (id(slot), layout)
+        key = ("own", id(slot), id(layout))
         if key not in self.memo:
-            if slot in self.problem.widths:
+            if slot in self.problem.tied:  # a carried value computes nothing itself
+                self.memo[key] = 0
+            elif slot in self.problem.widths:
                 self.memo[key] = self.model.memory(layout, self.problem.widths[slot],
                                                    self.problem.element_bytes[slot])
             else:
                 element = getattr(slot.type, "element", None)
                 self.memo[key] = self.model.value(slot.owner.name, layout,
                                                   bool(getattr(element, "is_float", False)))
+            self.memo[key] += self.problem.extra.get((slot, layout), 0)  # user Cost
         return self.memo[key]
 
     def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
@@ -76,7 +84,7 @@ class Pricer:
     def edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
              ) -> int:
         """The conversion ``edge`` pays with its user and operand in these layouts."""
-        key = (id(edge), user, operand)
+        key = ("edge", id(edge), id(user), id(operand))
         cost = self.memo.get(key)
         if cost is None:
             cost = self.memo[key] = self._edge(edge, user, operand)
@@ -103,7 +111,7 @@ class Pricer:
         """The conversions ``edge`` leaves in the kernel (0 or 1; one that
         remove-layout-conversions computes again is none) and the bytes it moves through
         shared memory."""
-        key = ("moved", id(edge), user, operand)
+        key = ("moved", id(edge), id(user), id(operand))
         if key not in self.memo:
             self.memo[key] = self._moved(edge, user, operand)
         return self.memo[key]
@@ -161,14 +169,22 @@ class Pricer:
         not)."""
         key = ("again", id(value), want)
         if key not in self.memo:
-            plan = recompute_plan(value, want) if self.computed_from_indices(value) \
-                else None
+            plan = self.plan(value, want)
             self.memo[key] = None if plan is None else sum(
                 self.model.value(v.owner.name, layout,
                                  bool(getattr(v.type.element, "is_float", False)))
                 for v, layout in plan)
         return self.memo[key]
 
+    def plan(self, value: Value, want: LinearLayout) -> list | None:
+        """remove-layout-conversions' plan to compute ``value`` again in ``want``, kept
+        in the problem (it is the same for every model and extraction)."""
+        key = ("plan", id(value), want)
+        memo = self.problem.memo
+        if key not in memo:
+            memo[key] = recompute_plan(value, want) if self.computed_from_indices(value) \
+                else None
+        return memo[key]
 
     def computed_from_indices(self, value: Value) -> bool:
         """``value`` is computed by pure ops from iotas, constants and one-element
@@ -217,6 +233,7 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
     """One layout per slot (see the module docstring)."""
     start = time.perf_counter()
     pricer = Pricer(problem, model)
+    issued = Pricer(problem, model.issued())
     result = Extraction(chosen=dict(problem.greedy))
     edges_of: dict[object, list[Edge]] = {}
     for edge in problem.edges:
@@ -233,7 +250,8 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
             best = greedy
         after = group_cost(pricer, group, edges, best)
         forced = any(greedy[s] not in problem.candidates[s] for s in group)
-        if forced or (after < before and not converts_more(pricer, edges, greedy, best)):
+        if forced or (after < before and saves_conversions(pricer, edges, greedy, best)
+                      and not issues_more(issued, group, edges, greedy, best)):
             result.chosen.update(best)
             result.cost += after
         else:
@@ -243,17 +261,33 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
     return result
 
 
-def converts_more(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout],
-                  best: dict[object, LinearLayout]) -> bool:
-    """``best`` leaves more conversions than greedy's layouts, or moves more bytes through
-    shared memory: the model's price of a round trip is a guess, so such a choice is
-    not taken whatever the model says."""
+def saves_conversions(pricer: Pricer, edges: list[Edge],
+                      greedy: dict[object, LinearLayout],
+                      best: dict[object, LinearLayout]) -> bool:
+    """``best`` leaves no more conversions than greedy's layouts and moves no more bytes
+    through shared memory (the model's price of a round trip is a guess, so a choice
+    that adds one is not taken whatever the model says), and fewer of either, unless a
+    user's Cost facts price the layouts: the model prices each slot's index arithmetic
+    alone, where the PTX passes share it between slots that compute the same indices
+    (cutile-tests while_loop_alias: two stores from one address, greedy's; PTX 42 -> 43
+    when the model moved one of them for nothing but its arithmetic)."""
     def totals(layouts: dict[object, LinearLayout]) -> tuple[int, int]:
         moved = [pricer.moved(e, layouts.get(e.user), layouts.get(e.operand)) for e in edges]
         return sum(m[0] for m in moved), sum(m[1] for m in moved)
 
     (count, shared), (greedy_count, greedy_shared) = totals(best), totals(greedy)
-    return count > greedy_count or shared > greedy_shared
+    if count > greedy_count or shared > greedy_shared:
+        return False
+    return bool(pricer.problem.extra) or count < greedy_count or shared < greedy_shared
+
+
+def issues_more(issued: Pricer, group: list[object], edges: list[Edge],
+                greedy: dict[object, LinearLayout], best: dict[object, LinearLayout]
+                ) -> bool:
+    """``best`` issues more instructions than greedy's layouts (``issued``: the model
+    without sectors, LayoutCostModel.issued): fewer sectors are not worth a longer
+    kernel."""
+    return group_cost(issued, group, edges, best) > group_cost(issued, group, edges, greedy)
 
 
 def group_cost(pricer: Pricer, group: list[object], edges: list[Edge],
@@ -293,7 +327,7 @@ def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout
     follow it (each taking the layout its user then wants: the address arithmetic of a
     store moves with the store); each slot in turn makes its best move while one saves
     something and keeps the conversions and shared bytes within greedy's
-    (converts_more). A move is priced by what changes: its slots' and edges' costs."""
+    (saves_conversions). A move is priced by what changes: its slots' and edges' costs."""
     candidates = pricer.problem.candidates
     layouts = {**fixed, **{s: greedy[s] if greedy[s] in candidates[s] else candidates[s][0]
                            for s in choosing}}
@@ -342,24 +376,37 @@ def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
 def delta(pricer: Pricer, touching: dict[object, list[Edge]],
           layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
     """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
-    moved = {**layouts, **move}
-    cost = sum(pricer.own(s, moved[s]) - pricer.own(s, layouts[s]) for s in move)
-    edges = {id(e): e for s in move for e in touching.get(s, [])}
-    for e in edges.values():
-        cost += pricer.edge(e, moved.get(e.user), moved.get(e.operand)) - \
+    cost = sum(pricer.own(s, move[s]) - pricer.own(s, layouts[s]) for s in move)
+    for e in _touched(touching, move):
+        cost += pricer.edge(e, _after(move, layouts, e.user),
+                            _after(move, layouts, e.operand)) - \
             pricer.edge(e, layouts.get(e.user), layouts.get(e.operand))
     return cost
+
+
+def _touched(touching: dict[object, list[Edge]], move: dict[object, LinearLayout]
+             ) -> list[Edge]:
+    """The edges of the slots ``move`` moves, each once."""
+    if len(move) == 1:
+        (s,) = move
+        return touching.get(s, [])
+    return list({id(e): e for s in move for e in touching.get(s, [])}.values())
+
+
+def _after(move: dict[object, LinearLayout], layouts: dict[object, LinearLayout],
+           slot: object) -> LinearLayout | None:
+    """The layout of ``slot`` once ``move`` is made (without copying ``layouts``)."""
+    layout = move.get(slot)
+    return layout if layout is not None else layouts.get(slot)
 
 
 def added(pricer: Pricer, touching: dict[object, list[Edge]],
           layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]
           ) -> tuple[int, int]:
     """The conversions and shared bytes ``move`` adds to ``layouts``'."""
-    moved = {**layouts, **move}
     count = shared = 0
-    edges = {id(e): e for s in move for e in touching.get(s, [])}
-    for e in edges.values():
-        new = pricer.moved(e, moved.get(e.user), moved.get(e.operand))
+    for e in _touched(touching, move):
+        new = pricer.moved(e, _after(move, layouts, e.user), _after(move, layouts, e.operand))
         old = pricer.moved(e, layouts.get(e.user), layouts.get(e.operand))
         count += new[0] - old[0]
         shared += new[1] - old[1]
@@ -382,7 +429,9 @@ def follow(pricer: Pricer, touching: dict[object, list[Edge]],
             want = pricer.want(edge, move[user])
             if want is not None and want != layouts[edge.operand] and \
                     want in candidates[edge.operand]:
-                move[edge.operand] = want
+                # the candidate's own object (the costs' caches know it)
+                move[edge.operand] = candidates[edge.operand][
+                    candidates[edge.operand].index(want)]
                 todo.append(edge.operand)
     return move
 

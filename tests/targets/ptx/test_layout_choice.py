@@ -64,18 +64,82 @@ FORBID = f"""; forbid-one: no tile one element per thread (the store's own layou
 (rule ((LayoutText l "{ONE_PER_THREAD}")) ((ForbidLayout l)) :ruleset forbid-one)
 """
 
+DEARER = f"""; dearer-one: a tile one element per thread costs 1000 more (cmpf's 2000)
+(ruleset dearer-one)
 
-def laid_out(strategy: str, rules: str = "", dump: str = "", gpu: str = "sm_90") -> str:
-    """@compare after assign-layouts with these options, as text."""
-    from nanotile.ir.printer import print_module
+; that layout, whatever slot takes it, costs more
+(rule ((LayoutText l "{ONE_PER_THREAD}")) ((LayoutCost l 1000)) :ruleset dearer-one)
 
-    module = parse_text(COMPARE, "compare.mlir")
+; and more again for the compare
+(rule ((LayoutText l "{ONE_PER_THREAD}") (SlotText s "cmpf@15"))
+      ((Cost s l 1000))
+      :ruleset dearer-one)
+"""
+
+
+# a loop's accumulator (the sum of three rows of 512): greedy carries it one element per
+# thread (the i1 store's wish) and converts each iteration's load (four per thread, one
+# ld.global.v4) to it
+ACCUMULATE = """
+cuda_tile.module @tests {
+  entry @accumulate(%p: tile<ptr<f32>>, %r: tile<ptr<i1>>) {
+    %ap = assume div_by<16>, %p : tile<ptr<f32>>
+    %i = iota : tile<512xi32>
+    %b0 = reshape %ap : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %b = broadcast %b0 : tile<1xptr<f32>> -> tile<512xptr<f32>>
+    %zero = constant <f32: 0.0> : tile<512xf32>
+    %lo = constant <i32: 0> : tile<i32>
+    %hi = constant <i32: 3> : tile<i32>
+    %one = constant <i32: 1> : tile<i32>
+    %width = constant <i32: 512> : tile<512xi32>
+    %acc = for %k in (%lo to %hi, step %one) : tile<i32>
+        iter_values(%sum = %zero) -> (tile<512xf32>) {
+      %k1 = reshape %k : tile<i32> -> tile<1xi32>
+      %kb = broadcast %k1 : tile<1xi32> -> tile<512xi32>
+      %row = muli %kb, %width : tile<512xi32>
+      %idx = addi %row, %i : tile<512xi32>
+      %a = offset %b, %idx : tile<512xptr<f32>>, tile<512xi32> -> tile<512xptr<f32>>
+      %x, %t = load_ptr_tko weak %a : tile<512xptr<f32>> -> tile<512xf32>, token
+      %next = addf %sum, %x : tile<512xf32>
+      continue %next : tile<512xf32>
+    }
+    %gt = cmpf greater_than ordered %acc, %zero : tile<512xf32> -> tile<512xi1>
+    %e0 = reshape %r : tile<ptr<i1>> -> tile<1xptr<i1>>
+    %e = broadcast %e0 : tile<1xptr<i1>> -> tile<512xptr<i1>>
+    %f = offset %e, %i : tile<512xptr<i1>>, tile<512xi32> -> tile<512xptr<i1>>
+    %w = store_ptr_tko weak %f, %gt : tile<512xptr<i1>>, tile<512xi1> -> token
+    return
+  }
+}
+"""
+FOUR_PER_THREAD = "#blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>"
+DEARER_ADDF = f"""; dearer-addf: the loop's accumulation four per thread costs 1000 more
+(ruleset dearer-addf)
+
+; the addf whose result the loop's continue carries, in that layout
+(rule ((LayoutText l "{FOUR_PER_THREAD}") (SlotText s "addf@21"))
+      ((Cost s l 1000))
+      :ruleset dearer-addf)
+"""
+
+
+def laid_out_module(source: str, strategy: str, rules: str = "", dump: str = "",
+                    gpu: str = "sm_90"):
+    """``source`` after assign-layouts with these options."""
+    module = parse_text(source, "kernel.mlir")
     options = f"gpu={gpu} strategy={strategy}" + (f" rules={rules}" if rules else "") + \
         (f" dump_egraph={dump}" if dump else "")
     steps = parse_pipeline(f"assume-to-facts,lower-views,resolve-tokens,"
                            f"assign-layouts{{{options}}}")
     PipelineRun(RunOptions(verify=True), io.StringIO()).run(module, steps)
-    return print_module(module)
+    return module
+
+
+def laid_out(strategy: str, rules: str = "", dump: str = "", gpu: str = "sm_90") -> str:
+    """@compare after assign-layouts with these options, as text."""
+    from nanotile.ir.printer import print_module
+
+    return print_module(laid_out_module(COMPARE, strategy, rules, dump, gpu))
 
 
 def test_greedy_converts_where_eqsat_does_not():
@@ -126,6 +190,100 @@ def test_a_rule_file_that_forbids_a_layout_changes_the_choice(tmp_path):
     assert "store_ptr_tko" in choice and "(greedy: " + ONE_PER_THREAD in choice
     assert "(ruleset forbid-one)" in (dump / "layouts-compare.egg").read_text()
     assert (dump / "layouts-compare.json").exists() and (dump / "layouts-compare.dot").exists()
+
+
+def test_a_rule_file_that_changes_a_cost_changes_the_choice(tmp_path):
+    rules = tmp_path / "dearer.egg"
+    rules.write_text(DEARER)
+    plain, dearer = tmp_path / "plain", tmp_path / "dearer"
+    assert ONE_PER_THREAD in laid_out("eqsat", dump=str(plain))
+    assert ONE_PER_THREAD not in laid_out("eqsat", str(rules), str(dearer))
+    before = (plain / "layouts-compare.choice.txt").read_text()
+    after = (dearer / "layouts-compare.choice.txt").read_text()
+    assert before.startswith("; model cost 47 (greedy 88)")
+    # greedy's cmpf (twice), store and the store's broadcast and offset pay 1000 each
+    assert "(greedy " in after and int(after.split("(greedy ")[1].split(")")[0]) == 88 + 5000
+    assert f"cmpf@15: {ONE_PER_THREAD}" in before
+    assert f"cmpf@15: {ONE_PER_THREAD}" not in after and "cmpf@15: #blocked<per_thread=[4]" \
+        in after
+
+
+TRANSPOSE = ROOT / ".." / "shared" / "corpus" / "cutile" / "transpose.tileirbc"
+
+
+@pytest.mark.skipif(not TRANSPOSE.exists(), reason="../shared/corpus/cutile not found")
+def test_no_egraph_where_the_closure_keeps_greedys(monkeypatch):
+    """transpose pays a conversion greedy's way, and no candidate saves it: egglog is
+    not asked; @compare's candidates do save: it is."""
+    from nanotile.targets.compile import compile_to_ptx
+    from nanotile.targets.ptx import layout_choice
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("saturated")
+
+    monkeypatch.setattr(layout_choice, "saturate", refuse)
+    stats = io.StringIO()
+    settings = layout_choice.ChoiceSettings("sm_90", stats=True, out=stats)
+    monkeypatch.setattr("nanotile.targets.ptx.assign_layouts.AssignLayouts.choice",
+                        lambda self: settings)
+    compile_to_ptx(nanotile.load(str(TRANSPOSE)), "sm_90")
+    assert "assign-layouts @transpose: 0 layout e-nodes" in stats.getvalue()
+    with pytest.raises(AssertionError, match="saturated"):
+        laid_out("eqsat")
+
+
+def carried_layouts(module) -> set[str]:
+    """The layouts of @accumulate's carried value: the for's block argument and result,
+    its initial value and its continue's operand."""
+    (loop,) = [op for op in module.entries()[0].walk() if op.name == "for"]
+    body = loop.regions[0].blocks[0]
+    carried = [body.arguments[1], loop.results[0], loop.operands[3],
+               body.ops[-1].operands[0]]
+    return {str(v.type.layout) for v in carried}
+
+
+def test_a_loop_carried_value_is_chosen_with_its_yield(tmp_path):
+    assert carried_layouts(laid_out_module(ACCUMULATE, "greedy")) == {ONE_PER_THREAD}
+    assert carried_layouts(laid_out_module(ACCUMULATE, "eqsat")) == {FOUR_PER_THREAD}
+    rules = tmp_path / "dearer.egg"
+    rules.write_text(DEARER_ADDF)
+    # the continue's operand dearer four per thread: the block argument follows it
+    assert carried_layouts(laid_out_module(ACCUMULATE, "eqsat", str(rules))) == \
+        {ONE_PER_THREAD}
+
+
+def greedy_ptx(module, gpu: str) -> str:
+    """The PTX of the default pipeline with assign-layouts{strategy=greedy}."""
+    import dataclasses
+
+    from nanotile.passes.base import PassContext
+    from nanotile.passes.pipelines import default_pipeline
+
+    ctx = PassContext.from_module(module)
+    for step in parse_pipeline(default_pipeline(gpu)):
+        if step.name == "assign-layouts":
+            step = dataclasses.replace(step, strategy="greedy")
+        step.apply(module, ctx)
+    return module.ptx.render()
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_a_loop_carried_choice_matches_the_interpreter_in_the_emulator(gpu):
+    from nanotile.ptxemu import run_ptx
+    from nanotile.targets.compile import compile_to_ptx
+
+    module = parse_text(ACCUMULATE, "accumulate.mlir")
+    rows = np.random.default_rng(5).standard_normal(3 * 512).astype(np.float32)
+    grid, args = (1, 1, 1), [rows, np.zeros(512, dtype=np.bool_)]
+    ptx = compile_to_ptx(copy.deepcopy(module), gpu)  # the default pipeline: eqsat
+    greedy = greedy_ptx(copy.deepcopy(module), gpu)
+    assert "st.shared" in greedy and "st.shared" not in ptx  # no conversion in the loop
+    assert "ld.global.v4.f32" in ptx and "ld.global.v4.f32" not in greedy
+    got, want = copy.deepcopy(args), copy.deepcopy(args)
+    run_ptx(ptx, "accumulate", grid=grid, args=got)
+    nanotile.run(module, "accumulate", grid, *want)
+    assert first_difference(got, want, gpu) is None
+    assert np.any(want[1]) and not np.all(want[1])
 
 
 def test_layout_candidates_ruleset():
