@@ -336,19 +336,22 @@ def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout
         for s in {edge.user, edge.operand} - {None}:
             touching.setdefault(s, []).append(edge)
     room = [0, 0]  # conversions and shared bytes the search may still add
-    improved = True
-    while improved:
-        improved = False
-        for s in choosing:
-            if time.perf_counter() > deadline:
-                return None
-            best = best_move(pricer, touching, layouts, s, room)
-            if best is not None:
-                move, count, shared = best
-                layouts.update(move)
-                room[0] -= count
-                room[1] -= shared
-                improved = True
+    # the slots in turn, until each has found no move since the last one made: a slot
+    # asked again with the same layouts and room would find none again
+    unmoved = 0
+    for s in itertools.cycle(choosing):
+        if unmoved == len(choosing):
+            return layouts
+        if time.perf_counter() > deadline:
+            return None
+        best = best_move(pricer, touching, layouts, s, room)
+        unmoved += 1
+        if best is not None:
+            move, count, shared = best
+            layouts.update(move)
+            room[0] -= count
+            room[1] -= shared
+            unmoved = 0
     return layouts
 
 
