@@ -62,6 +62,7 @@ class Pricer:
         self.problem = problem
         self.model = model
         self.memo: dict[tuple, int] = {}
+        self.values: dict[tuple, int] = {}  # value's, by op name, layout and float-ness
 
     def own(self, slot: object, layout: LinearLayout) -> int:
         key = ("own", id(slot), id(layout))
@@ -72,9 +73,7 @@ class Pricer:
                 self.memo[key] = self.model.memory(layout, self.problem.widths[slot],
                                                    self.problem.element_bytes[slot])
             else:
-                element = getattr(slot.type, "element", None)
-                self.memo[key] = self.model.value(slot.owner.name, layout,
-                                                  bool(getattr(element, "is_float", False)))
+                self.memo[key] = self.value(slot, layout)
             self.memo[key] += self.problem.extra.get((slot, layout), 0)  # user Cost
         return self.memo[key]
 
@@ -171,10 +170,19 @@ class Pricer:
         if key not in self.memo:
             plan = self.plan(value, want)
             self.memo[key] = None if plan is None else sum(
-                self.model.value(v.owner.name, layout,
-                                 bool(getattr(v.type.element, "is_float", False)))
-                for v, layout in plan)
+                self.value(v, layout) for v, layout in plan)
         return self.memo[key]
+
+    def value(self, value: Value, layout: LinearLayout) -> int:
+        """What computing ``value`` (no memory op) in ``layout`` costs: the model's
+        price of its op, asked once per op, layout and kind of element (the plans of
+        many conversions compute the same index arithmetic again)."""
+        is_float = bool(getattr(getattr(value.type, "element", None), "is_float", False))
+        key = (value.owner.name, layout, is_float)
+        cost = self.values.get(key)
+        if cost is None:
+            cost = self.values[key] = self.model.value(key[0], layout, is_float)
+        return cost
 
     def plan(self, value: Value, want: LinearLayout) -> list | None:
         """remove-layout-conversions' plan to compute ``value`` again in ``want``, kept
@@ -191,20 +199,21 @@ class Pricer:
         values, at most MAX_OPS of them: what remove-layout-conversions may compute
         again (the quick test before its plan for one layout)."""
         key = ("indices", id(value))
-        if key not in self.memo:
+        memo = self.problem.memo  # the same for every model
+        if key not in memo:
             todo, seen = [value], 0
-            self.memo[key] = True
-            while todo and self.memo[key]:
+            memo[key] = True
+            while todo and memo[key]:
                 v = todo.pop()
                 op = v.owner if isinstance(v.owner, Operation) else None
                 if isinstance(v.type, T.TileType) and v.type.num_elements == 1:
                     continue
                 seen += 1
                 if op is None or seen > MAX_OPS or op.regions or not is_pure(op):
-                    self.memo[key] = False
+                    memo[key] = False
                 elif op.name not in ("iota", "constant"):
                     todo += op.operands
-        return self.memo[key]
+        return memo[key]
 
 
 def groups(problem: LayoutProblem) -> list[list[object]]:
