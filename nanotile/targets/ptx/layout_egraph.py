@@ -53,6 +53,7 @@ MAX_CANDIDATES = 6   # per slot: the closure stops growing a slot beyond this
 MAX_ROUNDS = 8       # of the closure in Python (the universe of layouts)
 NOT_SLOTS = frozenset({"reduce", "scan", "mmaf", "mmai", "mmaf_scaled"})
 USER_RELATIONS = ("Forbid", "ForbidLayout", "Cost", "LayoutCost")  # a user's rules'
+PLACEMENTS = "layout-placements"  # layout_rules/placements.egg's ruleset
 
 
 @dataclass
@@ -401,11 +402,13 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
     texts = bool(rule_files or dump)
     rows, universe = facts(problem, proposed, reach, texts)
     program = LayoutProgram.shared(rule_files)
-    # only a user's rules forbid anything, or price layouts
+    # only a user's rules forbid anything, or price layouts; only they and a dump read
+    # the placements (extraction prices the candidates in Python)
     names = ["Cand", *(USER_RELATIONS if rule_files else ())]
+    leave_out = frozenset() if texts else frozenset({PLACEMENTS})
     with program.session(), fact_commands(rows, inline=texts) as load:
-        tables, problem.nodes = program.saturate_and_read(load, names,
-                                                          count or dump is not None)
+        tables, problem.nodes = program.saturate_and_read(
+            load, names, count or dump is not None, leave_out)
         if dump is not None:
             problem.program = program.program_text()
             from ...egraph.optimize import _dump_egraph
