@@ -294,17 +294,27 @@ def close_candidates(problem: LayoutProblem, proposed: dict[object, list]
     layouts each slot may reach (egglog's rules then derive the same Cand facts, plus
     what user rules add)."""
     reach = {slot: list(layouts) for slot, layouts in proposed.items()}
+    # the sizes of an edge's two lists when it last added nothing to either: while they
+    # stay so (the lists only grow), it adds nothing again
+    settled: dict[int, tuple[int, int]] = {}
     for _ in range(MAX_ROUNDS):
         grew = False
         for edge in problem.edges:
             if edge.user is None or edge.operand is None:
                 continue
+            sizes = (len(reach[edge.user]), len(reach[edge.operand]))
+            if settled.get(id(edge)) == sizes:
+                continue
+            added = False
             for layout in list(reach[edge.user]):
                 want = problem.want(edge, layout)
-                grew |= want is not None and _add(problem, edge.operand, reach, want)
+                added |= want is not None and _add(problem, edge.operand, reach, want)
             for layout in list(reach[edge.operand]):
                 wish = problem.wish(edge, layout)
-                grew |= wish is not None and _add(problem, edge.user, reach, wish)
+                added |= wish is not None and _add(problem, edge.user, reach, wish)
+            if not added:
+                settled[id(edge)] = sizes
+            grew |= added
         if not grew:
             break
     return reach
