@@ -63,19 +63,26 @@ class Pricer:
         self.model = model
         self.memo: dict[tuple, int] = {}
         self.values: dict[tuple, int] = {}  # value's, by op name, layout and float-ness
+        # own's and edge's, by ids alone (the search asks them most)
+        self.own_costs: dict[tuple[int, int], int] = {}
+        self.edge_costs: dict[tuple[int, int, int], int] = {}
 
     def own(self, slot: object, layout: LinearLayout) -> int:
-        key = ("own", id(slot), id(layout))
-        if key not in self.memo:
-            if slot in self.problem.tied:  # a carried value computes nothing itself
-                self.memo[key] = 0
-            elif slot in self.problem.widths:
-                self.memo[key] = self.model.memory(layout, self.problem.widths[slot],
-                                                   self.problem.element_bytes[slot])
-            else:
-                self.memo[key] = self.value(slot, layout)
-            self.memo[key] += self.problem.extra.get((slot, layout), 0)  # user Cost
-        return self.memo[key]
+        key = (id(slot), id(layout))
+        cost = self.own_costs.get(key)
+        if cost is None:
+            cost = self.own_costs[key] = self._own(slot, layout)
+        return cost
+
+    def _own(self, slot: object, layout: LinearLayout) -> int:
+        if slot in self.problem.tied:  # a carried value computes nothing itself
+            cost = 0
+        elif slot in self.problem.widths:
+            cost = self.model.memory(layout, self.problem.widths[slot],
+                                     self.problem.element_bytes[slot])
+        else:
+            cost = self.value(slot, layout)
+        return cost + self.problem.extra.get((slot, layout), 0)  # user Cost
 
     def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
         return self.problem.want(edge, user)
@@ -83,10 +90,10 @@ class Pricer:
     def edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
              ) -> int:
         """The conversion ``edge`` pays with its user and operand in these layouts."""
-        key = ("edge", id(edge), id(user), id(operand))
-        cost = self.memo.get(key)
+        key = (id(edge), id(user), id(operand))
+        cost = self.edge_costs.get(key)
         if cost is None:
-            cost = self.memo[key] = self._edge(edge, user, operand)
+            cost = self.edge_costs[key] = self._edge(edge, user, operand)
         return cost
 
     def _edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
@@ -388,11 +395,14 @@ def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
 def delta(pricer: Pricer, touching: dict[object, list[Edge]],
           layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
     """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
-    cost = sum(pricer.own(s, move[s]) - pricer.own(s, layouts[s]) for s in move)
+    own, edge = pricer.own, pricer.edge  # the search's innermost loop: no lookups
+    cost = 0
+    for s, layout in move.items():
+        cost += own(s, layout) - own(s, layouts[s])
     for e in _touched(touching, move):
-        cost += pricer.edge(e, _after(move, layouts, e.user),
-                            _after(move, layouts, e.operand)) - \
-            pricer.edge(e, layouts.get(e.user), layouts.get(e.operand))
+        user, operand = layouts.get(e.user), layouts.get(e.operand)
+        cost += edge(e, move.get(e.user, user), move.get(e.operand, operand)) - \
+            edge(e, user, operand)
     return cost
 
 
