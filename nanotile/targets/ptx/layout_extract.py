@@ -78,8 +78,8 @@ class Pricer:
         if slot in self.problem.tied:  # a carried value computes nothing itself
             cost = 0
         elif slot in self.problem.widths:
-            cost = self.model.memory(layout, self.problem.widths[slot],
-                                     self.problem.element_bytes[slot])
+            cost = self.memory(layout, self.problem.widths[slot],
+                               self.problem.element_bytes[slot])
         else:
             cost = self.value(slot, layout)
         return cost + self.problem.extra.get((slot, layout), 0)  # user Cost
@@ -146,8 +146,16 @@ class Pricer:
         key = ("unvectorized", want, width, id(edge.user))
         if key not in self.memo:
             size = self.problem.element_bytes[edge.user]
-            self.memo[key] = self.model.memory(want, 1, size) - \
-                self.model.memory(want, width, size)
+            self.memo[key] = self.memory(want, 1, size) - self.memory(want, width, size)
+        return self.memo[key]
+
+    def memory(self, layout: LinearLayout, width: int, size: int) -> int:
+        """The model's price of a load or store in ``layout`` (``width`` elements of
+        ``size`` bytes per access at most), asked once: the memory slots of a kernel
+        and their operands' conversions ask the same few (counting sectors is slow)."""
+        key = ("memory", layout, width, size)
+        if key not in self.memo:
+            self.memo[key] = self.model.memory(layout, width, size)
         return self.memo[key]
 
     def conversion(self, edge: Edge, have: LinearLayout, want: object) -> int:
