@@ -400,7 +400,9 @@ class Assignment:
     # ---- types and conversions ----------------------------------------------------------
     def write_types(self) -> None:
         for v, layout in self.layout.items():
-            if isinstance(v.type, T.TileType):
+            # a type already in its layout stays (the layout choice writes greedy's
+            # layouts first; they are written again after it)
+            if isinstance(v.type, T.TileType) and v.type.layout is not layout:
                 v.type = dataclasses.replace(v.type, layout=layout)
         ft = self.entry.attributes.get("function_type")
         if isinstance(ft, T.FunctionType):

@@ -88,6 +88,8 @@ class LayoutCostModel:
         walk down a column touches a sector per lane; rows are taken to be far apart)."""
         vector = max(1, min(layout.contiguous_registers(), width))
         accesses = -(-layout.registers // vector)
+        if not self.sector_cost:  # the issued model's: no sectors to count
+            return accesses * self.access_cost
         return accesses * (self.access_cost + self.sector_cost *
                            sectors(layout, vector, element_bytes))
 
@@ -119,12 +121,13 @@ def sectors(layout: LinearLayout, vector: int, element_bytes: int) -> int:
     """32-byte sectors one warp access of ``vector`` elements per lane touches, the
     tile's rows taken to lie in different sectors."""
     last = layout.shape[-1] if layout.shape else 1
+    # each lane's first element: the XOR of the bases of its set bits, built a basis at
+    # a time (lanes past the listed bases repeat these: they add no sector)
+    elements = [0]
+    for basis in layout.lane:
+        elements += [element ^ basis for element in elements]
     touched = set()
-    for lane in range(32):
-        element = 0
-        for bit, basis in enumerate(layout.lane):
-            if lane >> bit & 1:
-                element ^= basis
+    for element in elements:
         row, column = divmod(element, last)
         first = column * element_bytes // 32
         end = ((column + vector) * element_bytes - 1) // 32

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +52,8 @@ RULES_DIR = Path(__file__).resolve().parents[2] / "egraph" / "layout_rules"
 MAX_CANDIDATES = 6   # per slot: the closure stops growing a slot beyond this
 MAX_ROUNDS = 8       # of the closure in Python (the universe of layouts)
 NOT_SLOTS = frozenset({"reduce", "scan", "mmaf", "mmai", "mmaf_scaled"})
+USER_RELATIONS = ("Forbid", "ForbidLayout", "Cost", "LayoutCost")  # a user's rules'
+PLACEMENTS = "layout-placements"  # layout_rules/placements.egg's ruleset
 
 
 @dataclass
@@ -290,17 +294,27 @@ def close_candidates(problem: LayoutProblem, proposed: dict[object, list]
     layouts each slot may reach (egglog's rules then derive the same Cand facts, plus
     what user rules add)."""
     reach = {slot: list(layouts) for slot, layouts in proposed.items()}
+    # the sizes of an edge's two lists when it last added nothing to either: while they
+    # stay so (the lists only grow), it adds nothing again
+    settled: dict[int, tuple[int, int]] = {}
     for _ in range(MAX_ROUNDS):
         grew = False
         for edge in problem.edges:
             if edge.user is None or edge.operand is None:
                 continue
+            sizes = (len(reach[edge.user]), len(reach[edge.operand]))
+            if settled.get(id(edge)) == sizes:
+                continue
+            added = False
             for layout in list(reach[edge.user]):
                 want = problem.want(edge, layout)
-                grew |= want is not None and _add(problem, edge.operand, reach, want)
+                added |= want is not None and _add(problem, edge.operand, reach, want)
             for layout in list(reach[edge.operand]):
                 wish = problem.wish(edge, layout)
-                grew |= wish is not None and _add(problem, edge.user, reach, wish)
+                added |= wish is not None and _add(problem, edge.user, reach, wish)
+            if not added:
+                settled[id(edge)] = sizes
+            grew |= added
         if not grew:
             break
     return reach
@@ -356,16 +370,18 @@ def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[obje
     return rows, universe
 
 
-def load_facts(program, rows: dict[str, list[tuple]], inline: bool) -> None:
-    """Put ``rows`` into the session's e-graph: as the actions of one rule (the egglog
-    program then shows them: dumps, user rules), else each relation read by egglog's
-    ``input`` from tab-separated text in an in-memory file (Linux's memfd), many times
-    faster than egglog parsing the facts."""
+@contextmanager
+def fact_commands(rows: dict[str, list[tuple]], inline: bool) -> Iterator[str]:
+    """The egglog commands that put ``rows`` into the session's e-graph: the actions of
+    one rule (the egglog program then shows them: dumps, user rules), else each
+    relation read by egglog's ``input`` from tab-separated text in an in-memory file
+    (Linux's memfd, open until the commands have run), many times faster than egglog
+    parsing the facts."""
     if inline or not hasattr(os, "memfd_create"):
         text = "\n".join(f"({name} {' '.join(_atom(x) for x in row)})"
                           for name, table in rows.items() for row in table)
-        program.run_text(f"(ruleset layout-input)\n(rule () (\n{text}) :ruleset layout-input)"
-                         "\n(run-schedule (run layout-input))\n", "<layout facts>")
+        yield (f"(ruleset layout-input)\n(rule () (\n{text}) :ruleset layout-input)"
+               "\n(run-schedule (run layout-input))")
         return
     files = []
     try:
@@ -375,8 +391,7 @@ def load_facts(program, rows: dict[str, list[tuple]], inline: bool) -> None:
                 files.append((name, fd))
                 os.write(fd, "".join("\t".join(map(str, row)) + "\n"
                                      for row in table).encode())
-        program.run_text("\n".join(f'(input {name} "/proc/self/fd/{fd}")'
-                                    for name, fd in files), "<layout facts>")
+        yield "\n".join(f'(input {name} "/proc/self/fd/{fd}")' for name, fd in files)
     finally:
         for _, fd in files:
             os.close(fd)
@@ -397,27 +412,30 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
     texts = bool(rule_files or dump)
     rows, universe = facts(problem, proposed, reach, texts)
     program = LayoutProgram.shared(rule_files)
-    with program.session():
-        load_facts(program, rows, inline=texts)
-        program.saturate_all()
-        candidates = program.relation("Cand")
-        # only a user's rules forbid anything
-        forbidden = program.relation("Forbid") if rule_files else []
-        forbidden_layouts = {row[0] for row in program.relation("ForbidLayout")} \
-            if rule_files else set()
-        costs = _user_costs(program, len(problem.slots), len(universe)) if rule_files else []
-        problem.nodes = program.node_count() if count or dump else 0
+    # only a user's rules forbid anything, or price layouts; only they and a dump read
+    # the placements (extraction prices the candidates in Python)
+    names = ["Cand", *(USER_RELATIONS if rule_files else ())]
+    leave_out = frozenset() if texts else frozenset({PLACEMENTS})
+    with program.session(), fact_commands(rows, inline=texts) as load:
+        tables, problem.nodes = program.saturate_and_read(
+            load, names, count or dump is not None, leave_out)
         if dump is not None:
             problem.program = program.program_text()
             from ...egraph.optimize import _dump_egraph
 
             _dump_egraph(program, dump[0], dump[1], sys.stderr)
+    candidates: dict[int, list[int]] = {}  # slot number -> its layouts, as egglog lists them
+    for t, l in tables["Cand"]:
+        candidates.setdefault(t, []).append(l)
+    forbidden = set(tables.get("Forbid", ()))
+    forbidden_layouts = {row[0] for row in tables.get("ForbidLayout", ())}
+    costs = _user_costs(tables, len(problem.slots), len(universe)) if rule_files else []
     for s, l, c in costs:
         key = (problem.slots[s], universe[l])
         problem.extra[key] = problem.extra.get(key, 0) + c
     for s, slot in enumerate(problem.slots):
-        chosen = [universe[l] for (t, l) in candidates if t == s
-                  and l not in forbidden_layouts and (t, l) not in forbidden
+        chosen = [universe[l] for l in candidates.get(s, ())
+                  if l not in forbidden_layouts and (s, l) not in forbidden
                   and problem.fits(slot, universe[l])]  # a user's Cand may not
         greedy = problem.greedy[slot]
         # greedy's own layout first (its object: a kernel left as it was prints the same)
@@ -426,10 +444,10 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         problem.candidates[slot] = ordered or [greedy]
 
 
-def _user_costs(program, slots: int, layouts: int) -> list[tuple[int, int, int]]:
+def _user_costs(tables: dict[str, list[tuple[int, ...]]], slots: int, layouts: int
+                ) -> list[tuple[int, int, int]]:
     """The (slot, layout, cost) rows of the user's Cost facts and of their LayoutCost
     facts (one row per slot), over the kernel's slots and layouts."""
-    rows = [row for row in program.relation("Cost")
-            if 0 <= row[0] < slots and 0 <= row[1] < layouts]
-    return rows + [(s, l, c) for (l, c) in program.relation("LayoutCost")
+    rows = [row for row in tables["Cost"] if 0 <= row[0] < slots and 0 <= row[1] < layouts]
+    return rows + [(s, l, c) for (l, c) in tables["LayoutCost"]
                    if 0 <= l < layouts for s in range(slots)]

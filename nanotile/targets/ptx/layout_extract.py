@@ -62,21 +62,27 @@ class Pricer:
         self.problem = problem
         self.model = model
         self.memo: dict[tuple, int] = {}
+        self.values: dict[tuple, int] = {}  # value's, by op name, layout and float-ness
+        # own's and edge's, by ids alone (the search asks them most)
+        self.own_costs: dict[tuple[int, int], int] = {}
+        self.edge_costs: dict[tuple[int, int, int], int] = {}
 
     def own(self, slot: object, layout: LinearLayout) -> int:
-        key = ("own", id(slot), id(layout))
-        if key not in self.memo:
-            if slot in self.problem.tied:  # a carried value computes nothing itself
-                self.memo[key] = 0
-            elif slot in self.problem.widths:
-                self.memo[key] = self.model.memory(layout, self.problem.widths[slot],
-                                                   self.problem.element_bytes[slot])
-            else:
-                element = getattr(slot.type, "element", None)
-                self.memo[key] = self.model.value(slot.owner.name, layout,
-                                                  bool(getattr(element, "is_float", False)))
-            self.memo[key] += self.problem.extra.get((slot, layout), 0)  # user Cost
-        return self.memo[key]
+        key = (id(slot), id(layout))
+        cost = self.own_costs.get(key)
+        if cost is None:
+            cost = self.own_costs[key] = self._own(slot, layout)
+        return cost
+
+    def _own(self, slot: object, layout: LinearLayout) -> int:
+        if slot in self.problem.tied:  # a carried value computes nothing itself
+            cost = 0
+        elif slot in self.problem.widths:
+            cost = self.memory(layout, self.problem.widths[slot],
+                               self.problem.element_bytes[slot])
+        else:
+            cost = self.value(slot, layout)
+        return cost + self.problem.extra.get((slot, layout), 0)  # user Cost
 
     def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
         return self.problem.want(edge, user)
@@ -84,10 +90,10 @@ class Pricer:
     def edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
              ) -> int:
         """The conversion ``edge`` pays with its user and operand in these layouts."""
-        key = ("edge", id(edge), id(user), id(operand))
-        cost = self.memo.get(key)
+        key = (id(edge), id(user), id(operand))
+        cost = self.edge_costs.get(key)
         if cost is None:
-            cost = self.memo[key] = self._edge(edge, user, operand)
+            cost = self.edge_costs[key] = self._edge(edge, user, operand)
         return cost
 
     def _edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
@@ -140,8 +146,16 @@ class Pricer:
         key = ("unvectorized", want, width, id(edge.user))
         if key not in self.memo:
             size = self.problem.element_bytes[edge.user]
-            self.memo[key] = self.model.memory(want, 1, size) - \
-                self.model.memory(want, width, size)
+            self.memo[key] = self.memory(want, 1, size) - self.memory(want, width, size)
+        return self.memo[key]
+
+    def memory(self, layout: LinearLayout, width: int, size: int) -> int:
+        """The model's price of a load or store in ``layout`` (``width`` elements of
+        ``size`` bytes per access at most), asked once: the memory slots of a kernel
+        and their operands' conversions ask the same few (counting sectors is slow)."""
+        key = ("memory", layout, width, size)
+        if key not in self.memo:
+            self.memo[key] = self.model.memory(layout, width, size)
         return self.memo[key]
 
     def conversion(self, edge: Edge, have: LinearLayout, want: object) -> int:
@@ -171,10 +185,19 @@ class Pricer:
         if key not in self.memo:
             plan = self.plan(value, want)
             self.memo[key] = None if plan is None else sum(
-                self.model.value(v.owner.name, layout,
-                                 bool(getattr(v.type.element, "is_float", False)))
-                for v, layout in plan)
+                self.value(v, layout) for v, layout in plan)
         return self.memo[key]
+
+    def value(self, value: Value, layout: LinearLayout) -> int:
+        """What computing ``value`` (no memory op) in ``layout`` costs: the model's
+        price of its op, asked once per op, layout and kind of element (the plans of
+        many conversions compute the same index arithmetic again)."""
+        is_float = bool(getattr(getattr(value.type, "element", None), "is_float", False))
+        key = (value.owner.name, layout, is_float)
+        cost = self.values.get(key)
+        if cost is None:
+            cost = self.values[key] = self.model.value(key[0], layout, is_float)
+        return cost
 
     def plan(self, value: Value, want: LinearLayout) -> list | None:
         """remove-layout-conversions' plan to compute ``value`` again in ``want``, kept
@@ -191,20 +214,21 @@ class Pricer:
         values, at most MAX_OPS of them: what remove-layout-conversions may compute
         again (the quick test before its plan for one layout)."""
         key = ("indices", id(value))
-        if key not in self.memo:
+        memo = self.problem.memo  # the same for every model
+        if key not in memo:
             todo, seen = [value], 0
-            self.memo[key] = True
-            while todo and self.memo[key]:
+            memo[key] = True
+            while todo and memo[key]:
                 v = todo.pop()
                 op = v.owner if isinstance(v.owner, Operation) else None
                 if isinstance(v.type, T.TileType) and v.type.num_elements == 1:
                     continue
                 seen += 1
                 if op is None or seen > MAX_OPS or op.regions or not is_pure(op):
-                    self.memo[key] = False
+                    memo[key] = False
                 elif op.name not in ("iota", "constant"):
                     todo += op.operands
-        return self.memo[key]
+        return memo[key]
 
 
 def groups(problem: LayoutProblem) -> list[list[object]]:
@@ -336,19 +360,22 @@ def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout
         for s in {edge.user, edge.operand} - {None}:
             touching.setdefault(s, []).append(edge)
     room = [0, 0]  # conversions and shared bytes the search may still add
-    improved = True
-    while improved:
-        improved = False
-        for s in choosing:
-            if time.perf_counter() > deadline:
-                return None
-            best = best_move(pricer, touching, layouts, s, room)
-            if best is not None:
-                move, count, shared = best
-                layouts.update(move)
-                room[0] -= count
-                room[1] -= shared
-                improved = True
+    # the slots in turn, until each has found no move since the last one made: a slot
+    # asked again with the same layouts and room would find none again
+    unmoved = 0
+    for s in itertools.cycle(choosing):
+        if unmoved == len(choosing):
+            return layouts
+        if time.perf_counter() > deadline:
+            return None
+        best = best_move(pricer, touching, layouts, s, room)
+        unmoved += 1
+        if best is not None:
+            move, count, shared = best
+            layouts.update(move)
+            room[0] -= count
+            room[1] -= shared
+            unmoved = 0
     return layouts
 
 
@@ -376,11 +403,14 @@ def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
 def delta(pricer: Pricer, touching: dict[object, list[Edge]],
           layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
     """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
-    cost = sum(pricer.own(s, move[s]) - pricer.own(s, layouts[s]) for s in move)
+    own, edge = pricer.own, pricer.edge  # the search's innermost loop: no lookups
+    cost = 0
+    for s, layout in move.items():
+        cost += own(s, layout) - own(s, layouts[s])
     for e in _touched(touching, move):
-        cost += pricer.edge(e, _after(move, layouts, e.user),
-                            _after(move, layouts, e.operand)) - \
-            pricer.edge(e, layouts.get(e.user), layouts.get(e.operand))
+        user, operand = layouts.get(e.user), layouts.get(e.operand)
+        cost += edge(e, move.get(e.user, user), move.get(e.operand, operand)) - \
+            edge(e, user, operand)
     return cost
 
 

@@ -42,13 +42,37 @@ class LayoutProgram(Program):
         """Every ruleset to saturation, in loading order, until none adds a fact (one
         egglog schedule: a command each costs more than the rules on a kernel)."""
         stats = Stats()
-        steps = " ".join(f"(saturate (run {name}))" for name in self.rulesets)
-        self._run(f"(run-schedule (saturate (seq {steps})))", "layout", stats)
+        self._run(self._schedule(), "layout", stats)
         return stats
 
+    def saturate_and_read(self, load: str, names: list[str], count: bool,
+                          leave_out: frozenset[str] = frozenset()
+                          ) -> tuple[dict[str, list[tuple[int, ...]]], int]:
+        """Run ``load`` (commands that add facts), saturate every ruleset but those in
+        ``leave_out`` and read the relations ``names`` and, with ``count``, the
+        e-nodes: one egglog call (each call costs about as much as the rules on a small
+        kernel)."""
+        reads = "".join(f"\n(print-function {name} 1000000)" for name in names)
+        text = f"{load}\n{self._schedule(leave_out)}{reads}" + \
+            ("\n(print-size)" if count else "")
+        out = self.run_text(text, "<layout>")
+        printed = out[len(out) - len(names) - count:]
+        tables = {name: _rows(name, printed[i]) for i, name in enumerate(names)}
+        nodes = sum(size for _, size in printed[-1].sizes) if count else 0
+        return tables, nodes
+
+    def _schedule(self, leave_out: frozenset[str] = frozenset()) -> str:
+        steps = " ".join(f"(saturate (run {name}))" for name in self.rulesets
+                         if name not in leave_out)
+        return f"(run-schedule (saturate (seq {steps})))"
+
     def relation(self, name: str) -> list[tuple[int, ...]]:
-        """The rows of relation ``name`` (numbers only), read from egglog's printout
-        in one piece (converting each term on its own is slower)."""
-        out = self.run_text(f"(print-function {name} 1000000)", "<read>")[-1]
-        rows = re.findall(rf"\({name} ([-\d ]+)\) ->", str(out))
-        return [tuple(int(w) for w in row.split()) for row in rows]
+        """The rows of relation ``name`` (numbers only)."""
+        return _rows(name, self.run_text(f"(print-function {name} 1000000)", "<read>")[-1])
+
+
+def _rows(name: str, printed: object) -> list[tuple[int, ...]]:
+    """The rows of relation ``name`` from egglog's printout of it, read in one piece
+    (converting each term on its own is slower)."""
+    rows = re.findall(rf"\({name} ([-\d ]+)\) ->", str(printed))
+    return [tuple(int(w) for w in row.split()) for row in rows]

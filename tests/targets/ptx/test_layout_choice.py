@@ -302,6 +302,20 @@ def test_layout_candidates_ruleset():
         assert program.relation("Cand") == []
 
 
+def test_facts_saturation_and_reads_in_one_call():
+    from nanotile.targets.ptx.layout_program import LayoutProgram
+
+    program = LayoutProgram.shared([])
+    facts = "(Seed 0 10) (Back 0 10 1 11)"
+    with program.session():  # no placements: Seed, Back and two Cand facts
+        tables, nodes = program.saturate_and_read(facts, ["Cand", "Forbid"], True,
+                                                  frozenset({"layout-placements"}))
+        assert sorted(tables["Cand"]) == [(0, 10), (1, 11)] and tables["Forbid"] == []
+        assert nodes == 4
+    with program.session():  # and with them, an At term per candidate
+        assert program.saturate_and_read(facts, [], True)[1] == 6
+
+
 def test_conversion_costs_follow_the_route():
     model = LayoutCostModel()
     wide, narrow = default_blocked((256,), 4, 4), default_blocked((256,), 4, 1)
