@@ -9,7 +9,9 @@ tensor-memory MMA, expanded by lower-tcgen05, a pass only sm_100 runs) and
 select-instructions (the PTX header: .target sm_90a, PTX 8.4 / .target sm_100a, PTX 8.6; and the rules a target adds to the shared selection,
 ``Target.select_overrides``: sm_100's cvt forms for f4E2M1FN and f8E8M0FNU in
 targets/sm100/select_convert.py). The module's program is then ``module.ptx`` (language ptx-sm90
-or ptx-sm100), and the PTX passes, written for ptx-sm90, run on both.
+or ptx-sm100), and the PTX passes, written for ptx-sm90, run on both; sm_100 adds
+ptx-sink-tmem-loads (targets/sm100: a 256-column accumulator read from tensor memory in
+chunks where the epilogue uses them) before the last of them.
 ``compile_to_ptx`` (targets/compile.py) and ``nanotile FILE --emit=ptx`` run exactly
 these lists, once, and print module.ptx; ``--dump-after=all`` shows every stage (Tile IR
 text, then simt, then PTX text).
@@ -125,7 +127,11 @@ SM100 = [
     *LOWER_SHARED,
     *lower("sm_100", mma="tcgen05"),  # -> ptx-sm100: .target sm_100a, PTX 8.6 (tcgen05
                                       #    where it fits, else mma.sync; e2m1x2/ue8m0x2 cvt)
-    *PTX_PASSES,
+    *PTX_PASSES[:-1],
+    # wide tcgen05.ld groups (a 256-column accumulator) read in column chunks where the
+    # epilogue first uses them, not all at once (sm100/)
+    "ptx-sink-tmem-loads",
+    PTX_PASSES[-1],                # ptx-compact-registers: numbered in the moved order
 ]
 
 PIPELINES: dict[str, list[str]] = {"sm_90": SM90, "sm_100": SM100}
@@ -149,6 +155,7 @@ NOT_IN_DEFAULT: dict[str, str] = {
 TARGET_ONLY: dict[str, str] = {
     "lower-wgmma": "sm_90",  # wgmma is sm_90a's
     "lower-tcgen05": "sm_100",  # tcgen05 is sm_100a's
+    "ptx-sink-tmem-loads": "sm_100",  # tcgen05.ld is sm_100a's
 }
 DEFAULT_TARGET = "sm_100"
 

@@ -29,6 +29,8 @@ ptx/, with its input and output language in its docstring):
 - pipeline-k-loops           TMA-fed K loops: copies N-1 iterations ahead in a ring
 - select-instructions{gpu}   simt -> PTX (-> ptx-sm90 | ptx-sm100)
 - ptx-* (ptx/passes/)        passes over the PTX program
+- ptx-sink-tmem-loads (sm100/) wide tcgen05.ld groups read in column chunks where first
+                             used (sm_100 only, before ptx-compact-registers)
 
 ptx/layout_rules.py, contiguity.py, mma_plan.py and shared_memory.py hold the rules those
 passes share (k_loop_rings.py: which K loops pipeline-k-loops takes, and their rings'
@@ -75,6 +77,7 @@ from .ptx.vectorize_memory import VectorizeMemory
 from .ptx.widen_narrow_floats import WidenNarrowFloats
 from .sm90.lower_wgmma import LowerWgmma
 from .sm100.lower_tcgen05 import LowerTcgen05
+from .sm100.sink_tmem_loads import PtxSinkTmemLoads
 
 BACKEND_PASSES = (
     CheckTargetSupport,
@@ -108,6 +111,7 @@ BACKEND_PASSES = (
     PtxDeadCode,
     PtxRemoveRedundantBarriers,
     PtxSimplifyBranches,
+    PtxSinkTmemLoads,
     PtxCompactRegisters,
 )
 

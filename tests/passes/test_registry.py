@@ -68,7 +68,7 @@ def test_every_pass_has_a_golden_test():
         stem = name.replace("-", "_")
         assert (golden / f"{stem}.mlir").exists() or (backend / f"{stem}.mlir").exists() \
             or (ptx_golden / f"{stem}.ptx").exists() or (sm90 / f"{stem}.mlir").exists() \
-            or (sm100 / f"{stem}.mlir").exists(), name
+            or (sm100 / f"{stem}.mlir").exists() or (sm100 / f"{stem}.ptx").exists(), name
 
 
 def test_pipeline_string_with_options():

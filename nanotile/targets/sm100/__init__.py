@@ -19,6 +19,10 @@ accumulator in tensor memory) for the mmaf it fits, in this folder:
   TMEM loads and stores (the K loop's accumulator kept in TMEM);
 - tmem_columns.py: where lower-tcgen05 puts accumulators and scale words in TMEM;
 - select_tcgen05.py: those ops as PTX (the ``op`` hook of select-instructions).
+- sink_tmem_loads.py (pass ptx-sink-tmem-loads, ptx-sm100 -> ptx-sm100): a tcgen05.ld
+  group of more than 128 registers (a 256-column accumulator) read in 32-column chunks,
+  each (with the conversions computed only from it) just before its registers' first
+  use: the epilogue's register pressure.
 
 Everything else is the shared lowering of targets/ptx/.
 """

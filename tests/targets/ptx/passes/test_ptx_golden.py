@@ -28,7 +28,9 @@ from ....passes.support import filecheck_path
 
 ROOT = Path(__file__).resolve().parents[4]
 GOLDEN = Path(__file__).parent / "golden"
-FILES = sorted(GOLDEN.glob("*.ptx"))
+# a target's own ptx passes have their golden files in its folder (tests mirror the source)
+TARGET_GOLDEN = ROOT / "tests" / "targets" / "sm100" / "golden"
+FILES = sorted(GOLDEN.glob("*.ptx")) + sorted(TARGET_GOLDEN.glob("*.ptx"))
 RUN = re.compile(r"^// RUN: nanotile-passes %s -p (\S+) \| filecheck %s$", re.MULTILINE)
 DIRECTIVE = re.compile(r"^\s*// (RUN|CHECK[-A-Z]*):")
 
