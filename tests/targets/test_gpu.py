@@ -163,25 +163,10 @@ def test_gpu_staged_tma_operands_match_interpreter(name):
     """sm_90's staged operands (select-tma-loads stage-operands) on the device: tf32 and
     f8 wgmma, f64 FMA loop, their operands copied by TMA through real tensor maps (f8 as
     UINT8) into row-major staging buffers (3-D boxes for the f8 batch)."""
-    import nanotile
-    from nanotile.targets.compile import compile_to_ptx
-
-    from .corpus_cases import cutile_tests_case
-
     def body(driver, gpu):
         if gpu != "sm_90":
             pytest.skip("staged operands are sm_90's (select-tma-loads stage-operands)")
-        module, kernel, grid, args = cutile_tests_case(name)
-        ptx = compile_to_ptx(copy.deepcopy(module), gpu)
-        assert "swizzle=0" in ptx and "cp.async.bulk.tensor" in ptx
-        expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        nanotile.run(module, kernel, grid, *expected)
-        launch(driver, ptx, kernel, grid, got)
-        for want, have in zip(expected, got):
-            if isinstance(want, np.ndarray):  # sums in another order: a few ulps apart
-                np.testing.assert_allclose(have.astype(np.float64),
-                                           want.astype(np.float64), rtol=1e-4, atol=1e-4)
+        _launched_as_interpreted(driver, name, gpu, "swizzle=0", "cp.async.bulk.tensor")
     _on_gpu(body)
 
 
@@ -308,26 +293,33 @@ def test_gpu_tcgen05_tma_operands_match_interpreter(name):
     """sm_100's TMA operands on the device: the batched f8 matmul's B read MN-major
     (descriptor bit 16) after 3-D copies with a box of 1 along the batch, the
     block-scaled matmul's column-major B copied through the transposed tensor's map."""
+    def body(driver, gpu):
+        if gpu != "sm_100":
+            pytest.skip("tcgen05 is sm_100a's")
+        _launched_as_interpreted(driver, name, gpu, "cp.async.bulk.tensor", "tcgen05.mma")
+    _on_gpu(body)
+
+
+def _launched_as_interpreted(driver, name: str, gpu: str, *in_ptx: str) -> None:
+    """The cutile-tests kernel ``name`` compiled for ``gpu`` (its PTX holding each of
+    ``in_ptx``) and launched: its outputs are the interpreter's, up to the order of the
+    float sums (a few ulps)."""
     import nanotile
     from nanotile.targets.compile import compile_to_ptx
 
     from .corpus_cases import cutile_tests_case
 
-    def body(driver, gpu):
-        if gpu != "sm_100":
-            pytest.skip("tcgen05 is sm_100a's")
-        module, kernel, grid, args = cutile_tests_case(name)
-        ptx = compile_to_ptx(copy.deepcopy(module), gpu)
-        assert "cp.async.bulk.tensor" in ptx and "tcgen05.mma" in ptx
-        expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        nanotile.run(module, kernel, grid, *expected)
-        launch(driver, ptx, kernel, grid, got)
-        for want, have in zip(expected, got):
-            if isinstance(want, np.ndarray):  # sums in another order: a few ulps apart
-                np.testing.assert_allclose(have.astype(np.float64),
-                                           want.astype(np.float64), rtol=1e-4, atol=1e-4)
-    _on_gpu(body)
+    module, kernel, grid, args = cutile_tests_case(name)
+    ptx = compile_to_ptx(copy.deepcopy(module), gpu)
+    assert all(text in ptx for text in in_ptx), [t for t in in_ptx if t not in ptx]
+    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, kernel, grid, *expected)
+    launch(driver, ptx, kernel, grid, got)
+    for want, have in zip(expected, got):
+        if isinstance(want, np.ndarray):
+            np.testing.assert_allclose(have.astype(np.float64), want.astype(np.float64),
+                                       rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("m,n,k", [(128, 64, 128), (256, 128, 256)])
