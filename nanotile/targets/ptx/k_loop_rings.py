@@ -11,7 +11,7 @@ from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.core import Block, Operation, Value
 from ...ir.layouts import SharedLayout
-from ...ir.rewrite import loop_terminators, parent_op
+from ...ir.rewrite import is_pure, loop_terminators, parent_op
 from .allocate_shared import SHARED_BYTES
 from .shared_memory import MAX_BYTES, tile_bytes
 
@@ -73,19 +73,12 @@ def slice_of(body: Block, value: Value) -> list[Operation] | None:
         if not isinstance(v.owner, Operation) or v.owner.parent is not body:
             continue             # defined outside the loop
         op = v.owner
-        if op.regions or not _pure(op):
+        if op.regions or not is_pure(op):
             return None
         if id(op) not in needed:
             needed.add(id(op))
             pending.extend(op.operands)
     return [op for op in body.ops if id(op) in needed]
-
-
-def _pure(op: Operation) -> bool:
-    from ...ir.optable import lookup
-
-    definition = lookup(op.name)
-    return definition is not None and definition.is_pure
 
 
 def _extent(t: T.TileType) -> tuple[int, int]:
