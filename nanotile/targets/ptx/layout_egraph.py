@@ -86,6 +86,7 @@ class LayoutProblem:
     seconds: float = 0.0    # building and saturating it
     program: str = ""       # the egglog program that ran (for --dump-egraph)
     memo: dict[tuple, object] = field(default_factory=dict)  # the algebra's answers
+    operand_layouts: dict[tuple, object] = field(default_factory=dict)  # recompute_plan's
     operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
     wants: dict[tuple, object] = field(default_factory=dict)  # want's, by edge
     extra: dict[tuple, int] = field(default_factory=dict)  # (slot, layout): user Cost

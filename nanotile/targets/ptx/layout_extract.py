@@ -205,8 +205,8 @@ class Pricer:
         key = ("plan", id(value), want)
         memo = self.problem.memo
         if key not in memo:
-            memo[key] = recompute_plan(value, want) if self.computed_from_indices(value) \
-                else None
+            memo[key] = recompute_plan(value, want, self.problem.operand_layouts) \
+                if self.computed_from_indices(value) else None
         return memo[key]
 
     def computed_from_indices(self, value: Value) -> bool:
@@ -352,118 +352,181 @@ def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout
     store moves with the store); each slot in turn makes its best move while one saves
     something and keeps the conversions and shared bytes within greedy's
     (saves_conversions). A move is priced by what changes: its slots' and edges' costs."""
-    candidates = pricer.problem.candidates
-    layouts = {**fixed, **{s: greedy[s] if greedy[s] in candidates[s] else candidates[s][0]
-                           for s in choosing}}
-    touching: dict[object, list[Edge]] = {}
-    for edge in edges:
-        for s in {edge.user, edge.operand} - {None}:
-            touching.setdefault(s, []).append(edge)
+    search = Search(pricer, edges, greedy, choosing, fixed)
     room = [0, 0]  # conversions and shared bytes the search may still add
     # the slots in turn, until each has found no move since the last one made: a slot
     # asked again with the same layouts and room would find none again
+    turns = [search.number[s] for s in choosing]
     unmoved = 0
-    for s in itertools.cycle(choosing):
-        if unmoved == len(choosing):
-            return layouts
+    for s in itertools.cycle(turns):
+        if unmoved == len(turns):
+            return search.layouts()
         if time.perf_counter() > deadline:
             return None
-        best = best_move(pricer, touching, layouts, s, room)
+        best = search.best_move(s, room)
         unmoved += 1
         if best is not None:
             move, count, shared = best
-            layouts.update(move)
+            search.make(move)
             room[0] -= count
             room[1] -= shared
             unmoved = 0
-    return layouts
+    return search.layouts()
 
 
-def best_move(pricer: Pricer, touching: dict[object, list[Edge]],
-              layouts: dict[object, LinearLayout], s: object, room: list[int]
-              ) -> tuple[dict[object, LinearLayout], int, int] | None:
-    """The move of slot ``s`` (alone or with its operands) that saves most within
-    ``room``, with the conversions and shared bytes it adds; None if none saves."""
-    best, saved = None, 0
-    for layout in pricer.problem.candidates[s]:
-        if layout == layouts[s]:
-            continue
-        alone = {s: layout}
-        chain = follow(pricer, touching, layouts, s, layout)
-        for move in (alone, chain) if len(chain) > 1 else (alone,):
-            cost = delta(pricer, touching, layouts, move)
-            if -cost <= saved:
+class Search:
+    """improve's state with slots, candidates and edges numbered: a slot's current
+    candidate is an index into its options (its distinct candidates), and the costs of
+    each edge and slot sit in tables indexed by those numbers, filled from the Pricer as
+    the search asks them (it asks the same few many times; a table lookup is cheaper
+    than hashing the layouts again). The ends of an edge that are no slot are the last
+    slot, NO_SLOT, whose one option is None."""
+
+    def __init__(self, pricer: Pricer, edges: list[Edge], greedy: dict,
+                 choosing: list[object], fixed: dict) -> None:
+        candidates = pricer.problem.candidates
+        self.pricer = pricer
+        self.edges = edges
+        self.slots = [*fixed, *choosing, None]
+        self.number = {s: i for i, s in enumerate(self.slots)}
+        self.options = [[fixed[s]] for s in fixed] + \
+            [_distinct(candidates[s]) for s in choosing] + [[None]]
+        self.current = [0] * len(self.slots)
+        for s in choosing:  # greedy's own where it is a candidate, else the first
+            options = self.options[self.number[s]]
+            if greedy[s] in options:
+                self.current[self.number[s]] = options.index(greedy[s])
+        self.ends = [(self.number[e.user], self.number[e.operand]) for e in edges]
+        self.touching: list[list[int]] = [[] for _ in self.slots]
+        for k, (user, operand) in enumerate(self.ends):
+            for s in {user, operand} - {self.number[None]}:
+                self.touching[s].append(k)
+        self.own_costs = [[None] * len(o) for o in self.options]
+        self.edge_costs = [self._table(k) for k in range(len(edges))]
+        self.moved_costs = [self._table(k) for k in range(len(edges))]
+        self.follows = [[False] * len(self.options[user]) for user, _ in self.ends]
+
+    def _table(self, k: int) -> list[list]:
+        user, operand = self.ends[k]
+        return [[None] * len(self.options[operand]) for _ in self.options[user]]
+
+    def layouts(self) -> dict[object, LinearLayout]:
+        return {s: self.options[i][self.current[i]] for i, s in enumerate(self.slots[:-1])}
+
+    def own(self, s: int, option: int) -> int:
+        cost = self.own_costs[s][option]
+        if cost is None:
+            cost = self.own_costs[s][option] = self.pricer.own(
+                self.slots[s], self.options[s][option])
+        return cost
+
+    def edge(self, k: int, user: int, operand: int) -> int:
+        cost = self.edge_costs[k][user][operand]
+        if cost is None:
+            u, o = self.ends[k]
+            cost = self.edge_costs[k][user][operand] = self.pricer.edge(
+                self.edges[k], self.options[u][user], self.options[o][operand])
+        return cost
+
+    def moved(self, k: int, user: int, operand: int) -> tuple[int, int]:
+        moved = self.moved_costs[k][user][operand]
+        if moved is None:
+            u, o = self.ends[k]
+            moved = self.moved_costs[k][user][operand] = self.pricer.moved(
+                self.edges[k], self.options[u][user], self.options[o][operand])
+        return moved
+
+    def follow_option(self, k: int, user: int) -> int:
+        """The option of edge ``k``'s operand equal to what its user in option ``user``
+        wants of it (-1: none)."""
+        option = self.follows[k][user]
+        if option is False:
+            u, o = self.ends[k]
+            want = self.pricer.want(self.edges[k], self.options[u][user])
+            options = self.options[o]
+            option = self.follows[k][user] = \
+                options.index(want) if want is not None and want in options else -1
+        return option
+
+    def best_move(self, s: int, room: list[int]) -> tuple[dict[int, int], int, int] | None:
+        """The move of slot ``s`` (alone or with its operands) that saves most within
+        ``room``, with the conversions and shared bytes it adds; None if none saves."""
+        best, saved = None, 0
+        for option in range(len(self.options[s])):
+            if option == self.current[s]:
                 continue
-            count, shared = added(pricer, touching, layouts, move)
-            if count <= room[0] and shared <= room[1]:
-                best, saved = (move, count, shared), -cost
-    return best
+            alone = {s: option}
+            chain = self.follow(s, option)
+            for move in (alone, chain) if len(chain) > 1 else (alone,):
+                cost = self.delta(move)
+                if -cost <= saved:
+                    continue
+                count, shared = self.added(move)
+                if count <= room[0] and shared <= room[1]:
+                    best, saved = (move, count, shared), -cost
+        return best
+
+    def delta(self, move: dict[int, int]) -> int:
+        """What ``move`` (slot -> new option) adds to the cost of the current options."""
+        own, edge, current, ends = self.own, self.edge, self.current, self.ends
+        cost = 0
+        for s, option in move.items():
+            cost += own(s, option) - own(s, current[s])
+        for k in self.touched(move):
+            user, operand = ends[k]
+            cost += edge(k, move.get(user, current[user]), move.get(operand, current[operand])) \
+                - edge(k, current[user], current[operand])
+        return cost
+
+    def added(self, move: dict[int, int]) -> tuple[int, int]:
+        """The conversions and shared bytes ``move`` adds to the current options'."""
+        count = shared = 0
+        current = self.current
+        for k in self.touched(move):
+            user, operand = self.ends[k]
+            new = self.moved(k, move.get(user, current[user]),
+                             move.get(operand, current[operand]))
+            old = self.moved(k, current[user], current[operand])
+            count += new[0] - old[0]
+            shared += new[1] - old[1]
+        return count, shared
+
+    def touched(self, move: dict[int, int]) -> list[int]:
+        """The edges of the slots ``move`` moves, each once."""
+        if len(move) == 1:
+            (s,) = move
+            return self.touching[s]
+        return list(dict.fromkeys(k for s in move for k in self.touching[s]))
+
+    def follow(self, start: int, option: int) -> dict[int, int]:
+        """The move of ``start`` to ``option`` with its operand slots (and theirs...) in
+        the layout their user then wants, where that is one of their candidates."""
+        move = {start: option}
+        todo = [start]
+        while todo:
+            user = todo.pop()
+            for k in self.touching[user]:
+                u, operand = self.ends[k]
+                if u != user or operand == len(self.slots) - 1 or operand in move:
+                    continue
+                want = self.follow_option(k, move[user])
+                if want >= 0 and want != self.current[operand]:
+                    move[operand] = want
+                    todo.append(operand)
+        return move
+
+    def make(self, move: dict[int, int]) -> None:
+        for s, option in move.items():
+            self.current[s] = option
 
 
-def delta(pricer: Pricer, touching: dict[object, list[Edge]],
-          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]) -> int:
-    """What ``move`` (slot -> new layout) adds to the cost of ``layouts``."""
-    own, edge = pricer.own, pricer.edge  # the search's innermost loop: no lookups
-    cost = 0
-    for s, layout in move.items():
-        cost += own(s, layout) - own(s, layouts[s])
-    for e in _touched(touching, move):
-        user, operand = layouts.get(e.user), layouts.get(e.operand)
-        cost += edge(e, move.get(e.user, user), move.get(e.operand, operand)) - \
-            edge(e, user, operand)
-    return cost
-
-
-def _touched(touching: dict[object, list[Edge]], move: dict[object, LinearLayout]
-             ) -> list[Edge]:
-    """The edges of the slots ``move`` moves, each once."""
-    if len(move) == 1:
-        (s,) = move
-        return touching.get(s, [])
-    return list({id(e): e for s in move for e in touching.get(s, [])}.values())
-
-
-def _after(move: dict[object, LinearLayout], layouts: dict[object, LinearLayout],
-           slot: object) -> LinearLayout | None:
-    """The layout of ``slot`` once ``move`` is made (without copying ``layouts``)."""
-    layout = move.get(slot)
-    return layout if layout is not None else layouts.get(slot)
-
-
-def added(pricer: Pricer, touching: dict[object, list[Edge]],
-          layouts: dict[object, LinearLayout], move: dict[object, LinearLayout]
-          ) -> tuple[int, int]:
-    """The conversions and shared bytes ``move`` adds to ``layouts``'."""
-    count = shared = 0
-    for e in _touched(touching, move):
-        new = pricer.moved(e, _after(move, layouts, e.user), _after(move, layouts, e.operand))
-        old = pricer.moved(e, layouts.get(e.user), layouts.get(e.operand))
-        count += new[0] - old[0]
-        shared += new[1] - old[1]
-    return count, shared
-
-
-def follow(pricer: Pricer, touching: dict[object, list[Edge]],
-           layouts: dict[object, LinearLayout], start: object, layout: LinearLayout
-           ) -> dict[object, LinearLayout]:
-    """The move of ``start`` to ``layout`` with its operand slots (and theirs...) in the
-    layout their user then wants, where that is one of their candidates."""
-    candidates = pricer.problem.candidates
-    move = {start: layout}
-    todo = [start]
-    while todo:
-        user = todo.pop()
-        for edge in touching.get(user, []):
-            if edge.user is not user or edge.operand is None or edge.operand in move:
-                continue
-            want = pricer.want(edge, move[user])
-            if want is not None and want != layouts[edge.operand] and \
-                    want in candidates[edge.operand]:
-                # the candidate's own object (the costs' caches know it)
-                move[edge.operand] = candidates[edge.operand][
-                    candidates[edge.operand].index(want)]
-                todo.append(edge.operand)
-    return move
+def _distinct(layouts: list[LinearLayout]) -> list[LinearLayout]:
+    """``layouts`` without repeats (the first of equal ones kept)."""
+    distinct: list[LinearLayout] = []
+    for layout in layouts:
+        if layout not in distinct:
+            distinct.append(layout)
+    return distinct
 
 
 def describe(problem: LayoutProblem, extraction: Extraction) -> str:

@@ -88,9 +88,12 @@ def _simplify(op: Operation) -> Value | None:
     return None
 
 
-def recompute_plan(value: Value, layout: LinearLayout) -> list[tuple[Value, object]] | None:
+def recompute_plan(value: Value, layout: LinearLayout, memo: dict | None = None
+                   ) -> list[tuple[Value, object]] | None:
     """The values to compute again, each with its new layout, operands before users; None
-    when ``value`` is not cheap to recompute in ``layout``."""
+    when ``value`` is not cheap to recompute in ``layout``. ``memo`` keeps the layouts
+    each op's operands need, by op and layout, for callers that plan many times over
+    the same ops (the layout e-graph's extraction prices hundreds of plans)."""
     plan: list[tuple[Value, object]] = []
     seen: dict[Value, object] = {}
 
@@ -104,7 +107,13 @@ def recompute_plan(value: Value, layout: LinearLayout) -> list[tuple[Value, obje
         op = defining_op(v)
         if op is None or len(op.results) != 1 or op.regions or not is_pure(op):
             return False
-        operand_layouts = _operand_layouts(op, wanted)
+        if memo is None:
+            operand_layouts = _operand_layouts(op, wanted)
+        else:
+            key = (id(op), wanted)
+            if key not in memo:
+                memo[key] = _operand_layouts(op, wanted)
+            operand_layouts = memo[key]
         if operand_layouts is None:
             return False
         for operand, operand_layout in zip(op.operands, operand_layouts):
