@@ -122,7 +122,9 @@ SM100 = [
     "check-target-support{gpu=sm_100}",  # types/ops sm_100 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
-    "select-tma-loads{gpu=sm_100}",  # tcgen05 operands, shared vectors -> TMA copies
+    # view loads of tcgen05 operands (into their layout, or staged as on sm_90), shared
+    # vectors -> TMA
+    "select-tma-loads{gpu=sm_100 stage-operands=true}",
     "select-tma-stores{gpu=sm_100}",  # a matmul's result stored through a view -> TMA
     *LOWER_SHARED,
     *lower("sm_100", mma="tcgen05"),  # -> ptx-sm100: .target sm_100a, PTX 8.6 (tcgen05

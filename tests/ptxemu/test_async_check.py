@@ -251,16 +251,24 @@ STAGED_TF32 = """cuda_tile.module @m {
 }"""
 
 
-def test_nanotile_staged_tma_kernel_every_wait_and_fence_matters():
-    """sm_90's staged operands (select-tma-loads stage-operands), on a 64x64x64 tf32
-    matmul of two K steps: A and B copied by TMA into staging buffers, read into
-    registers, rounded and stored in wgmma's layouts. Each mbarrier wait for a copy (the
-    staging buffer read before its bytes land), the fence.proxy.async (wgmma reading
-    ordinary stores), the wgmma.fence and the wgmma.wait_group, deleted, is a hazard."""
+@pytest.mark.parametrize("gpu,waits", [
+    ("sm_90", ["fence.proxy.async", "mbarrier.try_wait", "mbarrier.try_wait", "wgmma.fence",
+               "wgmma.wait_group"]),
+    # tcgen05: the commit's mbarrier wait before the staging buffers are copied into again
+    ("sm_100", ["fence.proxy.async", "mbarrier.try_wait", "mbarrier.try_wait",
+                "mbarrier.try_wait"]),
+])
+def test_nanotile_staged_tma_kernel_every_wait_and_fence_matters(gpu, waits):
+    """Staged operands (select-tma-loads stage-operands), on a 64x64x64 tf32 matmul of
+    two K steps: A and B copied by TMA into staging buffers, read into registers, rounded
+    and stored in the MMA's layouts (wgmma's, tcgen05's). Each mbarrier wait (the staging
+    buffer read before its bytes land; on sm_100 also the next copy before tcgen05.mma
+    has read), the fence.proxy.async (the MMA reading ordinary stores), the wgmma.fence
+    and the wgmma.wait_group, deleted, is a hazard."""
     from nanotile.ir.parser import parse_text
     from nanotile.targets.compile import compile_to_ptx
 
-    ptx = compile_to_ptx(parse_text(STAGED_TF32, "<k>"), "sm_90")
+    ptx = compile_to_ptx(parse_text(STAGED_TF32, "<k>"), gpu)
     assert ptx.count("cp.async.bulk.tensor.2d.shared") == 2 and "swizzle=0" in ptx
     rng = np.random.default_rng(7)
     a = rng.integers(-8, 8, (64, 64)).astype(np.float32)   # small integers: tf32-exact
@@ -275,9 +283,7 @@ def test_nanotile_staged_tma_kernel_every_wait_and_fence_matters():
         return run
     assert outcome(make(ptx)) == "ok"
     found = list(mutations(ptx))
-    assert sorted(SYNC.match(text).group(1) for _, text, _ in found) == \
-        ["fence.proxy.async", "mbarrier.try_wait", "mbarrier.try_wait", "wgmma.fence",
-         "wgmma.wait_group"]
+    assert sorted(SYNC.match(text).group(1) for _, text, _ in found) == waits
     for line, instruction, mutated in found:
         got = outcome(make(mutated))
         assert got.startswith("hazard"), f"line {line} '{instruction}': {got}"

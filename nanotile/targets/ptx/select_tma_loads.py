@@ -43,12 +43,12 @@ cuTensorMapEncodeTiled):
   box per swizzle atom of a row, all rows, at most 256; 1-D: boxes of up to 256
   elements; checked element by element).
 
-Option ``stage-operands`` (sm_90's pipeline sets it): an operand of an mmaf or mmai
-(wgmma, mma.sync or the FMA loop: all read their operands from shared memory) that no
-copy lands in the layout its MMA reads, because wgmma reads it K-major (B of tf32 and
-f8), because it reaches the MMA through an ``ftof`` (cuTile's f32 -> tf32, which
-rounds: the tensor cores would truncate) or a ``reshape`` (a batch of one), or because
-its MMA is not wgmma, is copied into a *staging* buffer instead: row-major, unswizzled
+Option ``stage-operands`` (both targets' pipelines set it): an operand A or B of an
+mmaf, mmai or mmaf_scaled (wgmma, tcgen05, mma.sync or the FMA loop: all read their
+operands from shared memory) that no copy lands in the layout its MMA reads, because the
+MMA reads it K-major (wgmma's B of tf32 and f8), because it reaches the MMA through an
+``ftof`` (cuTile's f32 -> tf32, which rounds: the tensor cores would truncate) or a
+``reshape`` (a batch of one), or because its MMA is not the target's own, is copied into a *staging* buffer instead: row-major, unswizzled
 (``staged_layout``: 2-D boxes of up to 256 rows and 256 columns side by side; a 3-D
 tile in one box), then read from there into registers, converted, and stored in the
 operand's layout as before. tileiras does the same for its f32 matmul (TMA of B, then a
@@ -95,7 +95,7 @@ class SelectTmaLoads(Pass):
     input = "tile-opt"
     output = "tile-opt"
     gpu: str = "sm_90"
-    stage_operands: bool = False  # other wgmma operands: TMA into a staging buffer
+    stage_operands: bool = False  # other MMA operands: TMA into a staging buffer
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         from ..target import get_target

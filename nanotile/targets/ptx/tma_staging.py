@@ -16,9 +16,10 @@ TMA_ALIGN = 128        # bytes: a copy's shared destination (PTX ISA, cp.async.b
 
 
 def staged_mma(tile: Value, uses) -> Operation | None:
-    """The mmaf or mmai that reads ``tile`` (2-D, or 3-D) as A or B, directly or through
-    a reshape and an ftof, each the only use (a staged copy's reader: wgmma, mma.sync or
-    the FMA loop, which all read their operands from shared memory); else None."""
+    """The mmaf, mmai or mmaf_scaled that reads ``tile`` (2-D, or 3-D) as A or B,
+    directly or through a reshape and an ftof, each the only use (a staged copy's reader:
+    wgmma, tcgen05, mma.sync or the FMA loop, which all read their operands from shared
+    memory); else None."""
     if tile.type.rank not in (2, 3):
         return None
     value = tile
@@ -26,7 +27,7 @@ def staged_mma(tile: Value, uses) -> Operation | None:
         users = uses.get(value, [])
         if len(users) != 1:
             return None
-        if users[0].name in ("mmaf", "mmai"):
+        if users[0].name in ("mmaf", "mmai", "mmaf_scaled"):
             return users[0] if value in users[0].operands[:2] else None
         if users[0].name not in ("ftof", "reshape"):
             return None
