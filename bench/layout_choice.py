@@ -2,7 +2,10 @@
 (strategy=greedy), side by side, per kernel and target:
 
     conv     convert_layout ops left for lower-convert-layout (after
-             remove-layout-conversions: the conversions the kernel pays)
+             remove-layout-conversions: the conversions the kernel pays); those into
+             shared memory (an op that reads its operand there: print, scan, an MMA
+             operand) no layout choice removes, so the summary also counts the kernels
+             where greedy converts between register layouts and what eqsat does there
     shared   bytes those conversions move through shared memory
     ptx      PTX instructions
     warp     warp instructions the PTX emulator executes (make_inputs' random inputs;
@@ -63,7 +66,12 @@ def compile_kernel(path: Path, gpu: str, strategy: str) -> dict:
             step.apply(module, ctx)
         row["seconds"] += time.perf_counter() - start
         if step.name == "remove-layout-conversions":
-            row["conv"] = sum(op.name == "convert_layout" for op in all_ops(module))
+            conversions = [op for op in all_ops(module) if op.name == "convert_layout"]
+            row["conv"] = len(conversions)
+            # into shared memory: the user reads its operand from there (print, scan,
+            # an MMA's operand...) whatever the layouts, so no choice removes these
+            row["to_shared"] = sum(isinstance(op.results[0].type.layout, SharedLayout)
+                                   for op in conversions)
         if step.name == "lower-convert-layout":
             row["shared"] = sum(op.results[0].type.num_elements *
                                 element_bytes(op.results[0].type.element)
@@ -154,6 +162,7 @@ def report(rows: list[tuple[str, str, dict]]) -> int:
     totals = {(gpu, s): dict.fromkeys((*METRICS, "seconds", "layout_ms"), 0.0)
               for _, gpu, _ in rows for s in ("greedy", "eqsat")}
     better, worse, over = [], [], []
+    registers_kept = []  # greedy converts between register layouts; eqsat no fewer
     for name, gpu, r in rows:
         for s in ("greedy", "eqsat"):
             for m in totals[(gpu, s)]:
@@ -163,6 +172,8 @@ def report(rows: list[tuple[str, str, dict]]) -> int:
             worse.append((name, gpu))
         elif any(e.get(m, 0) < g.get(m, 0) for m in ("conv", "shared")):
             better.append((name, gpu))
+        elif g["conv"] > g["to_shared"]:
+            registers_kept.append((name, gpu))
         if e["seconds"] and e["layout_ms"] / 1000 > 0.25 * e["seconds"]:
             over.append((name, gpu, e["layout_ms"] / 1000 / e["seconds"]))
     print("\ntotals        " + "".join(f"{m:>22}" for m in (*METRICS, "seconds", "layout_ms")))
@@ -170,6 +181,12 @@ def report(rows: list[tuple[str, str, dict]]) -> int:
         print(f"{gpu:6} {s:6} " + "".join(f"{t[m]:>22.2f}" for m in t))
     print(f"\neqsat strictly better on {len(better)}:")
     for name, gpu in better:
+        print(f"  {gpu} {name}")
+    paying = [(n, g) for n, g, r in rows if r["greedy"]["conv"] > r["greedy"]["to_shared"]]
+    print(f"greedy converts between register layouts on {len(paying)}; eqsat converts "
+          f"fewer or moves fewer bytes on {len(paying) - len(registers_kept)}, the same on "
+          f"{len(registers_kept)}:")
+    for name, gpu in registers_kept:
         print(f"  {gpu} {name}")
     print(f"eqsat worse on {len(worse)}: {worse}")
     print(f"layout time > 25% of the pipeline on {len(over)}: {over}")
