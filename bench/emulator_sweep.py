@@ -91,6 +91,7 @@ def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
     )
     from nanotile.diagnostics import CompileError
     from nanotile.interp import InterpError
+    from nanotile.ir.array_list import copy_arguments
     from nanotile.passes.semantics import make_inputs
     from nanotile.ptxemu import run_ptx
     from nanotile.ptxemu.errors import PtxError
@@ -113,7 +114,7 @@ def _check(path: str, targets: list[str]) -> dict[str, tuple[str, str]]:
     dims = (grid,) if isinstance(grid, int) else tuple(grid)
 
     def copy_args() -> list:
-        return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        return copy_arguments(args)
 
     want = copy_args()
     printed = PrintLog()

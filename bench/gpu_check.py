@@ -72,6 +72,7 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
 
     from nanotile.ir.tensor_maps import tensor_maps
 
+    arguments = [_argument(a) for a in args]  # refuses what run() cannot pass
     ptx = compile_to_ptx(copy.deepcopy(module), gpu)  # compiling lowers the module in place
     cubin, _ = assemble(ptx, gpu)
     (folder / f"{name}.cubin").write_bytes(cubin)
@@ -91,7 +92,7 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
     np.savez(folder / f"{name}.npz", **arrays)
     return {"name": name, "kernel": kernel, "grid": list(grid) + [1] * (3 - len(grid)),
             "threads": threads, "shared": dynamic_shared_bytes(ptx, kernel),
-            "args": [_argument(a) for a in args], "outputs": list(outputs),
+            "args": arguments, "outputs": list(outputs),
             "rtol": rtol, "atol": atol, "tensor_maps": maps}
 
 
@@ -112,6 +113,11 @@ def _storable(array: np.ndarray) -> np.ndarray:
 
 
 def _argument(value) -> dict:
+    from nanotile.ir.array_list import ArrayList  # prepare's: run() imports no nanotile
+
+    if isinstance(value, ArrayList):
+        raise TypeError("lists of arrays are not supported: their records hold device "
+                        "addresses, which run() does not write")
     if isinstance(value, np.ndarray):
         return {"array": True, "dtype": value.dtype.name}
     dtype = np.asarray(value).dtype

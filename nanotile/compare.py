@@ -11,6 +11,8 @@ import io
 
 import numpy as np
 
+from .ir.array_list import copy_arguments, labelled_outputs
+
 # Relative precision allowed per stored float type (a few ulps): the tolerance of
 # --check-semantics for reordered float reductions, shared with it.
 from .passes.semantics import RTOL, float_reduction_feeds_output
@@ -30,13 +32,13 @@ def assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
 
 
 def first_difference(got: list, want: list, what: str) -> str | None:
-    """Compare the array arguments of two runs; the first mismatch's message, or None."""
-    for i, (g, w) in enumerate(zip(got, want)):
-        if isinstance(g, np.ndarray):
-            try:
-                assert_close(g, w, f"{what}, argument {i}")
-            except AssertionError as e:
-                return str(e).strip()
+    """Compare the array arguments of two runs (the element arrays of list arguments
+    too); the first mismatch's message, or None."""
+    for (label, g), (_, w) in zip(labelled_outputs(got), labelled_outputs(want)):
+        try:
+            assert_close(g, w, f"{what}, {label}")
+        except AssertionError as e:
+            return str(e).strip()
     return None
 
 
@@ -72,7 +74,7 @@ def fold_order_run(module, kernel: str, grid, args: list) -> list:
     from .interp import run as interp_run
     from .interp.ops_tile import fold_order
 
-    out = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    out = copy_arguments(args)
     with fold_order():
         interp_run(module, kernel, grid, *out, out=io.StringIO())
     return out

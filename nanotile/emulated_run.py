@@ -4,9 +4,10 @@ PTX emulator (nanotile.ptxemu).
     run_emulated(module_or_path, kernel, grid, *args, gpu_name=None, out=None)
 
 takes the same arguments as the interpreter (``nanotile.interp.run``): a C-contiguous
-NumPy array per pointer parameter (updated in place after the run) and a number per
-scalar parameter. The PTX back end keeps the kernel's parameter list (a pointer becomes
-a u64 address, scalars keep their type), so the arguments pass through unchanged.
+NumPy array per pointer parameter (updated in place after the run; or an ArrayList, a
+cuTile list of arrays: nanotile.ir.array_list) and a number per scalar parameter. The
+PTX back end keeps the kernel's parameter list (a pointer becomes a u64 address, scalars
+keep their type), so the arguments pass through unchanged.
 ``nanotile.run(..., device="emulator")`` and ``nanotile run --emulate`` call this.
 print_tko becomes a vprintf per CTA (thread 0); its text goes to ``out`` (default:
 standard output), as the interpreter's print output does, in the same format.
@@ -49,11 +50,13 @@ def _entry(module, kernel: str):
 
 def _check_arguments(entry, kernel: str, args: tuple) -> None:
     """The interpreter's argument rules, checked before compiling: one argument per
-    parameter, a C-contiguous array for each pointer, a scalar for everything else."""
+    parameter, a C-contiguous array (or a list of arrays, for a ``tile<ptr<i64>>``) for
+    each pointer, a scalar for everything else."""
     import numpy as np
 
-    from .interp import check_pointer_argument
+    from .interp import check_list_argument, check_pointer_argument
     from .interp.errors import InterpError
+    from .ir.array_list import ArrayList
     from .ir.types import PointerType, TileType
 
     params = entry.regions[0].block.arguments
@@ -63,6 +66,9 @@ def _check_arguments(entry, kernel: str, args: tuple) -> None:
     for i, (param, arg) in enumerate(zip(params, args)):
         pointer = isinstance(param.type, TileType) and isinstance(param.type.element,
                                                                   PointerType)
+        if pointer and isinstance(arg, ArrayList):
+            check_list_argument(i, kernel, arg, param.type.element)
+            continue
         if pointer and not (isinstance(arg, np.ndarray) and arg.flags.c_contiguous):
             raise InterpError(f"argument {i} of '{kernel}' must be a C-contiguous NumPy "
                               f"array (parameter type {param.type})")

@@ -24,6 +24,7 @@ import numpy as np
 import nanotile
 import nanotile.targets  # registers the back end's passes, named in the default pipeline
 from nanotile import labkit
+from nanotile.ir.array_list import copy_arguments
 from nanotile.diagnostics import CompileError
 from nanotile.ir.core import Module
 from nanotile.ir.printer import print_module
@@ -231,7 +232,7 @@ def executed_ops(module: Module, inputs: tuple) -> int:
     grid, arguments = inputs
     trace = io.StringIO()
     entry = module.entries()[0]
-    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in arguments]
+    copies = copy_arguments(arguments)
     nanotile.run(module, entry.attributes["sym_name"], grid, *copies, trace=trace)
     return len(trace.getvalue().splitlines())
 

@@ -6,7 +6,10 @@ executes entry ``kernel`` once per tile block of ``grid`` (an int or a 1-, 2- or
 Each argument matches one kernel parameter: a NumPy array for a pointer parameter
 (``tile<ptr<T>>``; the array must be C-contiguous and is updated in place) and a number
 or NumPy scalar for a scalar parameter. ``cutile_args`` expands arrays into cuTile's
-calling convention (base pointer, then shape and strides as i32 scalars).
+calling convention (base pointer, then shape and strides as i32 scalars). A cuTile list
+of arrays is a ``nanotile.ir.array_list.ArrayList`` for its ``tile<ptr<i64>>`` parameter:
+its element arrays are mapped like array arguments, then the records holding their
+addresses, shapes and strides, whose address the kernel gets.
 
 Example (cuTile's vector_add from the corpus; 3000 elements, tiles of 1024)::
 
@@ -162,6 +165,7 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
     """Runtime values for the entry's block arguments."""
     import numpy as np
 
+    from ..ir.array_list import ArrayList
     from ..ir.types import PointerType, TileType
     from .dtypes import from_float, wrap
 
@@ -178,7 +182,13 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
             raise InterpError(f"kernel parameter {i} has type {t}; only scalars and "
                               "pointers can be passed")
         et = t.element
-        if isinstance(et, PointerType):
+        if isinstance(et, PointerType) and isinstance(arg, ArrayList):
+            check_list_argument(i, name, arg, et)
+            key = id(arg)
+            if key not in registered:
+                registered[key] = _register_list(machine.memory, arg, i, registered)
+            values.append(np.asarray(registered[key], np.uint64))
+        elif isinstance(et, PointerType):
             if not isinstance(arg, np.ndarray):
                 raise InterpError(f"argument {i} of '{name}' must be a NumPy array "
                                   f"(parameter type {t})")
@@ -195,6 +205,25 @@ def _bind_arguments(machine, entry, args: tuple) -> list:
         else:
             values.append(wrap(np.asarray(int(arg), dtype=object), et))
     return values
+
+
+def _register_list(memory, arg, index: int, registered: dict[int, int]) -> int:
+    """Map a list argument's element arrays into memory, then its records (holding the
+    elements' addresses: nanotile.ir.array_list); the records' address."""
+    addresses = []
+    for j, element in enumerate(arg.arrays):
+        key = id(element)
+        if key not in registered:
+            registered[key] = memory.register(element, f"argument {index} element {j}")
+        addresses.append(registered[key])
+    return memory.register(arg.records(addresses), f"argument {index} (list records)")
+
+
+def check_list_argument(index: int, kernel: str, arg, pointer) -> None:
+    """A list of arrays is passed for a ``tile<ptr<i64>>`` (the address of its records)."""
+    if getattr(pointer.pointee, "name", None) != "i64":
+        raise InterpError(f"argument {index} of '{kernel}': a list of arrays passed for "
+                          f"tile<{pointer}> (a list is passed as tile<ptr<i64>>)")
 
 
 def check_pointer_argument(index: int, kernel: str, array, pointer) -> None:

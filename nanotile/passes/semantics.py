@@ -18,7 +18,16 @@ promises (the compiled code trusts them: a bound or a stride divisible by 16 let
 vector accesses under one mask): a scalar is rounded up to a multiple of its divisor, an
 extent too (the array grows); a stride that must divide by more than 1 is not the unit
 stride where another can be (a transposed array), else it is rounded up (rows padded
-apart). An array that is not row-major is passed as its flat memory.
+apart). An array that is not row-major is passed as its flat memory. An array the kernel
+slices (tensor views of ``offset`` pointers, as cuTile's ``Array.slice``) also holds the
+largest offset it can reach plus two tiles of the slice's view, where the offsets are known
+(constants, the integer scalars above, loop induction variables over their ranges).
+A list of arrays (a ``tile<ptr<i64>>`` whose loaded records reach ``int_to_ptr``, then its
+length) is an ArrayList (nanotile.ir.array_list) of 3 element arrays (more where the kernel
+reads records at constant indices beyond), of the element type int_to_ptr gives, laid out
+as arrays are from the tiles of the views made of them and the div_by promises on the
+records' shape and stride fields (and at least the views' static extents); each runner
+writes the records with the addresses it gives the element arrays.
 Array contents: floats standard normal, integers in [-4, 600), except index arrays
 (integers whose loaded values are used as an index: an offset, a view index, an
 extract/insert position) in [0, 2), in range for any tile; i1 arrays are all true in a
@@ -27,7 +36,7 @@ kernel that asserts (its checks are preconditions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import lcm, prod
 from typing import Any
 
@@ -37,7 +46,7 @@ import numpy as np
 from ..diagnostics import CompileError, Diagnostic
 from ..ir.attrs import DivByAttr
 from ..ir.core import Module, Operation, Value
-from ..ir.rewrite import defining_op, numpy_dtype
+from ..ir.rewrite import defining_op, numpy_dtype, splat_number
 from ..ir.types import ElementType, PartitionViewType, PointerType, TileType
 
 DEFAULT_EXTENT = 64
@@ -171,6 +180,237 @@ def index_parameters(entry: Operation) -> set[Value]:
     return {loaded[v] for v in index_uses if v in loaded}
 
 
+# --------------------------------------------------------------------------------------
+# Lists of arrays (nanotile.ir.array_list)
+
+_FIELD_PASSTHROUGH = {"reshape", "trunci", "exti", "assume", "bitcast"}
+
+
+@dataclass
+class ListParameter:
+    """A ``tile<ptr<i64>>`` parameter that is a cuTile list of arrays: what the kernel
+    reads of its records and of the element arrays they point to."""
+    record: int  # i64 fields per record: 1 + 2 * rank
+    pointee: Any = None  # the element arrays' element type (int_to_ptr's)
+    # per dimension, the largest tile and static extent of the elements' views
+    tiles: list[int] = field(default_factory=list)
+    static: list[int] = field(default_factory=list)
+    # the div_by promised on each field after the address (shape, then strides)
+    divisors: list[int] = field(default_factory=list)
+    length: int = 0  # how many records the kernel reads at constant indices
+
+    def __post_init__(self) -> None:
+        self.tiles = self.tiles or [0] * self.rank
+        self.static = self.static or [0] * self.rank
+        self.divisors = self.divisors or [1] * (self.record - 1)
+
+    @property
+    def rank(self) -> int:
+        return (self.record - 1) // 2
+
+    def widen(self, static: tuple | None = None, tile: tuple | None = None) -> None:
+        """Take in a view of an element: its static extents (``static``; ``None`` for
+        a dynamic one) or a partition's ``tile`` (views of another rank are ignored)."""
+        if static is not None and len(static) == self.rank:
+            self.static = [max(a, b or 0) for a, b in zip(self.static, static)]
+        if tile is not None and len(tile) == self.rank:
+            self.tiles = [max(a, b) for a, b in zip(self.tiles, tile)]
+
+
+def list_parameters(entry: Operation) -> dict[Value, ListParameter]:
+    """The parameters that are lists of arrays: a ``tile<ptr<i64>>`` viewed as records
+    (``tensor_view<?xRxi64>``) whose loaded fields reach ``int_to_ptr``. For each: the
+    record length R, the elements' type, the tiles and static extents of the tensor
+    views made of the elements, the ``assume div_by`` promises on each field (shape,
+    then strides) and the number of records read at constant indices."""
+    params = set(entry.regions[0].block.arguments)
+    views: dict[Value, Value] = {}   # a view of the records -> the parameter
+    record: dict[Value, int] = {}    # parameter -> R
+    records: dict[Value, Value] = {}  # a loaded tile of records -> the parameter
+    fields: dict[Value, tuple[Value, int]] = {}  # one field's value -> (parameter, field)
+    elements: dict[Value, Value] = {}  # element pointer (int_to_ptr) -> parameter
+    element_views: dict[Value, Value] = {}  # view of an element -> parameter
+    lengths: dict[Value, int] = {}
+    divisors: dict[Value, dict[int, int]] = {}
+    found: dict[Value, ListParameter] = {}
+    for op in entry.walk():
+        source = op.operands[0] if op.operands else None
+        if op.name == "make_tensor_view":
+            base, t = _root(source), op.results[0].type
+            if base in params and _is_i64_pointer(base.type) and t.rank == 2 \
+                    and t.shape[1] is not None and t.shape[1] % 2 == 1:
+                views[op.results[0]] = base
+                record[base] = t.shape[1]
+            elif base in elements:
+                element_views[op.results[0]] = elements[base]
+                found[elements[base]].widen(static=t.shape)
+        elif op.name == "make_partition_view" and source in views:
+            views[op.results[0]] = views[source]
+        elif op.name == "make_partition_view" and source in element_views:
+            found[element_views[source]].widen(tile=op.results[0].type.tile_shape)
+        elif op.name == "load_view_tko" and source in views:
+            param = records[op.results[0]] = views[source]
+            rows = op.results[0].type.shape[0]
+            index = [v for v in op.operands[1:] if _is_int_scalar(v.type)]
+            first = splat_number(index[0]) if index else None
+            if isinstance(first, int):  # records [first * rows, (first + 1) * rows)
+                lengths[param] = max(lengths.get(param, 0), (first + 1) * rows)
+        elif op.name == "extract" and source in records:
+            column = splat_number(op.operands[-1])
+            if isinstance(column, int) and prod(op.results[0].type.shape) == 1:
+                fields[op.results[0]] = (records[source], column)
+        elif op.name in _FIELD_PASSTHROUGH and source in fields:
+            param, k = fields[op.results[0]] = fields[source]
+            predicate = op.attributes.get("predicate") if op.name == "assume" else None
+            if isinstance(predicate, DivByAttr) and k > 0:
+                known = divisors.setdefault(param, {})
+                known[k] = lcm(known.get(k, 1), predicate.divisor)
+        elif op.name == "int_to_ptr" and fields.get(source, (None, None))[1] == 0:
+            param = elements[op.results[0]] = fields[source][0]
+            lst = found.setdefault(param, ListParameter(record[param]))
+            pointer = getattr(op.results[0].type, "element", None)
+            if lst.pointee is None and isinstance(pointer, PointerType):
+                lst.pointee = pointer.pointee
+    for param, lst in found.items():
+        known = divisors.get(param, {})
+        lst.divisors = [known.get(k, 1) for k in range(1, lst.record)]
+        lst.length = lengths.get(param, 0)
+    return found
+
+
+def _is_i64_pointer(t: Any) -> bool:
+    pointer = getattr(t, "element", None)
+    return isinstance(t, TileType) and t.rank == 0 and isinstance(pointer, PointerType) \
+        and getattr(pointer.pointee, "name", "") == "i64"
+
+
+LIST_LENGTH = 3  # the length of a list the kernel does not index at constants beyond it
+
+
+def random_list(lst: ListParameter, length: int, rng: Any, asserted: bool = False) -> Any:
+    """``length`` random element arrays for a list parameter, all of one layout: two
+    tiles per dimension (at least the views' static extents), keeping the div_by
+    promises on the record's shape and stride fields (array_layout)."""
+    from ..ir.array_list import ArrayList
+
+    if lst.pointee is None:
+        raise CompileError(Diagnostic("error", "--check-semantics: a list of arrays of "
+                                               "unknown element type"))
+    half = DEFAULT_EXTENT // 2
+    tiles = [max(t or half, -(-s // 2)) for t, s in zip(lst.tiles, lst.static)]
+    dims, strides = array_layout(tiles, lst.divisors)
+    row_major = strides == [prod(dims[k + 1:]) for k in range(len(dims))]
+    memory = dims if row_major else [max(d * s for d, s in zip(dims, strides))]
+    arrays = [random_array(lst.pointee, memory, rng, asserted=asserted)
+              for _ in range(length)]
+    return ArrayList(arrays, [dims] * length, [strides] * length)
+
+
+# --------------------------------------------------------------------------------------
+# Arrays sliced through offset pointers
+
+
+def _interval(v: Value, scalars: dict[Value, int], memo: dict) -> tuple[int, int] | None:
+    """The values an integer scalar takes (lowest, highest), or None where unknown:
+    constants, the integer parameters in ``scalars``, a ``for`` loop's induction
+    variable over its range, and sums, differences and products of those."""
+    if v in memo:
+        return memo[v]
+    memo[v] = None  # a cycle is unknown
+    result = None
+    op = defining_op(v)
+    if v in scalars:
+        result = (scalars[v], scalars[v])
+    elif op is None and v.is_block_argument and v.index == 0:
+        region = v.owner.parent
+        loop = region.parent if region is not None else None
+        if loop is not None and loop.name == "for":
+            low = _interval(loop.operands[0], scalars, memo)
+            high = _interval(loop.operands[1], scalars, memo)
+            if low is not None and high is not None and high[1] - 1 >= low[0]:
+                result = (low[0], high[1] - 1)
+    elif op is not None and op.name == "constant":
+        c = splat_number(v)
+        result = (c, c) if isinstance(c, int) else None
+    elif op is not None and op.name in ("exti", "trunci", "assume", "reshape", "broadcast"):
+        result = _interval(op.operands[0], scalars, memo)
+    elif op is not None and op.name in ("addi", "subi", "muli"):
+        a = _interval(op.operands[0], scalars, memo)
+        b = _interval(op.operands[1], scalars, memo)
+        if a is not None and b is not None:
+            if op.name == "addi":
+                result = (a[0] + b[0], a[1] + b[1])
+            elif op.name == "subi":
+                result = (a[0] - b[1], a[1] - b[0])
+            else:
+                products = [x * y for x in a for y in b]
+                result = (min(products), max(products))
+    memo[v] = result
+    return result
+
+
+def sliced_reach(entry: Operation, scalars: dict[Value, int]) -> dict[Value, int]:
+    """For each pointer parameter made into tensor views through ``offset`` (an array
+    slice, as cuTile's ``Array.slice``): the elements those views can reach, the largest
+    offset (``_interval``; ``scalars``: the integer parameters' values) plus two tiles
+    per dimension of the view (its static extent where larger). A view whose offset or
+    strides are unknown is left out."""
+    params = set(entry.regions[0].block.arguments)
+    tiles: dict[Value, list[int]] = {}  # tensor view -> largest tile per dimension
+    for op in entry.walk():
+        if op.name == "make_tensor_view":
+            tiles[op.results[0]] = [0] * op.results[0].type.rank
+        elif op.name == "make_partition_view" and op.operands[0] in tiles:
+            old, tile = tiles[op.operands[0]], op.results[0].type
+            if isinstance(tile, PartitionViewType) and len(tile.tile_shape) == len(old):
+                tiles[op.operands[0]] = [max(a, b) for a, b in zip(old, tile.tile_shape)]
+    memo: dict = {}
+    reach: dict[Value, int] = {}
+    for view, view_tiles in tiles.items():
+        op, t = defining_op(view), view.type
+        start = _slice_start(op.operands[0], scalars, memo)
+        if start is None or start[0] not in params or None in t.strides:
+            continue
+        half = DEFAULT_EXTENT // 2
+        dims = [max(2 * (tile or half), static or 0)
+                for tile, static in zip(view_tiles, t.shape)]
+        extent = 1 + sum((d - 1) * s for d, s in zip(dims, t.strides))
+        reach[start[0]] = max(reach.get(start[0], 0), start[1] + extent)
+    return reach
+
+
+def _slice_start(v: Value, scalars: dict[Value, int], memo: dict) -> tuple[Value, int] | None:
+    """(parameter, largest element offset) of a pointer made by ``offset`` ops (through
+    assumes) from a parameter; None for a pointer not offset, or offset by an unknown."""
+    op = defining_op(v)
+    while op is not None and op.name == "assume":
+        v = op.operands[0]
+        op = defining_op(v)
+    if op is None or op.name != "offset":
+        return None
+    amount = _interval(op.operands[1], scalars, memo)
+    if amount is None:
+        return None
+    base = op.operands[0]
+    inner = _slice_start(base, scalars, memo)
+    if inner is None:
+        root = _root(base)
+        return None if defining_op(root) is not None else (root, amount[1])
+    return inner[0], inner[1] + amount[1]
+
+
+def _grown(dims: list[int], strides: list[int], needed: int,
+           divisors: list[int]) -> list[int]:
+    """``dims`` with the outermost dimension (the largest stride) long enough that the
+    array's memory holds ``needed`` elements (kept a multiple of its divisor)."""
+    if not dims or max(d * s for d, s in zip(dims, strides)) >= needed:
+        return dims
+    k = max(range(len(dims)), key=lambda i: strides[i] * dims[i])
+    grown = list(dims)
+    grown[k] = _round_up(max(dims[k], -(-needed // strides[k])), divisors[k])
+    return grown
+
+
 def _is_int_scalar(t: Any) -> bool:
     return (isinstance(t, TileType) and t.rank == 0 and not getattr(t.element, "is_float", True)
             and getattr(t.element, "name", "") != "i1")
@@ -188,8 +428,49 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
     extents = tile_extents(entry)
     index_arrays = index_parameters(entry)
     divisors = scalar_divisors(entry)
+    lists = list_parameters(entry)
     asserted = any(op.name == "assert" for op in entry.walk())
+    groups = _parameter_groups(params, extents, lists)
+    scalars = {params[i]: int(random_scalar(params[i].type, None, divisors.get(params[i], 1)))
+               for kind, i, _ in groups if kind == "scalar" and _is_int_scalar(params[i].type)}
+    reach = sliced_reach(entry, scalars)
     args: list[Any] = []
+    for kind, i, count in groups:
+        t = params[i].type
+        if kind == "list":
+            lst = lists[params[i]]
+            length = max(lst.length, LIST_LENGTH)
+            if count:
+                length = _round_up(length, divisors.get(params[i + 1], 1))
+            args.append(random_list(lst, length, rng, asserted=asserted))
+            args.extend(np.int32(length) for _ in range(count))
+        elif kind == "array":
+            rank, tiles = extents.get(params[i], (1, [DEFAULT_EXTENT // 2]))
+            wanted = [divisors.get(p, 1) for p in params[i + 1:i + 1 + count]]
+            wanted += [1] * (2 * rank - count)
+            dims, strides = array_layout(tiles, wanted)
+            if params[i] in reach:
+                dims = _grown(dims, strides, reach[params[i]], wanted)
+            row_major = strides == [prod(dims[k + 1:]) for k in range(rank)]
+            memory = dims if row_major else [max(d * s for d, s in zip(dims, strides))]
+            array = random_array(t.element.pointee, memory, rng,
+                                 index=params[i] in index_arrays, asserted=asserted)
+            args.append(array)
+            args.extend(np.int32(x) for x in (dims + strides)[:count])
+        else:
+            args.append(random_scalar(t, rng, divisors.get(params[i], 1)))
+    axes = {r.index for op in entry.walk() if op.name in ("get_tile_block_id",)
+            for r in op.results if r in _used_values(entry)}
+    grid = tuple(2 if axis in axes or axis == 0 else 1 for axis in range(3))
+    return grid, args  # type: ignore[return-value]
+
+
+def _parameter_groups(params: list[Value], extents: dict,
+                      lists: dict[Value, ListParameter]) -> list[tuple[str, int, int]]:
+    """The parameters as make_inputs passes them: ("array", i, n) for a pointer and the
+    n i32 shape and stride parameters after it, ("list", i, n) for a list of arrays and
+    its length (n = 1) or none (n = 0), ("scalar", i, 0) for any other parameter."""
+    groups = []
     i = 0
     while i < len(params):
         t = params[i].type
@@ -197,24 +478,18 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
             count = 0
             while i + 1 + count < len(params) and _is_i32(params[i + 1 + count].type):
                 count += 1
-            rank, tiles = extents.get(params[i], (1, [DEFAULT_EXTENT // 2]))
+            if params[i] in lists:
+                groups.append(("list", i, min(count, 1)))
+                i += 1 + min(count, 1)
+                continue
+            rank, _ = extents.get(params[i], (1, [DEFAULT_EXTENT // 2]))
             count = min(count, 2 * rank)  # shape and strides; later i32s are scalars
-            wanted = [divisors.get(p, 1) for p in params[i + 1:i + 1 + count]]
-            dims, strides = array_layout(tiles, wanted + [1] * (2 * rank - count))
-            row_major = strides == [prod(dims[k + 1:]) for k in range(rank)]
-            memory = dims if row_major else [max(d * s for d, s in zip(dims, strides))]
-            array = random_array(t.element.pointee, memory, rng,
-                                 index=params[i] in index_arrays, asserted=asserted)
-            args.append(array)
-            args.extend(np.int32(x) for x in (dims + strides)[:count])
+            groups.append(("array", i, count))
             i += 1 + count
             continue
-        args.append(random_scalar(t, rng, divisors.get(params[i], 1)))
+        groups.append(("scalar", i, 0))
         i += 1
-    axes = {r.index for op in entry.walk() if op.name in ("get_tile_block_id",)
-            for r in op.results if r in _used_values(entry)}
-    grid = tuple(2 if axis in axes or axis == 0 else 1 for axis in range(3))
-    return grid, args  # type: ignore[return-value]
+    return groups
 
 
 def array_layout(tiles: list[int], divisors: list[int]) -> tuple[list[int], list[int]]:
@@ -280,20 +555,20 @@ def random_scalar(t: Any, rng: Any, divisor: int = 1) -> Any:
 
 def run_kernel(module: Module, run: KernelRun, runner=None) -> list[Any]:
     """Run one kernel on copies of its inputs (in the interpreter, or with ``runner``);
-    its results are the final arrays and the text it printed (``print_tko``)."""
+    its results are the final arrays (list elements included) and the text it printed
+    (``print_tko``)."""
     import io
 
-    import numpy as np
-
     from ..interp import run as interp_run
+    from ..ir.array_list import copy_arguments, output_arrays
 
-    args = [a.copy() if isinstance(a, np.ndarray) else a for a in run.args]
+    args = copy_arguments(run.args)
     printed = io.StringIO()
     if runner is not None:
         runner(module, run.name, run.grid, args, printed)
     else:
         interp_run(module, run.name, run.grid, *args, out=printed)
-    return [a for a in args if isinstance(a, np.ndarray)] + [printed.getvalue()]
+    return output_arrays(args) + [printed.getvalue()]
 
 
 # Relative precision allowed per stored float type where the spec lets a result vary by a

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from nanotile.ir.array_list import ArrayList
 from nanotile.ptxemu.errors import MemoryFault, PtxError
 from nanotile.ptxemu.fpmath import DTYPES, FLOATS, type_size
 from nanotile.ptxemu.machine import Launch, Symbol, compile_kernel
@@ -137,7 +138,9 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
     ``args`` follow the kernel's ``.param`` list (a nanotile kernel's hidden tensor maps
     may be left out: they are built from its ``// nanotile: tensor map`` lines and the
     arguments): a NumPy array is copied into emulated
-    global memory and passed as its u64 address (and copied back after the run); a
+    global memory and passed as its u64 address (and copied back after the run); an
+    ``ArrayList`` (a cuTile list of arrays) has its element arrays copied in and back the
+    same way and is passed as the address of its records (nanotile.ir.array_list); a
     ``TensorMap`` fills a 128-byte tensor-map parameter; ints/floats are packed as the
     parameter's type; ``bytes`` are passed as they are. ``block`` defaults to the kernel's
     ``.reqntid``/``.maxntid``; ``shared_bytes`` (the launch's dynamic shared memory)
@@ -194,17 +197,25 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
             arrays.append((a, addresses[id(a)]))
         return addresses[id(a)]
 
+    records: dict[int, np.ndarray] = {}  # list argument -> its records
+
     for a in args:
         if isinstance(a, np.ndarray):
             place(a)
         elif isinstance(a, TensorMap):
             place(a.array)
+        elif isinstance(a, ArrayList) and id(a) not in records:
+            # the elements as array arguments, then the records holding their addresses
+            records[id(a)] = a.records([place(e) for e in a.arrays])
+            place(records[id(a)])
     gmem.finalise()
     pbytes = bytearray(k.param_size)
     for (pname, decl, off), a in zip(k.params, args):
         size = type_size(decl.type) * (decl.names[0][1] or 1)
         if isinstance(a, np.ndarray):
             data = addresses[id(a)].to_bytes(8, "little")
+        elif isinstance(a, ArrayList):
+            data = addresses[id(records[id(a)])].to_bytes(8, "little")
         elif isinstance(a, TensorMap):
             try:
                 data = a.encode(addresses[id(a.array)])
@@ -243,6 +254,9 @@ def _with_tensor_maps(ptx: str, kernel: str, args: list, params: int) -> list:
         return args
     out = list(args)
     for _, spec in maps:
+        if isinstance(args[spec.base], ArrayList):
+            raise PtxError(f"kernel '{kernel}': a tensor map over the records of a list "
+                           f"argument (argument {spec.base}) is not supported")
         dims, strides = spec.sizes(args)
         out.append(TensorMap(args[spec.base], spec.box, swizzle=SWIZZLE_MODES[spec.swizzle],
                              dims=tuple(dims), strides=tuple(strides)))

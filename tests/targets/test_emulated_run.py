@@ -133,6 +133,120 @@ def test_make_inputs_sizes_pointer_arrays_and_keeps_indices_in_range():
     assert args[3].all()  # the mask it asserts
 
 
+# Kernels that take cuTile lists of arrays (records of element addresses, shapes and
+# strides: nanotile.ir.array_list), and that slice an array in a loop. The interpreter
+# could not run any of them on make_inputs' arguments: random integers for the records,
+# an array too short for the slices.
+LISTS_AND_SLICES = [
+    "test_list__add_arrays__list_i32x2",
+    "test_list__add_arrays_with_0d_tile_index__list_i32x2",
+    "test_list__add_arrays_with_const_index__list_i32x2",
+    "test_list__add_static_shape_arrays__list_i32x2",
+    "test_list__add_static_shape_arrays__list_i32x2.9d58ce",
+    "test_cudagraph__list_copy__list_list_8",
+    "test_tuple_arguments__test_tuple_arg_contains_list.k__tuplistsi32_f32x1",
+    "test_token_order__TestArrayViewMLIR.array_slice_for_loop__i32x1_si32_1024",
+    "test_token_order__TestArrayViewMLIR.array_slice_while_loop__i32x1_si32_1024",
+]
+
+
+@pytest.mark.parametrize("name", LISTS_AND_SLICES)
+def test_lists_of_arrays_and_slices_run_as_interpreted(name):
+    from nanotile.ir.array_list import ArrayList, copy_arguments, output_arrays
+
+    module, kernel, grid, args = cutile_tests_case(name)
+    assert any(isinstance(a, ArrayList) for a in args) == ("list" in name)
+    want = copy_arguments(args)
+    nanotile.run(module, kernel, grid, *want, out=io.StringIO())
+    written = [not np.array_equal(w, a) for w, a in zip(output_arrays(want),
+                                                         output_arrays(args))]
+    assert any(written)
+    for target in TARGETS:
+        got = copy_arguments(args)
+        nanotile.run(module, kernel, grid, *got, device="emulator", gpu_name=target,
+                     out=io.StringIO())
+        assert first_difference(got, want, target) is None
+
+
+def test_list_copy_writes_the_elements_of_a_list():
+    """cuTile's list_copy: element i of the second list gets the first 8 values of
+    element i of the first; the written list's elements are outputs, compared."""
+    from nanotile.ir.array_list import copy_arguments
+
+    module, kernel, grid, args = cutile_tests_case("test_cudagraph__list_copy__list_list_8")
+    for device in ("interp", "emulator"):
+        got = copy_arguments(args)
+        nanotile.run(module, kernel, grid, *got, device=device, out=io.StringIO())
+        for source, copied, before in zip(args[0].arrays, got[2].arrays, args[2].arrays):
+            assert np.array_equal(copied[:8], source[:8])
+            assert np.array_equal(copied[8:], before[8:])
+    wrong = copy_arguments(args)
+    nanotile.run(module, kernel, grid, *wrong, out=io.StringIO())
+    wrong[2].arrays[1][3] += 1
+    assert "argument 2 element 1" in first_difference(wrong, got, "list")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_list_elements_are_read_and_written_through_their_records(target):
+    """A list of 2-D arrays whose rows are padded apart (div_by<16> on the row stride),
+    record 4 of 5 read: the emulator reads and writes the elements the interpreter does."""
+    from nanotile.ir.array_list import copy_arguments, output_arrays
+    from nanotile.passes.semantics import make_inputs
+
+    from tests.passes.test_semantics_inputs import LIST
+
+    module = nanotile.parse(LIST, "list.mlir")
+    grid, args = make_inputs(module.entries()[0], np.random.default_rng(0))
+    want, got = copy_arguments(args), copy_arguments(args)
+    nanotile.run(module, "k", grid, *want)
+    nanotile.run(module, "k", grid, *got, device="emulator", gpu_name=target)
+    assert first_difference(got, want, target) is None
+    written = [not np.array_equal(a, b) for a, b in zip(output_arrays(got),
+                                                        output_arrays(args))]
+    assert written == [False] * 4 + [True] * 2  # element 4 of 5, then %out
+
+
+@pytest.mark.parametrize("device", ["interp", "emulator"])
+def test_the_records_hold_the_addresses_the_runner_gave_the_elements(device):
+    """The records a kernel reads (copied out by it as they are): each element's address
+    (256-byte aligned, in the runner's memory, distinct), then its shape and strides."""
+    from nanotile.interp.memory import FIRST_ADDRESS
+    from nanotile.ir.array_list import ArrayList
+    from nanotile.ptxemu.memory import GLOBAL_BASE
+
+    from tests.passes.test_semantics_inputs import RECORDS
+
+    module = nanotile.parse(RECORDS, "records.mlir")
+    elements = ArrayList([np.arange(8, dtype=np.float32), np.arange(16, dtype=np.float32),
+                          np.arange(4, dtype=np.float32)], shapes=[[8], [8], [4]],
+                         strides=[[1], [2], [1]])
+    out = np.zeros((3, 3), np.int64)
+    nanotile.run(module, "records", 1, elements, np.int32(3), out, np.int32(3), device=device)
+    assert out[:, 1:].tolist() == [[8, 1], [8, 2], [4, 1]]
+    addresses = out[:, 0].tolist()
+    assert len(set(addresses)) == 3 and all(a % 256 == 0 for a in addresses)
+    assert min(addresses) >= (FIRST_ADDRESS if device == "interp" else GLOBAL_BASE)
+
+
+def test_a_list_is_passed_only_for_a_pointer_to_i64():
+    from nanotile.ir.array_list import ArrayList
+
+    module = nanotile.parse(SAMPLE_POINTER_KERNEL, "k.mlir")
+    for device in ("interp", "emulator"):
+        with pytest.raises(InterpError, match="a list of arrays passed for tile<ptr<f32>>"):
+            nanotile.run(module, "k", 1, ArrayList([np.zeros(4, np.float32)]),
+                         device=device)
+
+
+SAMPLE_POINTER_KERNEL = """cuda_tile.module @m {
+  entry @k(%p: tile<ptr<f32>>) {
+    %v, %t = load_ptr_tko weak %p : tile<ptr<f32>> -> tile<f32>, token
+    return
+  }
+}
+"""
+
+
 # Float reductions whose emulated result differs from the interpreter's pairwise tree only
 # by the order of combination: the spec's sequential fold reproduces them bit for bit.
 # (Long reductions, such as the 512x128 f16 sum, are reduced by the back end in a tree of

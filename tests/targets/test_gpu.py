@@ -50,7 +50,9 @@ def _gpu_name(driver, dev) -> str:
 
 def launch(driver, ptx: str, name: str, grid, args: list) -> None:
     """Run kernel ``name`` of ``ptx`` on the current context with cuTile-expanded ``args``
-    (NumPy arrays are copied to the device and back, in place). The CTA size is the
+    (NumPy arrays are copied to the device and back, in place; a list of arrays,
+    nanotile.ir.array_list.ArrayList, as its element arrays and then its records holding
+    their device addresses). The CTA size is the
     kernel's .reqntid; a kernel that declares dynamic shared memory (``// nanotile:
     dynamic shared memory N bytes``, read by ptx.dynamic_shared_bytes) gets its
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised to N (needed above 48 KB) and
@@ -59,6 +61,7 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
     lines (bench/gpu_check.py's encode_tensor_map)."""
     import re
 
+    from nanotile.ir.array_list import ArrayList
     from nanotile.ir.tensor_maps import tensor_maps
     from nanotile.targets.compile import assemble
     from nanotile.targets.ptx.builder import dynamic_shared_bytes
@@ -77,13 +80,20 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
         entry = ptx[ptx.index(f".entry {name}("):]
         threads = int(re.search(r"\.reqntid (\d+)", entry).group(1))
         values, device, pointer_of = [], [], {}
+
+        def upload(x: np.ndarray):
+            p = _check(driver, driver.cuMemAlloc(max(x.nbytes, 1)))
+            _check(driver, driver.cuMemcpyHtoD(p, x.ctypes.data, x.nbytes))
+            device.append((p, x))
+            return p
+
         for i, x in enumerate(args):
             if isinstance(x, np.ndarray):
-                p = _check(driver, driver.cuMemAlloc(max(x.nbytes, 1)))
-                _check(driver, driver.cuMemcpyHtoD(p, x.ctypes.data, x.nbytes))
-                device.append((p, x))
-                pointer_of[i] = p
+                pointer_of[i] = p = upload(x)
                 values.append(ctypes.c_uint64(int(p)))
+            elif isinstance(x, ArrayList):  # the elements, then records of their addresses
+                records = x.records([int(upload(e)) for e in x.arrays])
+                values.append(ctypes.c_uint64(int(upload(records))))
             elif isinstance(x, (float, np.floating)):
                 values.append(ctypes.c_float(float(x)))
             else:
@@ -302,11 +312,22 @@ def test_gpu_tcgen05_tma_operands_match_interpreter(name):
     _on_gpu(body)
 
 
+@pytest.mark.parametrize("name", ["test_list__add_arrays__list_i32x2",
+                                  "test_cudagraph__list_copy__list_list_8"])
+def test_gpu_lists_of_arrays_match_interpreter(name):
+    """cuTile lists of arrays on the device: launch passes the records of the element
+    arrays' device addresses; the elements the kernel writes are compared too."""
+    def body(driver, gpu):
+        _launched_as_interpreted(driver, name, gpu)
+    _on_gpu(body)
+
+
 def _launched_as_interpreted(driver, name: str, gpu: str, *in_ptx: str) -> None:
     """The cutile-tests kernel ``name`` compiled for ``gpu`` (its PTX holding each of
     ``in_ptx``) and launched: its outputs are the interpreter's, up to the order of the
     float sums (a few ulps)."""
     import nanotile
+    from nanotile.ir.array_list import copy_arguments, output_arrays
     from nanotile.targets.compile import compile_to_ptx
 
     from .corpus_cases import cutile_tests_case
@@ -314,14 +335,12 @@ def _launched_as_interpreted(driver, name: str, gpu: str, *in_ptx: str) -> None:
     module, kernel, grid, args = cutile_tests_case(name)
     ptx = compile_to_ptx(copy.deepcopy(module), gpu)
     assert all(text in ptx for text in in_ptx), [t for t in in_ptx if t not in ptx]
-    expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected, got = copy_arguments(args), copy_arguments(args)
     nanotile.run(module, kernel, grid, *expected)
     launch(driver, ptx, kernel, grid, got)
-    for want, have in zip(expected, got):
-        if isinstance(want, np.ndarray):
-            np.testing.assert_allclose(have.astype(np.float64), want.astype(np.float64),
-                                       rtol=1e-4, atol=1e-4)
+    for want, have in zip(output_arrays(expected), output_arrays(got)):
+        np.testing.assert_allclose(have.astype(np.float64), want.astype(np.float64),
+                                   rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("m,n,k", [(128, 64, 128), (256, 128, 256)])
