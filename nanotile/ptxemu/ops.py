@@ -88,13 +88,23 @@ def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
     gi = c.reg(Reg(ins.guard))
     if k.reg_type[gi] != "pred":
         raise c.error(f"guard '{ins.guard}' is not a predicate")
+    # A guard that holds in every active lane runs the instruction under the warp's own
+    # mask (the same lanes), so its full-warp fast paths (``m is w.full``) still apply.
+    # Masks are compared as bytes: far cheaper than NumPy reductions on 32 lanes.
+    none = bytes(k.width)
     if ins.guard_neg:
         def guarded_neg(w, m):
             mm = m & ~w.R[gi]
-            return fn(w, mm) if mm.any() else None
+            held = mm.tobytes()
+            if held == none:
+                return None
+            return fn(w, m) if held == m.tobytes() else fn(w, mm)
         return guarded_neg
 
     def guarded(w, m):
         mm = m & w.R[gi]
-        return fn(w, mm) if mm.any() else None
+        held = mm.tobytes()
+        if held == none:
+            return None
+        return fn(w, m) if held == m.tobytes() else fn(w, mm)
     return guarded
