@@ -71,6 +71,22 @@ BATCHABLE = {
 }
 
 
+
+def batchable(ins: Instruction) -> bool:
+    """Whether ``ins`` may run in a batch (see BATCHABLE). Besides those opcodes, a CTA
+    barrier without a thread count (``bar.sync 0``, ``barrier.sync.aligned 0``): a kernel
+    with one runs a batch of one CTA, all its threads in one wide warp, so the barrier
+    waits for the CTA's live threads as with 32-lane warps; CTAs still run one after
+    another (those that race on global memory see what they see CTA by CTA), and a kernel
+    with shared memory or warp-level instructions is never batched. A barrier with a
+    count, or an arrive, waits for some of the threads: not batched."""
+    parts = ins.opcode.split(".")
+    if parts[0] in BATCHABLE:
+        return True
+    return (parts[0] in ("bar", "barrier") and len(ins.operands) <= 1
+            and not {"arrive", "red"} & set(parts[1:]))
+
+
 # ---------------------------------------------------------------- entry point
 
 def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
