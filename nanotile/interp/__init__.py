@@ -69,9 +69,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from .errors import InterpError
+from .errors import InterpError, NeverEnds
 
-__all__ = ["InterpError", "cutile_args", "replaced_semantics", "run"]
+__all__ = ["InterpError", "NeverEnds", "cutile_args", "replaced_semantics", "run"]
 
 Progress = Callable[[int, int], None]  # (blocks done, blocks in the grid)
 
@@ -119,7 +119,10 @@ def run(module_or_path: Any, kernel: str, grid: int | tuple[int, ...], *args: An
     """Run entry ``kernel`` of a module (or a Tile IR file) over ``grid``.
 
     ``out`` receives print_tko output (default: standard output). A loop that runs more
-    than ``max_iterations`` times (None: no limit) raises InterpError instead of hanging.
+    than ``max_iterations`` times (None: no limit) raises InterpError instead of hanging;
+    a ``loop`` that a tile block can never leave (each of its breaks and returns is under
+    an ``if`` whose condition, fixed before the loop, skips it) raises NeverEnds (an
+    InterpError) as the block enters it.
     With ``strict_memory=False`` an access outside every array reads 0 and writes
     nothing instead of raising InterpError (it is still undefined behaviour). ``trace``
     receives one line per executed op (its results' types and first values).

@@ -10,3 +10,8 @@ class InterpError(Exception):
     out-of-bounds or misaligned memory accesses, and unsupported constructs. The message
     names the tile block (and op) when known.
     """
+
+
+class NeverEnds(InterpError):
+    """A tile block entered a loop it can never leave (see machine._never_ends): the grid
+    or the inputs make the kernel run forever."""

@@ -20,7 +20,7 @@ from ..ir.core import Block, Module, Operation, Value
 from ..ir.optable import ALIASES
 from ..ir.types import ElementType, TileType
 from .dtypes import dense_to_array, signed, storage_bytes, unsigned
-from .errors import InterpError
+from .errors import InterpError, NeverEnds
 from .memory import Memory
 from .registry import SEMANTICS, TERMINATORS, Control, semantics
 
@@ -235,10 +235,47 @@ def _for(tb: TileBlock, op: Operation, args: list) -> list | Control:
     return values
 
 
+def loop_exits(loop: Operation) -> list[list[tuple[Value | None, int]]]:
+    """Each way out of ``loop`` (a ``break`` of its own, a ``return``) as the ``if``s on
+    the path to it: (the if's condition if defined outside the loop, else None; the
+    region that leads there, 0 then, 1 else)."""
+    inside = {v for o in loop.walk() for v in o.results}
+    inside |= {a for o in loop.walk() for r in o.regions for b in r.blocks for a in b.arguments}
+    exits: list[list[tuple[Value | None, int]]] = []
+
+    def visit(block: Block, path: list, own: bool) -> None:
+        for o in block.ops:
+            if o.name == "return" or (o.name == "break" and own):
+                exits.append(list(path))
+            for index, region in enumerate(o.regions):
+                step = [(o.operands[0] if o.operands[0] not in inside else None, index)] \
+                    if o.name == "if" else []
+                for b in region.blocks:  # a break in an inner loop leaves that loop
+                    visit(b, path + step, own and o.name not in ("for", "loop"))
+
+    visit(loop.regions[0].block, [], True)
+    return exits
+
+
+def _never_ends(tb: TileBlock, op: Operation) -> bool:
+    """Whether the loop ``op`` has ways out and each lies under an ``if`` whose condition,
+    fixed before the loop, takes the other branch in this tile block: then the loop runs
+    forever (the serial schedule would spin on it until ``max_iterations``). A loop with
+    no way out at all is left to ``max_iterations``."""
+    exits = tb.machine.cached(op, lambda: loop_exits(op))
+    env = tb.env
+    return bool(exits) and all(any(cond is not None and (0 if bool(env[cond]) else 1) != index
+                   for cond, index in path) for path in exits)
+
+
 @semantics("loop")
 def _loop(tb: TileBlock, op: Operation, args: list) -> list | Control:
     values = args
     body = op.regions[0].block
+    if _never_ends(tb, op):
+        raise NeverEnds(f"{tb.where}: '{op.name}'{_position(op)} never ends: each of its "
+                          "breaks and returns is under an 'if' whose condition, fixed before "
+                          "the loop, skips it in this tile block")
     count = 0
     while True:
         count = _count_iteration(tb, op, count)

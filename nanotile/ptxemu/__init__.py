@@ -15,7 +15,8 @@ instruction (``ops``) and runs the grid CTA by CTA (``machine``): inside a CTA, 
 post-dominator, and warps take turns until each blocks on a barrier, a failed
 ``mbarrier.try_wait`` or ``nanosleep``. Kernels made only of warp-agnostic instructions
 (no shared memory, barriers or warp collectives) run many CTAs at once as one wide warp
-(``batch=True``, the default), which gives the same results faster.
+(``batch=True``, the default), which gives the same results faster; with CTA barriers
+(no shared memory, no thread count) too, each CTA as one wide warp, CTA by CTA.
 
 Memory (``memory``): global memory holds the array arguments (copied back after the run)
 and module variables, with guard gaps so that every out-of-bounds or misaligned access is

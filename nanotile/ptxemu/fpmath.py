@@ -8,6 +8,7 @@ is the correctly rounded result (float64 has more than twice the precision plus 
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import ml_dtypes
@@ -129,8 +130,15 @@ def flush(x: np.ndarray, t: str) -> np.ndarray:
     return np.where(sub, np.copysign(np.zeros_like(x), x), x)
 
 
+_DOT_CHECKED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def canon_nan(r: np.ndarray, t: str) -> np.ndarray:
     """Replace NaN results by PTX's canonical NaN for type ``t``."""
+    # the sum of squares is NaN exactly when an element is (squares are >= 0, an overflow
+    # gives +inf): one BLAS call, several times cheaper than isnan().any()
+    if r.ndim == 1 and r.dtype in _DOT_CHECKED and not math.isnan(r.dot(r)):
+        return r
     nan = np.isnan(r.astype(np.float32) if t in ("f16", "bf16") else r)
     if not nan.any():
         return r

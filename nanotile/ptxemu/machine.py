@@ -33,6 +33,7 @@ from nanotile.ptxemu.memory import (
 from nanotile.ptxemu.ptx_parser import Function, Instruction, Label, PtxModule, VarDecl
 
 BRA, EXIT, BAR, YIELD, ARRIVE = range(5)
+count_nonzero = np.count_nonzero   # an int; a bool array's .sum() or .any() costs 3-6x more
 DIMS = ("x", "y", "z")
 SPECIAL_REGS = (
     [f"%{n}.{d}" for n in ("tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid",
@@ -528,10 +529,10 @@ class Launch:
                         return "barrier"
                     del e[3]
                 pc, m, rpc = e
-                if pc == rpc or not m.any():
+                active = count_nonzero(m)
+                if pc == rpc or not active:
                     stack.pop()
                     continue
-                active = int(m.sum())
                 start = count
                 while pc != rpc:
                     r = code[pc](w, m)
@@ -544,7 +545,7 @@ class Launch:
                         if count > self.max_warp_steps:
                             self._runaway(w, pc)
                         taken = r[2]
-                        nt = int(taken.sum())
+                        nt = count_nonzero(taken)
                         if nt == active:
                             pc = r[1]
                             continue
@@ -566,10 +567,11 @@ class Launch:
                         for other in stack:
                             other[1] = other[1] & ~gone
                         m = e[1]
-                        if not m.any():
+                        left = count_nonzero(m)
+                        if not left:
                             stack.pop()
                             break
-                        active = int(m.sum())
+                        active = left
                         pc += 1
                         continue
                     if kind == BAR:
@@ -611,7 +613,7 @@ class Launch:
                                          f"({type(exc).__name__}: {exc}; {self._where(w)})") from exc
         finally:
             self.instructions += count
-            self.lane_instructions += lane_count
+            self.lane_instructions += int(lane_count)
 
     def _where(self, w: Warp) -> str:
         """Which CTA and warp (or batch of CTAs) a warp is, for messages."""

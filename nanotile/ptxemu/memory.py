@@ -23,6 +23,10 @@ CONST_WINDOW = 0x7B00_0000_0000
 WINDOW_SIZE = 0x0100_0000_0000
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_U64 = np.dtype(np.uint64)
+_SHIFT = {1: np.uint64(0), 2: np.uint64(1), 4: np.uint64(2), 8: np.uint64(3)}
+# the reductions themselves: ndarray.min()/max() go through Python-level wrappers
+_lowest, _highest, _any_bits = np.minimum.reduce, np.maximum.reduce, np.bitwise_or.reduce
 
 
 class Space:
@@ -45,13 +49,13 @@ class Space:
     def offsets(self, addr: np.ndarray, nbytes: int, write: bool = False) -> np.ndarray:
         """Byte offsets into ``buf`` (uint64) for the lanes' addresses; raises MemoryFault
         when an access is out of bounds or misaligned."""
-        if addr.dtype != np.uint64:
+        if addr.dtype is not _U64 and addr.dtype != _U64:
             addr = addr.astype(np.uint64)
         if write and self.readonly:
             raise MemoryFault(f"write to read-only {self.name} space at {_hex(addr[0])}")
         if not len(addr):
             return addr
-        lo, hi = int(addr.min()) - self.base, int(addr.max()) - self.base
+        lo, hi = int(_lowest(addr)) - self.base, int(_highest(addr)) - self.base
         # fast path: every lane inside one allocation
         if lo < 0 or hi + nbytes > self.size:
             self._fault(addr, nbytes)
@@ -60,7 +64,7 @@ class Space:
             if k < 0 or hi + nbytes > self._end_list[k]:
                 self._fault(addr, nbytes)
         # the base is aligned, so OR-ing the addresses shows any misaligned lane
-        if nbytes > 1 and int(np.bitwise_or.reduce(addr)) & (nbytes - 1):
+        if nbytes > 1 and int(_any_bits(addr)) & (nbytes - 1):
             mis = (addr & np.uint64(nbytes - 1)) != 0
             raise MemoryFault(f"misaligned {self.name} access of {nbytes} bytes at address "
                               f"{_hex(addr[np.argmax(mis)])}")
@@ -80,13 +84,14 @@ class Space:
     # -- access
     def load(self, addr: np.ndarray, nbytes: int) -> np.ndarray:
         """Load ``nbytes`` (1, 2, 4, 8) per lane; returns unsigned bits."""
-        off = self.offsets(addr, nbytes)
-        return self.buf.view(_UINT[nbytes])[off // nbytes]
+        off = self.offsets(addr, nbytes)     # aligned: a shift divides by nbytes
+        return self.buf.view(_UINT[nbytes])[off >> _SHIFT[nbytes]]
 
     def store(self, addr: np.ndarray, nbytes: int, bits: np.ndarray) -> None:
         """Store per lane, in lane order (the highest lane wins when addresses collide)."""
         off = self.offsets(addr, nbytes, write=True)
-        self.buf.view(_UINT[nbytes])[off // nbytes] = bits.astype(_UINT[nbytes], copy=False)
+        self.buf.view(_UINT[nbytes])[off >> _SHIFT[nbytes]] = bits.astype(_UINT[nbytes],
+                                                                          copy=False)
 
     def read_bytes(self, addr: int, n: int) -> bytes:
         self.offsets(np.array([addr], dtype=np.uint64), 1)

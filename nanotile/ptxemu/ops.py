@@ -71,6 +71,22 @@ BATCHABLE = {
 }
 
 
+
+def batchable(ins: Instruction) -> bool:
+    """Whether ``ins`` may run in a batch (see BATCHABLE). Besides those opcodes, a CTA
+    barrier without a thread count (``bar.sync 0``, ``barrier.sync.aligned 0``): a kernel
+    with one runs a batch of one CTA, all its threads in one wide warp, so the barrier
+    waits for the CTA's live threads as with 32-lane warps; CTAs still run one after
+    another (those that race on global memory see what they see CTA by CTA), and a kernel
+    with shared memory or warp-level instructions is never batched. A barrier with a
+    count, or an arrive, waits for some of the threads: not batched."""
+    parts = ins.opcode.split(".")
+    if parts[0] in BATCHABLE:
+        return True
+    return (parts[0] in ("bar", "barrier") and len(ins.operands) <= 1
+            and not {"arrive", "red"} & set(parts[1:]))
+
+
 # ---------------------------------------------------------------- entry point
 
 def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
@@ -88,13 +104,23 @@ def compile_instruction(k: CompiledKernel, ins: Instruction, pc: int):
     gi = c.reg(Reg(ins.guard))
     if k.reg_type[gi] != "pred":
         raise c.error(f"guard '{ins.guard}' is not a predicate")
+    # A guard that holds in every active lane runs the instruction under the warp's own
+    # mask (the same lanes), so its full-warp fast paths (``m is w.full``) still apply.
+    # Masks are compared as bytes: far cheaper than NumPy reductions on 32 lanes.
+    none = bytes(k.width)
     if ins.guard_neg:
         def guarded_neg(w, m):
             mm = m & ~w.R[gi]
-            return fn(w, mm) if mm.any() else None
+            held = mm.tobytes()
+            if held == none:
+                return None
+            return fn(w, m) if held == m.tobytes() else fn(w, mm)
         return guarded_neg
 
     def guarded(w, m):
         mm = m & w.R[gi]
-        return fn(w, mm) if mm.any() else None
+        held = mm.tobytes()
+        if held == none:
+            return None
+        return fn(w, m) if held == m.tobytes() else fn(w, mm)
     return guarded

@@ -196,8 +196,12 @@ class C:
         u = UINT[size]
         if width == size:
             def set_same(w, m, v):
-                if v.dtype != u:
-                    v = (v if v.dtype == dt else v.astype(dt)).view(u)
+                vt = v.dtype
+                if vt is not u:                 # identities first: a dtype compare costs more
+                    if vt is dt:
+                        v = v.view(u)
+                    elif vt != u:
+                        v = (v if vt == dt else v.astype(dt)).view(u)
                 w.R[i] = v if m is w.full else np.where(m, v, w.R[i])
             return set_same
         uw = UINT[width]

@@ -56,9 +56,39 @@ def _mov(c: C):
         return pack
     if isinstance(a, Reg) and a.name in c.k.labels:
         raise c.unsupported("label address")
+    copy = _register_copy(c, d, a, t)
+    if copy is not None:
+        return copy
     g = c.src(a, t)
     s = c.dst(d, t)
     return lambda w, m: s(w, m, g(w))
+
+
+def _register_copy(c: C, d, a, t: str):
+    """mov between two registers as wide as the type: the destination takes the source's
+    array (registers are never changed in place) instead of viewing it as ``t`` and back.
+    None where the general path is needed (predicates, other widths, registers a wgmma
+    may have in flight, which are checked on every access)."""
+    k = c.k
+    if not (isinstance(d, Reg) and isinstance(a, Reg)) or t == "pred":
+        return None
+    di, si = k.reg_index.get(d.name), k.reg_index.get(a.name)
+    if di is None or si is None or a.name in ("%clock", "%clock64", "%globaltimer"):
+        return None
+    size = type_size(t)
+    if "pred" in (k.reg_type[di], k.reg_type[si]) \
+            or type_size(k.reg_type[di]) != size or type_size(k.reg_type[si]) != size \
+            or {di, si} & k.async_registers:
+        return None
+    u = UINT[size]
+
+    def copy(w, m):
+        R = w.R
+        v = R[si]
+        if v.dtype is not u:
+            v = v.view(u)
+        R[di] = v if m is w.full else np.where(m, v, R[di])
+    return copy
 
 
 @op("cvta")

@@ -37,16 +37,23 @@ BATCH_LANES = 4096
 
 
 def _batchable(fn) -> bool:
-    from nanotile.ptxemu.ops import BATCHABLE
+    from nanotile.ptxemu.ops import batchable
     from nanotile.ptxemu.ptx_parser import Instruction, VarDecl
     for item in fn.body:
-        if isinstance(item, Instruction) and item.opcode.split(".")[0] not in BATCHABLE:
+        if isinstance(item, Instruction) and not batchable(item):
             return False
         if isinstance(item, VarDecl) and item.space == ".shared":
             return False
         if isinstance(item, Instruction) and ".shared" in item.opcode:
             return False
     return True
+
+
+def _has_barriers(fn) -> bool:
+    from nanotile.ptxemu.ops import BATCHABLE
+    from nanotile.ptxemu.ptx_parser import Instruction
+    return any(isinstance(item, Instruction) and item.opcode.split(".")[0] not in BATCHABLE
+               for item in fn.body)
 
 
 def _dim3(v) -> tuple[int, int, int]:
@@ -150,7 +157,8 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
 
     With ``batch`` (the default), a kernel made only of instructions that do not depend on
     warps, CTAs or shared memory (``ops.BATCHABLE``) runs many CTAs at once as one wide
-    warp; the results are the same, only faster. ``progress(done, total)`` is called as
+    warp, and one with CTA barriers too (without a thread count: ``ops.batchable``) runs
+    each CTA as one wide warp, CTA by CTA; the results are the same, only faster. ``progress(done, total)`` is called as
     CTAs finish.
 
     With ``check_async`` (the default), asynchronous work (wgmma, cp.async, bulk and
@@ -179,8 +187,10 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
         raise PtxError(f"block of {nthreads} threads exceeds 1024", module.filename)
     width = 32
     if batch and shared_bytes == 0 and _batchable(fn):
+        # many CTAs side by side; with barriers, one CTA (its warps side by side) at a time
         ncta = grid[0] * grid[1] * grid[2]
-        width = nthreads * max(1, min(ncta, BATCH_LANES // nthreads))
+        per = 1 if _has_barriers(fn) else max(1, min(ncta, BATCH_LANES // nthreads))
+        width = nthreads * per
     k = compile_kernel(module, kernel, gsyms, width=width, check_async=check_async)
     args = _with_tensor_maps(ptx, kernel, list(args), len(k.params))
     if len(args) != len(k.params):

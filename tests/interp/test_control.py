@@ -167,3 +167,52 @@ def test_a_malformed_op_is_reported_with_its_name():
     k.op("reshape", [src], T(3, "i32"))  # 4 elements cannot become 3
     with pytest.raises(InterpError, match=r"tile block \(0, 0, 0\): 'reshape' failed"):
         run(k.module(), "k", 1)
+
+
+def block_zero_breaks(counter_in_loop: bool) -> Kernel:
+    """loop { n = *p + 1; *p = n; if (block id x == 0 [or n > 3]) break; }: only tile
+    block 0 leaves the loop unless the condition also reads the loop's counter."""
+    k = Kernel([P("i32")])
+    x, _, _ = k.op("get_tile_block_id", [], [I32, I32, I32])
+    first = cmp(k, ComparisonPredicate.equal, x, k.i32(0))
+    with k.region([]) as (body, _):
+        one = k.op("reshape", [k.op("load_ptr_tko", [k.args[0]], [T((), "i32"), TOKEN],
+                                    segments=[1, 0, 0, 0],
+                                    memory_ordering_semantics=MemoryOrderingSemantics.weak)[0]],
+                   T((), "i32"))
+        n = k.op("addi", [one, k.i32(1)], I32)
+        scalar_store(k, k.args[0], n)
+        leave = first
+        if counter_in_loop:
+            leave = k.op("ori", [first, cmp(k, ComparisonPredicate.greater_than, n, k.i32(3))],
+                         I1)
+        with k.region([]) as (then, _):
+            k.op("break", [])
+        with k.region([]) as (other, _):
+            k.op("yield", [])
+        k.op("if", [leave], [], regions=[then, other])
+        k.op("continue", [])
+    k.op("loop", [], [], regions=[body])
+    return k
+
+
+def test_a_loop_only_block_zero_leaves_is_reported_at_once():
+    """Tile block 1 of a grid of 2 can never break: NeverEnds as it enters the loop (not
+    after max_iterations), naming the block; one tile block runs."""
+    from nanotile.interp import NeverEnds
+
+    k = block_zero_breaks(counter_in_loop=False)
+    counter = np.zeros(1, np.int32)
+    with pytest.raises(NeverEnds, match=r"tile block \(1, 0, 0\): 'loop'.* never ends"):
+        run(k.module(), "k", 2, counter)
+    assert counter[0] == 1  # block 0 ran once round its loop; block 1 not at all
+    counter[0] = 0
+    run(k.module(), "k", 1, counter)
+    assert counter[0] == 1
+
+
+def test_a_break_that_depends_on_the_loop_is_not_judged():
+    k = block_zero_breaks(counter_in_loop=True)
+    counter = np.zeros(1, np.int32)
+    run(k.module(), "k", 2, counter)  # block 1 leaves when the counter passes 3
+    assert counter[0] == 4
