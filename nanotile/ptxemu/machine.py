@@ -360,6 +360,14 @@ class CTA:
         return sum(int((w.valid & ~w.exited).sum()) for w in self.warps)
 
 
+def gpu_warps(w: "Warp", m: np.ndarray, active: int) -> int:
+    """The GPU warps that have an active lane in mask ``m`` of warp ``w``: what one
+    instruction of ``w`` counts as warp instructions (a batched warp stands for several)."""
+    if w.gpu_warp is None or not active:
+        return 1 if active else 0
+    return int(count_nonzero(np.bincount(w.gpu_warp[m])))
+
+
 class Warp:
     """32 lanes in lockstep (or, batched, all threads of several CTAs: see Launch)."""
 
@@ -394,6 +402,10 @@ class Warp:
             self.R[ri[f"%tid.{d}"]] = ids[d].astype(np.uint32)
             self.R[ri[f"%ctaid.{d}"]] = ctaids[i]
             self.R[ri[f"%clusterid.{d}"]] = ctaids[i]
+        # the GPU warp each lane belongs to (a batched warp stands for several): one
+        # instruction counts once per GPU warp with an active lane (Launch.instructions)
+        self.gpu_warp = None if batch is None else \
+            ((lanes // nthreads) * ((nthreads + 31) // 32) + t // 32).astype(np.int64)
         self.R[ri["%laneid"]] = (t % 32).astype(np.uint32)
         self.R[ri["%warpid"]] = (t // 32).astype(np.uint32)
         for name, value in LANEMASKS.items():
@@ -518,6 +530,7 @@ class Launch:
         if w.cta.hazards is not None:
             w.cta.hazards.current_warp = w.wid
         lane_count = 0
+        issued = 0  # warp instructions, counted per GPU warp (see gpu_warps)
         pc = 0
         try:
             while stack:
@@ -530,6 +543,7 @@ class Launch:
                     del e[3]
                 pc, m, rpc = e
                 active = count_nonzero(m)
+                warps = gpu_warps(w, m, active)
                 if pc == rpc or not active:
                     stack.pop()
                     continue
@@ -572,6 +586,7 @@ class Launch:
                             stack.pop()
                             break
                         active = left
+                        warps = gpu_warps(w, m, active)
                         pc += 1
                         continue
                     if kind == BAR:
@@ -587,10 +602,12 @@ class Launch:
                             break
                         bar.waiting.append(w)
                         lane_count += active * (count - start)
+                        issued += warps * (count - start)
                         return "barrier"
                     if kind == YIELD:
                         e[0] = pc + 1
                         lane_count += active * (count - start)
+                        issued += warps * (count - start)
                         return "yield"
                     if kind == ARRIVE:
                         self._arrive(w, r[1], r[2], active)
@@ -599,6 +616,7 @@ class Launch:
                 else:
                     stack.pop()
                 lane_count += active * (count - start)
+                issued += warps * (count - start)
             if w.cta.hazards is not None:
                 w.cta.hazards.warp_exits(w.wid)
             return "done"
@@ -612,7 +630,7 @@ class Launch:
             raise self.kernel.error(ins, f"the emulator failed on this instruction "
                                          f"({type(exc).__name__}: {exc}; {self._where(w)})") from exc
         finally:
-            self.instructions += count
+            self.instructions += int(issued)
             self.lane_instructions += int(lane_count)
 
     def _where(self, w: Warp) -> str:

@@ -21,8 +21,9 @@ from nanotile.ptxemu.tensormap import TensorMap
 
 @dataclass
 class RunStats:
-    """What one launch did: warp instructions, lane instructions (active lanes summed over
-    warp instructions) and wall time."""
+    """What one launch did: warp instructions (one per instruction of each 32-lane warp
+    with an active lane, however the emulator groups lanes: batched or not), lane
+    instructions (active lanes summed over warp instructions) and wall time."""
     instructions: int
     lane_instructions: int
     seconds: float

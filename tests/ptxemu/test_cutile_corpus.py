@@ -74,7 +74,9 @@ def test_unsupported_instruction_fails_at_launch_with_line() -> None:
 @pytest.mark.parametrize("name", ["vector_add", "scaled_add", "gelu_cast", "control_flow"])
 def test_batched_ctas_give_the_same_results(name: str) -> None:
     """Kernels without shared memory, barriers or warp-level instructions run many CTAs as
-    one wide warp; results and lane-instruction counts equal the warp-by-warp run."""
+    one wide warp; results, lane-instruction counts and warp-instruction counts (once per
+    32-lane warp with an active lane, as the GPU issues them) equal the warp-by-warp
+    run's."""
     path = PTX_DIR / f"{name}.sm_90.ptx"
     outs, stats = [], []
     for batch in (False, True):
@@ -86,4 +88,4 @@ def test_batched_ctas_give_the_same_results(name: str) -> None:
     for a, b in zip(*outs):
         np.testing.assert_array_equal(a, b)
     assert stats[0].lane_instructions == stats[1].lane_instructions
-    assert stats[1].instructions < stats[0].instructions      # fewer, wider warp steps
+    assert stats[0].instructions == stats[1].instructions
