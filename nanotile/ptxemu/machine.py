@@ -556,7 +556,9 @@ class Launch:
                         continue
                     kind = r[0]
                     if kind == BRA:
-                        if count > self.max_warp_steps:
+                        # a loop that never ends: in one run, or across runs that block at
+                        # barriers each time round (w.count: the steps of its earlier runs)
+                        if count + w.count > self.max_warp_steps:
                             self._runaway(w, pc)
                         taken = r[2]
                         nt = count_nonzero(taken)
@@ -630,6 +632,7 @@ class Launch:
             raise self.kernel.error(ins, f"the emulator failed on this instruction "
                                          f"({type(exc).__name__}: {exc}; {self._where(w)})") from exc
         finally:
+            w.count += count
             self.instructions += int(issued)
             self.lane_instructions += int(lane_count)
 
@@ -645,8 +648,8 @@ class Launch:
     def _runaway(self, w: Warp, pc: int) -> None:
         ins = self.kernel.instrs[pc]
         raise self.kernel.error(ins, f"warp {w.wid} of CTA {w.cta.ctaid} ran {self.max_warp_steps} "
-                                     "instructions without blocking (an infinite loop, or a "
-                                     "spin-wait the emulator cannot see; raise max_warp_steps)")
+                                     "instructions (an infinite loop, or a spin-wait the "
+                                     "emulator cannot see; raise max_warp_steps)")
 
     def _arrive(self, w: Warp, bid: int, expected: int | None, nthreads: int) -> Barrier:
         cta = w.cta

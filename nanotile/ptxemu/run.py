@@ -154,7 +154,7 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
     ``.reqntid``/``.maxntid``; ``shared_bytes`` (the launch's dynamic shared memory)
     defaults to what the text declares for the kernel (``declared_dynamic_shared``). Raises ``PtxError`` on bad PTX, unsupported instructions and
     faults (with the instruction's line), and when one warp runs ``max_warp_steps``
-    instructions without blocking.
+    instructions (in all: a loop that blocks at a barrier each time round counts too).
 
     With ``batch`` (the default), a kernel made only of instructions that do not depend on
     warps, CTAs or shared memory (``ops.BATCHABLE``) runs many CTAs at once as one wide

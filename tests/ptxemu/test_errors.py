@@ -128,8 +128,18 @@ def test_wrong_arguments() -> None:
 
 def test_runaway_loop_is_stopped() -> None:
     text = assembled(one("LOOP:\n  add.u32 %r2, %r2, 1;\n  bra LOOP;"))
-    with pytest.raises(PtxError, match=r"ran 1000 instructions without blocking"):
+    with pytest.raises(PtxError, match=r"ran 1000 instructions \(an infinite loop"):
         run_ptx(text, "k", block=(32,), args=[np.zeros(32, np.uint32)], max_warp_steps=1000)
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_runaway_loop_through_a_barrier_is_stopped(batch: bool) -> None:
+    """A loop that never ends but blocks at a barrier each time round (two warps, so the
+    barrier waits for the other) is stopped too: the budget is the warp's whole run."""
+    text = assembled(one("LOOP:\n  add.u32 %r2, %r2, 1;\n  bar.sync 0;\n  bra LOOP;"))
+    with pytest.raises(PtxError, match=r"ran 1000 instructions \(an infinite loop"):
+        run_ptx(text, "k", block=(64,), args=[np.zeros(64, np.uint32)], max_warp_steps=1000,
+                batch=batch)
 
 
 def test_spin_wait_with_nanosleep_lets_other_warps_run() -> None:
