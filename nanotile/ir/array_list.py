@@ -89,13 +89,7 @@ def copy_arguments(args: Sequence[Any]) -> list[Any]:
 def output_arrays(args: Sequence[Any]) -> list[np.ndarray]:
     """The arrays a kernel may write, in argument order: each array argument, and the
     element arrays of each list argument."""
-    out: list[np.ndarray] = []
-    for a in args:
-        if isinstance(a, np.ndarray):
-            out.append(a)
-        elif isinstance(a, ArrayList):
-            out.extend(a.arrays)
-    return out
+    return [array for _, array in labelled_outputs(args)]
 
 
 def labelled_outputs(args: Sequence[Any]) -> list[tuple[str, np.ndarray]]:

@@ -299,9 +299,7 @@ def random_list(lst: ListParameter, length: int, rng: Any, asserted: bool = Fals
     half = DEFAULT_EXTENT // 2
     tiles = [max(t or half, -(-s // 2)) for t, s in zip(lst.tiles, lst.static)]
     dims, strides = array_layout(tiles, lst.divisors)
-    row_major = strides == [prod(dims[k + 1:]) for k in range(len(dims))]
-    memory = dims if row_major else [max(d * s for d, s in zip(dims, strides))]
-    arrays = [random_array(lst.pointee, memory, rng, asserted=asserted)
+    arrays = [random_array(lst.pointee, memory_shape(dims, strides), rng, asserted=asserted)
               for _ in range(length)]
     return ArrayList(arrays, [dims] * length, [strides] * length)
 
@@ -451,9 +449,7 @@ def make_inputs(entry: Operation, rng: Any) -> tuple[tuple[int, int, int], list[
             dims, strides = array_layout(tiles, wanted)
             if params[i] in reach:
                 dims = _grown(dims, strides, reach[params[i]], wanted)
-            row_major = strides == [prod(dims[k + 1:]) for k in range(rank)]
-            memory = dims if row_major else [max(d * s for d, s in zip(dims, strides))]
-            array = random_array(t.element.pointee, memory, rng,
+            array = random_array(t.element.pointee, memory_shape(dims, strides), rng,
                                  index=params[i] in index_arrays, asserted=asserted)
             args.append(array)
             args.extend(np.int32(x) for x in (dims + strides)[:count])
@@ -508,6 +504,13 @@ def array_layout(tiles: list[int], divisors: list[int]) -> tuple[list[int], list
         strides[k] = _round_up(inner, steps[k])
         inner = strides[k] * dims[k]
     return dims, strides
+
+
+def memory_shape(dims: list[int], strides: list[int]) -> list[int]:
+    """The shape of the NumPy array holding an array of ``dims`` and ``strides``: itself
+    when row-major, else its flat memory."""
+    row_major = strides == [prod(dims[k + 1:]) for k in range(len(dims))]
+    return dims if row_major else [max(d * s for d, s in zip(dims, strides))]
 
 
 def _round_up(value: int, divisor: int) -> int:

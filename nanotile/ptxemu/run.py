@@ -159,8 +159,8 @@ def run_ptx(ptx: str, kernel: str, grid=(1, 1, 1), block=None, args=(),
     With ``batch`` (the default), a kernel made only of instructions that do not depend on
     warps, CTAs or shared memory (``ops.BATCHABLE``) runs many CTAs at once as one wide
     warp, and one with CTA barriers too (without a thread count: ``ops.batchable``) runs
-    each CTA as one wide warp, CTA by CTA; the results are the same, only faster. ``progress(done, total)`` is called as
-    CTAs finish.
+    each CTA as one wide warp, CTA by CTA; the results are the same, only faster.
+    ``progress(done, total)`` is called as CTAs finish.
 
     With ``check_async`` (the default), asynchronous work (wgmma, cp.async, bulk and
     tensor copies) is checked: using its results or changing its sources before the

@@ -48,10 +48,10 @@ mmaf, mmai or mmaf_scaled (wgmma, tcgen05, mma.sync or the FMA loop: all read th
 operands from shared memory) that no copy lands in the layout its MMA reads, because the
 MMA reads it K-major (wgmma's B of tf32 and f8), because it reaches the MMA through an
 ``ftof`` (cuTile's f32 -> tf32, which rounds: the tensor cores would truncate) or a
-``reshape`` (a batch of one), or because its MMA is not the target's own, is copied into a *staging* buffer instead: row-major, unswizzled
-(``staged_layout``: 2-D boxes of up to 256 rows and 256 columns side by side; a 3-D
-tile in one box), then read from there into registers, converted, and stored in the
-operand's layout as before. tileiras does the same for its f32 matmul (TMA of B, then a
+``reshape`` (a batch of one), or because its MMA is not the target's own, is copied
+into a *staging* buffer instead: row-major, unswizzled (``staged_layout``: 2-D boxes of
+up to 256 rows and 256 columns side by side; a 3-D tile in one box), then read from there
+into registers, converted, and stored in the operand's layout as before. tileiras does the same for its f32 matmul (TMA of B, then a
 transposing pass through shared memory: ldmatrix and st.shared) and copies the operands
 of even the smallest MMA kernels by TMA. The ftof and reshape move to just before the
 MMA, after the copies, so that A's and B's copies sit side by side.
