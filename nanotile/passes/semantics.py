@@ -506,6 +506,16 @@ def array_layout(tiles: list[int], divisors: list[int]) -> tuple[list[int], list
     return dims, strides
 
 
+def _entry_position(module: Module, name: str) -> tuple:
+    """(file, line, column) of entry ``name`` in its source, else the module's file (a
+    bytecode module's ops have no text position), else ()."""
+    for entry in module.entries():
+        src = entry.source
+        if entry.attributes.get("sym_name") == name and src is not None:
+            return src.filename, src.line, src.column
+    return (module.filename,) if module.filename else ()
+
+
 def memory_shape(dims: list[int], strides: list[int]) -> list[int]:
     """The shape of the NumPy array holding an array of ``dims`` and ``strides``: itself
     when row-major, else its flat memory."""
@@ -671,7 +681,8 @@ class Oracle:
             raise
         except Exception as e:  # noqa: BLE001 - any fault of the interpreter is reported
             raise CompileError(Diagnostic("error", f"--check-semantics: kernel @{run.name} "
-                                                   f"failed to run on {stage}: {e}")) from None
+                                                   f"failed to run on {stage}: {e}",
+                                          *_entry_position(module, run.name))) from None
 
     def compare(self, module: Module, runner=None) -> str | None:
         """The first difference between ``module``'s results and the input's (None when

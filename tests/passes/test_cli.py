@@ -227,6 +227,36 @@ def test_check_semantics_flag(capsys, monkeypatch):
         in err
 
 
+NEVER_ENDS = """entry @spin(%p: tile<ptr<i32>>) {
+  %x, %y, %z = get_tile_block_id : tile<i32>
+  %zero = constant <i32: 0> : tile<i32>
+  %first = cmpi equal %x, %zero, signed : tile<i32> -> tile<i1>
+  loop {
+    if %first {
+      break
+    }
+    continue
+  }
+  return
+}
+"""
+
+
+@needs_text
+@needs_interp
+def test_check_semantics_names_the_kernel_it_cannot_run(capsys, tmp_path):
+    """make_inputs runs two tile blocks, and block 1 never leaves the loop: one located
+    error line at the entry (exit 1), not a hang or a traceback."""
+    path = tmp_path / "spin.mlir"
+    path.write_text(NEVER_ENDS)
+    status, _, err = run(capsys, str(path), "--check-semantics")
+    assert status == 1
+    first = err.splitlines()[0]
+    assert first.startswith(f"{path}:1:1: error: --check-semantics: kernel @spin failed to "
+                            "run on the input: tile block (1, 0, 0): 'loop'"), first
+    assert "never ends" in first and "Traceback" not in err
+
+
 def test_parse_known_leaves_the_drivers_options():
     args, rest = cli_options.parse_known(["k.mlir", "-o", "out.mlir", "--dump-after=cse",
                                           "-p", "cse,dce", "--emit=text", "--no-verify",
