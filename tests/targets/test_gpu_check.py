@@ -86,3 +86,42 @@ def test_tensor_map_encoding_arguments():
     check.encode_tensor_map(driver, lambda r: r[1], 4096, vector)
     assert calls[-1][3:6] == ([1000], [4000], [256])
     assert calls[-1][8] == "CU_TENSOR_MAP_SWIZZLE_NONE"
+
+
+def test_fp8_products_compared_within_the_accumulation():
+    """An f8 product is compared within 2^-10 * (|A| @ |B|) (Hopper's wgmma sums FP8
+    products with about 13 bits): the rounding of such an accumulator passes, a product of
+    the wrong operand layout does not, and the other outputs stay bit for bit."""
+    check = _gpu_check()
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((32, 64)).astype(ml_dtypes.float8_e4m3fn)
+    b = rng.standard_normal((64, 16)).astype(ml_dtypes.float8_e4m3fn)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    bound = 2.0 ** -10 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
+    rounded = (exact + 0.5 * bound * rng.choice([-1, 1], exact.shape)).astype(np.float32)
+    want = exact.astype(np.float32)
+    verdict = check._within_fp8_accumulation([(a, a.copy()), (rounded, want)], a, b)
+    assert verdict.startswith("ok (within FP8 accumulation)"), verdict
+    wrong = (a.astype(np.float64)[:, ::-1] @ b.astype(np.float64)).astype(np.float32)
+    assert check._within_fp8_accumulation([(wrong, want)], a, b).startswith("MISMATCH")
+    changed = a.copy()
+    changed[0, 0] = ml_dtypes.float8_e4m3fn(7.0)
+    assert check._within_fp8_accumulation([(changed, a), (rounded, want)], a, b) \
+        .startswith("MISMATCH")
+
+
+def test_fp8_products_found_in_the_kernel():
+    """The manifest names A and B of a kernel whose mmaf multiplies f8 tiles, and none
+    for other kernels."""
+    from nanotile.ir.parser import parse_text
+
+    from .test_mma import mma_kernel
+
+    check = _gpu_check()
+    arrays = [np.zeros((64, 32), ml_dtypes.float8_e4m3fn), np.zeros((32, 64),
+              ml_dtypes.float8_e4m3fn), np.zeros((64, 64), np.float32),
+              np.zeros((64, 64), np.float32)]
+    fp8 = parse_text(mma_kernel(0, 64, 64, 32, "f8E4M3FN", "f32"), "<k>")
+    assert check._fp8_product_operands(fp8, arrays) == [0, 1]
+    f16 = parse_text(mma_kernel(0, 64, 64, 32, "f16", "f32"), "<k>")
+    assert check._fp8_product_operands(f16, arrays) == []
