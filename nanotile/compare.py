@@ -2,7 +2,8 @@
 exactly, floats to a few ulps of the stored type scaled by the largest expected value
 (approximate transcendentals and other summation orders). Shared by the emulated-run tests
 and bench/emulator_sweep.py. ``order_explains`` accepts a float reduce/scan result that
-the interpreter reproduces when it folds in the spec's sequential order (see below);
+the interpreter reproduces when it folds in the spec's sequential order (see below),
+``tensor_cores_explain`` an mmaf result that it reproduces summing as the tensor cores do;
 ``print_difference`` compares printed text (print_tko: interpreter vs vprintf)."""
 
 from __future__ import annotations
@@ -89,6 +90,51 @@ def order_explains(module, kernel: str, grid, args: list, got: list, what: str) 
     if not float_reduction_feeds_output(entry):
         return False
     return first_difference(got, fold_order_run(module, kernel, grid, args), what) is None
+
+
+# --------------------------------------------------------------------------------------
+# mmaf summed as the tensor cores sum
+#
+# The spec does not say how mmaf rounds its sums; the interpreter adds exactly and rounds
+# once. Hopper's tensor cores truncate every product below the largest term of each
+# instruction and round toward zero (nanotile.ptxemu.tensor_core_sums, measured on an
+# H200), and wgmma keeps only 13 bits of FP8 sums: a kernel whose mmaf runs on them may
+# differ from the interpreter by more than a few ulps and still be what the hardware
+# computes. The interpreter with mmaf summed instruction by instruction in K order, as
+# the back end issues them (tensor_core_sums.mmaf_total), gives that result; the
+# emulated run must match it to the usual ulps.
+
+def tensor_core_run(module, kernel: str, grid, args: list, instruction: str,
+                    fold: bool = False) -> list:
+    """The interpreter's results (copies of ``args``) with mmaf summed as ``instruction``
+    sums (and reduce/scan folded in the spec's order with ``fold``)."""
+    import contextlib
+
+    from .interp import run as interp_run
+    from .interp.ops_tile import fold_order, mmaf_sums
+    from .ptxemu.tensor_core_sums import mmaf_total
+
+    out = copy_arguments(args)
+    with mmaf_sums(mmaf_total(instruction)), \
+            (fold_order() if fold else contextlib.nullcontext()):
+        interp_run(module, kernel, grid, *out, out=io.StringIO())
+    return out
+
+
+def tensor_cores_explain(module, kernel: str, grid, args: list, got: list, what: str) -> bool:
+    """Whether ``got`` (an emulated run on ``args``, the inputs) differs from the
+    interpreter only as the tensor cores round mmaf's sums: the kernel has a float mmaf
+    and the interpreter summing as wgmma or as mma.sync instructions (with reductions
+    also in the spec's order, where one feeds an output) gives ``got`` to the usual
+    precision."""
+    from .ptxemu.tensor_core_sums import instructions_to_try
+
+    (entry,) = [e for e in module.entries() if e.attributes["sym_name"] == kernel]
+    instructions = instructions_to_try(entry)
+    fold = float_reduction_feeds_output(entry)
+    return any(first_difference(got, tensor_core_run(module, kernel, grid, args,
+                                                     instruction, fold), what) is None
+               for instruction in instructions)
 
 
 # --------------------------------------------------------------------------------------

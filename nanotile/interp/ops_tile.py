@@ -20,7 +20,10 @@ that only combines in another legal order from a wrong one (nanotile.compare).
 mmaf: products and sums in float64 (exact products for every type below f64), added to
 the accumulator and rounded once to the accumulator's type (a device accumulates in at
 least f32, rounding along the way; results agree to the accumulator's precision); tf32
-operands are first rounded to tf32.
+operands are first rounded to tf32. ``mmaf_sums(total)`` (a context manager) has mmaf
+compute ``total(a, b, c, operand types)`` instead: the comparison of emulated runs passes
+the tensor cores' own sums (nanotile.compare.tensor_core_run) to tell a result that only
+rounds as the hardware does from a wrong one.
 mmai: exact in int64, wrapped to i32. mmaf_scaled: each scale (f8E8M0FNU or f8E4M3FN)
 multiplies a block of K/Ks consecutive elements along K, then as mmaf.
 """
@@ -37,6 +40,24 @@ from .errors import InterpError
 from .registry import semantics
 
 _FOLD = [False]  # fold_order() active
+_MMAF_SUM = [None]  # mmaf_sums(total) active: total
+
+
+class mmaf_sums:
+    """Within ``with mmaf_sums(total):`` mmaf on float operands computes ``total(a, b, c,
+    kind_a, kind_b)``: a (..., M, K), b (..., K, N) and the accumulator c (..., M, N) as
+    float64 values (tf32 operands rounded), the kinds the operands' type names; it
+    returns the sums (float32 or float64), which are rounded to the accumulator's type."""
+
+    def __init__(self, total) -> None:
+        self.total = total
+
+    def __enter__(self) -> None:
+        self._was = _MMAF_SUM[0]
+        _MMAF_SUM[0] = self.total
+
+    def __exit__(self, *exc) -> None:
+        _MMAF_SUM[0] = self._was
 
 
 class fold_order:
@@ -231,8 +252,11 @@ def _mmaf(tb, op: Operation, args: list) -> list:
     lt, rt, at = (v.type.element for v in op.operands)
     # float64 holds every product of the narrow types exactly, and NumPy's float64
     # matmul is also the fast one here; the sum is rounded once to the accumulator type.
-    prod = np.matmul(_mma_operand(lhs, lt, np.float64), _mma_operand(rhs, rt, np.float64))
-    return [from_float(prod + to_compute(acc, at).astype(np.float64), at)]
+    a, b = _mma_operand(lhs, lt, np.float64), _mma_operand(rhs, rt, np.float64)
+    c = to_compute(acc, at).astype(np.float64)
+    if _MMAF_SUM[0] is not None:
+        return [from_float(np.asarray(_MMAF_SUM[0](a, b, c, lt.name, rt.name), np.float64), at)]
+    return [from_float(np.matmul(a, b) + c, at)]
 
 
 @semantics("mmai")

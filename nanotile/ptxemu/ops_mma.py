@@ -16,6 +16,7 @@ from nanotile.ptxemu.machine import LANES
 from nanotile.ptxemu.memory import SHARED_WINDOW
 from nanotile.ptxemu.ops_async import _mbar_addr, _mbar_arrive, group_count
 from nanotile.ptxemu.ops_common import F64, C, _first_active, _items, handler_registry
+from nanotile.ptxemu.tensor_core_sums import fp8_mma_sync, tensor_core_dot
 from nanotile.ptxemu.ptx_parser import Addr, Imm, Reg, Vec
 
 
@@ -170,7 +171,13 @@ def _mma(c: C):
             c_el = [g(w).astype(F64) for g in gc]
         for (r, col), v in zip(c_pos, c_el):
             C_[r, col] = v
-        D = A @ B + C_
+        # the tensor cores' fused, truncating sums (tensor_core_sums.py)
+        if integer or packed_acc:
+            D = A @ B + C_
+        elif atn in ("e4m3", "e5m2"):
+            D = fp8_mma_sync(A[:, None, :], B.T[None, :, :], C_).astype(F64)
+        else:
+            D = tensor_core_dot(A[:, None, :], B.T[None, :, :], C_, atn).astype(F64)
         outs = [D[r, col] for r, col in c_pos]
         if integer:
             res = [np.array(o, dtype=np.int64).astype(np.int32) for o in outs]
@@ -346,17 +353,17 @@ def _wgmma(c: C):
                              spans=spans, esize=esize)
         B = load_operand(sh, db, bool(trans_b), ns, etb, sm100=False, spans=spans,
                          esize=esize)
-        D = (sa * A) @ (sb * B).T                       # 16 x n
         if accumulate:
             if hazards is not None:     # a wgmma in flight on the same registers chains
                 acc = np.stack([_pending_or_register(w, state, i) for i in d_indices])
                 acc = acc.view(np.float32).astype(F64)
             else:
                 acc = np.stack([gg(w) for gg in gets]).astype(F64)   # (n/2, 32)
-            D_lane = D[rows_of, cols_of] + acc
         else:
-            D_lane = D[rows_of, cols_of]
-        out = D_lane.astype(np.float32)
+            acc = np.zeros(rows_of.shape)
+        # register j of each lane: row rows_of[j] of A times column cols_of[j] of B, plus
+        # its accumulator, summed as the tensor cores do (tensor_core_sums.py)
+        out = tensor_core_dot((sa * A)[rows_of], (sb * B)[cols_of], acc, atn, btn)
         if hazards is None:
             for j, s in enumerate(sets):
                 s(w, m, out[j])

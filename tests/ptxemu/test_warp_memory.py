@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from nanotile.ptxemu import run_ptx
+from nanotile.ptxemu.tensor_core_sums import tensor_core_dot
 from tests.ptxemu.ptxkit import assembled, elementwise, kernel
 
 REF = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "ptx-examples"
@@ -356,11 +357,16 @@ def test_mma_sync_m16n8k16_reference_snippet(dtype: str) -> None:
     Bt = rng.integers(-4, 5, (8, 16)).astype(np.float16)
     D = np.zeros((16, 8), np.float32)
     run_checked(text, "mma_m16n8k16_f16_f32", block=(32,), args=[A, Bt, D])
-    f16 = A.astype(np.float64) @ Bt.T.astype(np.float64)
-    # the second mma reinterprets the f16 bits as bf16 and accumulates onto the first
+    # the tensor cores' sums (tensor_core_sums, measured on an H200; its own tests): the
+    # f16 integers are exact, but the second mma reinterprets their bits as bf16 (values
+    # of far apart exponents, which the tensor cores truncate) and accumulates onto the
+    # first
+    f16 = tensor_core_dot(A.astype(np.float64)[:, None, :], Bt.astype(np.float64)[None],
+                          np.zeros((16, 8)), "f16")
     Ab = A.view(np.uint16).view(ml_dtypes.bfloat16).astype(np.float64)
     Bb = Bt.view(np.uint16).view(ml_dtypes.bfloat16).astype(np.float64)
-    np.testing.assert_allclose(D, (f16 + Ab @ Bb.T).astype(np.float32), rtol=1e-6)
+    np.testing.assert_array_equal(
+        D, tensor_core_dot(Ab[:, None, :], Bb[None], f16.astype(np.float64), "bf16"))
     del dtype
 
 

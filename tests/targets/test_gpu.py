@@ -331,10 +331,10 @@ def _launched_as_interpreted(driver, name: str, gpu: str, *in_ptx: str,
     """The cutile-tests kernel ``name`` compiled for ``gpu`` (its PTX holding each of
     ``in_ptx``) and launched: its outputs are the interpreter's, up to the order of the
     float sums (a few ulps). With ``fp8_products`` (a matmul of its first two arrays, f8)
-    the product is compared within Hopper's FP8 accumulation instead: wgmma sums f8
-    products with about 13 bits (measured on an H200: |device - exact| at most
-    2^-11.7 * sum |a * b|), so the bound is 2^-10 * (|A| @ |B|), far below what a wrong
-    operand layout gives (of the order of the sum itself)."""
+    the product is compared within Hopper's FP8 accumulation instead: wgmma keeps 13
+    bits of FP8 sums (nanotile/ptxemu/tensor_core_sums.py; on an H200 |device - exact|
+    was at most 2^-11.7 * sum |a * b|), so the bound is 2^-10 * (|A| @ |B|), far below
+    what a wrong operand layout gives (of the order of the sum itself)."""
     import nanotile
     from nanotile.ir.array_list import copy_arguments, output_arrays
     from nanotile.targets.compile import compile_to_ptx
