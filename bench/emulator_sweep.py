@@ -52,8 +52,8 @@ sys.path.insert(0, str(ROOT))
 
 CORPUS = ROOT / ".." / "shared" / "corpus" / "cutile-tests"
 TARGETS = ["sm_90", "sm_100"]
-KINDS = ["match", "order", "tensor", "race", "mismatch", "unsupported", "emu-error", "interp-cant", "refused",
-         "timeout", "crash"]
+KINDS = ["match", "order", "tensor", "race", "mismatch", "unsupported", "emu-error",
+         "interp-cant", "refused", "timeout", "crash"]
 
 
 class _Timeout(BaseException):  # not caught by the interpreter's "except Exception"

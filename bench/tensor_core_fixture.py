@@ -4,13 +4,14 @@
     python3 bench/gpu_check.py run DIR --save SAVED                # on the GPU machine
     .venv/bin/python bench/tensor_core_fixture.py DIR SAVED [--emulated-ok NAME ...]
 
-For each rounding_* case of DIR (operands A (m x k), B (k x m), an f32 C; D = C + A @ B on
-mma.sync for m = 32, wgmma otherwise) the fixture keeps a few outputs, those where the
-device and the IEEE sum differ first: for output (i, j), row i of A, column j of B, C[i, j]
-and the device's D[i, j] as bits (three cases whole). A case the device computed as the emulator did was not
-saved by ``run --save``; name it with --emulated-ok to take the emulator's outputs (which
-``run`` reported bit-identical to the device's). tests/ptxemu/test_tensor_core_sums.py
-checks nanotile.ptxemu.tensor_core_sums against the fixture.
+For each rounding_* case of DIR (operands A (m x k), B (k x m), an f32 C; D = C + A @ B
+on mma.sync for m = 32, wgmma otherwise) the fixture keeps a few outputs, those where
+the device and the IEEE sum differ first: for output (i, j), row i of A, column j of B,
+C[i, j] and the device's D[i, j] as bits (three cases whole). A case the device computed
+as the emulator did was not saved by ``run --save``; name it with --emulated-ok to take
+the emulator's outputs (which ``run`` reported bit-identical to the device's).
+tests/ptxemu/test_tensor_core_sums.py checks nanotile.ptxemu.tensor_core_sums against the
+fixture.
 """
 
 from __future__ import annotations
