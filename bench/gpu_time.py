@@ -76,6 +76,9 @@ def main() -> int:
                              "repeatable; default 4096)")
     parser.add_argument("--tileiras-cubins", type=Path, metavar="DIR")
     parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--stages", type=int, action="append", default=[],
+                        help="also nanotile with this many ring stages in its K loops "
+                             "(pipeline-k-loops' stages option; repeatable)")
     parser.add_argument("-k", dest="names", action="append",
                         help="only the kernels whose name contains this (repeatable)")
     args = parser.parse_args()
@@ -94,7 +97,8 @@ def main() -> int:
     for size in args.size or [4096]:
         for name in names:
             first = None
-            compilers = ["nanotile", "tileiras"] + (["cuBLAS"] if "matmul" in name else [])
+            compilers = ["nanotile"] + [f"nanotile/s{n}" for n in args.stages] + \
+                ["tileiras"] + (["cuBLAS"] if "matmul" in name else [])
             for compiler in compilers:
                 row, output = time_one(driver, torch, name, compiler, size, args)
                 if row is None:
@@ -160,12 +164,11 @@ def _kernel_launch(driver, name: str, compiler: str, arguments: list, grid,
     for tileiras without its cubin in ``tileiras_cubins``."""
     from nanotile.ir.tensor_maps import tensor_maps
 
-    if compiler == "nanotile":
-        from nanotile.loader import load_file
-        from nanotile.targets.compile import assemble, compile_to_ptx
+    if compiler.startswith("nanotile"):
+        from nanotile.targets.compile import assemble
         from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
-        ptx = compile_to_ptx(load_file(str(CORPUS / f"{name}.tileirbc")), "sm_90")
+        ptx = _nanotile_ptx(name, int(compiler.partition("/s")[2] or 0))
         cubin, _ = assemble(ptx, "sm_90")
         shared = dynamic_shared_bytes(ptx, name)
         threads = int(re.search(r"\.reqntid (\d+)", ptx[ptx.index(f".entry {name}("):]).group(1))
@@ -205,6 +208,23 @@ def _kernel_launch(driver, name: str, compiler: str, arguments: list, grid,
                                             ctypes.addressof(pointers), 0))
     launch.keep = (module, values, maps, pointers)  # alive while the launches run
     return launch, threads
+
+
+def _nanotile_ptx(name: str, stages: int) -> str:
+    """nanotile's PTX for sm_90; with ``stages``, pipeline-k-loops' rings that deep."""
+    from nanotile.loader import load_file
+    from nanotile.passes.manager import PipelineRun, RunOptions
+    from nanotile.passes.pipelines import default_pipeline
+    from nanotile.passes.registry import parse_pipeline
+    from nanotile.targets.compile import compile_to_ptx
+
+    module = load_file(str(CORPUS / f"{name}.tileirbc"))
+    if not stages:
+        return compile_to_ptx(module, "sm_90")
+    pipeline = default_pipeline("sm_90").replace(
+        "pipeline-k-loops{gpu=sm_90}", f"pipeline-k-loops{{gpu=sm_90 stages={stages}}}")
+    PipelineRun(RunOptions(verify=False), sys.stderr).run(module, parse_pipeline(pipeline))
+    return module.ptx.render()
 
 
 def _gpu_check():
