@@ -10,6 +10,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
+from nanotile.targets.compile import compile_to_ptx
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -88,40 +90,51 @@ def test_tensor_map_encoding_arguments():
     assert calls[-1][8] == "CU_TENSOR_MAP_SWIZZLE_NONE"
 
 
-def test_fp8_products_compared_within_the_accumulation():
-    """An f8 product is compared within 2^-10 * (|A| @ |B|) (Hopper's wgmma sums FP8
-    products with about 13 bits): the rounding of such an accumulator passes, a product of
-    the wrong operand layout does not, and the other outputs stay bit for bit."""
-    check = _gpu_check()
-    rng = np.random.default_rng(0)
-    a = rng.standard_normal((32, 64)).astype(ml_dtypes.float8_e4m3fn)
-    b = rng.standard_normal((64, 16)).astype(ml_dtypes.float8_e4m3fn)
-    exact = a.astype(np.float64) @ b.astype(np.float64)
-    bound = 2.0 ** -10 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
-    rounded = (exact + 0.5 * bound * rng.choice([-1, 1], exact.shape)).astype(np.float32)
-    want = exact.astype(np.float32)
-    verdict = check._within_fp8_accumulation([(a, a.copy()), (rounded, want)], a, b)
-    assert verdict.startswith("ok (within FP8 accumulation)"), verdict
-    wrong = (a.astype(np.float64)[:, ::-1] @ b.astype(np.float64)).astype(np.float32)
-    assert check._within_fp8_accumulation([(wrong, want)], a, b).startswith("MISMATCH")
-    changed = a.copy()
-    changed[0, 0] = ml_dtypes.float8_e4m3fn(7.0)
-    assert check._within_fp8_accumulation([(changed, a), (rounded, want)], a, b) \
-        .startswith("MISMATCH")
-
-
-def test_fp8_products_found_in_the_kernel():
-    """The manifest names A and B of a kernel whose mmaf multiplies f8 tiles, and none
-    for other kernels."""
+def _mma_module(size: int, kind: str):
+    """tests/targets/test_mma.py's kernel ``k``: out = x0 @ x1 + x2, size x size tiles."""
     from nanotile.ir.parser import parse_text
 
     from .test_mma import mma_kernel
 
+    return parse_text(mma_kernel(0, size, size, size, kind, "f64" if kind == "f64" else "f32"),
+                      "<k>")
+
+
+def _fp8_case():
+    """An FP8 matmul tile for sm_90 (wgmma keeps 13 bits of its sums) on random inputs:
+    (module, PTX, arguments)."""
+    rng = np.random.default_rng(0)
+    args = [rng.standard_normal((64, 64)).astype(ml_dtypes.float8_e4m3fn),
+            rng.standard_normal((64, 64)).astype(ml_dtypes.float8_e4m3fn),
+            rng.standard_normal((64, 64)).astype(np.float32), np.zeros((64, 64), np.float32)]
+    return _mma_module(64, "f8E4M3FN"), compile_to_ptx(_mma_module(64, "f8E4M3FN"), "sm_90"), args
+
+
+def test_legal_alternatives_explain_the_device_and_nothing_else():
+    """A device result off the interpreter's exact sums is "ok (tensor-core sums...)" when
+    it is the interpreter summing as wgmma (here: the emulator, which matches the H200 on
+    such tiles); one wrong element is a MISMATCH; a kernel without reductions or tensor
+    cores has no alternatives."""
+    from nanotile import run
+    from nanotile.ptxemu import run_ptx
+
     check = _gpu_check()
-    arrays = [np.zeros((64, 32), ml_dtypes.float8_e4m3fn), np.zeros((32, 64),
-              ml_dtypes.float8_e4m3fn), np.zeros((64, 64), np.float32),
-              np.zeros((64, 64), np.float32)]
-    fp8 = parse_text(mma_kernel(0, 64, 64, 32, "f8E4M3FN", "f32"), "<k>")
-    assert check._fp8_product_operands(fp8, arrays) == [0, 1]
-    f16 = parse_text(mma_kernel(0, 64, 64, 32, "f16", "f32"), "<k>")
-    assert check._fp8_product_operands(f16, arrays) == []
+    module, ptx, args = _fp8_case()
+    alternatives = check._legal_alternatives(module, "k", (1,), args, ptx)
+    assert [label for label, _ in alternatives] == ["tensor-core sums"]
+    want = [a.copy() for a in args]
+    run(module, "k", (1,), *want)
+    device = [a.copy() for a in args]
+    run_ptx(ptx, "k", grid=(1,), args=device)
+    case = {"args": [{"dtype": a.dtype.name} for a in args], "outputs": [3],
+            "rtol": 1e-5, "atol": 1e-5, "alternatives": ["tensor-core sums"]}
+    data = {"want3": want[3], "alt0_3": alternatives[0][1][3]}
+    assert check._compare([(device[3], want[3])], 1e-5, 1e-5).startswith("MISMATCH")
+    assert check._interpreter_verdict(case, data, {3: device[3]}) \
+        .startswith("ok (tensor-core sums: bit-identical)")
+    wrong = device[3].copy()
+    wrong[1, 2] += 1.0
+    assert check._interpreter_verdict(case, data, {3: wrong}).startswith("MISMATCH")
+    f64 = _mma_module(16, "f64")
+    assert check._legal_alternatives(f64, "k", (1,), [np.zeros((16, 16))] * 4,
+                                     compile_to_ptx(_mma_module(16, "f64"), "sm_90")) == []
