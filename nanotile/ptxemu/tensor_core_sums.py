@@ -4,8 +4,8 @@ The sum is not f32 arithmetic. Measured on an H200 (bench/gpu_check.py --mma-rou
 operands spread over 2^-5 .. 2^5 with random mantissas, an f32 C of 2^-4 .. 2^6), every
 result of mma.sync m16n8k16 / m16n8k8 / m16n8k32 and wgmma m64nNk16 / m64nNk8 / m64nNk32
 with f16, bf16, tf32, e4m3 or e5m2 inputs and f32 accumulators, one instruction or eight
-in a row, is reproduced bit for bit (110,592 results) by one fused addition per
-instruction (``tensor_core_dot``):
+in a row, is reproduced bit for bit (110,592 results; on an H100 too, the same tiles and
+15 wgmma shapes) by one fused addition per instruction (``tensor_core_dot``):
 
 1. each product a_k * b_k is exact, and its exponent is taken as e(a) + e(b), the sum of
    the operands' exponents (the product's significand, in [1, 4), is not renormalised);
