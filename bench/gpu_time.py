@@ -79,6 +79,9 @@ def main() -> int:
     parser.add_argument("--stages", type=int, action="append", default=[],
                         help="also nanotile with this many ring stages in its K loops "
                              "(pipeline-k-loops' stages option; repeatable)")
+    parser.add_argument("--ptx", action="append", default=[], metavar="NAME=FILE",
+                        help="also kernel NAME from this PTX file (a hand-edited nanotile "
+                             "PTX, say; its tensor maps from its comments; repeatable)")
     parser.add_argument("-k", dest="names", action="append",
                         help="only the kernels whose name contains this (repeatable)")
     args = parser.parse_args()
@@ -98,6 +101,8 @@ def main() -> int:
         for name in names:
             first = None
             compilers = ["nanotile"] + [f"nanotile/s{n}" for n in args.stages] + \
+                [f"ptx:{text.partition('=')[2]}" for text in args.ptx
+                 if text.partition("=")[0] == name] + \
                 ["tileiras"] + (["cuBLAS"] if "matmul" in name else [])
             for compiler in compilers:
                 row, output = time_one(driver, torch, name, compiler, size, args)
@@ -106,7 +111,8 @@ def main() -> int:
                 if output is not None and first is None:
                     first = output
                 row += f"  {_difference(output, first)}" if output is not None else ""
-                print(f"{name:<16} {size:>5} {compiler:<9} {row}", flush=True)
+                label = "ptx" if compiler.startswith("ptx:") else compiler
+                print(f"{name:<16} {size:>5} {label:<9} {row}", flush=True)
     return 0
 
 
@@ -164,11 +170,12 @@ def _kernel_launch(driver, name: str, compiler: str, arguments: list, grid,
     for tileiras without its cubin in ``tileiras_cubins``."""
     from nanotile.ir.tensor_maps import tensor_maps
 
-    if compiler.startswith("nanotile"):
+    if compiler.startswith(("nanotile", "ptx:")):
         from nanotile.targets.compile import assemble
         from nanotile.targets.ptx.builder import dynamic_shared_bytes
 
-        ptx = _nanotile_ptx(name, int(compiler.partition("/s")[2] or 0))
+        ptx = Path(compiler[4:]).read_text() if compiler.startswith("ptx:") else \
+            _nanotile_ptx(name, int(compiler.partition("/s")[2] or 0))
         cubin, _ = assemble(ptx, "sm_90")
         shared = dynamic_shared_bytes(ptx, name)
         threads = int(re.search(r"\.reqntid (\d+)", ptx[ptx.index(f".entry {name}("):]).group(1))
