@@ -30,6 +30,8 @@ multiplies a block of K/Ks consecutive elements along K, then as mmaf.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..ir.core import Block, Operation
@@ -43,21 +45,17 @@ _FOLD = [False]  # fold_order() active
 _MMAF_SUM = [None]  # mmaf_sums(total) active: total
 
 
-class mmaf_sums:
+@contextlib.contextmanager
+def mmaf_sums(total):
     """Within ``with mmaf_sums(total):`` mmaf on float operands computes ``total(a, b, c,
     kind_a, kind_b)``: a (..., M, K), b (..., K, N) and the accumulator c (..., M, N) as
     float64 values (tf32 operands rounded), the kinds the operands' type names; it
     returns the sums (float32 or float64), which are rounded to the accumulator's type."""
-
-    def __init__(self, total) -> None:
-        self.total = total
-
-    def __enter__(self) -> None:
-        self._was = _MMAF_SUM[0]
-        _MMAF_SUM[0] = self.total
-
-    def __exit__(self, *exc) -> None:
-        _MMAF_SUM[0] = self._was
+    was, _MMAF_SUM[0] = _MMAF_SUM[0], total
+    try:
+        yield
+    finally:
+        _MMAF_SUM[0] = was
 
 
 class fold_order:
