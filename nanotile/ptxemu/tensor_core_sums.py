@@ -52,25 +52,39 @@ def tensor_core_dot(a: np.ndarray, b: np.ndarray, c: np.ndarray, kind: str,
     an f32 accumulator ``c`` (float64 arrays holding those values; a and b broadcast
     against each other, their last axis is K, c has the shape of the rest); ``kind_b``
     is b's type where it differs (e4m3 times e5m2). Returns float32."""
-    a, b = np.broadcast_arrays(a, b)
-    products = a * b
-    exact = products.sum(axis=-1) + c
+    with np.errstate(invalid="ignore"):     # inf * 0: NaN, as the IEEE sum has it
+        products = a * b
     if kind not in FUSED:
-        return exact.astype(np.float32)
+        return (products.sum(axis=-1) + c).astype(np.float32)
     kept, result_bits = FUSED[kind]
-    product_exponents = np.where(products == 0, -np.inf,
-                                 exponents(a, kind) + exponents(b, kind_b or kind))
-    largest = np.maximum(product_exponents.max(axis=-1), exponents(c, "f32"))
-    finite = np.isfinite(exact) & np.isfinite(largest)
+    # a zero operand has exponent -inf, and so has its product: it never sets E
+    largest = np.maximum((exponents(a, kind) + exponents(b, kind_b or kind)).max(axis=-1),
+                         exponents(c, "f32"))
+    finite = np.isfinite(largest)               # all-zero sums: E is -inf
     unit = np.exp2(np.where(finite, largest, 0.0) - kept)
-    products = np.where(finite[..., None], products, 0.0)   # their results are `exact`'s
-    c = np.where(finite, c, 0.0)
+    if not (np.isfinite(products).all() and np.isfinite(c).all()):
+        return _with_ieee_where_not_finite(products, c, unit, result_bits)
     # every truncated term is a multiple of unit below 2^(E + 2): the float64 sum is exact
     total = np.trunc(products / unit[..., None]).sum(axis=-1) * unit + np.trunc(c / unit) * unit
-    if result_bits is not None:     # toward zero, to result_bits after the leading one
+    return _rounded(total, result_bits)
+
+
+def _rounded(total: np.ndarray, result_bits: int | None) -> np.ndarray:
+    """The fused sum toward zero to f32, or to ``result_bits`` after its leading one."""
+    if result_bits is not None:
         step = np.exp2(np.where(total == 0, 0.0, exponents(total, "f32")) - result_bits)
         total = np.trunc(total / step) * step
-    return np.where(finite, round_to(total, None, "f32", "rz"), exact.astype(np.float32))
+    return round_to(total, None, "f32", "rz")
+
+
+def _with_ieee_where_not_finite(products, c, unit, result_bits) -> np.ndarray:
+    """The fused sums where every term is finite, the IEEE sum (inf, NaN) elsewhere."""
+    exact = products.sum(axis=-1) + c
+    finite = np.isfinite(exact) & np.isfinite(products).all(axis=-1)
+    products = np.where(finite[..., None], products, 0.0)
+    c = np.where(finite, c, 0.0)
+    total = np.trunc(products / unit[..., None]).sum(axis=-1) * unit + np.trunc(c / unit) * unit
+    return np.where(finite, _rounded(total, result_bits), exact.astype(np.float32))
 
 
 def fp8_mma_sync(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
