@@ -120,14 +120,13 @@ def _legal_alternatives(module, kernel: str, grid, args: list, ptx: str) -> list
     what the hardware legally computes."""
     from nanotile.compare import fold_order_run, tensor_core_run
     from nanotile.passes.semantics import float_reduction_feeds_output
-    from nanotile.ptxemu.tensor_core_sums import instructions_to_try
+    from nanotile.ptxemu.tensor_core_sums import instructions_to_try, tensor_core_instruction
 
     (entry,) = [e for e in module.entries() if e.attributes["sym_name"] == kernel]
     fold = float_reduction_feeds_output(entry)
     alternatives = [("reduction order", fold_order_run(module, kernel, grid, args))] \
         if fold else []
-    instruction = "wgmma" if "wgmma.mma_async" in ptx else \
-        "mma.sync" if "mma.sync" in ptx else None
+    instruction = tensor_core_instruction(ptx)
     if instruction in instructions_to_try(entry):
         alternatives.append(("tensor-core sums",
                              tensor_core_run(module, kernel, grid, args, instruction, fold)))

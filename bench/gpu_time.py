@@ -168,6 +168,7 @@ def _kernel_launch(driver, name: str, compiler: str, arguments: list, grid,
                    tileiras_cubins: Path | None):
     """(a function launching the kernel once on the default stream, CTA size); (None, 0)
     for tileiras without its cubin in ``tileiras_cubins``."""
+    from gpu_check import encode_tensor_map     # bench/, this script's folder
     from nanotile.ir.tensor_maps import tensor_maps
 
     if compiler.startswith(("nanotile", "ptx:")):
@@ -202,7 +203,7 @@ def _kernel_launch(driver, name: str, compiler: str, arguments: list, grid,
         ints = [*argument.shape, *argument.stride()]
         expanded += [argument.data_ptr(), *ints]
         values += [ctypes.c_uint64(argument.data_ptr())] + [ctypes.c_int32(v) for v in ints]
-    maps = [_gpu_check().encode_tensor_map(
+    maps = [encode_tensor_map(
                 driver, lambda r: check(driver, r), expanded[spec.base],
                 dict(zip(("dims", "strides"), spec.sizes(expanded)), element=spec.element,
                      box=list(spec.box), swizzle=spec.swizzle))
@@ -232,15 +233,6 @@ def _nanotile_ptx(name: str, stages: int) -> str:
         "pipeline-k-loops{gpu=sm_90}", f"pipeline-k-loops{{gpu=sm_90 stages={stages}}}")
     PipelineRun(RunOptions(verify=False), sys.stderr).run(module, parse_pipeline(pipeline))
     return module.ptx.render()
-
-
-def _gpu_check():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "bench" / "gpu_check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 if __name__ == "__main__":

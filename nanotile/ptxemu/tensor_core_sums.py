@@ -129,6 +129,14 @@ def mmaf_total(instruction: str):
     return total
 
 
+def tensor_core_instruction(ptx: str) -> str | None:
+    """The instruction a kernel's PTX sums its mmaf with, for mmaf_total: "wgmma",
+    "mma.sync", or None (tcgen05 and FMA loops, whose sums the model does not cover)."""
+    if "wgmma.mma_async" in ptx:
+        return "wgmma"
+    return "mma.sync" if "mma.sync.aligned" in ptx else None
+
+
 def instructions_to_try(entry) -> list[str]:
     """The instructions whose sums may explain a kernel's mmaf results (entry: a Tile IR
     entry op): none without a float mmaf on tensor-core types, wgmma's for f16, bf16 and

@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from nanotile.ptxemu.tensor_core_sums import mmaf_total
+from nanotile.ptxemu.tensor_core_sums import mmaf_total, tensor_core_instruction
 from nanotile.interp import cutile_args, run
 from nanotile.interp.ops_tile import mmaf_sums
 from nanotile.ir.parser import parse_text
@@ -92,7 +92,7 @@ def _check(text: str, arrays: list, gpu: str, rtol: float) -> str:
     instructions do (nanotile.ptxemu.tensor_core_sums.mmaf_total, measured on an H200); else
     within ``rtol`` of the sums' magnitude (0: bit for bit)."""
     ptx = compile_to_ptx(parse_text(text, "<k>"), gpu)
-    instruction = next((name for name in ("wgmma", "mma.sync") if f"{name}." in ptx), None)
+    instruction = tensor_core_instruction(ptx)
     want = copy.deepcopy(arrays)
     with mmaf_sums(mmaf_total(instruction)) if instruction else contextlib.nullcontext():
         run(parse_text(text, "<k>"), "k", (1,), *want)
