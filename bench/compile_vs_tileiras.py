@@ -6,7 +6,12 @@ evenly spaced ``--sample N`` of the latter) and each target:
 
 - tileiras: ``tileiras --gpu-name=T K -o K.cubin`` (CPU seconds of the process, peak RSS);
 - nanotile CLI: ``nanotile K --gpu-name=T -o K.cubin``, a fresh process per kernel
-  (start-up included; ptxas counted, it is a child);
+  (start-up included; ptxas counted, it is a child; NANOTILE_NO_SERVER set);
+- nanotile CLI with the compile server: the same command while ``nanotile server`` runs
+  (nanotile/server.py, on a socket of this run's own): the CPU of the command's process
+  plus the CPU the server spent on its request (ptxas included), which the server reports
+  (NANOTILE_SERVER_STATS); the server's start-up and its whole CPU over the run are
+  printed too, and its peak memory is compared with tileiras';
 - nanotile in-process: in one warm process (imports done, rules loaded), the default
   pipeline to PTX (CPU seconds), then ptxas; with the share of each stage (tile passes,
   eqsat, the back end's lowering, PTX passes, ptxas);
@@ -87,6 +92,37 @@ def measured(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
     proc.returncode = os.waitstatus_to_exitcode(status)
     return {"rc": proc.returncode, "cpu": usage.ru_utime + usage.ru_stime,
             "rss": usage.ru_maxrss / 1024}
+
+
+def start_server(nanotile: Path, env: dict) -> dict:
+    """Start a compile server for this run; its start-up CPU."""
+    subprocess.run([str(nanotile), "server", "start"], env=env, check=True,
+                   capture_output=True)
+    return {"start_cpu": server_status(nanotile, env)["cpu"]}
+
+
+def stop_server(nanotile: Path, env: dict, server: dict) -> dict:
+    """Its CPU over the run (start-up excluded), requests and peak memory; stop it."""
+    status = server_status(nanotile, env)
+    subprocess.run([str(nanotile), "server", "stop"], env=env, check=True,
+                   capture_output=True)
+    return {**server, "cpu": status["cpu"] - server["start_cpu"],
+            "requests": status["requests"], "memory_mb": status["memory_mb"]}
+
+
+def server_status(nanotile: Path, env: dict) -> dict:
+    sys.path.insert(0, str(ROOT))
+    from nanotile.server import ask
+
+    return ask(env["NANOTILE_SERVER_SOCKET"], {"command": "status"})
+
+
+def server_seconds(stats: str) -> float | None:
+    """What the server reported spending on a request (None: it did not serve it)."""
+    try:
+        return sum(float(line) for line in Path(stats).read_text().split())
+    except OSError:
+        return None
 
 
 def nanotile_env() -> dict:
@@ -184,13 +220,16 @@ def ratios(rows: list[dict], key: str, base: str) -> list[tuple[float, str]]:
                    if r.get(key) is not None and r.get(base)), reverse=True)
 
 
-def summary(rows: list[dict], target: str, batch: dict | None) -> None:
+def summary(rows: list[dict], target: str, batch: dict | None,
+            server: dict | None) -> None:
     both = [r for r in rows if r["tileiras_rc"] == 0 and r.get("cli_rc", 0) == 0
-            and r.get("inprocess_rc", 0) == 0]
+            and r.get("inprocess_rc", 0) == 0 and r.get("server_rc", 0) == 0]
     print(f"\n### {target}: {len(rows)} kernels, {len(both)} compiled by both\n")
     total = {k: sum(r.get(k) or 0 for r in both) for k in
-             ("tileiras_cpu", "cli_cpu", "inprocess_cpu", "inprocess_ptxas")}
+             ("tileiras_cpu", "cli_cpu", "inprocess_cpu", "inprocess_ptxas",
+              "server_cpu")}
     cli = ratios(both, "cli_cpu", "tileiras_cpu")
+    served = ratios(both, "server_cpu", "tileiras_cpu")
     inproc = [(r["inprocess_total"] / r["tileiras_cpu"], r["kernel"]) for r in both
               if r.get("inprocess_total") is not None and r["tileiras_cpu"]]
     inproc.sort(reverse=True)
@@ -203,6 +242,11 @@ def summary(rows: list[dict], target: str, batch: dict | None) -> None:
         print(f"| nanotile CLI (fresh process per kernel) | {total['cli_cpu']:.1f} | "
               f"{statistics.median(x for x, _ in cli):.2f}x | {cli[0][0]:.2f}x "
               f"({cli[0][1][:60]}) | {sum(x > 2 for x, _ in cli)} | median <= "
+              f"{GOALS['cli_median']}x, none over {GOALS['cli_worst']}x |")
+    if served:
+        print(f"| nanotile CLI, compile server running | {total['server_cpu']:.1f} | "
+              f"{statistics.median(x for x, _ in served):.2f}x | {served[0][0]:.2f}x "
+              f"({served[0][1][:60]}) | {sum(x > 2 for x, _ in served)} | median <= "
               f"{GOALS['cli_median']}x, none over {GOALS['cli_worst']}x |")
     to_ptx = ratios(both, "inprocess_cpu", "tileiras_cpu")
     if to_ptx:
@@ -239,11 +283,24 @@ def summary(rows: list[dict], target: str, batch: dict | None) -> None:
               + ", ".join(f"{stage} {100 * seconds / whole:.1f}%" for stage, seconds in
                           sorted(shares.items(), key=lambda kv: -kv[1])))
     refused = [r["kernel"] for r in rows if r["tileiras_rc"] == 0 and
-               (r.get("cli_rc", 0) != 0 or r.get("inprocess_rc", 0) != 0)]
+               (r.get("cli_rc", 0) != 0 or r.get("inprocess_rc", 0) != 0 or
+                r.get("server_rc", 0) != 0)]
     if refused:
         print(f"\ncompiled by tileiras, not by nanotile: {len(refused)} (e.g. "
               f"{', '.join(k[:50] for k in refused[:3])})")
-    for label, table in (("CLI", cli), ("in-process", inproc)):
+    if server:
+        worst = max(r["tileiras_rss"] for r in both) if both else 0
+        missed = sum(r.get("server_rc") == 0 and r.get("server_cpu") is None for r in rows)
+        per_request = sum(r["server_cpu"] - r["server_client_cpu"] for r in rows
+                          if r.get("server_cpu") is not None)
+        largest = max((r["server_rss"] for r in rows if r.get("server_rss")), default=0)
+        print(f"\ncompile server: {missed} commands compiled without it; start-up "
+              f"{server['start_cpu']:.2f} s CPU (once), {server['cpu']:.1f} s CPU in all "
+              f"over the run ({server['requests']} requests; the per-request figures above "
+              f"sum to {per_request:.1f} s), peak memory {server['memory_mb']} MB: "
+              f"{server['memory_mb'] / max(worst, 1):.2f}x tileiras' largest ({worst:.0f} "
+              f"MB), the command's own at most {largest:.0f} MB")
+    for label, table in (("CLI", cli), ("CLI, server", served), ("in-process", inproc)):
         if table:
             print(f"\nworst {label} ratios: " + "; ".join(f"{x:.1f}x {k[:60]}"
                                                           for x, k in table[:5]))
@@ -256,7 +313,8 @@ def main() -> int:
     parser.add_argument("--targets", default="sm_90,sm_100")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900)
-    parser.add_argument("--skip", default="", help="comma list of: cli, batch, inprocess")
+    parser.add_argument("--skip", default="",
+                        help="comma list of: cli, server, batch, inprocess")
     parser.add_argument("--csv", help="write every measurement to this file")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -267,11 +325,13 @@ def main() -> int:
     paths = kernels(args.sample)
     tileiras = tool("tileiras")
     nanotile = BIN / "nanotile"
-    env = nanotile_env()
+    env = {**nanotile_env(), "NANOTILE_NO_SERVER": "1"}
     subprocess.run([str(nanotile), "--help"], env=env, capture_output=True, check=False)
     all_rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        server_env = {**nanotile_env(), "NANOTILE_SERVER_SOCKET": f"{tmp}/server.sock"}
         for target in args.targets.split(","):
+            server = None if "server" in skip else start_server(nanotile, server_env)
             def one(path: Path, target: str = target) -> dict:
                 out = Path(tmp) / f"{path.stem[:100]}.{target}"
                 row = {"kernel": path.stem, "target": target}
@@ -282,6 +342,15 @@ def main() -> int:
                     n = measured([str(nanotile), str(path), f"--gpu-name={target}", "-o",
                                   f"{out}.n.cubin"], args.timeout, env)
                     row.update(cli_rc=n["rc"], cli_cpu=n["cpu"], cli_rss=n["rss"])
+                if server is not None:
+                    stats = f"{out}.stats"
+                    n = measured([str(nanotile), str(path), f"--gpu-name={target}", "-o",
+                                  f"{out}.s.cubin"], args.timeout,
+                                 {**server_env, "NANOTILE_SERVER_STATS": stats})
+                    spent = server_seconds(stats)
+                    row.update(server_rc=n["rc"], server_client_cpu=n["cpu"],
+                               server_rss=n["rss"],
+                               server_cpu=None if spent is None else n["cpu"] + spent)
                 return row
 
             rows = []
@@ -305,7 +374,9 @@ def main() -> int:
                               "--emit=cubin", "-j", "1", "-o", str(Path(tmp) / "batch")],
                              args.timeout * max(1, len(ok)), env)
                 batch = {"n": len(ok), "cpu": b["cpu"], "rc": b["rc"]}
-            summary(rows, target, batch)
+            if server is not None:
+                server = stop_server(nanotile, server_env, server)
+            summary(rows, target, batch, server)
             all_rows += rows
     print(f"\ngoals: {GOALS}")
     if args.csv:

@@ -34,6 +34,7 @@ SYNOPSIS = """\
 usage: nanotile FILE... [-o OUT] [--emit=KIND] [options]
        nanotile run FILE --grid X[,Y[,Z]] [--inputs IN.npz] [--outputs OUT.npz] [options]
        nanotile lab list | nanotile lab check N [--reference]
+       nanotile server start | stop | status
 
 nanotile compiles NVIDIA CUDA Tile IR: it reads text or bytecode, checks it, runs the pass
 pipeline when a flag asks for it (always for --emit=ptx and --emit=cubin) and writes text,
@@ -44,6 +45,9 @@ commands:
   nanotile run FILE    run a kernel in the interpreter, or in the PTX emulator, on the
                        arrays of a .npz file (nanotile run --help)
   nanotile lab ...     the course labs of labs/ and their autograders (nanotile lab --help)
+  nanotile server ...  a compile server that keeps the compiler loaded: while it runs,
+                       `nanotile FILE...` compiles in it, without the start-up
+                       (NANOTILE_NO_SERVER=1: never; nanotile server --help)
   related programs:    nanotile-opt and nanotile-translate (the flags of NVIDIA's
                        cuda-tile-opt and cuda-tile-translate); python -m nanotile.passes
                        (the pipeline flags below, on one file)

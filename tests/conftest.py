@@ -12,6 +12,9 @@ import nanotile.targets  # noqa: F401
 from nanotile import knobs
 
 os.environ.setdefault(knobs.RAISE_INTERNAL_ERRORS, "1")
+# The tools a test runs compile in their own process, even where the developer runs a
+# compile server (nanotile/server.py; tests/test_server.py starts servers of its own).
+os.environ["NANOTILE_NO_SERVER"] = "1"
 
 # No test asserts a wall-clock time (speed is measured in bench/): Hypothesis' default
 # deadline of 200 ms per example would fail a property test on a busy machine.
