@@ -290,7 +290,7 @@ class Server:
         saved = [os.dup(fd) for fd in (0, 1, 2)]
         cwd = os.getcwd()
         environment = dict(os.environ)
-        mask = os.umask(request.get("umask", 0o022))
+        mask = os.umask(request["umask"] & 0o777)
         try:
             _flush()
             for target, fd in enumerate(fds):
@@ -408,7 +408,8 @@ def _whole_message(first: bytes, reader) -> dict | None:
 def _well_formed(request: dict) -> bool:
     argv, env = request.get("argv"), request.get("env")
     return isinstance(argv, list) and all(isinstance(a, str) for a in argv) and \
-        isinstance(request.get("cwd"), str) and isinstance(env, dict) and \
+        isinstance(request.get("cwd"), str) and isinstance(request.get("umask"), int) and \
+        isinstance(env, dict) and \
         all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
 
 
