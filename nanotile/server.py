@@ -106,6 +106,11 @@ def start(path: str, args) -> int:
         print(f"nanotile server: already running at {path}")
         return 0
     _private_folder_for(path)
+    if not private_folder(path):
+        sys.stderr.write(f"nanotile server: error: other users may enter the folder of "
+                         f"'{path}', so nanotile would not use a server there (chmod 700 "
+                         f"it, or choose another --socket)\n")
+        return 1
     command = [sys.executable, "-m", "nanotile.server", "run", "--socket", path,
                "--idle-timeout", str(args.idle_timeout), "--max-memory",
                str(args.max_memory)]

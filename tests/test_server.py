@@ -161,3 +161,18 @@ def test_a_stray_connection_does_not_stop_the_server(server):
     result = nanotile("k.mlir", "--emit=ptx", env=served, cwd=work)
     assert result.returncode == 0 and ".entry" in result.stdout
     assert served_count(served, work) == 1
+
+
+def test_start_refuses_a_folder_other_users_may_enter():
+    """The command would not use a socket others could have placed (nor should a server
+    listen where others could connect), so start says so instead of starting one."""
+    folder = Path(tempfile.mkdtemp(prefix="nt-"))
+    try:
+        folder.chmod(0o755)
+        env = {k: v for k, v in os.environ.items() if k != "NANOTILE_NO_SERVER"}
+        started = nanotile("server", "start", "--socket", str(folder / "s.sock"),
+                           env={**env, "PYTHONPATH": str(REPO)}, cwd=folder)
+        assert started.returncode == 1 and "other users may enter" in started.stderr
+        assert not (folder / "s.sock").exists()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
