@@ -47,6 +47,12 @@ def server():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def cpu_ticks(pid: int) -> int:
+    """User + system CPU of process ``pid`` so far, in clock ticks (1/100 s)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def served_count(env: dict, work: Path) -> int:
     status = nanotile("server", "status", env=env, cwd=work)
     assert status.returncode == 0, status.stdout
@@ -131,11 +137,18 @@ def test_ctrl_c_stops_the_compile_and_the_server_starts_afresh(server):
         pytest.skip("needs ../shared/corpus/cutile-tests (a kernel whose --check-semantics "
                     "compile takes minutes)")
     served, _, work = server
+    status = nanotile("server", "status", env=served, cwd=work)
+    server_pid = int(status.stdout.split("(pid ")[1].split(")")[0])
+    idle = cpu_ticks(server_pid)
     process = subprocess.Popen(
         [sys.executable, "-m", "nanotile", str(kernels[0]), "--gpu-name", "sm_90", "-o",
-         "big.ptx", "--check-semantics"], cwd=work, env=served, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(2)  # the command has handed its compile over (minutes of it are left)
+         "big.ptx", "--check-semantics"], cwd=work, env=served, stderr=subprocess.PIPE,
+        text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # the server is compiling (it spends CPU only on a request, which it acknowledges to
+    # the command first): half a second of it, and minutes of the compile are left
+    deadline = time.monotonic() + 120
+    while cpu_ticks(server_pid) - idle < 50 and time.monotonic() < deadline:
+        time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=300)
     assert (process.returncode, stderr) == (130, "nanotile: interrupted\n")
