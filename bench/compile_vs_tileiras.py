@@ -382,7 +382,8 @@ def main() -> int:
     if args.csv:
         fields = ["kernel", "target", "tileiras_rc", "tileiras_cpu", "tileiras_rss",
                   "cli_rc", "cli_cpu", "cli_rss", "inprocess_rc", "inprocess_cpu",
-                  "inprocess_ptxas", "inprocess_total", "stages"]
+                  "inprocess_ptxas", "inprocess_total", "stages", "server_rc",
+                  "server_client_cpu", "server_cpu", "server_rss"]
         with open(args.csv, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=fields)
             writer.writeheader()
