@@ -37,21 +37,30 @@ def ptx_registers_declared(module: Module) -> list[Diagnostic]:
     for kernel in module.ptx.kernels:
         names = {n.strip() for d in kernel.decls for m in _DECLARED_NAME.finditer(d)
                  for n in m.group(1).split(",")}
-        seen = names  # each register is judged once: this check runs after every pass
+        # this check runs after every pass: the registers as one set (each instruction
+        # keeps its own list), each judged once, the instructions read again only to
+        # name the first user of a register that is not declared
+        used = set().union(*[item.all_registers() for item in kernel.body
+                             if isinstance(item, Instr)])
+        undeclared = {reg for reg in used - names if not _numbered(reg, kernel.reg_types)}
+        if not undeclared:
+            continue
         for item in kernel.body:
             if not isinstance(item, Instr):
                 continue
             for reg in item.all_registers():
-                if reg in seen:
-                    continue
-                seen.add(reg)
-                numbered = _NUMBERED_REGISTER.fullmatch(reg)
-                if numbered and numbered.group(1) in kernel.reg_types:
-                    continue
-                diags.append(_ptx_error(module, kernel.name, f"register {reg} is used by "
-                                                             f"'{item.render().strip()}' but "
-                                                             "not declared"))
+                if reg in undeclared:
+                    undeclared.discard(reg)
+                    diags.append(_ptx_error(module, kernel.name, f"register {reg} is used by "
+                                                                 f"'{item.render().strip()}' "
+                                                                 "but not declared"))
     return diags
+
+
+def _numbered(register: str, reg_types: dict[str, str]) -> bool:
+    """``register`` is one of a ``.reg .b32 %r<N>;`` class the kernel declares."""
+    numbered = _NUMBERED_REGISTER.fullmatch(register)
+    return bool(numbered) and numbered.group(1) in reg_types
 
 
 def ptx_branch_targets(module: Module) -> list[Diagnostic]:
