@@ -16,8 +16,8 @@ same socket, so waiting clients are served by the new process) when:
 
 - the files of the nanotile package changed since it started (the client that noticed
   compiles in its own process meanwhile);
-- a compile was interrupted (Ctrl-C in the client) or ended in an internal error, which
-  may have left a cache half updated;
+- a compile was interrupted (Ctrl-C in the client) or ended in an exception nanotile
+  did not catch, either of which may have left a cache half updated;
 - its memory grew past ``--max-memory`` megabytes.
 
 It exits after ``--idle-timeout`` seconds without a request, on ``nanotile server

@@ -16,7 +16,7 @@ from tests.shared_corpus import TIMES_EIGHT as KERNEL
 REPO = Path(__file__).resolve().parents[1]
 
 
-def modules_after(*argv: str) -> set[str]:
+def modules_after(*argv: str, env: dict | None = None) -> set[str]:
     """The modules a fresh ``nanotile ARGV`` process has imported when it ends."""
     code = ("import os, sys, contextlib, nanotile.cli\n"
             "with open(os.devnull, 'w') as out, contextlib.redirect_stdout(out):\n"
@@ -24,7 +24,7 @@ def modules_after(*argv: str) -> set[str]:
             "sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
             "sys.exit(status)\n")
     result = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, check=False,
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr
     return set(result.stderr.rsplit("MODULES ", 1)[1].split())
 
@@ -74,3 +74,17 @@ def test_compiling_integer_constants_to_ptx_imports_no_numpy(tmp_path):
     assert not heavy(modules, "numpy", "ml_dtypes")
     ptx = (tmp_path / "k.ptx").read_text()
     assert "shl.b32" in ptx or "mul.lo.s32" in ptx  # x * 8 compiled, the constant read
+
+
+def test_looking_for_a_compile_server_costs_no_imports(tmp_path):
+    """Every command first looks for a compile server (nanotile/server_client.py): where
+    none runs, that is a stat of a path named without hashlib (OpenSSL: ~5 ms) and with
+    no socket module."""
+    import os
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NANOTILE_NO_SERVER", "NANOTILE_SERVER_SOCKET")}
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)  # where the server's socket would be: none
+    modules = modules_after("--version", env=env)
+    assert "nanotile.server_client" in modules
+    assert not {"hashlib", "_hashlib", "socket", "json", "nanotile.server"} & modules
