@@ -482,7 +482,8 @@ def encode_tensor_map(driver, check, pointer, description: dict):
     # bytes without a float type of their own (f8, i8) as UINT8: TMA copies, never converts
     kinds = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2), "f32": ("FLOAT32", 4),
              "f64": ("FLOAT64", 8), "i8": ("UINT8", 1), "f8E4M3FN": ("UINT8", 1),
-             "f8E5M2": ("UINT8", 1)}
+             "f8E5M2": ("UINT8", 1), "i16": ("UINT16", 2), "i32": ("INT32", 4),
+             "i64": ("INT64", 8)}
     kind, size = kinds[description["element"]]
     dims, strides, box = description["dims"], description["strides"], description["box"]
     swizzle = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}[description["swizzle"]]

@@ -41,13 +41,25 @@ def _tma_load(tb, op: Operation, args: list) -> list:
 @semantics("tma_store")
 def _tma_store(tb, op: Operation, args: list) -> list:
     """A TMA copy out: the tile written from the coordinates on, the elements that fall
-    outside the tensor left out."""
+    outside the tensor left out; with a ``reduction``, each element combined with the
+    tensor's as the atomic_red_view_tko of that mode does."""
     import numpy as np
 
     tile = op.operands[0].type
     addresses, inside = _tma_addresses(tb, op, args[1:], tile)
-    value = np.broadcast_to(args[0], tile.shape)
-    tb.machine.memory.store(addresses, value[inside], tile.element)
+    value = np.broadcast_to(args[0], tile.shape)[inside]
+    reduction = op.attributes.get("reduction")
+    if reduction is None:
+        tb.machine.memory.store(addresses, value, tile.element)
+        return []
+    from ..ir.enums import AtomicRMWMode
+    from .ops_atomic import _rmw_fn, atomic_apply
+
+    mode = next(m for m in AtomicRMWMode if m.text == reduction)
+    combine = _rmw_fn(mode, tile.element)
+    flat = value.reshape(-1)
+    atomic_apply(tb.machine.memory, addresses.reshape(-1), tile.element,
+                 lambda old, lanes: combine(old, flat[lanes]))
     return []
 
 

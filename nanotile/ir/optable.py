@@ -932,16 +932,22 @@ op("tma_load", NO_OPCODE, operands="coordinates*", attrs=[attr("tensor", "string
    asm="$coordinates 'map @tensor attr-dict : type($coordinates) -> type($result)")
 # A tile stored by TMA (tile-opt .. tile-layout): `value` (from tile-layout on, in the
 # #shared layout of the boxes) written to the tensor the map describes from `coordinates`
-# on, elements outside the tensor left alone.
+# on, elements outside the tensor left alone. With `reduction` (an atomic_red_view_tko's
+# mode: add, addf, and, or, xor, max, min, umax, umin), each element is combined with
+# the tensor's, atomically, instead (cp.reduce.async.bulk.tensor).
 op("tma_store", NO_OPCODE, operands="value coordinates*", results="",
-   attrs=[attr("tensor", "string")], traits="memory", internal=True,
-   asm="$value 'at $coordinates 'map @tensor attr-dict : type($value) 'at type($coordinates)")
+   attrs=[attr("tensor", "string"), attr("reduction", "string", optional=True)],
+   traits="memory", internal=True,
+   asm=("$value 'at $coordinates 'map @tensor ?( 'reduce @reduction )? attr-dict : "
+        "type($value) 'at type($coordinates)"))
 # The same in simt: thread 0 copies shared buffer `buffer` out by TMA and waits for the
 # copies (the threads' stores to the buffer fenced for the async proxy first).
 op("tma_store_copy", NO_OPCODE, operands="coordinates*", results="",
-   attrs=[attr("tensor", "string"), attr("buffer", "type")],
+   attrs=[attr("tensor", "string"), attr("buffer", "type"),
+          attr("reduction", "string", optional=True)],
    traits="memory", internal=True,
-   asm="$coordinates 'map @tensor 'from @buffer attr-dict : type($coordinates)")
+   asm=("$coordinates 'map @tensor 'from @buffer ?( 'reduce @reduction )? attr-dict : "
+        "type($coordinates)"))
 # The same in simt: the copies into shared buffer `buffer` (a placed #shared tile type),
 # issued by thread 0, then every thread waits on the copy's mbarrier.
 op("tma_copy", NO_OPCODE, operands="coordinates*", results="",

@@ -33,7 +33,17 @@ from dataclasses import dataclass
 COMMENT = "nanotile: tensor map"
 SWIZZLE_MODES = {0: 0, 32: 1, 64: 2, 128: 3}   # bytes -> CU_TENSOR_MAP_SWIZZLE_* / emulator
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4,
-                 "f8E4M3FN": 1, "f8E5M2": 1}
+                 "i64": 8, "f8E4M3FN": 1, "f8E5M2": 1}
+
+# An atomic_red_view_tko's modes that TMA reduces (a tma_store's ``reduction``), with the
+# element types each takes here and their bytes (PTX ISA, cp.reduce.async.bulk.tensor:
+# .add of f16, bf16, f32, u32 and s32; .and, .or and .xor of 32- and 64-bit integers;
+# .min and .max take signedness from the tensor map's type, which nanotile's maps do not
+# say, so those keep their atomics). PTX_REDUCTION: the instruction's .redOp.
+REDUCTIONS = {"addf": {"f16": 2, "bf16": 2, "f32": 4}, "add": {"i32": 4},
+              "and": {"i32": 4, "i64": 8}, "or": {"i32": 4, "i64": 8},
+              "xor": {"i32": 4, "i64": 8}}
+PTX_REDUCTION = {"addf": "add", "add": "add", "and": "and", "or": "or", "xor": "xor"}
 
 
 @dataclass(frozen=True)

@@ -157,15 +157,24 @@ def read_generic_bytes(w, addr: int, n: int) -> bytes:
 
 @op("cp")
 def _cp(c: C):
-    from nanotile.ptxemu.tensormap import tma_load, tma_store
+    from nanotile.ptxemu.tensormap import tma_load, tma_reduce, tma_store
 
     mods = c.mods
+    reduction = None
+    if mods[:2] == ["reduce", "async"] and "bulk" in mods and "tensor" in mods:
+        # cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP.tile.bulk_group: a store
+        # that combines each element with the tensor's
+        reduction = next((m for m in mods if m in ("add", "min", "max", "inc", "dec", "and",
+                                                   "or", "xor")), None)
+        if reduction is None or "global" not in mods:
+            raise c.unsupported()
+        mods = mods[1:]
     if mods[:1] != ["async"]:
         raise c.unsupported()
     if "commit_group" in mods or "wait_group" in mods or "wait_all" in mods:
         return _copy_group(c)
     if "bulk" in mods and "tensor" in mods:
-        load = c.space() == "shared"  # destination space comes first
+        load = reduction is None and c.space() == "shared"  # destination space first
         if load:
             dst_af = _mbar_addr(c, c.ops[0]) if False else c.mem_addr(c.ops[0], "shared")[1]
             tm = c.ops[1]
@@ -201,6 +210,10 @@ def _cp(c: C):
                     elif hazards is not None:
                         raise AsyncHazard("cp.async.bulk.tensor into shared memory without "
                                           "an mbarrier: nothing can wait for it")
+                elif reduction is not None:
+                    span = tma_reduce(w, desc, cs, int(src_af(w)[lane]), reduction)
+                    if hazards is not None:
+                        _async_read_in_bulk_group(w, span, "cp.reduce.async.bulk.tensor")
                 else:
                     span = tma_store(w, desc, cs, int(src_af(w)[lane]))
                     if hazards is not None:

@@ -9,6 +9,8 @@ uses its own documented 128-byte layout instead (little-endian):
     24  u64 dims[5] (elements, dim 0 innermost)
     64  u64 strides[4] (bytes, of dims 1..4)
     96  u32 box[5] (elements)             116 u32 swizzle (0 none, 1 32B, 2 64B, 3 128B)
+    120 u32 element type (ELEMENT_CODES; 0 unknown: copies need only the size, a
+        ``cp.reduce.async.bulk.tensor`` needs the type, as a CUtensorMap's dataType)
 
 ``TensorMap`` builds one from a NumPy array argument of ``run_ptx``; the bytes go into the
 kernel's ``.param .align 64 .b8 [128]`` parameter.
@@ -25,6 +27,9 @@ from nanotile.ptxemu.async_check import byte_span, raw_load, raw_store
 from nanotile.ptxemu.errors import MemoryFault
 
 MAGIC = 0x314D544E
+# the element types a tensor map can name (a Tile IR element type -> its code)
+ELEMENT_CODES = {"f16": 1, "bf16": 2, "f32": 3, "f64": 4, "i8": 5, "i16": 6, "i32": 7,
+                 "i64": 8, "f8E4M3FN": 9, "f8E5M2": 10}
 
 
 @dataclass
@@ -39,6 +44,7 @@ class TensorMap:
     swizzle: int = 0
     dims: tuple[int, ...] | None = None
     strides: tuple[int, ...] | None = None
+    element: str | None = None  # the Tile IR element type (ELEMENT_CODES), if known
 
     def encode(self, address: int) -> bytes:
         a = self.array
@@ -54,7 +60,7 @@ class TensorMap:
         out += struct.pack("<5Q", *(dims + [1] * (5 - rank)))
         out += struct.pack("<4Q", *(strides + [0] * (4 - len(strides))))
         out += struct.pack("<5I", *(box + [1] * (5 - rank)))
-        out += struct.pack("<II", self.swizzle, 0)
+        out += struct.pack("<II", self.swizzle, ELEMENT_CODES.get(self.element, 0))
         return out.ljust(128, b"\0")
 
 
@@ -137,3 +143,44 @@ def tma_store(w, desc: bytes, coords: list[int], src: int) -> np.ndarray:
     if inb.any():
         w.cta.launch.gmem.store((addr + off[inb]).astype(np.uint64), esize, vals[inb])
     return byte_span(src + soff, esize)
+
+
+def tma_reduce(w, desc: bytes, coords: list[int], src: int, operation: str) -> np.ndarray:
+    """Combine one box from shared memory at ``src`` with global memory element by element
+    (``operation``: add, and, or, xor, of the map's element type; each element's update
+    atomic, as cp.reduce.async.bulk.tensor's are); returns the shared addresses it read."""
+    _, addr, esize, _, dims, strides, box, swz = _decode(desc)
+    element = {code: name for name, code in ELEMENT_CODES.items()}.get(
+        struct.unpack_from("<I", desc, 120)[0])
+    if element is None:
+        raise MemoryFault("cp.reduce.async.bulk.tensor: the tensor map does not say its "
+                          "element type")
+    off, inb = _box_offsets(dims, strides, box, coords)
+    soff = _swizzle(np.arange(len(off), dtype=np.int64) * esize, swz)
+    gmem = w.cta.launch.gmem
+    addresses = (addr + off[inb]).astype(np.uint64)
+    new = raw_load(w.cta.shared, (src + soff).astype(np.uint64), esize)[inb]
+    old = gmem.load(addresses, esize)
+    gmem.store(addresses, esize, _combine(old, new, element, operation))
+    return byte_span(src + soff, esize)
+
+
+def _combine(old: np.ndarray, new: np.ndarray, element: str, operation: str) -> np.ndarray:
+    """``old`` op ``new`` on the element's bits (unsigned arrays of its size)."""
+    unsigned = old.dtype
+    if operation in ("and", "or", "xor") and element in ("i32", "i64"):
+        return {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[
+            operation](old, new.astype(unsigned))
+    if operation == "add" and element in ("i32", "i64"):
+        return (old.astype(np.uint64) + new.astype(np.uint64)).astype(unsigned)
+    if operation == "add" and element == "f32":  # rounded once, to nearest even
+        return (old.view(np.float32) + new.astype(unsigned).view(np.float32)).view(unsigned)
+    if operation == "add" and element in ("f16", "bf16"):
+        import ml_dtypes
+
+        dtype = np.float16 if element == "f16" else ml_dtypes.bfloat16
+        exact = old.view(dtype).astype(np.float64) + \
+            new.astype(unsigned).view(dtype).astype(np.float64)
+        return exact.astype(dtype).view(unsigned)
+    raise MemoryFault(f"cp.reduce.async.bulk.tensor: .{operation} of {element} is not "
+                      f"emulated")

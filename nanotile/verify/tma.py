@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from nanotile.ir.core import Operation
 from nanotile.ir.rewrite import parent_op
-from nanotile.ir.tensor_maps import ELEMENT_BYTES, TensorMapSpec
+from nanotile.ir.tensor_maps import ELEMENT_BYTES, REDUCTIONS, TensorMapSpec
 from nanotile.ir.types import I32, PointerType, TileType
 
 from .engine import fail, rule
@@ -27,6 +27,14 @@ def _tma_load(op: Operation) -> None:
 @rule("tma_store")
 def _tma_store(op: Operation) -> None:
     _check(op, op.operands[0].type if op.operands else None, op.operands[1:])
+    reduction = op.attributes.get("reduction")
+    if reduction is not None:
+        element = op.operands[0].type.element.name
+        if element not in REDUCTIONS.get(str(reduction), {}):
+            raise fail(f"'reduction' must be one of {', '.join(REDUCTIONS)} with an element "
+                       f"type it takes (TMA reduces "
+                       + "; ".join(f"{m}: {', '.join(t)}" for m, t in REDUCTIONS.items())
+                       + f"), not '{reduction}' of {element}")
 
 
 def _check(op: Operation, tile, coordinates) -> None:

@@ -166,8 +166,10 @@ def tma_load(d: Distributor, op: Operation) -> None:
 
 def tma_store(d: Distributor, op: Operation) -> None:
     """The copy out of the value's buffer (a #shared value: named by its type)."""
+    reduction = op.attributes.get("reduction")
     d.emit(op, "tma_store_copy", list(op.operands[1:]), None,
-           tensor=op.attributes["tensor"], buffer=op.operands[0].type)
+           tensor=op.attributes["tensor"], buffer=op.operands[0].type,
+           **({"reduction": reduction} if reduction is not None else {}))
     d.replace(op)
 
 

@@ -225,6 +225,7 @@ WGMMA_INSTRUCTIONS = {
 # TMA copies and the mbarriers that say when they have landed (PTX ISA 8.0+, sm_90+).
 TMA_INSTRUCTIONS = {
     "cp.async.bulk.tensor": "copy a box of a tensor map's tensor into shared memory",
+    "cp.reduce.async.bulk.tensor": "reduce a shared box into a tensor map's tensor",
     "mbarrier.init": "make an mbarrier expecting N arrivals",
     "mbarrier.arrive": "arrive on an mbarrier (.expect_tx: and announce bytes to come)",
     "mbarrier.try_wait": "has the phase of that arrival completed?",

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 from ...ir.core import Operation
 from ...ir.layouts import SharedLayout, flat_index
-from ...ir.tensor_maps import TensorMapSpec, comment, swizzled
+from ...ir.tensor_maps import PTX_REDUCTION, TensorMapSpec, comment, swizzled
 from .select_instructions import Selection, Unsupported
 from .select_memory import smem
 
 BARRIER_BYTES = 8
 COPY = "cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
 STORE = "cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group"
+REDUCE = "cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.{op}.tile.bulk_group"
 
 
 def _placed(op: Operation) -> tuple[TensorMapSpec, object, SharedLayout]:
@@ -167,9 +168,13 @@ def _next_op_name(op: Operation) -> str | None:
 
 def tma_store_copy(s: Selection, op: Operation) -> None:
     """Every thread's stores to the buffer made visible to the async proxy (a fence, then
-    a CTA barrier); thread 0 copies each box out, commits them as a bulk group and waits
-    until they are done (the buffer may be reused, the kernel may end)."""
+    a CTA barrier); thread 0 copies each box out (or reduces it into the tensor, with a
+    ``reduction``), commits them as a bulk group and waits until they are done (the
+    buffer may be reused, the kernel may end)."""
     spec, buffer, layout = _placed(op)
+    reduction = op.attributes.get("reduction")
+    opcode = STORE if reduction is None else \
+        REDUCE.replace("{op}", PTX_REDUCTION[str(reduction)])
     fn = s.fn
     leader = _leader(s)
     tensor_map = _tensor_map(s, spec)
@@ -179,7 +184,7 @@ def tma_store_copy(s: Selection, op: Operation) -> None:
     for first, offset in box_offsets(buffer.shape, layout, spec):
         source = fn.reg("b32")
         fn.instr("add.s32", source, smem(s), str(layout.offset + offset))
-        fn.instr(STORE.format(rank=len(first)),
+        fn.instr(opcode.format(rank=len(first)),
                  f"[{tensor_map}, {_coordinates(s, coordinates, first)}]", f"[{source}]",
                  pred=leader)
     fn.instr("cp.async.bulk.commit_group", pred=leader)

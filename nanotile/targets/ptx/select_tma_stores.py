@@ -22,6 +22,14 @@ A store qualifies when:
 - its token is the kernel's first, or none, and nothing uses the token it returns (the
   copy is waited for before the kernel goes on, but later memory ops are not ordered
   after it through the async proxy).
+
+An ``atomic_red_view_tko`` leaves by TMA too, as a ``tma_store`` with its mode as
+``reduction`` (``cp.reduce.async.bulk.tensor``: each element combined with the tensor's
+atomically; tileiras 13.4 compiles the atomic views of cutile-tests so, UTMAREDG in its
+SASS), whatever computed the value, when it is relaxed (at block or device scope: the
+copy's reductions are atomic at device scope, not for the system), its mode and element
+type are in nanotile.ir.tensor_maps.REDUCTIONS, and the view, the tile and the tokens
+qualify as above.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from dataclasses import dataclass
 
 from ...ir import types as T
 from ...ir.core import Module, Operation, Value, make_op
+from ...ir.enums import MemoryOrderingSemantics, MemoryScope
+from ...ir.tensor_maps import REDUCTIONS
 from ...ir.layouts import tma_box_layout
 from ...ir.rewrite import erase, insert_before
 from ...passes.base import Pass, PassContext
@@ -62,37 +72,64 @@ class SelectTmaStores(Pass):
         for entry in module.entries():
             used = {v for op in entry.walk() for v in op.operands}
             for op in list(entry.walk()):
-                if op.name == "store_view_tko" and tma_allowed(op, self.gpu):
-                    changed |= _select(op, entry, used, ctx)
+                if not tma_allowed(op, self.gpu):
+                    continue
+                if op.name == "store_view_tko" and _from_mmaf(op.operands[0]):
+                    changed |= _select(op, op.operands[0], op.operands[1], entry, used, ctx,
+                                       TMA_ELEMENTS)
+                elif op.name == "atomic_red_view_tko" and _reducible(op):
+                    mode = op.attributes["mode"].text
+                    changed |= _select(op, op.operands[-2] if _has_token(op) else
+                                       op.operands[-1], op.operands[0], entry, used, ctx,
+                                       REDUCTIONS[mode], mode)
         return changed
 
 
-def _select(op: Operation, entry: Operation, used: set[Value], ctx: PassContext) -> bool:
-    value, view = op.operands[0], op.operands[1]
-    token = op.operands[-1] if isinstance(op.operands[-1].type, T.TokenType) else None
-    if op.results[0] in used or not _from_mmaf(value):
+def _has_token(op: Operation) -> bool:
+    return isinstance(op.operands[-1].type, T.TokenType)
+
+
+def _reducible(op: Operation) -> bool:
+    """An atomic_red_view_tko TMA can reduce (see the module docstring)."""
+    attributes = op.attributes
+    return attributes["memory_ordering_semantics"] == MemoryOrderingSemantics.relaxed and \
+        attributes["memory_scope"] != MemoryScope.sys and \
+        attributes["mode"].text in REDUCTIONS
+
+
+def _select(op: Operation, value: Value, view: Value, entry: Operation, used: set[Value],
+            ctx: PassContext, elements: dict[str, int], reduction: str | None = None
+            ) -> bool:
+    """``op`` (a store or an atomic reduction of ``value`` through ``view``) as a
+    tma_store, if the view, the tile and the tokens qualify."""
+    token = op.operands[-1] if _has_token(op) else None
+    if op.results[0] in used:
         return False
     if token is not None and not (isinstance(token.owner, Operation) and
                                   token.owner.name == "make_token"):
         return False
     t = value.type
     element = t.element.name if isinstance(t, T.TileType) else None
-    if element not in TMA_ELEMENTS or t.rank != 2:
+    if element not in elements or t.rank != 2:
         return False
-    if t.num_elements * TMA_ELEMENTS[element] > MAX_BUFFER:
+    if t.num_elements * elements[element] > MAX_BUFFER:
         return False
     try:
-        layout = tma_box_layout(t.shape, TMA_ELEMENTS[element])
+        layout = tma_box_layout(t.shape, elements[element])
     except ValueError:
         return False
-    spec = tensor_map(view, entry, layout, ctx)
+    spec = tensor_map(view, entry, layout, ctx, elements)
     if spec is None or spec.element != element:
         return False
-    indices = op.operands[2:2 + len(spec.shape)]
+    indices = op.operands[1:1 + len(spec.shape)] if reduction else \
+        op.operands[2:2 + len(spec.shape)]
     if any(not is_i32_index(v) for v in indices):
         return False
     coordinates = first_element(op, indices, view.type.tile_shape)
-    store = make_op("tma_store", [value, *coordinates], [], {"tensor": spec.text()})
+    attributes = {"tensor": spec.text()}
+    if reduction is not None:
+        attributes["reduction"] = reduction
+    store = make_op("tma_store", [value, *coordinates], [], attributes)
     store.operand_segments = [1, len(coordinates)]
     store.source, store.location = op.source, op.location
     insert_before(op, store)

@@ -1,0 +1,76 @@
+"""Atomic view reductions by TMA (select-tma-stores: an atomic_red_view_tko becomes a
+tma_store with a ``reduction``, which select-instructions writes as
+cp.reduce.async.bulk.tensor): the PTX has the instruction, and the emulator, running it
+in checking mode, computes what the interpreter computes from the Tile IR, on cutile-tests
+kernels (tileiras compiles each of these to UTMAREDG); a mode TMA does not reduce here
+keeps its atomics. The emulator's reduction itself is checked against NumPy."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import numpy as np
+import pytest
+
+import nanotile
+from nanotile.targets.compile import compile_to_ptx
+from tests.targets.corpus_cases import cutile_tests_case
+
+ATOMIC = "test_tiled_view__make_tv_atomic_kernel.kernel-{mode}_method-None__{types}_128_128"
+GLOBAL_ATOMIC = re.compile(r"\b(?:atom|red)\.[\w.:]*global")  # atom.relaxed.gpu.global...
+REDUCED = [("add", "f16x2_i32x2"), ("add", "f32x2_i32x2"), ("add", "bf16x2_i32x2"),
+           ("xor", "i32x2_i32x2"), ("and", "i32x2_i32x2")]
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+@pytest.mark.parametrize("mode,types", REDUCED)
+def test_atomic_views_reduce_by_tma_as_the_interpreter_does(mode, types, gpu):
+    from nanotile.compare import first_difference
+
+    module, name, grid, args = cutile_tests_case(ATOMIC.format(mode=mode, types=types))
+    ptx = compile_to_ptx(copy.deepcopy(module), gpu)
+    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta." in ptx
+    assert not GLOBAL_ATOMIC.search(ptx)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    nanotile.run(module, name, grid, *want)
+    nanotile.run(module, name, grid, *got, device="emulator", gpu_name=gpu)
+    assert first_difference(got, want, gpu) is None
+
+
+def test_a_max_keeps_its_atomics():
+    module, _, _, _ = cutile_tests_case(
+        ATOMIC.format(mode="max", types="i32x2_i32x2"))
+    ptx = compile_to_ptx(module, "sm_90")
+    assert "cp.reduce" not in ptx and GLOBAL_ATOMIC.search(ptx)
+
+
+@pytest.mark.parametrize("element,operation", [("f32", "add"), ("f16", "add"),
+                                               ("bf16", "add"), ("i32", "add"),
+                                               ("i32", "xor"), ("i64", "or"),
+                                               ("i64", "and")])
+def test_the_emulators_reduction_is_numpys(element, operation):
+    """tensormap._combine against NumPy: floats rounded once to the element type,
+    integers wrapping, bits combined."""
+    import ml_dtypes
+
+    from nanotile.ptxemu.tensormap import _combine
+
+    rng = np.random.default_rng(7)
+    dtype = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
+             "i32": np.int32, "i64": np.int64}[element]
+    unsigned = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
+    if element.startswith("i"):
+        info = np.iinfo(dtype)
+        old = rng.integers(info.min, info.max, 1000, dtype=dtype, endpoint=True)
+        new = rng.integers(info.min, info.max, 1000, dtype=dtype, endpoint=True)
+        with np.errstate(over="ignore"):
+            want = {"add": old + new, "xor": old ^ new, "or": old | new,
+                    "and": old & new}[operation]
+    else:
+        old = (rng.standard_normal(1000) * 100).astype(dtype)
+        new = (rng.standard_normal(1000) * 100).astype(dtype)
+        want = (old.astype(np.float64) + new.astype(np.float64)).astype(dtype)
+    got = _combine(old.view(unsigned), new.view(unsigned), element, operation)
+    np.testing.assert_array_equal(got, want.view(unsigned))
