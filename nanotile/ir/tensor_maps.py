@@ -38,12 +38,15 @@ ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i3
 # An atomic_red_view_tko's modes that TMA reduces (a tma_store's ``reduction``), with the
 # element types each takes here and their bytes (PTX ISA, cp.reduce.async.bulk.tensor:
 # .add of f16, bf16, f32, u32 and s32; .and, .or and .xor of 32- and 64-bit integers;
-# .min and .max take signedness from the tensor map's type, which nanotile's maps do not
-# say, so those keep their atomics). PTX_REDUCTION: the instruction's .redOp.
+# .min and .max of integers, signed or not as the tensor map's type says: nanotile's maps
+# of i32 and i64 are signed (INT32, INT64), so max and min reduce by TMA and umax and umin
+# keep their atomics). PTX_REDUCTION: the instruction's .redOp.
 REDUCTIONS = {"addf": {"f16": 2, "bf16": 2, "f32": 4}, "add": {"i32": 4},
               "and": {"i32": 4, "i64": 8}, "or": {"i32": 4, "i64": 8},
-              "xor": {"i32": 4, "i64": 8}}
-PTX_REDUCTION = {"addf": "add", "add": "add", "and": "and", "or": "or", "xor": "xor"}
+              "xor": {"i32": 4, "i64": 8}, "max": {"i32": 4, "i64": 8},
+              "min": {"i32": 4, "i64": 8}}
+PTX_REDUCTION = {"addf": "add", "add": "add", "and": "and", "or": "or", "xor": "xor",
+                 "max": "max", "min": "min"}
 
 
 @dataclass(frozen=True)

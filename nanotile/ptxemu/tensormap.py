@@ -147,8 +147,9 @@ def tma_store(w, desc: bytes, coords: list[int], src: int) -> np.ndarray:
 
 def tma_reduce(w, desc: bytes, coords: list[int], src: int, operation: str) -> np.ndarray:
     """Combine one box from shared memory at ``src`` with global memory element by element
-    (``operation``: add, and, or, xor, of the map's element type; each element's update
-    atomic, as cp.reduce.async.bulk.tensor's are); returns the shared addresses it read."""
+    (``operation``: add, and, or, xor, min, max, of the map's element type, integers
+    signed; each element's update atomic, as cp.reduce.async.bulk.tensor's are); returns
+    the shared addresses it read."""
     _, addr, esize, _, dims, strides, box, swz = _decode(desc)
     element = {code: name for name, code in ELEMENT_CODES.items()}.get(
         struct.unpack_from("<I", desc, 120)[0])
@@ -173,6 +174,10 @@ def _combine(old: np.ndarray, new: np.ndarray, element: str, operation: str) -> 
             operation](old, new.astype(unsigned))
     if operation == "add" and element in ("i32", "i64"):
         return (old.astype(np.uint64) + new.astype(np.uint64)).astype(unsigned)
+    if operation in ("min", "max") and element in ("i32", "i64"):  # the map's: signed
+        signed = np.dtype(f"int{8 * unsigned.itemsize}")
+        pick = np.minimum if operation == "min" else np.maximum
+        return pick(old.view(signed), new.astype(unsigned).view(signed)).view(unsigned)
     if operation == "add" and element == "f32":  # rounded once, to nearest even
         return (old.view(np.float32) + new.astype(unsigned).view(np.float32)).view(unsigned)
     if operation == "add" and element in ("f16", "bf16"):

@@ -2,8 +2,8 @@
 tma_store with a ``reduction``, which select-instructions writes as
 cp.reduce.async.bulk.tensor): the PTX has the instruction, and the emulator, running it
 in checking mode, computes what the interpreter computes from the Tile IR, on cutile-tests
-kernels (tileiras compiles each of these to UTMAREDG); a mode TMA does not reduce here
-keeps its atomics. The emulator's reduction itself is checked against NumPy."""
+kernels (tileiras compiles each of these to UTMAREDG); a tile too large to stage keeps
+its atomics. The emulator's reduction itself is checked against NumPy."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from tests.targets.corpus_cases import cutile_tests_case
 ATOMIC = "test_tiled_view__make_tv_atomic_kernel.kernel-{mode}_method-None__{types}_128_128"
 GLOBAL_ATOMIC = re.compile(r"\b(?:atom|red)\.[\w.:]*global")  # atom.relaxed.gpu.global...
 REDUCED = [("add", "f16x2_i32x2"), ("add", "f32x2_i32x2"), ("add", "bf16x2_i32x2"),
-           ("xor", "i32x2_i32x2"), ("and", "i32x2_i32x2")]
+           ("xor", "i32x2_i32x2"), ("and", "i32x2_i32x2"), ("max", "i32x2_i32x2"),
+           ("min", "i32x2_i32x2")]
 
 
 @pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
@@ -39,9 +40,9 @@ def test_atomic_views_reduce_by_tma_as_the_interpreter_does(mode, types, gpu):
     assert first_difference(got, want, gpu) is None
 
 
-def test_a_max_keeps_its_atomics():
-    module, _, _, _ = cutile_tests_case(
-        ATOMIC.format(mode="max", types="i32x2_i32x2"))
+def test_a_tile_over_the_staging_limit_keeps_its_atomics():
+    """128x128 i64 is 128 KB: more than select-tma-stores stages at once."""
+    module, _, _, _ = cutile_tests_case(ATOMIC.format(mode="or", types="i64x2_i64x2"))
     ptx = compile_to_ptx(module, "sm_90")
     assert "cp.reduce" not in ptx and GLOBAL_ATOMIC.search(ptx)
 
@@ -49,7 +50,8 @@ def test_a_max_keeps_its_atomics():
 @pytest.mark.parametrize("element,operation", [("f32", "add"), ("f16", "add"),
                                                ("bf16", "add"), ("i32", "add"),
                                                ("i32", "xor"), ("i64", "or"),
-                                               ("i64", "and")])
+                                               ("i64", "and"), ("i32", "max"),
+                                               ("i64", "min")])
 def test_the_emulators_reduction_is_numpys(element, operation):
     """tensormap._combine against NumPy: floats rounded once to the element type,
     integers wrapping, bits combined."""
@@ -67,7 +69,8 @@ def test_the_emulators_reduction_is_numpys(element, operation):
         new = rng.integers(info.min, info.max, 1000, dtype=dtype, endpoint=True)
         with np.errstate(over="ignore"):
             want = {"add": old + new, "xor": old ^ new, "or": old | new,
-                    "and": old & new}[operation]
+                    "and": old & new, "max": np.maximum(old, new),
+                    "min": np.minimum(old, new)}[operation]
     else:
         old = (rng.standard_normal(1000) * 100).astype(dtype)
         new = (rng.standard_normal(1000) * 100).astype(dtype)

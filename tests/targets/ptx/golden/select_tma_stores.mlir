@@ -16,14 +16,14 @@
 // select-tma-stores turns an atomic_red_view_tko into a tma_store with its mode as the
 // reduction (cp.reduce.async.bulk.tensor), as tileiras does (UTMAREDG), whatever
 // computed the value: an f32 addf and an i32 xor leave by TMA, each through its own
-// tensor map. A max stays an atomic (TMA's min/max take signedness from the map's type,
-// which nanotile's maps do not carry), and so does a reduction through a view whose row
-// stride is not known to be a multiple of 16 bytes.
+// tensor map. A umax stays an atomic (TMA's min/max take signedness from the map's type,
+// and nanotile's maps of i32 are signed), and so does a reduction through a view whose
+// row stride is not known to be a multiple of 16 bytes.
 // CHECK-LABEL: entry @reductions(
 // CHECK: tma_store %bv at %{{.+}}, %{{.+}} map "f32 base=a0 shape=[a1,a2] strides=[a3,1] box=[64,32] swizzle=128" reduce "addf" : tile<64x64xf32>
 // CHECK-NOT: atomic_red_view_tko relaxed device %vp
 // CHECK: tma_store %bw at %{{.+}}, %{{.+}} map "i32 base=a4 shape=[a1,a2] strides=[a3,1] box=[64,32] swizzle=128" reduce "xor" : tile<64x64xi32>
-// CHECK: atomic_red_view_tko relaxed device %vq[%x, %y], max, %bw
+// CHECK: atomic_red_view_tko relaxed device %vq[%x, %y], umax, %bw
 // CHECK: atomic_red_view_tko relaxed device %vu[%x, %y], addf, %bv
 // CHECK-NOT: tma_store
 
@@ -75,7 +75,7 @@ cuda_tile.module @tests {
     %bw = broadcast %rw : tile<1x1xi32> -> tile<64x64xi32>
     %t1 = atomic_red_view_tko relaxed device %vp[%x, %y], addf, %bv : tile<64x64xf32>, partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
     %t2 = atomic_red_view_tko relaxed device %vq[%x, %y], xor, %bw : tile<64x64xi32>, partition_view<tile=(64x64), tensor_view<?x?xi32, strides=[?,1]>>, tile<i32> -> token
-    %t3 = atomic_red_view_tko relaxed device %vq[%x, %y], max, %bw : tile<64x64xi32>, partition_view<tile=(64x64), tensor_view<?x?xi32, strides=[?,1]>>, tile<i32> -> token
+    %t3 = atomic_red_view_tko relaxed device %vq[%x, %y], umax, %bw : tile<64x64xi32>, partition_view<tile=(64x64), tensor_view<?x?xi32, strides=[?,1]>>, tile<i32> -> token
     %t6 = atomic_red_view_tko relaxed device %vu[%x, %y], addf, %bv : tile<64x64xf32>, partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
     return
   }
