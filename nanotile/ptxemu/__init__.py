@@ -30,7 +30,8 @@ Covered: integer/float arithmetic with rounding modes, ftz, sat and PTX's NaN ru
 packed x2 types, ld/st (vectors, .nc, all spaces), atom/red, shfl/vote/redux/elect,
 bar/barrier, fences, special registers, approximate math, mma.sync (m16n8k8/k16 with
 f16/bf16, m16n8k32 with e4m3/e5m2/s8), ldmatrix/stmatrix, cp.async, cp.async.bulk(.tensor),
-cp.reduce.async.bulk.tensor (add of f16/bf16/f32/integers, and/or/xor, signed min/max), mbarrier, wgmma (sm_90a), tcgen05 (sm_100a, M = 64 and 128, kind::f16/tf32/f8f6f4/i8,
+cp.reduce.async.bulk.tensor (add of f16/bf16/f32/integers, and/or/xor, signed min/max),
+mbarrier, wgmma (sm_90a), tcgen05 (sm_100a, M = 64 and 128, kind::f16/tf32/f8f6f4/i8,
 block-scaled mxf8f6f4), vprintf and trap. ``python -m nanotile.ptxemu.coverage F.ptx``
 lists what a file uses that is not covered; such instructions fail with their line.
 
