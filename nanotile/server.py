@@ -42,6 +42,7 @@ IDLE_TIMEOUT = 30 * 60  # seconds without a request before the server exits
 MAX_MEMORY = 1024       # megabytes of resident memory before it starts afresh
 START_TIMEOUT = 60      # seconds `nanotile server start` waits for the server to listen
 REQUEST_TIMEOUT = 10    # seconds a client has to send its request once connected
+MAX_SOCKET_PATH = 107   # bytes of a Unix socket's path (sun_path, less its final NUL)
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 # A kernel compiled once for each target at start-up, so that the first request finds
@@ -87,12 +88,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     path = args.socket or socket_path()
-    if args.action == "start":
-        return start(path, args)
     if args.action == "stop":
         return stop(path)
     if args.action == "status":
         return status(path)
+    problem = _unusable(path)
+    if problem is not None:
+        sys.stderr.write(f"nanotile server: error: cannot listen on '{path}': {problem}\n")
+        return 1
+    if args.action == "start":
+        return start(path, args)
     return Server(path, args.idle_timeout, args.max_memory, args.listen_fd).serve()
 
 
@@ -105,7 +110,6 @@ def start(path: str, args) -> int:
     if ask(path, {"command": "status"}) is not None:
         print(f"nanotile server: already running at {path}")
         return 0
-    _private_folder_for(path)
     if not private_folder(path):
         sys.stderr.write(f"nanotile server: error: other users may enter the folder of "
                          f"'{path}', so nanotile would not use a server there (chmod 700 "
@@ -175,6 +179,17 @@ def _private_folder_for(path: str) -> None:
     os.makedirs(folder, mode=0o700, exist_ok=True)
 
 
+def _unusable(path: str) -> str | None:
+    """Why a server cannot listen on ``path`` (its folder made if missing), or None."""
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        return f"a Unix socket's path has at most {MAX_SOCKET_PATH} bytes"
+    try:
+        _private_folder_for(path)
+    except OSError as e:
+        return f"cannot make its folder: {e.strerror}"
+    return None
+
+
 # ---------------------------------------------------------------------------------------
 # The server
 
@@ -204,7 +219,12 @@ class Server:
 
         self.run_here = run_here
         warm_up()
-        listener = self._listen()
+        try:
+            listener = self._listen()
+        except OSError as e:
+            sys.stderr.write(f"nanotile server: error: cannot listen on '{self.path}': "
+                             f"{e.strerror}\n")
+            return 1
         signal.signal(signal.SIGINT, self._interrupt)
         signal.signal(signal.SIGTERM, self._terminate)
         try:
@@ -231,7 +251,6 @@ class Server:
         if self.listen_fd is not None:
             self.socket_inode = _inode(self.path)
             return socket.socket(fileno=self.listen_fd)
-        _private_folder_for(self.path)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         temporary = f"{self.path}.{os.getpid()}"
         if os.path.exists(temporary):

@@ -189,3 +189,14 @@ def test_start_refuses_a_folder_other_users_may_enter():
         assert not (folder / "s.sock").exists()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_socket_path_nanotile_cannot_listen_on_is_one_line_of_error():
+    env = {k: v for k, v in os.environ.items() if k != "NANOTILE_NO_SERVER"}
+    for path, reason in (("/proc/no-such-folder/s.sock", "cannot make its folder"),
+                         ("/tmp/" + "x" * 120 + "/s.sock", "at most 107 bytes")):
+        for action in ("start", "run"):
+            result = nanotile("server", action, "--socket", path,
+                              env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO)
+            assert result.returncode == 1 and reason in result.stderr
+            assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
