@@ -173,8 +173,7 @@ def tma_store_copy(s: Selection, op: Operation) -> None:
     buffer may be reused, the kernel may end)."""
     spec, buffer, layout = _placed(op)
     reduction = op.attributes.get("reduction")
-    opcode = STORE if reduction is None else \
-        REDUCE.replace("{op}", PTX_REDUCTION[str(reduction)])
+    opcode = STORE if reduction is None else REDUCE
     fn = s.fn
     leader = _leader(s)
     tensor_map = _tensor_map(s, spec)
@@ -184,7 +183,7 @@ def tma_store_copy(s: Selection, op: Operation) -> None:
     for first, offset in box_offsets(buffer.shape, layout, spec):
         source = fn.reg("b32")
         fn.instr("add.s32", source, smem(s), str(layout.offset + offset))
-        fn.instr(opcode.format(rank=len(first)),
+        fn.instr(opcode.format(rank=len(first), op=PTX_REDUCTION.get(str(reduction))),
                  f"[{tensor_map}, {_coordinates(s, coordinates, first)}]", f"[{source}]",
                  pred=leader)
     fn.instr("cp.async.bulk.commit_group", pred=leader)
