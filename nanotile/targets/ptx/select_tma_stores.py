@@ -17,7 +17,8 @@ A store qualifies when:
 - its view is one select-tma-loads could read (a 2-D partition of an f16/bf16/f32
   tensor view of the kernel's arguments, 16-byte aligned base and row stride), with
   boxes of one swizzle atom of columns and all rows (at most 256);
-- the tile takes at most 64 KB (it is staged in shared memory whole);
+- the tile takes at most 64 KB (it is staged in shared memory whole; 128 KB for an
+  atomic view's reduction, below);
 - its optimization hints do not say ``allow_tma = false`` (select_tma_loads.tma_allowed);
 - its token is the kernel's first, or none, and nothing uses the token it returns (the
   copy is waited for before the kernel goes on, but later memory ops are not ordered
@@ -56,6 +57,10 @@ from .select_tma_loads import (
 # The whole tile goes through one buffer, beside whatever else the kernel keeps there
 # (a 256x256 f32 accumulator would need 256 KB, more than a CTA has).
 MAX_BUFFER = 64 * 1024
+# An atomic view's reduction stages up to 128x128 i64: tileiras 13.4 reduces that tile
+# through one 128 KB buffer too (its SASS: 8 UTMAREDG, 132,160 bytes of shared memory);
+# its atomics alone would be 16,384 instructions.
+MAX_REDUCTION_BUFFER = 128 * 1024
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,8 @@ def _select(op: Operation, value: Value, view: Value, entry: Operation, used: se
     element = t.element.name if isinstance(t, T.TileType) else None
     if element not in elements or t.rank != 2:
         return False
-    if t.num_elements * elements[element] > MAX_BUFFER:
+    if t.num_elements * elements[element] > (MAX_REDUCTION_BUFFER if reduction else
+                                             MAX_BUFFER):
         return False
     try:
         layout = tma_box_layout(t.shape, elements[element])

@@ -2,8 +2,8 @@
 tma_store with a ``reduction``, which select-instructions writes as
 cp.reduce.async.bulk.tensor): the PTX has the instruction, and the emulator, running it
 in checking mode, computes what the interpreter computes from the Tile IR, on cutile-tests
-kernels (tileiras compiles each of these to UTMAREDG); a tile too large to stage keeps
-its atomics. The emulator's reduction itself is checked against NumPy."""
+kernels (tileiras compiles each of these to UTMAREDG, 128x128 i64 included); a tile too
+large to stage keeps its atomics. The emulator's reduction itself is checked against NumPy."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ ATOMIC = "test_tiled_view__make_tv_atomic_kernel.kernel-{mode}_method-None__{typ
 GLOBAL_ATOMIC = re.compile(r"\b(?:atom|red)\.[\w.:]*global")  # atom.relaxed.gpu.global...
 REDUCED = [("add", "f16x2_i32x2"), ("add", "f32x2_i32x2"), ("add", "bf16x2_i32x2"),
            ("xor", "i32x2_i32x2"), ("and", "i32x2_i32x2"), ("max", "i32x2_i32x2"),
-           ("min", "i32x2_i32x2")]
+           ("min", "i32x2_i32x2"), ("or", "i64x2_i64x2")]
 
 
 @pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
@@ -40,11 +40,32 @@ def test_atomic_views_reduce_by_tma_as_the_interpreter_does(mode, types, gpu):
     assert first_difference(got, want, gpu) is None
 
 
-def test_a_tile_over_the_staging_limit_keeps_its_atomics():
-    """128x128 i64 is 128 KB: more than select-tma-stores stages at once."""
-    module, _, _, _ = cutile_tests_case(ATOMIC.format(mode="or", types="i64x2_i64x2"))
+OVER_THE_STAGING_LIMIT = """cuda_tile.module @m {
+  entry @kernel(%base: tile<ptr<i64>>, %rows: tile<i32>) {
+    %0 = make_token : token
+    %aligned = assume div_by<16>, %base : tile<ptr<i64>>
+    %view = make_tensor_view %aligned, shape = [%rows, 128], strides = [128, 1]
+      : tile<i32> -> tensor_view<?x128xi64, strides=[128,1]>
+    %part = make_partition_view %view
+      : partition_view<tile=(SHAPE), tensor_view<?x128xi64, strides=[128,1]>>
+    %ones = constant <i64: 1> : tile<SHAPExi64>
+    %zero = constant <i32: 0> : tile<i32>
+    %1 = atomic_red_view_tko relaxed device %part[%zero, %zero], or, %ones token = %0
+      : tile<SHAPExi64>, partition_view<tile=(SHAPE), tensor_view<?x128xi64,
+      strides=[128,1]>>, tile<i32> -> token
+    return
+  }
+}"""
+
+
+@pytest.mark.parametrize("shape,staged", [("128x128", True), ("256x128", False)])
+def test_a_tile_over_the_staging_limit_keeps_its_atomics(shape, staged):
+    """select-tma-stores stages an atomic view's tile of up to 128 KB (128x128 i64, as
+    tileiras); 256x128 i64 (256 KB) keeps its atomics."""
+    module = nanotile.parse(OVER_THE_STAGING_LIMIT.replace("SHAPE", shape), "k.mlir")
     ptx = compile_to_ptx(module, "sm_90")
-    assert "cp.reduce" not in ptx and GLOBAL_ATOMIC.search(ptx)
+    assert ("cp.reduce" in ptx) == staged
+    assert bool(GLOBAL_ATOMIC.search(ptx)) != staged
 
 
 @pytest.mark.parametrize("element,operation", [("f32", "add"), ("f16", "add"),
