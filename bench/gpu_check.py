@@ -48,13 +48,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def prepare(folder: Path, gpu: str, cutile_tests: bool = False,
-            only: list[str] | None = None, mma_rounding: bool = False) -> int:
+            only: list[str] | None = None, mma_rounding: bool = False,
+            matching: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     folder.mkdir(parents=True, exist_ok=True)
     cases = list(_example_cases()) + list(_corpus_cases()) + list(_op_family_cases()) \
         + list(_edge_cases()) + list(_wgmma_cases(gpu))
-    if cutile_tests:
-        cases += list(_cutile_tests_cases())
+    if cutile_tests or matching:
+        cases += list(_cutile_tests_cases(cutile_tests, matching or []))
     if mma_rounding:
         cases += list(_mma_rounding_cases(gpu))
     if only:
@@ -255,9 +256,10 @@ RACY_WITH_RANDOM_INPUTS = ("matmul_split_k_kernel",)
 TOLERANCE = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}
 
 
-def _cutile_tests_cases():
+def _cutile_tests_cases(sample: bool, matching: list[str]):
     """The emulator test's fixed sample of cutile-tests kernels and every matmul/mma
-    kernel there. A kernel that never reads its block id gets a grid of one CTA
+    kernel there (where ``sample``), and the kernels whose name contains one of the words
+    of ``matching``. A kernel that never reads its block id gets a grid of one CTA
     (make_inputs gives such kernels several, which then race on the same outputs: an
     accumulating matmul reads C in every CTA before any writes it back)."""
     import re
@@ -267,10 +269,12 @@ def _cutile_tests_cases():
 
     if not TESTS_CORPUS.is_dir():
         return
-    matmuls = sorted(p.stem for p in TESTS_CORPUS.glob("*.tileirbc")
-                     if re.search(r"mma|matmul", p.stem, re.IGNORECASE)
-                     and not any(racy in p.stem for racy in RACY_WITH_RANDOM_INPUTS))
-    for name in dict.fromkeys([*SAMPLE, *matmuls]):
+    names = sorted(p.stem for p in TESTS_CORPUS.glob("*.tileirbc")
+                   if not any(racy in p.stem for racy in RACY_WITH_RANDOM_INPUTS))
+    matmuls = [n for n in names if re.search(r"mma|matmul", n, re.IGNORECASE)]
+    matched = [n for n in names if any(word in n for word in matching)]
+    chosen = [*SAMPLE, *matmuls] if sample else []
+    for name in dict.fromkeys([*chosen, *matched]):
         module, kernel, grid, args = cutile_tests_case(name)
         if not any(op.name == "get_tile_block_id" for op in module.walk()):
             grid = (1, 1, 1)
@@ -541,6 +545,9 @@ def main() -> int:
     parser.add_argument("--gpu-name", default="sm_90", choices=("sm_90", "sm_100"))
     parser.add_argument("--cutile-tests", action="store_true",
                         help="also a sample of ../shared/corpus/cutile-tests and its matmuls")
+    parser.add_argument("--cutile-tests-matching", action="append", metavar="WORD",
+                        help="also the cutile-tests kernels whose name contains WORD "
+                             "(repeatable)")
     parser.add_argument("--save", type=Path, metavar="DIR",
                         help="run: write the device's outputs of each case that does not "
                              "match the interpreter or the emulator to DIR/CASE.npz (got0, "
@@ -553,7 +560,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.command == "prepare":
         return prepare(args.folder, args.gpu_name, args.cutile_tests, args.only,
-                       args.mma_rounding)
+                       args.mma_rounding, args.cutile_tests_matching)
     return run(args.folder, args.save)
 
 
