@@ -93,8 +93,7 @@ def _prepare_case(folder, gpu, name, module, kernel, grid, args, outputs, rtol, 
     emulated = copy.deepcopy(args)
     with contextlib.redirect_stdout(_Discard()):
         run_ptx(ptx, kernel, grid=tuple(grid), args=emulated)
-    maps = [dict(zip(("dims", "strides"), spec.sizes(args)), array=spec.base,
-                 element=spec.element, box=list(spec.box), swizzle=spec.swizzle)
+    maps = [dict(map_description(spec, args), array=spec.base)
             for _, spec in tensor_maps(ptx, kernel)]
     entry = ptx[ptx.index(f".entry {kernel}("):]
     threads = int(entry.split(".reqntid", 1)[1].split()[0].strip(","))
@@ -477,17 +476,27 @@ def _emulator_verdict(pairs) -> str:
     return "emu ok" if differ == 0 else f"emu {differ} differ"
 
 
+def map_description(spec, arguments: list) -> dict:
+    """What encode_tensor_map needs of a tensor map description of the kernel
+    (nanotile.ir.tensor_maps.TensorMapSpec) for a launch with these arguments."""
+    dims, strides = spec.sizes(arguments)
+    return {"dims": dims, "strides": strides, "element": spec.data_type,
+            "box": list(spec.box), "swizzle": spec.swizzle}
+
+
 def encode_tensor_map(driver, check, pointer, description: dict):
     """A CUtensorMap (cuTensorMapEncodeTiled) for a tensor map description of the kernel
     (nanotile.ir.tensor_maps, resolved: ``dims`` and ``strides`` in elements and ``box``
     outermost first, ``swizzle`` in bytes, ``element`` a Tile IR type): dimension 0 is
     the innermost for the driver, strides in bytes for dimensions 1 and up; elements out
-    of bounds read zero."""
+    of bounds read zero. An unsigned map's integers (``u32``...) are UINT32...: an
+    atomic reduction's .and, .or and .xor need them (INT64: an illegal instruction)."""
     # bytes without a float type of their own (f8, i8) as UINT8: TMA copies, never converts
     kinds = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2), "f32": ("FLOAT32", 4),
              "f64": ("FLOAT64", 8), "i8": ("UINT8", 1), "f8E4M3FN": ("UINT8", 1),
              "f8E5M2": ("UINT8", 1), "i16": ("UINT16", 2), "i32": ("INT32", 4),
-             "i64": ("INT64", 8)}
+             "i64": ("INT64", 8), "u8": ("UINT8", 1), "u16": ("UINT16", 2),
+             "u32": ("UINT32", 4), "u64": ("UINT64", 8)}
     kind, size = kinds[description["element"]]
     dims, strides, box = description["dims"], description["strides"], description["box"]
     swizzle = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}[description["swizzle"]]

@@ -168,7 +168,7 @@ def _kernel_launch(driver, name: str, compiler: str, arguments: list, grid,
                    tileiras_cubins: Path | None):
     """(a function launching the kernel once on the default stream, CTA size); (None, 0)
     for tileiras without its cubin in ``tileiras_cubins``."""
-    from gpu_check import encode_tensor_map     # bench/, this script's folder
+    from gpu_check import encode_tensor_map, map_description  # bench/, this folder
     from nanotile.ir.tensor_maps import tensor_maps
 
     if compiler.startswith(("nanotile", "ptx:")):
@@ -203,10 +203,8 @@ def _kernel_launch(driver, name: str, compiler: str, arguments: list, grid,
         ints = [*argument.shape, *argument.stride()]
         expanded += [argument.data_ptr(), *ints]
         values += [ctypes.c_uint64(argument.data_ptr())] + [ctypes.c_int32(v) for v in ints]
-    maps = [encode_tensor_map(
-                driver, lambda r: check(driver, r), expanded[spec.base],
-                dict(zip(("dims", "strides"), spec.sizes(expanded)), element=spec.element,
-                     box=list(spec.box), swizzle=spec.swizzle))
+    maps = [encode_tensor_map(driver, lambda r: check(driver, r), expanded[spec.base],
+                              map_description(spec, expanded))
             for spec in specs]
     pointers = (ctypes.c_void_p * (len(values) + len(maps)))(
         *[ctypes.addressof(v) for v in values], *[int(m.getPtr()) for m in maps])

@@ -9,6 +9,9 @@ number a constant. Shapes, strides and boxes are outermost first, strides in ele
 
     f16 base=a0 shape=[a1,a2] strides=[a3,1] box=[128,32] swizzle=64
 
+A map of integers may end in ``unsigned``: its type is UINT32 (UINT64...) rather than
+INT32, which an atomic reduction's .and, .or and .xor need (REDUCTIONS below).
+
 A copy of a 2-D tile from a column-major tensor (strides [1, s]: the tile's columns lie
 contiguously) goes through the map of the transposed tensor, its shape and strides
 reversed, and the description ends in ``transposed``: the tile's dimensions are the
@@ -38,13 +41,17 @@ ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i3
 # An atomic_red_view_tko's modes that TMA reduces (a tma_store's ``reduction``), with the
 # element types each takes here and their bytes (PTX ISA, cp.reduce.async.bulk.tensor:
 # .add of f16, bf16, f32, u32 and s32; .and, .or and .xor of 32- and 64-bit integers;
-# .min and .max of integers, signed or not as the tensor map's type says: nanotile's maps
-# of i32 and i64 are signed (INT32, INT64), so max and min reduce by TMA and umax and umin
-# keep their atomics). PTX_REDUCTION: the instruction's .redOp.
+# .min and .max of integers, signed or not as the tensor map's type says). The map's
+# integers are signed (INT32, INT64), so max and min reduce by TMA and umax and umin keep
+# their atomics, except for the bitwise modes (UNSIGNED_REDUCTIONS), whose maps are
+# ``unsigned`` (UINT32, UINT64): an H200 refuses .and, .or and .xor through an INT64 map
+# (CUDA_ERROR_ILLEGAL_INSTRUCTION) and reduces them through a UINT64 one.
+# PTX_REDUCTION: the instruction's .redOp.
 REDUCTIONS = {"addf": {"f16": 2, "bf16": 2, "f32": 4}, "add": {"i32": 4},
               "and": {"i32": 4, "i64": 8}, "or": {"i32": 4, "i64": 8},
               "xor": {"i32": 4, "i64": 8}, "max": {"i32": 4, "i64": 8},
               "min": {"i32": 4, "i64": 8}}
+UNSIGNED_REDUCTIONS = frozenset({"and", "or", "xor"})
 PTX_REDUCTION = {"addf": "add", "add": "add", "and": "and", "or": "or", "xor": "xor",
                  "max": "max", "min": "min"}
 
@@ -75,12 +82,21 @@ class TensorMapSpec:
     box: tuple[int, ...]          # one copy's box, outermost first
     swizzle: int                  # bytes: 0, 32, 64 or 128
     transposed: bool = False      # a 2-D tile's dimensions are the map's reversed
+    unsigned: bool = False        # integers the map's type says are unsigned (UINT32...)
 
     def text(self) -> str:
         return (f"{self.element} base=a{self.base} shape=[{','.join(d.text() for d in self.shape)}]"
                 f" strides=[{','.join(d.text() for d in self.strides)}]"
                 f" box=[{','.join(map(str, self.box))}] swizzle={self.swizzle}"
-                + (" transposed" if self.transposed else ""))
+                + (" transposed" if self.transposed else "")
+                + (" unsigned" if self.unsigned else ""))
+
+    @property
+    def data_type(self) -> str:
+        """The map's element type as a launcher encodes it: the Tile IR element type, or
+        for an unsigned map of integers u8...u64 (an integer's bits are the same; a
+        reduction's .min, .max and .and... read the type)."""
+        return "u" + self.element[1:] if self.unsigned else self.element
 
     @staticmethod
     def parse(text: str) -> TensorMapSpec:
@@ -92,7 +108,7 @@ class TensorMapSpec:
             return tuple(Dim.parse(x) for x in s.split(","))
         return TensorMapSpec(m["element"], int(m["base"]), dims(m["shape"]),
                              dims(m["strides"]), tuple(int(x) for x in m["box"].split(",")),
-                             int(m["swizzle"]), bool(m["transposed"]))
+                             int(m["swizzle"]), bool(m["transposed"]), bool(m["unsigned"]))
 
     def sizes(self, arguments: list) -> tuple[list[int], list[int]]:
         """(shape, strides in elements) for a launch with these kernel arguments."""
@@ -113,7 +129,8 @@ class TensorMapSpec:
 
 _SPEC = re.compile(r"(?P<element>\w+) base=a(?P<base>\d+) shape=\[(?P<shape>[a\d,]+)\] "
                    r"strides=\[(?P<strides>[a\d,]+)\] box=\[(?P<box>[\d,]+)\] "
-                   r"swizzle=(?P<swizzle>\d+)(?P<transposed> transposed)?")
+                   r"swizzle=(?P<swizzle>\d+)(?P<transposed> transposed)?"
+                   r"(?P<unsigned> unsigned)?")
 
 
 def swizzled(offset: int, width: int) -> int:

@@ -270,7 +270,8 @@ def _with_tensor_maps(ptx: str, kernel: str, args: list, params: int) -> list:
                            f"argument (argument {spec.base}) is not supported")
         dims, strides = spec.sizes(args)
         out.append(TensorMap(args[spec.base], spec.box, swizzle=SWIZZLE_MODES[spec.swizzle],
-                             dims=tuple(dims), strides=tuple(strides), element=spec.element))
+                             dims=tuple(dims), strides=tuple(strides),
+                             element=spec.data_type))
     return out
 
 

@@ -28,8 +28,10 @@ from nanotile.ptxemu.errors import MemoryFault
 
 MAGIC = 0x314D544E
 # the element types a tensor map can name (a Tile IR element type -> its code)
+# (iN signed, uN unsigned: nanotile.ir.tensor_maps.TensorMapSpec.data_type)
 ELEMENT_CODES = {"f16": 1, "bf16": 2, "f32": 3, "f64": 4, "i8": 5, "i16": 6, "i32": 7,
-                 "i64": 8, "f8E4M3FN": 9, "f8E5M2": 10}
+                 "i64": 8, "f8E4M3FN": 9, "f8E5M2": 10, "u8": 11, "u16": 12, "u32": 13,
+                 "u64": 14}
 
 
 @dataclass
@@ -148,8 +150,8 @@ def tma_store(w, desc: bytes, coords: list[int], src: int) -> np.ndarray:
 def tma_reduce(w, desc: bytes, coords: list[int], src: int, operation: str) -> np.ndarray:
     """Combine one box from shared memory at ``src`` with global memory element by element
     (``operation``: add, and, or, xor, min, max, of the map's element type, integers
-    signed; each element's update atomic, as cp.reduce.async.bulk.tensor's are); returns
-    the shared addresses it read."""
+    signed or unsigned as it says; each element's update atomic, as
+    cp.reduce.async.bulk.tensor's are); returns the shared addresses it read."""
     _, addr, esize, _, dims, strides, box, swz = _decode(desc)
     element = {code: name for name, code in ELEMENT_CODES.items()}.get(
         struct.unpack_from("<I", desc, 120)[0])
@@ -166,18 +168,25 @@ def tma_reduce(w, desc: bytes, coords: list[int], src: int, operation: str) -> n
     return byte_span(src + soff, esize)
 
 
+INTEGERS = ("i32", "i64", "u32", "u64")
+
+
 def _combine(old: np.ndarray, new: np.ndarray, element: str, operation: str) -> np.ndarray:
     """``old`` op ``new`` on the element's bits (unsigned arrays of its size)."""
     unsigned = old.dtype
-    if operation in ("and", "or", "xor") and element in ("i32", "i64"):
+    if operation in ("and", "or", "xor") and element == "i64":
+        # measured on an H200: CUDA_ERROR_ILLEGAL_INSTRUCTION (a UINT64 map reduces)
+        raise MemoryFault(f"cp.reduce.async.bulk.tensor: .{operation} through a tensor map "
+                          f"of signed 64-bit integers (INT64), which the hardware refuses")
+    if operation in ("and", "or", "xor") and element in INTEGERS:
         return {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[
             operation](old, new.astype(unsigned))
-    if operation == "add" and element in ("i32", "i64"):
+    if operation == "add" and element in INTEGERS:
         return (old.astype(np.uint64) + new.astype(np.uint64)).astype(unsigned)
-    if operation in ("min", "max") and element in ("i32", "i64"):  # the map's: signed
-        signed = np.dtype(f"int{8 * unsigned.itemsize}")
+    if operation in ("min", "max") and element in INTEGERS:  # signed as the map says
+        kind = np.dtype(f"{'int' if element[0] == 'i' else 'uint'}{8 * unsigned.itemsize}")
         pick = np.minimum if operation == "min" else np.maximum
-        return pick(old.view(signed), new.astype(unsigned).view(signed)).view(unsigned)
+        return pick(old.view(kind), new.astype(unsigned).view(kind)).view(unsigned)
     if operation == "add" and element == "f32":  # rounded once, to nearest even
         return (old.view(np.float32) + new.astype(unsigned).view(np.float32)).view(unsigned)
     if operation == "add" and element in ("f16", "bf16"):

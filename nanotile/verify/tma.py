@@ -7,13 +7,20 @@ constants, as many as the tile has dimensions (the last stride 1) or more (leadi
 dimensions of 1 the tile drops: a batch of one copied as a 2-D tile, their boxes 1),
 boxes that cut the tile evenly (each dimension 1..256, rows a multiple of 16 bytes) and a
 swizzle of 0, 32, 64 or 128 bytes; one i32 coordinate per dimension of the map. A
-``transposed`` map copies a 2-D tile whose dimensions are its own reversed."""
+``transposed`` map copies a 2-D tile whose dimensions are its own reversed; an
+``unsigned`` map holds integers, and a reduction's map is unsigned exactly for and, or and
+xor."""
 
 from __future__ import annotations
 
 from nanotile.ir.core import Operation
 from nanotile.ir.rewrite import parent_op
-from nanotile.ir.tensor_maps import ELEMENT_BYTES, REDUCTIONS, TensorMapSpec
+from nanotile.ir.tensor_maps import (
+    ELEMENT_BYTES,
+    REDUCTIONS,
+    UNSIGNED_REDUCTIONS,
+    TensorMapSpec,
+)
 from nanotile.ir.types import I32, PointerType, TileType
 
 from .engine import fail, rule
@@ -35,6 +42,12 @@ def _tma_store(op: Operation) -> None:
                        f"type it takes (TMA reduces "
                        + "; ".join(f"{m}: {', '.join(t)}" for m, t in REDUCTIONS.items())
                        + f"), not '{reduction}' of {element}")
+        unsigned = str(reduction) in UNSIGNED_REDUCTIONS
+        if TensorMapSpec.parse(str(op.attributes["tensor"])).unsigned != unsigned:
+            raise fail(f"the map of a '{reduction}' reduction must "
+                       f"{'' if unsigned else 'not '}be unsigned (TMA reduces and, or and "
+                       f"xor through maps of unsigned integers, min and max as the map's "
+                       f"type says)")
 
 
 def _check(op: Operation, tile, coordinates) -> None:
@@ -47,6 +60,8 @@ def _check(op: Operation, tile, coordinates) -> None:
             tile.element.name != spec.element or spec.element not in ELEMENT_BYTES:
         raise fail(f"the tile must be a 1-D, 2-D or 3-D tile of the map's element type "
                    f"'{spec.element}'")
+    if spec.unsigned and not spec.element.startswith("i"):
+        raise fail(f"only a map of integers may be unsigned, not one of '{spec.element}'")
     rank = len(spec.box)
     if not (len(spec.shape) == len(spec.strides) == len(coordinates) == rank >= tile.rank):
         raise fail(f"the map's shape, strides, box and the coordinates must have {rank} "

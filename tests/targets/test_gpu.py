@@ -101,10 +101,10 @@ def launch(driver, ptx: str, name: str, grid, args: list) -> None:
                 values.append(ctypes.c_float(float(x)))
             else:
                 values.append(ctypes.c_int32(int(x)))
-        maps = [_gpu_check().encode_tensor_map(
-                    driver, lambda r: _check(driver, r), pointer_of[spec.base],
-                    dict(zip(("dims", "strides"), spec.sizes(args)), element=spec.element,
-                         box=list(spec.box), swizzle=spec.swizzle))
+        gpu_check = _gpu_check()
+        maps = [gpu_check.encode_tensor_map(driver, lambda r: _check(driver, r),
+                                            pointer_of[spec.base],
+                                            gpu_check.map_description(spec, args))
                 for _, spec in tensor_maps(ptx, name)]
         pointers = (ctypes.c_void_p * (len(values) + len(maps)))(
             *[ctypes.addressof(v) for v in values], *[int(m.getPtr()) for m in maps])

@@ -30,17 +30,18 @@ atomically; tileiras 13.4 compiles the atomic views of cutile-tests so, UTMAREDG
 SASS), whatever computed the value, when it is relaxed (at block or device scope: the
 copy's reductions are atomic at device scope, not for the system), its mode and element
 type are in nanotile.ir.tensor_maps.REDUCTIONS, and the view, the tile and the tokens
-qualify as above.
+qualify as above. The map of a bitwise reduction (and, or, xor) is ``unsigned``, as the
+hardware needs (tensor_maps.UNSIGNED_REDUCTIONS).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...ir import types as T
 from ...ir.core import Module, Operation, Value, make_op
 from ...ir.enums import MemoryOrderingSemantics, MemoryScope
-from ...ir.tensor_maps import REDUCTIONS
+from ...ir.tensor_maps import REDUCTIONS, UNSIGNED_REDUCTIONS
 from ...ir.layouts import tma_box_layout
 from ...ir.rewrite import erase, insert_before
 from ...passes.base import Pass, PassContext
@@ -132,6 +133,8 @@ def _select(op: Operation, value: Value, view: Value, entry: Operation, used: se
     if any(not is_i32_index(v) for v in indices):
         return False
     coordinates = first_element(op, indices, view.type.tile_shape)
+    if reduction in UNSIGNED_REDUCTIONS:
+        spec = replace(spec, unsigned=True)
     attributes = {"tensor": spec.text()}
     if reduction is not None:
         attributes["reduction"] = reduction

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import nanotile
+from nanotile.ir.tensor_maps import tensor_maps
 from nanotile.targets.compile import compile_to_ptx
 from tests.targets.corpus_cases import cutile_tests_case
 
@@ -33,6 +34,8 @@ def test_atomic_views_reduce_by_tma_as_the_interpreter_does(mode, types, gpu):
     ptx = compile_to_ptx(copy.deepcopy(module), gpu)
     assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta." in ptx
     assert not GLOBAL_ATOMIC.search(ptx)
+    [(_, spec)] = tensor_maps(ptx, name)
+    assert spec.unsigned == (mode in ("and", "or", "xor"))  # as the hardware needs
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     nanotile.run(module, name, grid, *want)
@@ -70,9 +73,10 @@ def test_a_tile_over_the_staging_limit_keeps_its_atomics(shape, staged):
 
 @pytest.mark.parametrize("element,operation", [("f32", "add"), ("f16", "add"),
                                                ("bf16", "add"), ("i32", "add"),
-                                               ("i32", "xor"), ("i64", "or"),
-                                               ("i64", "and"), ("i32", "max"),
-                                               ("i64", "min")])
+                                               ("i32", "xor"), ("u64", "or"),
+                                               ("u64", "and"), ("i32", "max"),
+                                               ("i64", "min"), ("u32", "max"),
+                                               ("u64", "min")])
 def test_the_emulators_reduction_is_numpys(element, operation):
     """tensormap._combine against NumPy: floats rounded once to the element type,
     integers wrapping, bits combined."""
@@ -82,9 +86,9 @@ def test_the_emulators_reduction_is_numpys(element, operation):
 
     rng = np.random.default_rng(7)
     dtype = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
-             "i32": np.int32, "i64": np.int64}[element]
+             "i32": np.int32, "i64": np.int64, "u32": np.uint32, "u64": np.uint64}[element]
     unsigned = {2: np.uint16, 4: np.uint32, 8: np.uint64}[np.dtype(dtype).itemsize]
-    if element.startswith("i"):
+    if element.startswith(("i", "u")):
         info = np.iinfo(dtype)
         old = rng.integers(info.min, info.max, 1000, dtype=dtype, endpoint=True)
         new = rng.integers(info.min, info.max, 1000, dtype=dtype, endpoint=True)
@@ -98,3 +102,15 @@ def test_the_emulators_reduction_is_numpys(element, operation):
         want = (old.astype(np.float64) + new.astype(np.float64)).astype(dtype)
     got = _combine(old.view(unsigned), new.view(unsigned), element, operation)
     np.testing.assert_array_equal(got, want.view(unsigned))
+
+
+@pytest.mark.parametrize("operation", ["and", "or", "xor"])
+def test_the_emulator_refuses_bitwise_reductions_through_a_signed_64_bit_map(operation):
+    """An H200 stops such a kernel (CUDA_ERROR_ILLEGAL_INSTRUCTION; through a UINT64 map
+    the same reduction runs), so the emulator does too rather than compute a result."""
+    from nanotile.ptxemu.errors import MemoryFault
+    from nanotile.ptxemu.tensormap import _combine
+
+    bits = np.arange(4, dtype=np.uint64)
+    with pytest.raises(MemoryFault, match="INT64"):
+        _combine(bits, bits, "i64", operation)

@@ -164,6 +164,10 @@ def test_tensor_map_descriptions_round_trip():
     transposed = TensorMapSpec.parse(text + " transposed")  # a column-major tensor's
     assert transposed.transposed and transposed.text() == text + " transposed"
     assert not spec.transposed
+    integers = TensorMapSpec.parse("i64 base=a0 shape=[a1] strides=[1] box=[16] swizzle=0"
+                                   " unsigned")  # UINT64: an atomic reduction's and/or/xor
+    assert integers.unsigned and integers.data_type == "u64" and spec.data_type == "bf16"
+    assert integers.text().endswith("swizzle=0 unsigned")
 
 
 @pytest.mark.parametrize("tensor,message", [
@@ -192,3 +196,33 @@ def test_a_tma_load_the_kernel_cannot_have_is_a_located_error(tensor, message):
     errors = [d for d in verify_module(parse_text(text, "t.mlir")) if d.severity == "error"]
     assert len(errors) == 1 and message in errors[0].message, errors
     assert (errors[0].line, errors[0].column) == (4, 10)
+
+
+@pytest.mark.parametrize("element,tensor_suffix,reduction,message", [
+    ("i64", " unsigned", "or", None),
+    ("i64", "", "or", "map of a 'or' reduction must be unsigned"),
+    ("i32", " unsigned", "max", "map of a 'max' reduction must not be unsigned"),
+    ("i32", "", "max", None),
+    ("f32", " unsigned", "addf", "only a map of integers may be unsigned"),
+])
+def test_a_reductions_map_is_unsigned_exactly_for_bitwise_modes(element, tensor_suffix,
+                                                                reduction, message):
+    """TMA's .and, .or and .xor need a map of unsigned integers (an H200 refuses .or
+    through an INT64 map: an illegal instruction), .min and .max read the map's
+    signedness: the verifier holds a tma_store's map to that."""
+    from nanotile.ir.parser import parse_text
+    from nanotile.verify import verify_module
+
+    tensor = f"{element} base=a0 shape=[a1] strides=[1] box=[64] swizzle=0{tensor_suffix}"
+    text = f'''cuda_tile.module @m {{
+  entry @k(%a: tile<ptr<{element}>>, %n: tile<i32>) {{
+    %c = constant <i32: 0> : tile<i32>
+    %v = constant <{element}: {"1.0" if element[0] == "f" else "1"}> : tile<64x{element}>
+    tma_store %v at %c map "{tensor}" reduce "{reduction}" : tile<64x{element}> at tile<i32>
+    return
+  }}
+}}'''
+    errors = [d.message for d in verify_module(parse_text(text, "t.mlir"))
+              if d.severity == "error"]
+    assert errors == [] if message is None else len(errors) == 1 and message in errors[0], \
+        errors

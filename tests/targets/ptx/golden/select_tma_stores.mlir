@@ -16,13 +16,14 @@
 // select-tma-stores turns an atomic_red_view_tko into a tma_store with its mode as the
 // reduction (cp.reduce.async.bulk.tensor), as tileiras does (UTMAREDG), whatever
 // computed the value: an f32 addf and an i32 xor leave by TMA, each through its own
-// tensor map. A umax stays an atomic (TMA's min/max take signedness from the map's type,
-// and nanotile's maps of i32 are signed), and so does a reduction through a view whose
-// row stride is not known to be a multiple of 16 bytes.
+// tensor map, the xor's of unsigned integers (as the hardware needs for and, or and
+// xor). A umax stays an atomic (TMA's min/max take signedness from the map's type, and
+// nanotile's maps of i32 for min/max are signed), and so does a reduction through a view
+// whose row stride is not known to be a multiple of 16 bytes.
 // CHECK-LABEL: entry @reductions(
 // CHECK: tma_store %bv at %{{.+}}, %{{.+}} map "f32 base=a0 shape=[a1,a2] strides=[a3,1] box=[64,32] swizzle=128" reduce "addf" : tile<64x64xf32>
 // CHECK-NOT: atomic_red_view_tko relaxed device %vp
-// CHECK: tma_store %bw at %{{.+}}, %{{.+}} map "i32 base=a4 shape=[a1,a2] strides=[a3,1] box=[64,32] swizzle=128" reduce "xor" : tile<64x64xi32>
+// CHECK: tma_store %bw at %{{.+}}, %{{.+}} map "i32 base=a4 shape=[a1,a2] strides=[a3,1] box=[64,32] swizzle=128 unsigned" reduce "xor" : tile<64x64xi32>
 // CHECK: atomic_red_view_tko relaxed device %vq[%x, %y], umax, %bw
 // CHECK: atomic_red_view_tko relaxed device %vu[%x, %y], addf, %bv
 // CHECK-NOT: tma_store
