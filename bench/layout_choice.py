@@ -3,9 +3,10 @@
 
     conv     convert_layout ops left for lower-convert-layout (after
              remove-layout-conversions: the conversions the kernel pays); those into
-             shared memory (an op that reads its operand there: print, scan, an MMA
-             operand) no layout choice removes, so the summary also counts the kernels
-             where greedy converts between register layouts and what eqsat does there
+             or out of shared memory (an op that reads its operand there: print, scan,
+             an MMA operand; one that leaves its result there: an atomic's old value)
+             no layout choice removes, so the summary also counts the kernels where
+             greedy converts between register layouts and what eqsat does there
     shared   bytes those conversions move through shared memory
     ptx      PTX instructions
     warp     warp instructions the PTX emulator executes (make_inputs' random inputs;
@@ -68,9 +69,12 @@ def compile_kernel(path: Path, gpu: str, strategy: str) -> dict:
         if step.name == "remove-layout-conversions":
             conversions = [op for op in all_ops(module) if op.name == "convert_layout"]
             row["conv"] = len(conversions)
-            # into shared memory: the user reads its operand from there (print, scan,
-            # an MMA's operand...) whatever the layouts, so no choice removes these
-            row["to_shared"] = sum(isinstance(op.results[0].type.layout, SharedLayout)
+            # into or out of shared memory: the user reads its operand from there (print,
+            # scan, an MMA's operand...) or the producer leaves its result there (an
+            # atomic's old value, broadcast to every thread) whatever the layouts, so no
+            # choice of register layouts removes these
+            row["to_shared"] = sum(isinstance(op.results[0].type.layout, SharedLayout) or
+                                   isinstance(op.operands[0].type.layout, SharedLayout)
                                    for op in conversions)
         if step.name == "lower-convert-layout":
             row["shared"] = sum(op.results[0].type.num_elements *
