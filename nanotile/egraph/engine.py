@@ -37,7 +37,7 @@ from typing import Any
 from ..diagnostics import CompileError, Diagnostic
 from .cost import CostModel
 from .rulefile import RULE_COMMANDS, Rule, check_forms, read_text, rules_of, top_level_forms
-from .schema import RULES_DIR, schema_text
+from .schema import RULES_DIR, SCHEMA_FILE, schema_text
 
 # what a rule file may contain (egglog command classes; rulefile.ALLOWED_FORMS first)
 _ALLOWED = {"AddRuleset", "UnstableCombinedRuleset", "RuleCommand", "RewriteCommand",
@@ -75,6 +75,7 @@ class Stats:
     ruleset_matches: dict[str, int] = field(default_factory=dict)
     insert_seconds: float = 0.0
     extract_seconds: float = 0.0
+    last_node_count: int = 0  # e-nodes after the last ruleset run (the node limit's)
 
 
 _LEAF = re.compile(r"\(\s*Leaf\s+(-?\d+)\b")
@@ -102,8 +103,26 @@ def _without_comment(line: str) -> str:
     return line
 
 
+_BUILTIN: dict[int, list[Path]] = {}  # the rules folder's modification time -> its files
+
+
 def builtin_rule_files() -> list[Path]:
-    return sorted(RULES_DIR.glob("*.egg"))
+    """nanotile's rule files (listed again when a file is added to or removed from the
+    folder: a compile server outlives such changes)."""
+    stamp = _stamp(RULES_DIR)
+    if stamp not in _BUILTIN:
+        _BUILTIN.clear()
+        _BUILTIN[stamp] = sorted(RULES_DIR.glob("*.egg"))
+    return list(_BUILTIN[stamp])
+
+
+def _stamp(path: Path) -> tuple:
+    """What says a file changed, short of reading it: its inode, times and size."""
+    try:
+        status = path.stat()
+    except OSError:
+        return (str(path), None)
+    return (str(path), status.st_ino, status.st_mtime_ns, status.st_ctime_ns, status.st_size)
 
 
 def egglog_error(error: Exception, default_file: str, text: str | None = None
@@ -161,6 +180,9 @@ def egglog_bindings():
 
 
 _SHARED: dict[tuple, Program] = {}  # loaded programs, by schema and rule texts
+# the key of _SHARED for a cost model and the files' stamps: computing the key reads the
+# files and builds the schema, which took as long as a small kernel's saturation
+_KEYS: dict[tuple, tuple] = {}
 
 
 class Program:
@@ -174,7 +196,14 @@ class Program:
         with rules left out (a bisection's) is not kept."""
         if disabled:
             return Program(cost, rule_files, disabled)
-        key = (schema_text(cost), tuple((str(p), _read(p)) for p in rule_files))
+        stamps = (tuple(sorted(cost.costs.items())), cost.default_cost, cost.constant_cost,
+                  _stamp(SCHEMA_FILE), tuple(_stamp(p) for p in rule_files))
+        key = _KEYS.get(stamps)
+        if key is None:
+            key = (schema_text(cost), tuple((str(p), _read(p)) for p in rule_files))
+            if len(_KEYS) > 64:  # rule files edited again and again under a server
+                _KEYS.clear()
+            _KEYS[stamps] = key
         program = _SHARED.get(key)
         if program is None:
             program = Program(cost, rule_files)
@@ -269,8 +298,9 @@ class Program:
             for name in facts:
                 changed |= self._run(f"(run-schedule (saturate (run {name})))", name, stats)
             for name in rewrites:
-                changed |= self._run(f"(run-schedule (run {name}))", name, stats)
-                if self.node_count() > limits.nodes:
+                changed |= self._run(f"(run-schedule (run {name}))", name, stats,
+                                     count_nodes=True)
+                if stats.last_node_count > limits.nodes:
                     stats.stop_reason = "node limit"
                     return
             if not changed:
@@ -280,9 +310,21 @@ class Program:
                 stats.stop_reason = "time limit"
                 return
 
-    def _run(self, command: str, ruleset: str, stats: Stats) -> bool:
+    def _run(self, command: str, ruleset: str, stats: Stats, count_nodes: bool = False
+             ) -> bool:
+        """Run one schedule; with ``count_nodes``, also count the e-nodes after it
+        (``stats.last_node_count``) in the same call to egglog (half the calls of a small
+        kernel's saturation were counts)."""
         begin = time.perf_counter()
-        out = self.run_text(command, "<schedule>")
+        self.texts.append(f"; ---- <schedule>\n{command}\n")
+        try:
+            out = self.egraph.parse_and_run_program(
+                command + ("\n(print-size)" if count_nodes else ""), filename="<schedule>")
+        except Exception as e:  # noqa: BLE001 - egglog raises its own error class
+            raise egglog_error(e, "<schedule>") from None
+        sizes = [o.sizes for o in out if hasattr(o, "sizes")]
+        if sizes:
+            stats.last_node_count = sum(size for _, size in sizes[-1])
         seconds = time.perf_counter() - begin
         stats.ruleset_seconds[ruleset] = stats.ruleset_seconds.get(ruleset, 0.0) + seconds
         reports = [o.report for o in out if hasattr(o, "report")]

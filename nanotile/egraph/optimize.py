@@ -128,6 +128,8 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
         return False
     program = Program.shared(settings.cost, settings.rule_files, settings.disabled)
     check_rulesets(program, settings)
+    if not enc.roots and not _reports(settings):
+        return False  # nothing to rewrite, nothing to show: no e-graph
     with program.session():
         stats = Stats()
         start = time.perf_counter()
@@ -229,6 +231,12 @@ def check_rulesets(program: Program, settings: Settings) -> None:
 
 def _fast_math(settings: Settings) -> str:
     return "(FastMath 1)\n" if settings.fast_math else ""
+
+
+def _reports(settings: Settings) -> bool:
+    """Whether ``_report`` writes anything (an e-graph without roots is still shown)."""
+    return bool(settings.dump_egglog or settings.dump_egraph or settings.stats or
+                settings.rule_stats)
 
 
 def _report(program: Program, stats: Stats, settings: Settings, item: str,

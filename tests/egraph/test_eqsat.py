@@ -439,3 +439,22 @@ def test_dump_egraph_says_when_it_cannot_draw(dot, tmp_path, monkeypatch, capsys
         assert main([str(kernel), "-p", "eqsat", f"--dump-html={tmp_path / 'p.html'}",
                      "-o", str(tmp_path / "o.mlir")]) == 0
         assert capsys.readouterr().err == ""
+
+
+def test_a_rule_file_rewritten_in_place_is_read_again(tmp_path):
+    """One process (as the compile server is) compiles twice with the same --rules path;
+    the file was rewritten in between: the second compile uses the new rules (the loaded
+    programs are found by the files' stamps, then their texts)."""
+    rules = tmp_path / "my.egg"
+    rules.write_text(DOUBLE)
+
+    def product_after_eqsat() -> str:
+        module = parse_text(KERNEL, "k.mlir")
+        run_pipeline(module, parse_pipeline(f"eqsat{{rules={rules}}}"), RunOptions())
+        return print_module(module)
+
+    assert "addf %x, %x" in product_after_eqsat()
+    rules.write_text(DOUBLE.replace("(Addf x x r z t)", "(Mulf x (ConstF 2.0 t) r z t)"))
+    assert "mulf %x" in product_after_eqsat()
+    rules.write_text(DOUBLE)
+    assert "addf %x, %x" in product_after_eqsat()
