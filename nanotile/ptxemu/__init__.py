@@ -49,8 +49,10 @@ than vprintf, textures and surfaces, block-scaled and sparse MMAs.
 Against an H200 (bench/gpu_check.py, 109 kernels): integer, conversion, memory and
 IEEE-rounded float instructions give the GPU's bits. Two families are close but not
 bit-exact: the .approx functions (ex2, lg2, sin, cos, tanh), computed here as the
-correctly rounded exact function where the hardware's MUFU is within its documented ulps,
-and the tensor cores' accumulation (mma.sync, wgmma), summed here exactly and rounded
+correctly rounded exact function where the hardware's MUFU is within its documented ulps
+(sin.approx and cos.approx only near [-pi, pi]: beyond, the hardware's error grows with
+the argument and the emulator does not model it, so nanotile's sin, cos and tan do not use
+them), and the tensor cores' accumulation (mma.sync, wgmma), summed here exactly and rounded
 once where the hardware aligns and truncates partial sums.
 """
 

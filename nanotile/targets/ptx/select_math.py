@@ -1,9 +1,11 @@
 """select-instructions' math sequences: the functions PTX has no exact instruction for.
 
-``approx`` builds exp, log, tan, sinh, cosh and pow from the ``.approx`` instructions
-(ex2, lg2, sin, cos), scaled where needed. ``exact_op`` computes remf, atan2 and fpowi,
-which no instruction computes: remf as an exact integer fmod, atan2 and fpowi as f64
-sequences (f32 ones through f64, as the interpreter does).
+``approx`` builds exp, log, sinh, cosh and pow from the ``.approx`` instructions (ex2,
+lg2), scaled where needed; sin, cos and tan are ``trig``'s, accurate over the whole f32
+range (sin.approx is not: its error grows with the argument, 54 of 128 tan(i16) wrong on
+an H200). ``exact_op`` computes remf, atan2 and fpowi, which no instruction computes:
+remf as an exact integer fmod, atan2 and fpowi as f64 sequences (f32 ones through f64,
+as the interpreter does).
 """
 
 from __future__ import annotations
@@ -38,13 +40,10 @@ def approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
             t = fn.reg("f32")
             fn.emit(f"lg2.approx.f32 {t}, {xs[0]}")
             fn.emit(f"mul.f32 {res}, {t}, 0f{_hex(_LN2)}")
-    elif name in ("sin", "cos", "tanh"):
-        fn.emit(f"{name}.approx.f32 {res}, {xs[0]}")
-    elif name == "tan":
-        s, c = fn.reg("f32"), fn.reg("f32")
-        fn.emit(f"sin.approx.f32 {s}, {xs[0]}")
-        fn.emit(f"cos.approx.f32 {c}, {xs[0]}")
-        fn.emit(f"div.approx.f32 {res}, {s}, {c}")
+    elif name == "tanh":
+        fn.emit(f"tanh.approx.f32 {res}, {xs[0]}")
+    elif name in ("sin", "cos", "tan"):
+        trig(lw, name, xs[0], res)
     elif name in ("sinh", "cosh"):
         # e^x/2 -/+ e^-x/2 with e^x/2 = 2^(x log2 e - 1): the halving is folded into the
         # exponent so that cosh(89) = 2.24e38 does not overflow through e^89 = inf.
@@ -60,6 +59,155 @@ def approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
         _pow(lw, xs[0], xs[1], res)
     else:
         raise Unsupported(f"'{name}' is not lowered to PTX yet")
+
+
+# 2/pi in binary, 32 bits a word, most significant first, after a word of zeros (the
+# bits of 2/pi's integer part and above): bits 32 to 255 are 2/pi's first 224 bits
+_TWO_OVER_PI = (0x00000000, 0xA2F9836E, 0x4E441529, 0xFC2757D1, 0xF534DDC0, 0xDB629599,
+                0x3C439041, 0xFE5163AB)
+# pi/2 as three f32s (C1 ends in a zero bit, so that x - j*C1 is exact for the j below
+# FAST_LIMIT; C2 and C3 are the rest, rounded to nearest: C1 + C2 + C3 is pi/2 to 1e-23)
+_HALF_PI_PARTS = ("3FC90FDA", "33A22169", "A6F72CED")
+_FAST_LIMIT = "47CE4780"  # 105615.0: beyond it, the reduction is _reduce_exactly's
+# Taylor coefficients of sin (1/3!, 1/5!...) and cos (1/2!, 1/4!...), signs alternating:
+# on |r| <= pi/4 the first left out is below 2e-9 of the result
+_SIN = ("BE2AAAAB", "3C088889", "B9500D01", "3638EF1D")
+_COS = ("BF000000", "3D2AAAAB", "BAB60B61", "37D00D01", "B493F27E")
+_QUARTER_TURN_SCALE = "3BF921FB54442D18"  # pi/2 / 2^64 as f64
+
+
+def trig(lw: Lowering, name: str, x: str, res: str) -> None:
+    """sin, cos or tan of an f32, within about an ulp of the true value for every input:
+    x = q*pi/2 + r with |r| <= pi/4 (about), then sin r and cos r as polynomials, the
+    result one of +-sin r, +-cos r or their quotient as q says (mod 4). sin(+-0) = +-0,
+    inf and NaN give NaN."""
+    fn = lw.fn
+    r, q = _reduce(lw, x)
+    r2, u, s, c = (fn.reg("f32") for _ in range(4))
+    fn.emit(f"mul.rn.f32 {r2}, {r}, {r}")
+    fn.emit(f"fma.rn.f32 {u}, {r2}, 0f{_SIN[3]}, 0f{_SIN[2]}")
+    for coefficient in reversed(_SIN[:2]):
+        fn.emit(f"fma.rn.f32 {u}, {u}, {r2}, 0f{coefficient}")
+    fn.emit(f"mul.rn.f32 {u}, {u}, {r2}")
+    fn.emit(f"fma.rn.f32 {s}, {u}, {r}, {r}")
+    fn.emit(f"fma.rn.f32 {c}, {r2}, 0f{_COS[4]}, 0f{_COS[3]}")
+    for coefficient in reversed(_COS[:3]):
+        fn.emit(f"fma.rn.f32 {c}, {c}, {r2}, 0f{coefficient}")
+    fn.emit(f"fma.rn.f32 {c}, {c}, {r2}, 0f3F800000")
+    if name == "cos":  # cos x = sin(x + pi/2)
+        fn.emit(f"add.s32 {q}, {q}, 1")
+    odd, half, t = fn.reg("b32"), fn.reg("pred"), fn.reg("f32")
+    fn.emit(f"and.b32 {odd}, {q}, 1")
+    fn.emit(f"setp.ne.u32 {half}, {odd}, 0")
+    if name == "tan":  # tan(r + pi/2) = -cos r / sin r
+        fn.emit(f"neg.f32 {t}, {c}")
+        fn.emit(f"selp.f32 {u}, {t}, {s}, {half}")
+        fn.emit(f"selp.f32 {t}, {s}, {c}, {half}")
+        fn.emit(f"div.rn.f32 {res}, {u}, {t}")
+    else:  # sin(r + k pi/2) = sin r, cos r, -sin r, -cos r
+        fn.emit(f"selp.f32 {res}, {c}, {s}, {half}")
+        fn.emit(f"and.b32 {odd}, {q}, 2")
+        fn.emit(f"setp.ne.u32 {half}, {odd}, 0")
+        fn.emit(f"neg.f32 {res}, {res}", half)
+    if name != "cos":  # the reduction's r is +0 for x = -0
+        fn.emit(f"setp.eq.f32 {half}, {x}, 0f00000000")
+        fn.emit(f"mov.f32 {res}, {x}", half)
+    fn.emit(f"sub.f32 {t}, {x}, {x}")  # NaN exactly for inf and NaN
+    fn.emit(f"setp.nan.f32 {half}, {t}, {t}")
+    fn.emit(f"mov.f32 {res}, {t}", half)
+
+
+def _reduce(lw: Lowering, x: str) -> tuple[str, str]:
+    """(r, q) with x = q*pi/2 + r, r an f32 and q an s32 (its low two bits matter).
+    Up to FAST_LIMIT, q is x*2/pi rounded and r = x - q*C1 - q*C2 - q*C3: the first
+    product and difference are exact there, the others are rounded relative to r. Beyond
+    it, _reduce_exactly."""
+    fn = lw.fn
+    a, t, j, r = (fn.reg("f32") for _ in range(4))
+    q, big = fn.reg("b32"), fn.reg("pred")
+    done = fn.label("trig_reduced")
+    fn.emit(f"mul.rn.f32 {t}, {x}, 0f3F22F983")
+    fn.emit(f"cvt.rni.f32.f32 {j}, {t}")
+    fn.emit(f"fma.rn.f32 {r}, {j}, 0f{_negated(_HALF_PI_PARTS[0])}, {x}")
+    fn.emit(f"fma.rn.f32 {r}, {j}, 0f{_negated(_HALF_PI_PARTS[1])}, {r}")
+    fn.emit(f"fma.rn.f32 {r}, {j}, 0f{_negated(_HALF_PI_PARTS[2])}, {r}")
+    fn.emit(f"cvt.rzi.s32.f32 {q}, {j}")
+    fn.emit(f"abs.f32 {a}, {x}")
+    fn.emit(f"setp.gt.f32 {big}, {a}, 0f{_FAST_LIMIT}")
+    fn.emit(f"@!{big} bra {done}")
+    _reduce_exactly(lw, x, r, q)
+    fn.place(done)
+    return r, q
+
+
+def _negated(bits: str) -> str:
+    return f"{int(bits, 16) ^ 0x80000000:08X}"
+
+
+def _reduce_exactly(lw: Lowering, x: str, r: str, q: str) -> None:
+    """Payne-Hanek: |x| = m * 2^E with m the 24-bit significand, so |x| * 2/pi mod 4 needs
+    only the 96 bits of 2/pi from weight 2^(1-E) on (the bits above make multiples of 4,
+    those below change the result by less than 2^-70): W, read from _TWO_OVER_PI at bit
+    e - 120 for the biased exponent e. m * W mod 2^96 is the quarter turns as a fixed
+    point number with 94 fraction bits: q its top two bits, r its fraction (64 bits of
+    it, centred on zero) times pi/2, through f64. Negative x: both negated."""
+    fn = lw.fn
+    ix, e, m, p, k, b, nb = (fn.reg("b32") for _ in range(7))
+    fn.emit(f"mov.b32 {ix}, {x}")
+    fn.emit(f"bfe.u32 {e}, {ix}, 23, 8")
+    fn.emit(f"and.b32 {m}, {ix}, 8388607")
+    fn.emit(f"or.b32 {m}, {m}, 8388608")
+    fn.emit(f"sub.s32 {p}, {e}, 120")
+    fn.emit(f"shr.u32 {k}, {p}, 5")
+    fn.emit(f"and.b32 {b}, {p}, 31")
+    fn.emit(f"sub.s32 {nb}, 32, {b}")
+    # the words k..k+3 of the table (k is 0 to 4 for finite x)
+    words = [fn.reg("b32") for _ in range(4)]
+    for i, w in enumerate(words):
+        fn.emit(f"mov.b32 {w}, 0x{_TWO_OVER_PI[i]:08X}")
+    at = fn.reg("pred")
+    for start in range(1, 5):
+        fn.emit(f"setp.eq.u32 {at}, {k}, {start}")
+        for i, w in enumerate(words):
+            fn.emit(f"mov.b32 {w}, 0x{_TWO_OVER_PI[start + i]:08X}", at)
+    # W = the 96 bits from bit b of those 128 (shifts of 32 give 0 in PTX)
+    window = []
+    for high, low in zip(words, words[1:]):
+        part, rest = fn.reg("b32"), fn.reg("b32")
+        fn.emit(f"shl.b32 {part}, {high}, {b}")
+        fn.emit(f"shr.u32 {rest}, {low}, {nb}")
+        fn.emit(f"or.b32 {part}, {part}, {rest}")
+        window.append(part)
+    w2, w1, w0 = window
+    p0, p1, lo, hi64, f = (fn.reg("b64") for _ in range(5))
+    hi, p2 = fn.reg("b32"), fn.reg("b32")
+    carry = fn.reg("pred")
+    fn.emit(f"mul.wide.u32 {p0}, {m}, {w0}")
+    fn.emit(f"mul.wide.u32 {p1}, {m}, {w1}")
+    fn.emit(f"mul.lo.u32 {p2}, {m}, {w2}")
+    fn.emit(f"shl.b64 {lo}, {p1}, 32")
+    fn.emit(f"add.u64 {lo}, {lo}, {p0}")
+    fn.emit(f"setp.lt.u64 {carry}, {lo}, {p0}")
+    fn.emit(f"shr.u64 {hi64}, {p1}, 32")
+    fn.emit(f"cvt.u32.u64 {hi}, {hi64}")
+    fn.emit(f"add.u32 {hi}, {hi}, {p2}")
+    fn.emit(f"add.u32 {hi}, {hi}, 1", carry)
+    # the fraction's top 64 bits, read as signed: a fraction of a half or more is the
+    # next quarter turn minus the rest
+    fn.emit(f"cvt.u64.u32 {hi64}, {hi}")
+    fn.emit(f"shl.b64 {hi64}, {hi64}, 34")
+    fn.emit(f"shr.u64 {f}, {lo}, 30")
+    fn.emit(f"or.b64 {f}, {f}, {hi64}")
+    fn.emit(f"shr.u32 {q}, {hi}, 30")
+    fn.emit(f"setp.lt.s64 {carry}, {f}, 0")
+    fn.emit(f"add.u32 {q}, {q}, 1", carry)
+    wide = fn.reg("f64")
+    fn.emit(f"cvt.rn.f64.s64 {wide}, {f}")
+    fn.emit(f"mul.rn.f64 {wide}, {wide}, 0d{_QUARTER_TURN_SCALE}")
+    fn.emit(f"cvt.rn.f32.f64 {r}, {wide}")
+    fn.emit(f"setp.lt.f32 {carry}, {x}, 0f00000000")
+    fn.emit(f"neg.f32 {r}, {r}", carry)
+    fn.emit(f"neg.s32 {q}, {q}", carry)
 
 
 def _pow(lw: Lowering, x: str, y: str, res: str) -> None:
