@@ -10,6 +10,8 @@ as the interpreter does).
 
 from __future__ import annotations
 
+import math
+import struct
 from typing import Any
 
 from ...ir import types as T
@@ -211,16 +213,35 @@ def _reduce_exactly(lw: Lowering, x: str, r: str, q: str) -> None:
 
 
 def _pow(lw: Lowering, x: str, y: str, res: str) -> None:
-    """x**y = 2**(y * log2|x|), negated for a negative x and an odd integer y, NaN for a
-    negative x and a non-integer y; x**0 = 1 (as C's pow)."""
+    """x**y as C's powf: 2**(y * log2|x|) in f64 (_power_of_abs), rounded once to f32;
+    negated for an odd integer y and x of sign bit set, NaN for a finite negative x and a
+    non-integer y; |x| = 0 or inf give 0 or inf as y's sign says; NaN for a NaN operand,
+    but x = 1, (-1)**(+-inf) and y = 0 give 1."""
     fn = lw.fn
-    a, t, r = fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
-    neg, whole, odd, zero = fn.reg("pred"), fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
+    a, r = fn.reg("f32"), fn.reg("f32")
+    neg, whole, odd, at = fn.reg("pred"), fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
+    below = fn.reg("pred")
     fn.emit(f"abs.f32 {a}, {x}")
-    fn.emit(f"lg2.approx.f32 {t}, {a}")
-    fn.emit(f"mul.f32 {t}, {t}, {y}")
-    fn.emit(f"ex2.approx.f32 {res}, {t}")
-    fn.emit(f"setp.lt.f32 {neg}, {x}, 0f00000000")
+    _power_of_abs(lw, a, y, res)
+    fn.emit(f"setp.lt.f32 {below}, {y}, 0f00000000")
+    fn.emit(f"setp.eq.f32 {at}, {a}, 0f00000000")  # 0**y: 0, or inf for y < 0
+    fn.emit(f"selp.f32 {r}, 0f7F800000, 0f00000000, {below}")
+    fn.emit(f"mov.f32 {res}, {r}", at)
+    fn.emit(f"setp.eq.f32 {at}, {a}, 0f7F800000")  # inf**y: inf, or 0 for y < 0
+    fn.emit(f"selp.f32 {r}, 0f00000000, 0f7F800000, {below}")
+    fn.emit(f"mov.f32 {res}, {r}", at)
+    fn.emit(f"setp.nan.f32 {at}, {x}, {y}")  # NaN in, NaN out (but for the 1s below)
+    fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", at)
+    fn.emit(f"abs.f32 {r}, {y}")  # (-1)**(+-inf) = 1
+    fn.emit(f"setp.eq.f32 {at}, {r}, 0f7F800000")
+    fn.emit(f"setp.eq.and.f32 {at}, {a}, 0f3F800000, {at}")
+    fn.emit(f"mov.f32 {res}, 0f3F800000", at)
+    fn.emit(f"setp.eq.f32 {at}, {x}, 0f3F800000")  # 1**y = 1, y NaN too
+    fn.emit(f"mov.f32 {res}, 0f3F800000", at)
+    # an odd integer y keeps x's sign (of -0 and -inf too)
+    sign = fn.reg("b32")
+    fn.emit(f"mov.b32 {sign}, {x}")
+    fn.emit(f"setp.lt.s32 {neg}, {sign}, 0")
     fn.emit(f"cvt.rzi.f32.f32 {r}, {y}")
     fn.emit(f"setp.eq.f32 {whole}, {r}, {y}")
     fn.emit(f"mul.f32 {r}, {y}, 0f3F000000")
@@ -230,11 +251,82 @@ def _pow(lw: Lowering, x: str, y: str, res: str) -> None:
     fn.emit(f"and.pred {odd}, {odd}, {whole}")
     fn.emit(f"and.pred {odd}, {odd}, {neg}")
     fn.emit(f"neg.f32 {res}, {res}", odd)
+    # a finite negative x and a non-integer y: NaN
+    fn.emit(f"setp.lt.f32 {neg}, {x}, 0f00000000")
+    fn.emit(f"setp.ne.f32 {at}, {a}, 0f7F800000")
+    fn.emit(f"and.pred {neg}, {neg}, {at}")
     fn.emit(f"not.pred {whole}, {whole}")
     fn.emit(f"and.pred {neg}, {neg}, {whole}")
     fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", neg)
-    fn.emit(f"setp.eq.f32 {zero}, {y}, 0f00000000")
-    fn.emit(f"mov.f32 {res}, 0f3F800000", zero)
+    fn.emit(f"setp.eq.f32 {at}, {y}, 0f00000000")
+    fn.emit(f"mov.f32 {res}, 0f3F800000", at)
+
+
+# 1/(2k+1) for k = 1..7: ln m = 2s (1 + s^2/3 + s^4/5 + ...) with s = (m-1)/(m+1), |s| <=
+# 0.172 for m in [sqrt(2)/2, sqrt(2)]; the first term left out is below 1e-12 of the sum
+_LOG_SERIES = tuple(1.0 / (2 * k + 1) for k in range(1, 8))
+# 1/k! for k = 2..10: 2^f = e^t with t = f ln 2, |t| <= 0.35; the first left out < 1e-11
+_EXP_SERIES = tuple(1.0 / math.factorial(k) for k in range(2, 11))
+
+
+def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
+    """|x|**y for the f32 a = |x| > 0 finite, in f64: log2 a = e + log2 m (a = m 2^e with
+    m in [sqrt(2)/2, sqrt(2)], log m by the atanh series), z = y log2 a clamped to
+    [-160, 130] (beyond f32's range either way), 2^z = 2^n e^((z-n) ln 2) with n = z
+    rounded; one rounding to f32 at the end (subnormal results included, as the
+    interpreter's powf and unlike ex2.approx, which flushes them)."""
+    fn = lw.fn
+    d, m, s, s2, u, z, n = (fn.reg("f64") for _ in range(7))
+    bits, e64 = fn.reg("b64"), fn.reg("b64")
+    e, big = fn.reg("b32"), fn.reg("pred")
+    fn.emit(f"cvt.f64.f32 {d}, {a}")
+    fn.emit(f"mov.b64 {bits}, {d}")
+    fn.emit(f"shr.u64 {e64}, {bits}, 52")
+    fn.emit(f"cvt.u32.u64 {e}, {e64}")
+    fn.emit(f"and.b64 {bits}, {bits}, 0x000FFFFFFFFFFFFF")
+    fn.emit(f"or.b64 {bits}, {bits}, 0x3FF0000000000000")
+    fn.emit(f"mov.b64 {m}, {bits}")
+    fn.emit(f"setp.gt.f64 {big}, {m}, {_double(math.sqrt(2))}")
+    fn.emit(f"mul.rn.f64 {m}, {m}, 0d3FE0000000000000", big)
+    fn.emit(f"add.s32 {e}, {e}, 1", big)
+    fn.emit(f"sub.s32 {e}, {e}, 1023")
+    fn.emit(f"sub.rn.f64 {s}, {m}, 0d3FF0000000000000")
+    fn.emit(f"add.rn.f64 {u}, {m}, 0d3FF0000000000000")
+    fn.emit(f"div.rn.f64 {s}, {s}, {u}")
+    fn.emit(f"mul.rn.f64 {s2}, {s}, {s}")
+    fn.emit(f"mov.f64 {u}, {_double(_LOG_SERIES[-1])}")
+    for coefficient in reversed(_LOG_SERIES[:-1]):
+        fn.emit(f"fma.rn.f64 {u}, {u}, {s2}, {_double(coefficient)}")
+    fn.emit(f"fma.rn.f64 {u}, {u}, {s2}, 0d3FF0000000000000")
+    fn.emit(f"mul.rn.f64 {u}, {u}, {s}")
+    fn.emit(f"mul.rn.f64 {u}, {u}, {_double(2 / math.log(2))}")  # log2 m
+    fn.emit(f"cvt.rn.f64.s32 {z}, {e}")
+    fn.emit(f"add.rn.f64 {u}, {u}, {z}")  # log2 a
+    fn.emit(f"cvt.f64.f32 {z}, {y}")
+    fn.emit(f"mul.rn.f64 {z}, {z}, {u}")
+    fn.emit(f"max.f64 {z}, {z}, 0dC064000000000000")  # -160
+    fn.emit(f"min.f64 {z}, {z}, 0d4060400000000000")  # 130
+    fn.emit(f"cvt.rni.f64.f64 {n}, {z}")
+    fn.emit(f"sub.rn.f64 {z}, {z}, {n}")
+    fn.emit(f"mul.rn.f64 {z}, {z}, {_double(math.log(2))}")
+    fn.emit(f"mov.f64 {u}, {_double(_EXP_SERIES[-1])}")
+    for coefficient in reversed(_EXP_SERIES[:-1]):
+        fn.emit(f"fma.rn.f64 {u}, {u}, {z}, {_double(coefficient)}")
+    fn.emit(f"fma.rn.f64 {u}, {u}, {z}, 0d3FF0000000000000")
+    fn.emit(f"fma.rn.f64 {u}, {u}, {z}, 0d3FF0000000000000")
+    # 2^n: n + 1023 in the exponent field (n is in [-160, 130])
+    fn.emit(f"cvt.rzi.s32.f64 {e}, {n}")
+    fn.emit(f"add.s32 {e}, {e}, 1023")
+    fn.emit(f"cvt.u64.u32 {bits}, {e}")
+    fn.emit(f"shl.b64 {bits}, {bits}, 52")
+    fn.emit(f"mov.b64 {d}, {bits}")
+    fn.emit(f"mul.rn.f64 {u}, {u}, {d}")
+    fn.emit(f"cvt.rn.f32.f64 {res}, {u}")
+
+
+def _double(value: float) -> str:
+    """An f64 immediate: 0d and the value's 16 hexadecimal digits."""
+    return "0d" + struct.pack(">d", value).hex().upper()
 
 
 def exact_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out: str) -> None:

@@ -1,9 +1,14 @@
-"""sin, cos and tan of f32 (select_math.trig): within an ulp (tan: two) of the true value
-over the whole f32 range, run in the emulator on values of every exponent, on arguments
-close to multiples of pi/2 and on the special values; the true value is the float64
-libm's, rounded to f32. sin.approx, which the lowering used before, is off by far more on
-a GPU for large arguments (an H200: tan of i16 values, 54 of 128 outside the tolerance),
-so the PTX must not use it."""
+"""select_math's sequences against libm, in the emulator:
+
+- sin, cos and tan of f32 (trig): within an ulp (tan: two) of the true value over the
+  whole f32 range, on values of every exponent, on arguments close to multiples of pi/2
+  and on the special values; the true value is the float64 libm's, rounded to f32.
+  sin.approx, which the lowering used before, is off by far more on a GPU for large
+  arguments (an H200: tan of i16 values, 54 of 128 outside the tolerance), so the PTX
+  must not use it;
+- powf (_pow): within an ulp of NumPy's float32 power (C's powf) on random operands of
+  every exponent, integer exponents of negative bases, results near f32's range and
+  subnormal results, and C's answer on every pair of special values."""
 
 from __future__ import annotations
 
@@ -75,3 +80,52 @@ def test_trig_is_accurate_over_the_whole_range(function, reference, limit, gpu):
     # sin(-0) = -0, tan(-0) = -0; inf and NaN give NaN
     assert np.array_equal(np.signbit(y[:2]), np.signbit(want[:2]))
     assert np.isnan(y[2:5]).all()
+
+
+POW_KERNEL = """cuda_tile.module @m {{
+  entry @k(%x: tile<ptr<f32>>, %y: tile<ptr<f32>>, %z: tile<ptr<f32>>) {{
+    %i = iota : tile<{n}xi32>
+{views}
+    %a, %t = load_ptr_tko weak %px : tile<{n}xptr<f32>> -> tile<{n}xf32>, token
+    %b, %t1 = load_ptr_tko weak %py : tile<{n}xptr<f32>> -> tile<{n}xf32>, token
+    %r = fpowf %a, %b : tile<{n}xf32>
+    %t2 = store_ptr_tko weak %pz, %r : tile<{n}xptr<f32>>, tile<{n}xf32> -> token
+    return
+  }}
+}}"""
+POW_SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 0.5, -2.0, 1e-45, 3.4e38]
+POW_EXPONENTS = [0.0, -0.0, 1.0, -1.0, 2.0, 3.0, -3.0, 0.5, -0.5, np.inf, -np.inf, np.nan,
+                 1e9, -1e9]
+
+
+def pow_operands() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(3)
+    x, y = (rng.integers(0, 2 ** 32, N, dtype=np.uint64).astype(np.uint32).view(np.float32)
+            for _ in range(2))
+    x[:600], y[:600] = rng.uniform(0, 10, 600), rng.uniform(-40, 40, 600)
+    x[600:900], y[600:900] = rng.uniform(-10, 10, 300), rng.integers(-60, 60, 300)
+    x[900:1200], y[900:1200] = rng.uniform(0.5, 1.5, 300), rng.uniform(-3e3, 3e3, 300)
+    pairs = [(a, b) for a in POW_SPECIAL for b in POW_EXPONENTS]
+    x[1200:1200 + len(pairs)] = [a for a, _ in pairs]
+    y[1200:1200 + len(pairs)] = [b for _, b in pairs]
+    return x, y
+
+
+def test_pow_is_accurate_and_follows_c_on_special_values():
+    views = "\n".join(
+        f"    %{v}1 = reshape %{v} : tile<ptr<f32>> -> tile<1xptr<f32>>\n"
+        f"    %{v}b = broadcast %{v}1 : tile<1xptr<f32>> -> tile<{N}xptr<f32>>\n"
+        f"    %p{v} = offset %{v}b, %i : tile<{N}xptr<f32>>, tile<{N}xi32> -> "
+        f"tile<{N}xptr<f32>>" for v in "xyz")
+    text = POW_KERNEL.format(n=N, views=views)
+    assert ".approx" not in compile_to_ptx(parse_text(text, "t.mlir"), "sm_90")
+    x, y = pow_operands()
+    z = np.zeros(N, np.float32)
+    nanotile.run(parse_text(text, "t.mlir"), "k", (1, 1, 1), x.copy(), y.copy(), z,
+                 device="emulator", gpu_name="sm_90")
+    with np.errstate(all="ignore"):
+        want = np.power(x, y)
+    error = ulps(z, want)
+    worst = int(np.argmax(error))
+    assert error.max() <= 1, (x[worst], y[worst], z[worst], want[worst])
+    assert ((z == 0) & (np.signbit(z) != np.signbit(want))).sum() == 0  # (-0)**3 = -0
