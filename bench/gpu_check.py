@@ -49,13 +49,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def prepare(folder: Path, gpu: str, cutile_tests: bool = False,
             only: list[str] | None = None, mma_rounding: bool = False,
-            matching: list[str] | None = None) -> int:
+            matching: list[str] | None = None, shard: tuple[int, int] = (0, 1)) -> int:
     sys.path.insert(0, str(ROOT))
     folder.mkdir(parents=True, exist_ok=True)
     cases = list(_example_cases()) + list(_corpus_cases()) + list(_op_family_cases()) \
         + list(_edge_cases()) + list(_wgmma_cases(gpu))
+    cases = cases[shard[0]::shard[1]]
     if cutile_tests or matching:
-        cases += list(_cutile_tests_cases(cutile_tests, matching or []))
+        cases += list(_cutile_tests_cases(cutile_tests, matching or [], shard))
     if mma_rounding:
         cases += list(_mma_rounding_cases(gpu))
     if only:
@@ -255,7 +256,8 @@ RACY_WITH_RANDOM_INPUTS = ("matmul_split_k_kernel",)
 TOLERANCE = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 1e-5, "float64": 1e-12}
 
 
-def _cutile_tests_cases(sample: bool, matching: list[str]):
+def _cutile_tests_cases(sample: bool, matching: list[str],
+                        shard: tuple[int, int] = (0, 1)):
     """The emulator test's fixed sample of cutile-tests kernels and every matmul/mma
     kernel there (where ``sample``), and the kernels whose name contains one of the words
     of ``matching``. A kernel that never reads its block id gets a grid of one CTA
@@ -273,7 +275,7 @@ def _cutile_tests_cases(sample: bool, matching: list[str]):
     matmuls = [n for n in names if re.search(r"mma|matmul", n, re.IGNORECASE)]
     matched = [n for n in names if any(word in n for word in matching)]
     chosen = [*SAMPLE, *matmuls] if sample else []
-    for name in dict.fromkeys([*chosen, *matched]):
+    for name in list(dict.fromkeys([*chosen, *matched]))[shard[0]::shard[1]]:
         module, kernel, grid, args = cutile_tests_case(name)
         if not any(op.name == "get_tile_block_id" for op in module.walk()):
             grid = (1, 1, 1)
@@ -557,6 +559,9 @@ def main() -> int:
     parser.add_argument("--cutile-tests-matching", action="append", metavar="WORD",
                         help="also the cutile-tests kernels whose name contains WORD "
                              "(repeatable)")
+    parser.add_argument("--shard", default="0/1", metavar="K/N",
+                        help="prepare every N-th case from the K-th (several prepares "
+                             "at once)")
     parser.add_argument("--save", type=Path, metavar="DIR",
                         help="run: write the device's outputs of each case that does not "
                              "match the interpreter or the emulator to DIR/CASE.npz (got0, "
@@ -569,7 +574,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.command == "prepare":
         return prepare(args.folder, args.gpu_name, args.cutile_tests, args.only,
-                       args.mma_rounding, args.cutile_tests_matching)
+                       args.mma_rounding, args.cutile_tests_matching,
+                       tuple(int(x) for x in args.shard.split("/")))
     return run(args.folder, args.save)
 
 
