@@ -11,7 +11,6 @@ as the interpreter does).
 from __future__ import annotations
 
 import math
-import struct
 from typing import Any
 
 from ...ir import types as T
@@ -269,6 +268,10 @@ _LOG_SERIES = tuple(1.0 / (2 * k + 1) for k in range(1, 8))
 _EXP_SERIES = tuple(1.0 / math.factorial(k) for k in range(2, 11))
 
 
+def _f64(value: float) -> str:
+    return float_literal(value, "f64")
+
+
 def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
     """|x|**y for the f32 a = |x| > 0 finite, in f64: log2 a = e + log2 m (a = m 2^e with
     m in [sqrt(2)/2, sqrt(2)], log m by the atanh series), z = y log2 a clamped to
@@ -286,7 +289,7 @@ def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
     fn.emit(f"and.b64 {bits}, {bits}, 0x000FFFFFFFFFFFFF")
     fn.emit(f"or.b64 {bits}, {bits}, 0x3FF0000000000000")
     fn.emit(f"mov.b64 {m}, {bits}")
-    fn.emit(f"setp.gt.f64 {big}, {m}, {_double(math.sqrt(2))}")
+    fn.emit(f"setp.gt.f64 {big}, {m}, {_f64(math.sqrt(2))}")
     fn.emit(f"mul.rn.f64 {m}, {m}, 0d3FE0000000000000", big)
     fn.emit(f"add.s32 {e}, {e}, 1", big)
     fn.emit(f"sub.s32 {e}, {e}, 1023")
@@ -294,12 +297,12 @@ def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
     fn.emit(f"add.rn.f64 {u}, {m}, 0d3FF0000000000000")
     fn.emit(f"div.rn.f64 {s}, {s}, {u}")
     fn.emit(f"mul.rn.f64 {s2}, {s}, {s}")
-    fn.emit(f"mov.f64 {u}, {_double(_LOG_SERIES[-1])}")
+    fn.emit(f"mov.f64 {u}, {_f64(_LOG_SERIES[-1])}")
     for coefficient in reversed(_LOG_SERIES[:-1]):
-        fn.emit(f"fma.rn.f64 {u}, {u}, {s2}, {_double(coefficient)}")
+        fn.emit(f"fma.rn.f64 {u}, {u}, {s2}, {_f64(coefficient)}")
     fn.emit(f"fma.rn.f64 {u}, {u}, {s2}, 0d3FF0000000000000")
     fn.emit(f"mul.rn.f64 {u}, {u}, {s}")
-    fn.emit(f"mul.rn.f64 {u}, {u}, {_double(2 / math.log(2))}")  # log2 m
+    fn.emit(f"mul.rn.f64 {u}, {u}, {_f64(2 / math.log(2))}")  # log2 m
     fn.emit(f"cvt.rn.f64.s32 {z}, {e}")
     fn.emit(f"add.rn.f64 {u}, {u}, {z}")  # log2 a
     fn.emit(f"cvt.f64.f32 {z}, {y}")
@@ -308,10 +311,10 @@ def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
     fn.emit(f"min.f64 {z}, {z}, 0d4060400000000000")  # 130
     fn.emit(f"cvt.rni.f64.f64 {n}, {z}")
     fn.emit(f"sub.rn.f64 {z}, {z}, {n}")
-    fn.emit(f"mul.rn.f64 {z}, {z}, {_double(math.log(2))}")
-    fn.emit(f"mov.f64 {u}, {_double(_EXP_SERIES[-1])}")
+    fn.emit(f"mul.rn.f64 {z}, {z}, {_f64(math.log(2))}")
+    fn.emit(f"mov.f64 {u}, {_f64(_EXP_SERIES[-1])}")
     for coefficient in reversed(_EXP_SERIES[:-1]):
-        fn.emit(f"fma.rn.f64 {u}, {u}, {z}, {_double(coefficient)}")
+        fn.emit(f"fma.rn.f64 {u}, {u}, {z}, {_f64(coefficient)}")
     fn.emit(f"fma.rn.f64 {u}, {u}, {z}, 0d3FF0000000000000")
     fn.emit(f"fma.rn.f64 {u}, {u}, {z}, 0d3FF0000000000000")
     # 2^n: n + 1023 in the exponent field (n is in [-160, 130])
@@ -322,11 +325,6 @@ def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
     fn.emit(f"mov.b64 {d}, {bits}")
     fn.emit(f"mul.rn.f64 {u}, {u}, {d}")
     fn.emit(f"cvt.rn.f32.f64 {res}, {u}")
-
-
-def _double(value: float) -> str:
-    """An f64 immediate: 0d and the value's 16 hexadecimal digits."""
-    return "0d" + struct.pack(">d", value).hex().upper()
 
 
 def exact_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out: str) -> None:
