@@ -7,8 +7,8 @@ Two kinds of kernels:
   early exits): the pass runs alone on the file;
 * compiled kernels (the examples of examples/ and kernels/*.mlir, Tile IR with loops and
   branches), for sm_90 and sm_100: nanotile's pipeline runs with the pass in the
-  place of ``ptx-dead-code`` (the step list of the pass manager, the pass object
-  swapped).
+  place of each ``ptx-dead-code`` (the step list of the pass manager, the pass object
+  swapped; the pipeline runs it twice).
 
 Each kernel runs in the PTX emulator three times: without the pass (the *unoptimised*
 kernel, the pass's input), with nanotile's pass and with the student's. Correctness comes
@@ -245,7 +245,8 @@ def _input_of_the_pass(kernel: Kernel):
 
 
 def _steps(gpu: str) -> tuple[list, list]:
-    """The default pipeline of ``gpu`` before and after its ptx-dead-code step."""
+    """The default pipeline of ``gpu`` before its first ptx-dead-code step, and the
+    steps after it (where ptx-dead-code runs again, the pass graded runs instead)."""
     from nanotile.passes.pipelines import default_pipeline
     from nanotile.passes.registry import parse_pipeline
     from nanotile.targets import compile as _registers_the_back_end  # noqa: F401
@@ -257,13 +258,17 @@ def _steps(gpu: str) -> tuple[list, list]:
 
 def _optimise(kernel: Kernel, start, dead_code) -> tuple[str, int]:
     """(PTX text, static instructions) of ``start`` after ``dead_code`` (None: no pass)
-    and, for a compiled kernel, the rest of the pipeline."""
+    and, for a compiled kernel, the rest of the pipeline with ``dead_code`` in place of
+    each later ptx-dead-code."""
     from nanotile.passes.base import PassContext
 
     module = copy.deepcopy(start)
     after = [] if kernel.hand_written else _steps(kernel.gpu)[1]
-    for step in ([dead_code] if dead_code is not None else []) + after:
-        step.apply(module, PassContext())
+    for step in [dead_code, *after]:
+        if step is not None and step.name == "ptx-dead-code" and step is not dead_code:
+            step = dead_code
+        if step is not None:
+            step.apply(module, PassContext())
     return module.ptx.render(), module.ptx.instruction_count()
 
 
