@@ -21,6 +21,10 @@ The GPU's outputs are also compared with nanotile's emulator running the same PT
 emulator claims to compute what the hardware computes, so there the comparison is bit for
 bit whatever the case's tolerance (a column of its own: "emu ok" or "emu N differ").
 
+A sticky CUDA error (an illegal instruction) fails every later case of the same
+process: bench/gpu_isolate.py runs a folder's cases a chunk a process instead, and a
+chunk with an error one case a process.
+
 The cases: the examples of examples/ (always), the cuTile kernels of
 ../shared/corpus/cutile (where present), the op-family kernels of
 tests/targets/test_ptx_ops.py (one family of ops each), wgmma tiles on sm_90, and with
