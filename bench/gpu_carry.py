@@ -15,7 +15,8 @@ nanotile's own dependencies nor ../shared. DIR gets (about 4 MB):
   read (run.sh links ../shared to it when there is none);
 - ``tileiras/``: tileiras' cubins of the corpus kernels bench/gpu_time.py times, for sm_90;
 - ``run.sh``: installs the above under /tmp, then runs test_gpu.py (unless NO_TESTS),
-  ``bench/gpu_check.py run`` on each folder of CHECK_FOLDERS (prepared here with
+  ``bench/gpu_check.py run`` (through bench/gpu_isolate.py: a chunk of cases a process)
+  on each folder of CHECK_FOLDERS (prepared here with
   ``gpu_check.py prepare``), and bench/gpu_time.py when TIME is set (TIME_ARGS passed on),
   writing their output under $OUT.
 
@@ -56,7 +57,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 [ -z "$NO_TESTS" ] && timeout ${TEST_LIMIT:-240} python3 -m pytest -p no:cacheprovider \
   tests/targets/test_gpu.py -v -rs -n 8 ${TEST_ARGS} 2>&1 | tee "$OUT/test_gpu.txt"
 for folder in $CHECK_FOLDERS; do
-  [ -d "$folder" ] && timeout ${CHECK_LIMIT:-200} python3 bench/gpu_check.py run "$folder" \
+  [ -d "$folder" ] && timeout ${CHECK_LIMIT:-200} python3 bench/gpu_isolate.py "$folder" \
     --save "$OUT/saved" 2>&1 | tee "$OUT/gpu_check_$(basename "$folder").txt"
 done
 [ -d "$OUT/saved" ] && tar -czf "$OUT/saved.tgz" -C "$OUT" saved && rm -rf "$OUT/saved"

@@ -24,7 +24,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def run_cases(folder: Path, cases: list[dict], scratch: Path) -> dict[str, str]:
+def run_cases(folder: Path, cases: list[dict], scratch: Path, save: Path | None = None
+              ) -> dict[str, str]:
     """gpu_check.py run over ``cases`` of ``folder`` in one process: case -> its line."""
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
@@ -34,8 +35,10 @@ def run_cases(folder: Path, cases: list[dict], scratch: Path) -> dict[str, str]:
             if source.exists():
                 (scratch / source.name).symlink_to(source.resolve())
     (scratch / "manifest.json").write_text(json.dumps(cases))
-    done = subprocess.run([sys.executable, str(HERE / "gpu_check.py"), "run", str(scratch)],
-                          capture_output=True, text=True, timeout=600)
+    command = [sys.executable, str(HERE / "gpu_check.py"), "run", str(scratch)]
+    if save is not None:
+        command += ["--save", str(save)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     names = {case["name"] for case in cases}
     lines = {line.split()[0]: line for line in done.stdout.splitlines()
              if line.split() and line.split()[0] in names}
@@ -48,16 +51,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--chunk", type=int, default=40, help="cases a process")
+    parser.add_argument("--save", type=Path, metavar="DIR",
+                        help="passed to gpu_check.py run: the device's outputs of the cases "
+                             "that do not match")
     args = parser.parse_args()
     cases = json.loads((args.folder / "manifest.json").read_text())
     lines: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for start in range(0, len(cases), args.chunk):
             chunk = cases[start:start + args.chunk]
-            found = run_cases(args.folder, chunk, Path(tmp) / "chunk")
+            found = run_cases(args.folder, chunk, Path(tmp) / "chunk", args.save)
             if any(" ERROR " in line or " NO RESULT" in line for line in found.values()):
                 for case in chunk:
-                    found.update(run_cases(args.folder, [case], Path(tmp) / "one"))
+                    found.update(run_cases(args.folder, [case], Path(tmp) / "one",
+                                           args.save))
             lines.update(found)
     for case in cases:
         print(lines[case["name"]], flush=True)
