@@ -69,12 +69,20 @@ _TWO_OVER_PI = (0x00000000, 0xA2F9836E, 0x4E441529, 0xFC2757D1, 0xF534DDC0, 0xDB
 # pi/2 as three f32s (C1 ends in a zero bit, so that x - j*C1 is exact for the j below
 # FAST_LIMIT; C2 and C3 are the rest, rounded to nearest: C1 + C2 + C3 is pi/2 to 1e-23)
 _HALF_PI_PARTS = ("3FC90FDA", "33A22169", "A6F72CED")
-_FAST_LIMIT = "47CE4780"  # 105615.0: beyond it, the reduction is _reduce_exactly's
-# Taylor coefficients of sin (1/3!, 1/5!...) and cos (1/2!, 1/4!...), signs alternating:
-# on |r| <= pi/4 the first left out is below 2e-9 of the result
-_SIN = ("BE2AAAAB", "3C088889", "B9500D01", "3638EF1D")
-_COS = ("BF000000", "3D2AAAAB", "BAB60B61", "37D00D01", "B493F27E")
+_FAST_LIMIT = 105615.0  # beyond it, the reduction is _reduce_exactly's
+# Taylor coefficients of sin (-1/3!, 1/5!...) and cos (-1/2!, 1/4!...): on |r| <= pi/4
+# the first left out is below 2e-9 of the result
+_SIN = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(1, 5))
+_COS = tuple((-1) ** k / math.factorial(2 * k) for k in range(1, 6))
 _QUARTER_TURN_SCALE = "3BF921FB54442D18"  # pi/2 / 2^64 as f64
+
+
+def _f32(value: float) -> str:
+    return float_literal(value, "f32")
+
+
+def _f64(value: float) -> str:
+    return float_literal(value, "f64")
 
 
 def trig(lw: Lowering, name: str, x: str, res: str) -> None:
@@ -86,14 +94,14 @@ def trig(lw: Lowering, name: str, x: str, res: str) -> None:
     r, q = _reduce(lw, x)
     r2, u, s, c = (fn.reg("f32") for _ in range(4))
     fn.emit(f"mul.rn.f32 {r2}, {r}, {r}")
-    fn.emit(f"fma.rn.f32 {u}, {r2}, 0f{_SIN[3]}, 0f{_SIN[2]}")
+    fn.emit(f"fma.rn.f32 {u}, {r2}, {_f32(_SIN[3])}, {_f32(_SIN[2])}")
     for coefficient in reversed(_SIN[:2]):
-        fn.emit(f"fma.rn.f32 {u}, {u}, {r2}, 0f{coefficient}")
+        fn.emit(f"fma.rn.f32 {u}, {u}, {r2}, {_f32(coefficient)}")
     fn.emit(f"mul.rn.f32 {u}, {u}, {r2}")
     fn.emit(f"fma.rn.f32 {s}, {u}, {r}, {r}")
-    fn.emit(f"fma.rn.f32 {c}, {r2}, 0f{_COS[4]}, 0f{_COS[3]}")
+    fn.emit(f"fma.rn.f32 {c}, {r2}, {_f32(_COS[4])}, {_f32(_COS[3])}")
     for coefficient in reversed(_COS[:3]):
-        fn.emit(f"fma.rn.f32 {c}, {c}, {r2}, 0f{coefficient}")
+        fn.emit(f"fma.rn.f32 {c}, {c}, {r2}, {_f32(coefficient)}")
     fn.emit(f"fma.rn.f32 {c}, {c}, {r2}, 0f3F800000")
     if name == "cos":  # cos x = sin(x + pi/2)
         fn.emit(f"add.s32 {q}, {q}, 1")
@@ -134,7 +142,7 @@ def _reduce(lw: Lowering, x: str) -> tuple[str, str]:
     fn.emit(f"fma.rn.f32 {r}, {j}, 0f{_negated(_HALF_PI_PARTS[2])}, {r}")
     fn.emit(f"cvt.rzi.s32.f32 {q}, {j}")
     fn.emit(f"abs.f32 {a}, {x}")
-    fn.emit(f"setp.gt.f32 {big}, {a}, 0f{_FAST_LIMIT}")
+    fn.emit(f"setp.gt.f32 {big}, {a}, {_f32(_FAST_LIMIT)}")
     fn.emit(f"@!{big} bra {done}")
     _reduce_exactly(lw, x, r, q)
     fn.place(done)
@@ -266,10 +274,6 @@ def _pow(lw: Lowering, x: str, y: str, res: str) -> None:
 _LOG_SERIES = tuple(1.0 / (2 * k + 1) for k in range(1, 8))
 # 1/k! for k = 2..10: 2^f = e^t with t = f ln 2, |t| <= 0.35; the first left out < 1e-11
 _EXP_SERIES = tuple(1.0 / math.factorial(k) for k in range(2, 11))
-
-
-def _f64(value: float) -> str:
-    return float_literal(value, "f64")
 
 
 def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
@@ -488,36 +492,33 @@ def _atan2(lw: Lowering, a: str, b: str, res: str, wide: bool) -> None:
     aa, ab, mn, mx, t, u, w, z, p, off = (fn.reg("f64") for _ in range(10))
     pt, big, steep, neg, nan = (fn.reg("pred") for _ in range(5))
 
-    def d(v: float) -> str:
-        return float_literal(v, "f64")
-
     fn.emit(f"abs.f64 {aa}, {a}")
     fn.emit(f"abs.f64 {ab}, {b}")
     fn.emit(f"min.f64 {mn}, {aa}, {ab}")
     fn.emit(f"max.f64 {mx}, {aa}, {ab}")
     fn.emit(f"div.rn.f64 {t}, {mn}, {mx}")
-    fn.emit(f"setp.eq.f64 {pt}, {mx}, {d(0.0)}")
-    fn.emit(f"mov.f64 {t}, {d(0.0)}", pt)
-    fn.emit(f"setp.eq.f64 {pt}, {mn}, {d(float('inf'))}")
-    fn.emit(f"mov.f64 {t}, {d(1.0)}", pt)
-    fn.emit(f"setp.gt.f64 {big}, {t}, {d(0.2679491924311227)}")
-    fn.emit(f"fma.rn.f64 {w}, {t}, {d(_SQRT3)}, {d(-1.0)}")
-    fn.emit(f"add.rn.f64 {z}, {t}, {d(_SQRT3)}")
+    fn.emit(f"setp.eq.f64 {pt}, {mx}, {_f64(0.0)}")
+    fn.emit(f"mov.f64 {t}, {_f64(0.0)}", pt)
+    fn.emit(f"setp.eq.f64 {pt}, {mn}, {_f64(float('inf'))}")
+    fn.emit(f"mov.f64 {t}, {_f64(1.0)}", pt)
+    fn.emit(f"setp.gt.f64 {big}, {t}, {_f64(0.2679491924311227)}")
+    fn.emit(f"fma.rn.f64 {w}, {t}, {_f64(_SQRT3)}, {_f64(-1.0)}")
+    fn.emit(f"add.rn.f64 {z}, {t}, {_f64(_SQRT3)}")
     fn.emit(f"div.rn.f64 {w}, {w}, {z}")
     fn.emit(f"selp.f64 {u}, {w}, {t}, {big}")
-    fn.emit(f"selp.f64 {off}, {d(_PI / 6)}, {d(0.0)}, {big}")
+    fn.emit(f"selp.f64 {off}, {_f64(_PI / 6)}, {_f64(0.0)}, {big}")
     fn.emit(f"mul.rn.f64 {z}, {u}, {u}")
     terms = 17
-    fn.emit(f"mov.f64 {p}, {d((-1) ** terms / (2 * terms + 1))}")
+    fn.emit(f"mov.f64 {p}, {_f64((-1) ** terms / (2 * terms + 1))}")
     for k in range(terms - 1, -1, -1):
-        fn.emit(f"fma.rn.f64 {p}, {p}, {z}, {d((-1) ** k / (2 * k + 1))}")
+        fn.emit(f"fma.rn.f64 {p}, {p}, {z}, {_f64((-1) ** k / (2 * k + 1))}")
     fn.emit(f"fma.rn.f64 {p}, {p}, {u}, {off}")
     fn.emit(f"setp.gt.f64 {steep}, {aa}, {ab}")
-    fn.emit(f"sub.rn.f64 {p}, {d(_PI / 2)}, {p}", steep)
+    fn.emit(f"sub.rn.f64 {p}, {_f64(_PI / 2)}, {p}", steep)
     sb = fn.reg("b64")
     fn.emit(f"mov.b64 {sb}, {b}")
     fn.emit(f"setp.lt.s64 {neg}, {sb}, 0")
-    fn.emit(f"sub.rn.f64 {p}, {d(_PI)}, {p}", neg)
+    fn.emit(f"sub.rn.f64 {p}, {_f64(_PI)}, {p}", neg)
     sa, bits = fn.reg("b64"), fn.reg("b64")
     fn.emit(f"mov.b64 {sa}, {a}")
     fn.emit(f"and.b64 {sa}, {sa}, {1 << 63}")
