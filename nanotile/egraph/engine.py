@@ -236,10 +236,12 @@ class Program:
             self.egraph.parse_and_run_program("(pop)", filename="<session>")
             del self.texts[loaded:]
 
-    def run_text(self, text: str, filename: str) -> list[Any]:
+    def run_text(self, text: str, filename: str, unrecorded: str = "") -> list[Any]:
+        """Run ``text`` and then ``unrecorded`` (bookkeeping such as ``(print-size)``,
+        left out of ``program_text``) in one call to egglog."""
         self.texts.append(f"; ---- {filename}\n{text.rstrip()}\n")
         try:
-            return self.egraph.parse_and_run_program(text, filename=filename)
+            return self.egraph.parse_and_run_program(text + unrecorded, filename=filename)
         except Exception as e:  # noqa: BLE001 - egglog raises its own error class
             raise egglog_error(e, filename) from None
 
@@ -316,12 +318,7 @@ class Program:
         (``stats.last_node_count``) in the same call to egglog (half the calls of a small
         kernel's saturation were counts)."""
         begin = time.perf_counter()
-        self.texts.append(f"; ---- <schedule>\n{command}\n")
-        try:
-            out = self.egraph.parse_and_run_program(
-                command + ("\n(print-size)" if count_nodes else ""), filename="<schedule>")
-        except Exception as e:  # noqa: BLE001 - egglog raises its own error class
-            raise egglog_error(e, "<schedule>") from None
+        out = self.run_text(command, "<schedule>", "\n(print-size)" if count_nodes else "")
         sizes = [o.sizes for o in out if hasattr(o, "sizes")]
         if sizes:
             stats.last_node_count = sum(size for _, size in sizes[-1])
