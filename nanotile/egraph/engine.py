@@ -103,7 +103,7 @@ def _without_comment(line: str) -> str:
     return line
 
 
-_BUILTIN: dict[int, list[Path]] = {}  # the rules folder's modification time -> its files
+_BUILTIN: dict[tuple, list[Path]] = {}  # the rules folder's stamp (_stamp) -> its files
 
 
 def builtin_rule_files() -> list[Path]:
