@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ...egraph.cost import CostModel
-from ...ir.layouts import LinearLayout, conversion, shuffle_plan
+from ...ir.layouts import LinearLayout, Span, conversion, shuffle_plan
 
 # ops that relabel registers (distribute_rules: the same registers, other coordinates)
 FREE_OPS = frozenset({"broadcast", "reshape", "permute"})
@@ -71,15 +71,22 @@ class LayoutCostModel:
         return replace(self, name=f"{self.name} (issued)", sector_cost=0,
                        barrier_cost=ISSUED_BARRIER * self.ops.op_cost("addi"))
 
-    def value(self, op_name: str, layout: LinearLayout, is_float: bool = True) -> int:
+    def value(self, op_name: str, layout: LinearLayout, is_float: bool = True,
+              varying: int | None = None) -> int:
         """The op ``op_name`` computing its result in ``layout`` (not a memory op).
+        ``varying``: the bits of the flat index the result may differ along (None: all);
+        registers that differ in other bits only hold the same number, computed once.
         Integer, pointer and mask values (index arithmetic) cost once per run of
         contiguous registers: the PTX passes fold the rest into the immediate offsets of
         a vector access (ptx-fold-address-offsets) and drop masks a vector shares."""
         if op_name in FREE_OPS:
             return 0
-        runs = layout.registers if is_float else \
-            max(1, layout.registers // layout.contiguous_registers())
+        mask = (1 << layout.bits) - 1 if varying is None else varying
+        registers = 1 << len(Span([basis & mask for basis in layout.register]))
+        runs = registers
+        last = layout.shape[-1] - 1 if layout.shape else 0
+        if not is_float and mask & last:  # contiguous registers lie along the last dim
+            runs = max(1, registers // layout.contiguous_registers())
         return self.ops.op_cost(op_name) * runs
 
     def memory(self, layout: LinearLayout, width: int, element_bytes: int) -> int:

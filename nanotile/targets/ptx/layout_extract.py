@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from ...ir import types as T
 from ...ir.core import Operation, Value
 from ...ir.rewrite import is_pure
-from ...ir.layouts import LinearLayout, SharedLayout
+from ...ir.layouts import LinearLayout, SharedLayout, dim_offsets
 from .layout_costs import LayoutCostModel
 from .layout_egraph import Edge, LayoutProblem
 from .remove_layout_conversions import MAX_OPS, recompute_plan
@@ -190,13 +190,15 @@ class Pricer:
 
     def value(self, value: Value, layout: LinearLayout) -> int:
         """What computing ``value`` (no memory op) in ``layout`` costs: the model's
-        price of its op, asked once per op, layout and kind of element (the plans of
-        many conversions compute the same index arithmetic again)."""
+        price of its op, asked once per op, layout, kind of element and the dimensions
+        the value varies along (the plans of many conversions compute the same index
+        arithmetic again)."""
         is_float = bool(getattr(getattr(value.type, "element", None), "is_float", False))
-        key = (value.owner.name, layout, is_float)
+        varying = varying_bits(value, self.problem.memo)
+        key = (value.owner.name, layout, is_float, varying)
         cost = self.values.get(key)
         if cost is None:
-            cost = self.values[key] = self.model.value(key[0], layout, is_float)
+            cost = self.values[key] = self.model.value(key[0], layout, is_float, varying)
         return cost
 
     def plan(self, value: Value, want: LinearLayout) -> list | None:
@@ -229,6 +231,67 @@ class Pricer:
                 elif op.name not in ("iota", "constant"):
                     todo += op.operands
         return memo[key]
+
+
+def varying_bits(value: Value, memo: dict) -> int:
+    """The bits of the flat index of ``value``'s tile along whose dimensions its
+    elements may differ: a tile computed from broadcasts (a row index spread over the
+    columns) holds one value along the dimensions it was broadcast over, so registers
+    of a layout that differ only there hold the same number, which the PTX computes once
+    (ptx-cse). All of them for a value computed otherwise (a load, a reduction)."""
+    dims = varying_dims(value, memo)
+    shape = tuple(getattr(value.type, "shape", ()))
+    offsets = dim_offsets(shape)
+    return sum((size - 1) << offsets[d] for d, size in enumerate(shape) if d in dims)
+
+
+def varying_dims(value: Value, memo: dict) -> frozenset[int]:
+    """The dimensions of ``value``'s tile along which its elements may differ (see
+    varying_bits), from broadcasts, reshapes that add or drop unit dimensions, iotas,
+    splat constants and the elementwise ops over them."""
+    key = ("varying", id(value))
+    if key not in memo:
+        memo[key] = _varying_dims(value, memo)
+    return memo[key]
+
+
+def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
+    shape = tuple(getattr(value.type, "shape", ()))
+    every = frozenset(d for d, size in enumerate(shape) if size > 1)
+    op = value.owner if isinstance(value.owner, Operation) else None
+    if op is None or not every:
+        return every
+    if op.name == "constant":
+        dense = op.attributes.get("value")
+        return frozenset() if getattr(dense, "splat", False) else every
+    if op.name == "iota":
+        return every
+    source = op.operands[0] if op.operands else None
+    if op.name == "broadcast":
+        from_shape = tuple(source.type.shape)
+        return frozenset(d for d in varying_dims(source, memo)
+                         if from_shape[d] == shape[d]) & every
+    if op.name == "reshape":
+        return _reshaped(varying_dims(source, memo), tuple(source.type.shape), shape)
+    if is_pure(op) and not op.regions and len(op.results) == 1 and all(
+            tuple(getattr(o.type, "shape", ())) in (shape, ()) for o in op.operands):
+        dims: frozenset[int] = frozenset()
+        for operand in op.operands:
+            if getattr(operand.type, "shape", ()):
+                dims |= varying_dims(operand, memo)
+        return dims & every
+    return every
+
+
+def _reshaped(dims: frozenset[int], source: tuple[int, ...], shape: tuple[int, ...]
+              ) -> frozenset[int]:
+    """``dims`` of a tile of shape ``source`` after a reshape to ``shape``: followed
+    where the reshape only adds or drops dimensions of size one, else every dimension."""
+    kept_source = [d for d, size in enumerate(source) if size > 1]
+    kept_shape = [d for d, size in enumerate(shape) if size > 1]
+    if [source[d] for d in kept_source] != [shape[d] for d in kept_shape]:
+        return frozenset(kept_shape)
+    return frozenset(to for at, to in zip(kept_source, kept_shape) if at in dims)
 
 
 def groups(problem: LayoutProblem) -> list[list[object]]:

@@ -286,6 +286,103 @@ def test_a_loop_carried_choice_matches_the_interpreter_in_the_emulator(gpu):
     assert np.any(want[1]) and not np.all(want[1])
 
 
+# a reduction over the middle dimension, its 16x4 result stored with strides known at
+# run time only: the store's address arithmetic varies along the rows alone for half of
+# its ops (the row index, its mask and stride), which registers along the columns share
+SUM_MIDDLE = """
+cuda_tile.module @tests {
+  entry @sum_middle(%src: tile<ptr<f32>>, %n: tile<i32>, %s0: tile<i32>, %s1: tile<i32>,
+                    %dst: tile<ptr<f32>>, %s2: tile<i32>) {
+    %token = make_token : token
+    %s = assume div_by<16>, %src : tile<ptr<f32>>
+    %d = assume div_by<16>, %dst : tile<ptr<f32>>
+    %rows = assume bounded<0, ?>, %n : tile<i32>
+    %in = make_tensor_view %s, shape = [%rows, 4, 4], strides = [%s0, %s1, 1]
+        : tile<i32> -> tensor_view<?x4x4xf32, strides=[?,?,1]>
+    %out = make_tensor_view %d, shape = [%rows, 4], strides = [%s2, 1]
+        : tile<i32> -> tensor_view<?x4xf32, strides=[?,1]>
+    %pin = make_partition_view %in
+        : partition_view<tile=(16x4x4), tensor_view<?x4x4xf32, strides=[?,?,1]>>
+    %pout = make_partition_view %out
+        : partition_view<tile=(16x4), tensor_view<?x4xf32, strides=[?,1]>>
+    %bx, %by, %bz = get_tile_block_id : tile<i32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %x, %t = load_view_tko weak %pin[%bx, %c0, %c0] token = %token
+        : partition_view<tile=(16x4x4), tensor_view<?x4x4xf32, strides=[?,?,1]>>, tile<i32>
+        -> tile<16x4x4xf32>, token
+    %r = reduce %x dim=1 identities=[0.000000e+00 : f32]
+        : tile<16x4x4xf32> -> tile<16x4xf32>
+    (%a: tile<f32>, %b: tile<f32>) {
+      %sum = addf %a, %b rounding<nearest_even> : tile<f32>
+      yield %sum : tile<f32>
+    }
+    %w = store_view_tko weak %r, %pout[%bx, %c0] token = %t
+        : tile<16x4xf32>, partition_view<tile=(16x4), tensor_view<?x4xf32, strides=[?,1]>>,
+          tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+def count_instructions(ptx: str) -> int:
+    return sum(1 for line in ptx.splitlines()
+               if line.startswith("\t") and not line.lstrip().startswith(("//", ".")))
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_a_reduction_is_stored_where_it_lands(gpu):
+    """Greedy converts the reduction's result to the store's coalesced layout through
+    shared memory; the model, pricing what the rows' arithmetic costs once per row,
+    stores it from the reduction's own layout: no conversion, fewer instructions, the
+    interpreter's answer."""
+    from nanotile.ptxemu import run_ptx
+    from nanotile.targets.compile import compile_to_ptx
+
+    module = parse_text(SUM_MIDDLE, "sum_middle.mlir")
+    greedy = greedy_ptx(copy.deepcopy(module), gpu)
+    ptx = compile_to_ptx(copy.deepcopy(module), gpu)
+    assert "st.shared" in greedy and "st.shared" not in ptx
+    assert count_instructions(ptx) < count_instructions(greedy)
+    rows = 40  # the last of the three tile blocks is partly outside: its masks matter
+    source = np.random.default_rng(7).standard_normal(rows * 16).astype(np.float32)
+    args = [source, np.int32(rows), np.int32(16), np.int32(4),
+            np.zeros(rows * 4, dtype=np.float32), np.int32(4)]
+    got, want = copy.deepcopy(args), copy.deepcopy(args)
+    run_ptx(ptx, "sum_middle", grid=(3, 1, 1), args=got)
+    nanotile.run(module, "sum_middle", (3, 1, 1), *want)
+    assert first_difference(got, want, gpu) is None
+    assert np.allclose(want[4], source.reshape(rows, 4, 4).sum(axis=1).ravel(), rtol=1e-6)
+
+
+def test_values_broadcast_along_a_dimension_cost_once_per_distinct_register():
+    from nanotile.ir.layouts import LinearLayout
+    from nanotile.targets.ptx.layout_extract import varying_bits, varying_dims
+
+    (entry,) = laid_out_module(SUM_MIDDLE, "greedy").entries()
+    memo: dict = {}
+    found: dict[str, list] = {}
+    for op in entry.walk():
+        if op.results and len(getattr(op.results[0].type, "shape", ())) == 2:
+            found.setdefault(op.name, []).append(varying_dims(op.results[0], memo))
+    # the store's row and column indices, broadcast from iotas; its addresses vary
+    # along both
+    assert frozenset({0}) in found["addi"] and frozenset({1}) in found["addi"]
+    assert frozenset({0, 1}) in found["offset"]
+    (loaded,) = [op.results[0] for op in entry.walk() if op.name == "load_ptr_tko"]
+    assert varying_bits(loaded, memo) == (1 << 8) - 1  # 16x4x4: every bit
+
+    # a 16x4 tile (flat index bits: 2 of columns, then 4 of rows)
+    one_row = LinearLayout((16, 4), (), (1, 2, 4, 8, 16), (32,))
+    two_rows = LinearLayout((16, 4), (4,), (1, 2, 8, 16, 32), ())  # rows r and r + 1
+    columns, rows = 0b11, 0b111100
+    model = LayoutCostModel()
+    addi = model.value("addi", one_row, False)
+    assert model.value("addi", two_rows, False) == 2 * addi
+    assert model.value("addi", two_rows, False, rows) == 2 * addi
+    assert model.value("addi", two_rows, False, columns) == addi  # the same column
+
+
 def test_layout_candidates_ruleset():
     from nanotile.targets.ptx.layout_program import LayoutProgram
 
