@@ -5,10 +5,12 @@ Costs are instructions one thread issues (a warp issues the same), so that layou
 spread a tile differently compare by their work, and a conversion compares with the ops
 it would save:
 
-- an op in layout ``L``: ``L.registers`` registers, each costing what eqsat's cost
-  table says the op costs (nanotile/egraph/cost.py, "simple ALU op" units; renamings:
-  broadcast, reshape, permute, cost nothing, FREE_OPS); index arithmetic (integers,
-  pointers, masks) once per run of contiguous registers;
+- an op in layout ``L``: each register of ``L`` costing what eqsat's cost table says
+  the op costs (nanotile/egraph/cost.py, "simple ALU op" units; renamings: broadcast,
+  reshape, permute, cost nothing, FREE_OPS), but registers that differ only along
+  dimensions the value is broadcast over count once (they hold the same number:
+  layout_extract.varying_bits); index arithmetic (integers, pointers, masks) once per
+  run of contiguous registers;
 - a load or store in ``L``: one access per vector of
   ``min(L.contiguous_registers(), width)`` registers, where ``width`` is what the
   contiguity analysis allows the op (contiguity.vector_width: vectorize-memory takes the
