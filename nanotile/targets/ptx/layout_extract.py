@@ -62,7 +62,9 @@ class Pricer:
         self.problem = problem
         self.model = model
         self.memo: dict[tuple, int] = {}
-        self.values: dict[tuple, int] = {}  # value's, by op name, layout and float-ness
+        self.values: dict[tuple, int] = {}  # value's, by op name, layout, float-ness and
+                                            # varying bits
+        self.value_costs: dict[tuple, int] = {}  # value's, by the value and layout
         # own's and edge's, by ids alone (the search asks them most)
         self.own_costs: dict[tuple[int, int], int] = {}
         self.edge_costs: dict[tuple[int, int, int], int] = {}
@@ -193,12 +195,16 @@ class Pricer:
         price of its op, asked once per op, layout, kind of element and the dimensions
         the value varies along (the plans of many conversions compute the same index
         arithmetic again)."""
+        cost = self.value_costs.get((id(value), layout))
+        if cost is not None:
+            return cost
         is_float = bool(getattr(getattr(value.type, "element", None), "is_float", False))
         varying = varying_bits(value, self.problem.memo)
         key = (value.owner.name, layout, is_float, varying)
         cost = self.values.get(key)
         if cost is None:
             cost = self.values[key] = self.model.value(key[0], layout, is_float, varying)
+        self.value_costs[(id(value), layout)] = cost
         return cost
 
     def plan(self, value: Value, want: LinearLayout) -> list | None:
@@ -239,10 +245,14 @@ def varying_bits(value: Value, memo: dict) -> int:
     columns) holds one value along the dimensions it was broadcast over, so registers
     of a layout that differ only there hold the same number, which the PTX computes once
     (ptx-cse). All of them for a value computed otherwise (a load, a reduction)."""
-    dims = varying_dims(value, memo)
-    shape = tuple(getattr(value.type, "shape", ()))
-    offsets = dim_offsets(shape)
-    return sum((size - 1) << offsets[d] for d, size in enumerate(shape) if d in dims)
+    key = ("varying bits", id(value))
+    if key not in memo:
+        dims = varying_dims(value, memo)
+        shape = tuple(getattr(value.type, "shape", ()))
+        offsets = dim_offsets(shape)
+        memo[key] = sum((size - 1) << offsets[d] for d, size in enumerate(shape)
+                        if d in dims)
+    return memo[key]
 
 
 def varying_dims(value: Value, memo: dict) -> frozenset[int]:
