@@ -383,8 +383,13 @@ def issues_more(issued: Pricer, group: list[object], edges: list[Edge],
                 ) -> bool:
     """``best`` issues more instructions than greedy's layouts (``issued``: the model
     without sectors, LayoutCostModel.issued): fewer sectors are not worth a longer
-    kernel."""
-    return group_cost(issued, group, edges, best) > group_cost(issued, group, edges, greedy)
+    kernel. Only the slots ``best`` moves and their edges are priced: the rest cost
+    the same in both."""
+    moved = [s for s in group if best[s] is not greedy[s] and best[s] != greedy[s]]
+    changed = {id(s) for s in moved}
+    touched = [e for e in edges if id(e.user) in changed or id(e.operand) in changed]
+    return group_cost(issued, moved, touched, best) > \
+        group_cost(issued, moved, touched, greedy)
 
 
 def group_cost(pricer: Pricer, group: list[object], edges: list[Edge],
