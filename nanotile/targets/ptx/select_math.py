@@ -1,9 +1,11 @@
 """select-instructions' math sequences: the functions PTX has no exact instruction for.
 
-``approx`` builds exp, log, sinh, cosh and pow from the ``.approx`` instructions (ex2,
-lg2), scaled where needed; sin, cos and tan are ``trig``'s, accurate over the whole f32
-range (sin.approx is not: its error grows with the argument, 54 of 128 tan(i16) wrong on
-an H200). ``exact_op`` computes remf, atan2 and fpowi, which no instruction computes:
+``approx`` builds exp2, sinh and cosh from ex2.approx, scaled where needed; exp from
+ex2.approx with a correction for the rounding of x*log2(e) (``_exp``); log and log2 in
+f64 (``_log``: lg2.approx's error is absolute, large against log x near x = 1); pow in
+f64 (``_pow``); sin, cos and tan are ``trig``'s, accurate over the whole f32 range
+(sin.approx is not: its error grows with the argument, 54 of 128 tan(i16) wrong on an
+H200). ``exact_op`` computes remf, atan2 and fpowi, which no instruction computes:
 remf as an exact integer fmod, atan2 and fpowi as f64 sequences (f32 ones through f64,
 as the interpreter does).
 """
@@ -11,6 +13,7 @@ as the interpreter does).
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 from ...ir import types as T
@@ -31,16 +34,9 @@ def approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
     elif name == "exp2":
         fn.emit(f"ex2.approx.f32 {res}, {xs[0]}")
     elif name == "exp":
-        t = fn.reg("f32")
-        fn.emit(f"mul.f32 {t}, {xs[0]}, 0f{_hex(_LOG2E)}")
-        fn.emit(f"ex2.approx.f32 {res}, {t}")
+        _exp(lw, xs[0], res)
     elif name in ("log", "log2"):
-        if name == "log2":
-            fn.emit(f"lg2.approx.f32 {res}, {xs[0]}")
-        else:
-            t = fn.reg("f32")
-            fn.emit(f"lg2.approx.f32 {t}, {xs[0]}")
-            fn.emit(f"mul.f32 {res}, {t}, 0f{_hex(_LN2)}")
+        _log(lw, xs[0], res, name == "log")
     elif name == "tanh":
         fn.emit(f"tanh.approx.f32 {res}, {xs[0]}")
     elif name in ("sin", "cos", "tan"):
@@ -60,6 +56,54 @@ def approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
         _pow(lw, xs[0], xs[1], res)
     else:
         raise Unsupported(f"'{name}' is not lowered to PTX yet")
+
+
+# log2(e) as an f32 and the f32 nearest the rest: x log2(e) = x L + x L_REST to about
+# 2^-48 of the product
+_LOG2E_PARTS = (_LOG2E, _LOG2E - float(struct.unpack(">f", struct.pack(">f", _LOG2E))[0]))
+
+
+def _exp(lw: Lowering, x: str, res: str) -> None:
+    """e^x of an f32, within about 2 ulp over the whole range: x log2(e) = h + l with
+    h = x L rounded and l its rounding error (an fma) plus x L_REST, so e^x = 2^h 2^l =
+    2^h (1 + l ln 2) (|l| <= 2^-17). (ex2.approx of x L alone is off by the rounding of
+    x L, up to 63 ulp for |x| near 88.) Where 2^h overflows, e^x does too (h = 128 and
+    l < 0 still leave 2^h (1 + l ln 2) above the largest f32); infinite and NaN x give
+    ex2.approx's own answer: +inf -> inf, -inf -> 0."""
+    fn = lw.fn
+    high, low, power, correction = (fn.reg("f32") for _ in range(4))
+    special = fn.reg("pred")
+    log2e, rest = (_f32(part) for part in _LOG2E_PARTS)
+    fn.emit(f"mul.rn.f32 {high}, {x}, {log2e}")
+    fn.emit(f"neg.f32 {low}, {high}")
+    fn.emit(f"fma.rn.f32 {low}, {x}, {log2e}, {low}")  # the product's rounding error
+    fn.emit(f"fma.rn.f32 {low}, {x}, {rest}, {low}")
+    fn.emit(f"ex2.approx.f32 {power}, {high}")
+    fn.emit(f"mul.rn.f32 {correction}, {low}, {_f32(_LN2)}")
+    fn.emit(f"fma.rn.f32 {res}, {power}, {correction}, {power}")
+    fn.emit(f"testp.infinite.f32 {special}, {power}")
+    fn.emit(f"mov.f32 {res}, {power}", special)
+    fn.emit(f"testp.notanumber.f32 {special}, {low}")
+    fn.emit(f"mov.f32 {res}, {power}", special)
+
+
+def _log(lw: Lowering, x: str, res: str, natural: bool) -> None:
+    """log (``natural``) or log2 of an f32, within an ulp: _log2_f64 (times ln 2) rounded
+    once. (lg2.approx's error is absolute, so near x = 1, where the result is small,
+    its relative error is large.) 0 gives -inf, a negative x or NaN gives NaN, +inf
+    gives +inf."""
+    fn = lw.fn
+    at = fn.reg("pred")
+    u = _log2_f64(lw, x)
+    if natural:
+        fn.emit(f"mul.rn.f64 {u}, {u}, {_f64(_LN2)}")
+    fn.emit(f"cvt.rn.f32.f64 {res}, {u}")
+    fn.emit(f"setp.eq.f32 {at}, {x}, 0f7F800000")
+    fn.emit(f"mov.f32 {res}, 0f7F800000", at)
+    fn.emit(f"setp.eq.f32 {at}, {x}, 0f00000000")  # -0 too
+    fn.emit(f"mov.f32 {res}, 0fFF800000", at)
+    fn.emit(f"setp.ltu.f32 {at}, {x}, 0f00000000")  # negative or NaN
+    fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", at)
 
 
 # 2/pi in binary, 32 bits a word, most significant first, after a word of zeros (the
@@ -277,13 +321,26 @@ _EXP_SERIES = tuple(1.0 / math.factorial(k) for k in range(2, 11))
 
 
 def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
-    """|x|**y for the f32 a = |x| > 0 finite, in f64: log2 a = e + log2 m (a = m 2^e with
-    m in [sqrt(2)/2, sqrt(2)], log m by the atanh series), z = y log2 a clamped to
-    [-160, 130] (beyond f32's range either way), 2^z = 2^n e^((z-n) ln 2) with n = z
-    rounded; one rounding to f32 at the end (subnormal results included, as the
-    interpreter's powf and unlike ex2.approx, which flushes them)."""
+    """|x|**y for the f32 a = |x| > 0 finite, in f64: z = y log2 a (_log2_f64) clamped
+    to [-160, 130] (beyond f32's range either way), 2^z (_exp2_f64), one rounding to f32
+    at the end (subnormal results included, as the interpreter's powf and unlike
+    ex2.approx, which flushes them)."""
     fn = lw.fn
-    d, m, s, s2, u, z, n = (fn.reg("f64") for _ in range(7))
+    z = fn.reg("f64")
+    log2a = _log2_f64(lw, a)
+    fn.emit(f"cvt.f64.f32 {z}, {y}")
+    fn.emit(f"mul.rn.f64 {z}, {z}, {log2a}")
+    fn.emit(f"max.f64 {z}, {z}, 0dC064000000000000")  # -160
+    fn.emit(f"min.f64 {z}, {z}, 0d4060400000000000")  # 130
+    fn.emit(f"cvt.rn.f32.f64 {res}, {_exp2_f64(lw, z)}")
+
+
+def _log2_f64(lw: Lowering, a: str) -> str:
+    """log2 of the f32 ``a`` > 0 finite, as an f64 register: a = m 2^e with m in
+    [sqrt(2)/2, sqrt(2)] (a subnormal a is a normal f64), log2 a = e + log2 m, log m by
+    the atanh series (relative error below 1e-12)."""
+    fn = lw.fn
+    d, m, s, s2, u, z = (fn.reg("f64") for _ in range(6))
     bits, e64 = fn.reg("b64"), fn.reg("b64")
     e, big = fn.reg("b32"), fn.reg("pred")
     fn.emit(f"cvt.f64.f32 {d}, {a}")
@@ -309,18 +366,24 @@ def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
     fn.emit(f"mul.rn.f64 {u}, {u}, {_f64(2 / math.log(2))}")  # log2 m
     fn.emit(f"cvt.rn.f64.s32 {z}, {e}")
     fn.emit(f"add.rn.f64 {u}, {u}, {z}")  # log2 a
-    fn.emit(f"cvt.f64.f32 {z}, {y}")
-    fn.emit(f"mul.rn.f64 {z}, {z}, {u}")
-    fn.emit(f"max.f64 {z}, {z}, 0dC064000000000000")  # -160
-    fn.emit(f"min.f64 {z}, {z}, 0d4060400000000000")  # 130
+    return u
+
+
+def _exp2_f64(lw: Lowering, z: str) -> str:
+    """2^z for the f64 ``z`` in [-160, 130], as an f64 register: 2^n e^((z-n) ln 2) with
+    n = z rounded, e^t by its Taylor series (|t| <= 0.35), 2^n built in the exponent
+    field."""
+    fn = lw.fn
+    f, n, u, d = (fn.reg("f64") for _ in range(4))
+    bits, e = fn.reg("b64"), fn.reg("b32")
     fn.emit(f"cvt.rni.f64.f64 {n}, {z}")
-    fn.emit(f"sub.rn.f64 {z}, {z}, {n}")
-    fn.emit(f"mul.rn.f64 {z}, {z}, {_f64(math.log(2))}")
+    fn.emit(f"sub.rn.f64 {f}, {z}, {n}")
+    fn.emit(f"mul.rn.f64 {f}, {f}, {_f64(math.log(2))}")
     fn.emit(f"mov.f64 {u}, {_f64(_EXP_SERIES[-1])}")
     for coefficient in reversed(_EXP_SERIES[:-1]):
-        fn.emit(f"fma.rn.f64 {u}, {u}, {z}, {_f64(coefficient)}")
-    fn.emit(f"fma.rn.f64 {u}, {u}, {z}, 0d3FF0000000000000")
-    fn.emit(f"fma.rn.f64 {u}, {u}, {z}, 0d3FF0000000000000")
+        fn.emit(f"fma.rn.f64 {u}, {u}, {f}, {_f64(coefficient)}")
+    fn.emit(f"fma.rn.f64 {u}, {u}, {f}, 0d3FF0000000000000")
+    fn.emit(f"fma.rn.f64 {u}, {u}, {f}, 0d3FF0000000000000")
     # 2^n: n + 1023 in the exponent field (n is in [-160, 130])
     fn.emit(f"cvt.rzi.s32.f64 {e}, {n}")
     fn.emit(f"add.s32 {e}, {e}, 1023")
@@ -328,7 +391,7 @@ def _power_of_abs(lw: Lowering, a: str, y: str, res: str) -> None:
     fn.emit(f"shl.b64 {bits}, {bits}, 52")
     fn.emit(f"mov.b64 {d}, {bits}")
     fn.emit(f"mul.rn.f64 {u}, {u}, {d}")
-    fn.emit(f"cvt.rn.f32.f64 {res}, {u}")
+    return u
 
 
 def exact_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out: str) -> None:
