@@ -1,9 +1,9 @@
 """select-instructions' math sequences: the functions PTX has no exact instruction for.
 
-``approx`` builds exp2, sinh and cosh from ex2.approx, scaled where needed; exp from
-ex2.approx with a correction for the rounding of x*log2(e) (``_exp``); log and log2 in
-f64 (``_log``: lg2.approx's error is absolute, large against log x near x = 1); pow in
-f64 (``_pow``); sin, cos and tan are ``trig``'s, accurate over the whole f32 range
+``approx`` builds exp2 from ex2.approx; exp from ex2.approx with a correction for the
+rounding of x*log2(e) (``_exp``); log and log2 (``_log``: lg2.approx's error is
+absolute, large against log x near x = 1), sinh and cosh (``_hyperbolic``) and pow
+(``_pow``) in f64; sin, cos and tan are ``trig``'s, accurate over the whole f32 range
 (sin.approx is not: its error grows with the argument, 54 of 128 tan(i16) wrong on an
 H200). ``exact_op`` computes remf, atan2 and fpowi, which no instruction computes:
 remf as an exact integer fmod, atan2 and fpowi as f64 sequences (f32 ones through f64,
@@ -42,16 +42,7 @@ def approx(lw: Lowering, name: str, xs: list[str], res: str) -> None:
     elif name in ("sin", "cos", "tan"):
         trig(lw, name, xs[0], res)
     elif name in ("sinh", "cosh"):
-        # e^x/2 -/+ e^-x/2 with e^x/2 = 2^(x log2 e - 1): the halving is folded into the
-        # exponent so that cosh(89) = 2.24e38 does not overflow through e^89 = inf.
-        t, u, p, q = fn.reg("f32"), fn.reg("f32"), fn.reg("f32"), fn.reg("f32")
-        fn.emit(f"mul.f32 {t}, {xs[0]}, 0f{_hex(_LOG2E)}")
-        fn.emit(f"sub.f32 {u}, {t}, 0f3F800000")
-        fn.emit(f"ex2.approx.f32 {p}, {u}")
-        fn.emit(f"neg.f32 {u}, {t}")
-        fn.emit(f"sub.f32 {u}, {u}, 0f3F800000")
-        fn.emit(f"ex2.approx.f32 {q}, {u}")
-        fn.emit(f"{'sub' if name == 'sinh' else 'add'}.f32 {res}, {p}, {q}")
+        _hyperbolic(lw, name, xs[0], res)
     elif name in ("powf", "fpowf"):
         _pow(lw, xs[0], xs[1], res)
     else:
@@ -103,6 +94,48 @@ def _log(lw: Lowering, x: str, res: str, natural: bool) -> None:
     fn.emit(f"setp.eq.f32 {at}, {x}, 0f00000000")  # -0 too
     fn.emit(f"mov.f32 {res}, 0fFF800000", at)
     fn.emit(f"setp.ltu.f32 {at}, {x}, 0f00000000")  # negative or NaN
+    fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", at)
+
+
+# 1/(2k+1)! for k = 1..3: sinh a = a (1 + a^2/3! + a^4/5! + a^6/7!) for a < 1/16, where
+# the first term left out is below 1e-14 of the sum
+_SINH_SERIES = tuple(1.0 / math.factorial(2 * k + 1) for k in range(1, 4))
+
+
+def _hyperbolic(lw: Lowering, name: str, x: str, res: str) -> None:
+    """sinh or cosh of an f32, within an ulp, in f64: with a = |x| and E = e^a
+    (_exp2_f64 of a log2(e), clamped at 2^130, past f32's range), cosh = (E + 1/E) / 2
+    and sinh = (E - 1/E) / 2 with x's sign, but for a < 1/16, where that difference
+    cancels, sinh's Taylor series; one rounding to f32. NaN gives NaN. (e^x and e^-x by
+    ex2.approx in f32, as before, lost all of sinh's digits for small x: sinh(1e-7)
+    came out 8.9e-8.)"""
+    fn = lw.fn
+    a, z, inverse, small, square = (fn.reg("f64") for _ in range(5))
+    tiny, at = fn.reg("pred"), fn.reg("pred")
+    fn.emit(f"cvt.f64.f32 {a}, {x}")
+    fn.emit(f"abs.f64 {a}, {a}")
+    fn.emit(f"mul.rn.f64 {z}, {a}, {_f64(_LOG2E)}")
+    fn.emit(f"min.f64 {z}, {z}, 0d4060400000000000")  # 130
+    power = _exp2_f64(lw, z)
+    fn.emit(f"rcp.rn.f64 {inverse}, {power}")
+    if name == "cosh":
+        fn.emit(f"add.rn.f64 {power}, {power}, {inverse}")
+    else:
+        fn.emit(f"sub.rn.f64 {power}, {power}, {inverse}")
+        fn.emit(f"mul.rn.f64 {square}, {a}, {a}")
+        fn.emit(f"mov.f64 {small}, {_f64(_SINH_SERIES[-1])}")
+        for coefficient in reversed(_SINH_SERIES[:-1]):
+            fn.emit(f"fma.rn.f64 {small}, {small}, {square}, {_f64(coefficient)}")
+        fn.emit(f"fma.rn.f64 {small}, {small}, {square}, 0d3FF0000000000000")
+        fn.emit(f"mul.rn.f64 {small}, {small}, {a}")
+        fn.emit(f"add.rn.f64 {small}, {small}, {small}")  # doubled: halved below
+        fn.emit(f"setp.lt.f64 {tiny}, {a}, 0d3FB0000000000000")  # 1/16
+        fn.emit(f"mov.f64 {power}, {small}", tiny)
+    fn.emit(f"mul.rn.f64 {power}, {power}, 0d3FE0000000000000")
+    fn.emit(f"cvt.rn.f32.f64 {res}, {power}")
+    if name == "sinh":
+        fn.emit(f"copysign.f32 {res}, {x}, {res}")
+    fn.emit(f"setp.nan.f32 {at}, {x}, {x}")
     fn.emit(f"mov.f32 {res}, 0f7FFFFFFF", at)
 
 
@@ -594,9 +627,3 @@ def _atan2(lw: Lowering, a: str, b: str, res: str, wide: bool) -> None:
         fn.emit(f"mov.f64 {res}, {p}")
     else:
         fn.emit(f"cvt.rn.f32.f64 {res}, {p}")
-
-
-def _hex(x: float) -> str:
-    import struct
-
-    return struct.pack(">f", x).hex().upper()
