@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from ...ir import types as T
 from ...ir.core import Operation, Value
+from ...ir.optable import lookup
 from ...ir.rewrite import is_pure
 from ...ir.layouts import LinearLayout, SharedLayout, dim_offsets
 from .layout_costs import LayoutCostModel
@@ -283,7 +284,8 @@ def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
                          if from_shape[d] == shape[d]) & every
     if op.name == "reshape":
         return _reshaped(varying_dims(source, memo), tuple(source.type.shape), shape)
-    if is_pure(op) and not op.regions and len(op.results) == 1 and all(
+    row = lookup(op.name)
+    if row is not None and "elementwise" in row.traits and all(
             tuple(getattr(o.type, "shape", ())) in (shape, ()) for o in op.operands):
         dims: frozenset[int] = frozenset()
         for operand in op.operands:

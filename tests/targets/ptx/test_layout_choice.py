@@ -355,6 +355,19 @@ def test_a_reduction_is_stored_where_it_lands(gpu):
     assert np.allclose(want[4], source.reshape(rows, 4, 4).sum(axis=1).ravel(), rtol=1e-6)
 
 
+PERMUTED_ROWS = """
+cuda_tile.module @tests {
+  entry @rows() {
+    %i = iota : tile<16xi32>
+    %column = reshape %i : tile<16xi32> -> tile<16x1xi32>
+    %rows = broadcast %column : tile<16x1xi32> -> tile<16x16xi32>
+    %columns = permute %rows [1, 0] : tile<16x16xi32> -> tile<16x16xi32>
+    return
+  }
+}
+"""
+
+
 def test_values_broadcast_along_a_dimension_cost_once_per_distinct_register():
     from nanotile.ir.layouts import LinearLayout
     from nanotile.targets.ptx.layout_extract import varying_bits, varying_dims
@@ -371,6 +384,12 @@ def test_values_broadcast_along_a_dimension_cost_once_per_distinct_register():
     assert frozenset({0, 1}) in found["offset"]
     (loaded,) = [op.results[0] for op in entry.walk() if op.name == "load_ptr_tko"]
     assert varying_bits(loaded, memo) == (1 << 8) - 1  # 16x4x4: every bit
+
+    # a permute moves the dimension a value varies along: taken as every dimension
+    (rows,) = parse_text(PERMUTED_ROWS, "rows.mlir").entries()
+    by_name = {op.name: op.results[0] for op in rows.walk() if op.results}
+    assert varying_dims(by_name["broadcast"], memo) == frozenset({0})
+    assert varying_dims(by_name["permute"], memo) == frozenset({0, 1})
 
     # a 16x4 tile (flat index bits: 2 of columns, then 4 of rows)
     one_row = LinearLayout((16, 4), (), (1, 2, 4, 8, 16), (32,))
