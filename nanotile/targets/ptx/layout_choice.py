@@ -115,7 +115,8 @@ def _print_stats(settings: ChoiceSettings, name: str, problem, extraction) -> No
               f"candidates of {len(problem.slots)} slots, saturation "
               f"{problem.seconds * 1000:.1f} ms, extraction "
               f"{extraction.seconds * 1000:.1f} ms, model cost {extraction.cost} "
-              f"(greedy {extraction.greedy_cost})\n")
+              f"(greedy {extraction.greedy_cost}), instructions {extraction.instructions} "
+              f"(greedy {extraction.greedy_instructions})\n")
 
 
 def pays_conversion(problem) -> bool:

@@ -9,8 +9,8 @@ it would save:
   the op costs (nanotile/egraph/cost.py, "simple ALU op" units; renamings: broadcast,
   reshape, permute, cost nothing, FREE_OPS), but registers that differ only along
   dimensions the value is broadcast over count once (they hold the same number:
-  layout_extract.varying_bits); index arithmetic (integers, pointers, masks) once per
-  run of contiguous registers;
+  layout_extract.varying_bits); index arithmetic (the integer, pointer and mask ops of
+  INDEX_OPS) ``index_cost``, an instruction, once per run of contiguous registers;
 - a load or store in ``L``: one access per vector of
   ``min(L.contiguous_registers(), width)`` registers, where ``width`` is what the
   contiguity analysis allows the op (contiguity.vector_width: vectorize-memory takes the
@@ -20,8 +20,14 @@ it would save:
 - a conversion: as lower-convert-layout will lower it, from the same classification
   (nanotile.ir.layouts.conversion and shuffle_plan): none or a renaming of registers
   cost 0; warp shuffles ``shuffle_cost`` per shuffle and 32-bit word (plus a select per
-  extra candidate); a round trip through shared memory costs a store and a load per
-  register and 32-bit word (``shared_word_cost``) plus two barriers (``barrier_cost``).
+  extra candidate); a round trip through shared memory costs ``shared_word_cost`` per
+  store and per load (each of up to 16 bytes of contiguous registers:
+  shared_accesses) plus two barriers (``barrier_cost``).
+
+``issued()`` is the same model counting instructions alone (an access, a shared store
+or load, a shuffle: one each; no sectors); extraction minimizes the sum of both and
+takes a choice only where this one finds it strictly cheaper than greedy's and the
+model no dearer (layout_extract.py).
 
 Each target registers its own model (``register``: sm90/layout_costs.py,
 sm100/layout_costs.py); ``layout_costs_for(gpu)`` is what assign-layouts{strategy=eqsat}
@@ -40,14 +46,20 @@ from ...ir.layouts import LinearLayout, Span, conversion, shuffle_plan
 # ops that relabel registers (distribute_rules: the same registers, other coordinates)
 FREE_OPS = frozenset({"broadcast", "reshape", "permute"})
 MEMORY_OPS = frozenset({"load_ptr_tko", "store_ptr_tko"})
+# the ops of index arithmetic: one PTX instruction per register each, whatever eqsat's
+# table (latencies, for the algebra) says of them
+INDEX_OPS = frozenset({"addi", "subi", "muli", "andi", "ori", "xori", "shli", "shri",
+                       "cmpi", "exti", "trunci", "offset", "select", "maxi", "mini",
+                       "iota", "constant", "negi"})
 ISSUED_BARRIER = 5  # ALU ops per barrier of a shared round trip (LayoutCostModel.issued)
 
 
 @dataclass(frozen=True)
 class LayoutCostModel:
     """Costs per thread in eqsat's units (a simple ALU op 1, a float add 4; see the
-    module docstring): ``ops`` prices each op, a global access ``access_cost``, a shared
-    store or load of one 32-bit word ``shared_word_cost``, a shuffle ``shuffle_cost``, a
+    module docstring): ``ops`` prices each op, an op of index arithmetic
+    ``index_cost``, a global access ``access_cost``, a shared store or load (up to 16
+    bytes) ``shared_word_cost``, a shuffle ``shuffle_cost``, a
     CTA barrier ``barrier_cost`` (the unit of nanotile.ir.layouts.BARRIER_COST: every warp
     waits for the slowest), each 32-byte sector a warp's global access touches
     ``sector_cost``."""
@@ -61,17 +73,21 @@ class LayoutCostModel:
     barrier_cost: int = 16
     sector_cost: int = 4  # a sector the LSU serves costs it about an issue: a warp
                           # access down a column (a sector per lane) is replayed
+    index_cost: int = 1   # an op of INDEX_OPS on integers, pointers or masks: one
+                          # instruction (add, setp, cvt, mul.wide, mad, selp...)
 
     def issued(self) -> LayoutCostModel:
-        """This model counting issued instructions only: no sectors (the memory system
-        serves them, the PTX does not grow), and each of a shared round trip's two
-        barriers priced as ISSUED_BARRIER ALU ops: the barrier and the addressing of the
-        round trip's stores and loads (cutile-tests' reduce_axis1_2d prod keepdims: 10
-        instructions besides the words, bar.sync twice, bfe/shl/mov/mad twice...).
-        Extraction takes a choice only if this model does not find it dearer than
-        greedy's either (a kernel whose PTX would grow for fewer sectors keeps greedy's)."""
-        return replace(self, name=f"{self.name} (issued)", sector_cost=0,
-                       barrier_cost=ISSUED_BARRIER * self.ops.op_cost("addi"))
+        """This model counting issued instructions only: an access, a shared store or
+        load and a shuffle one each, no sectors (the memory system serves them, the PTX
+        does not grow), and each of a shared round trip's two barriers priced as
+        ISSUED_BARRIER instructions: the barrier and the addressing of the round trip's
+        stores and loads (cutile-tests' reduce_axis1_2d prod keepdims: 10 instructions
+        besides the words, bar.sync twice, bfe/shl/mov/mad twice...). Extraction takes a
+        choice only where this model finds it cheaper than greedy's (a kernel whose PTX
+        would grow for fewer sectors keeps greedy's)."""
+        return replace(self, name=f"{self.name} (issued)", sector_cost=0, access_cost=1,
+                       shared_word_cost=1, shuffle_cost=1, select_cost=1,
+                       barrier_cost=ISSUED_BARRIER * self.index_cost)
 
     def value(self, op_name: str, layout: LinearLayout, is_float: bool = True,
               varying: int | None = None) -> int:
@@ -89,6 +105,8 @@ class LayoutCostModel:
         last = layout.shape[-1] - 1 if layout.shape else 0
         if not is_float and mask & last:  # contiguous registers lie along the last dim
             runs = max(1, registers // layout.contiguous_registers())
+        if not is_float and op_name in INDEX_OPS:
+            return self.index_cost * runs
         return self.ops.op_cost(op_name) * runs
 
     def memory(self, layout: LinearLayout, width: int, element_bytes: int) -> int:
@@ -114,7 +132,7 @@ class LayoutCostModel:
         if plan is not None:
             selects = len(plan.registers) * ((1 << plan.select_bits) - 1)
             return words * (plan.shuffles * self.shuffle_cost + selects * self.select_cost)
-        moved = (source.registers + target.registers) * words
+        moved = shared_accesses(source, element_bytes) + shared_accesses(target, element_bytes)
         return moved * self.shared_word_cost + 2 * self.barrier_cost
 
     def shared_bytes(self, source: LinearLayout, target: LinearLayout,
@@ -124,6 +142,13 @@ class LayoutCostModel:
         if kind == "shared" or (kind == "warp" and shuffle_plan(source, target) is None):
             return source.elements * element_bytes
         return 0
+
+
+def shared_accesses(layout: LinearLayout, element_bytes: int) -> int:
+    """Shared-memory accesses one thread makes to store or load a tile in ``layout``:
+    a vector of up to 16 bytes of contiguous registers each."""
+    vector = max(1, min(layout.contiguous_registers(), 16 // element_bytes))
+    return -(-layout.registers // vector) * max(1, element_bytes // 16)
 
 
 def sectors(layout: LinearLayout, vector: int, element_bytes: int) -> int:

@@ -14,12 +14,16 @@ Slots that share no edge are independent: each connected group is solved alone, 
 (every combination) when it has at most EXACT_LIMIT of them, else by local improvement
 from greedy's assignment (each slot in turn makes its best move: another candidate, alone
 or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
-kernel); when the budget runs out the group keeps greedy's layouts. A group
-changes only where the model says the new layouts are strictly cheaper, the same model
-counting issued instructions alone (no sectors) finds them no dearer, and they leave
-no more conversions, and move no more bytes through shared memory, than greedy's, and
-fewer of either (saves_conversions; a user's Cost facts waive that last one); so a
-kernel without a better choice compiles exactly as with the greedy rule.
+kernel); when the budget runs out the group keeps greedy's layouts.
+
+Two prices count: the instructions a thread issues (the target's model counting
+instructions alone: LayoutCostModel.issued), what the PTX shows, and the model itself,
+which also prices the sectors a warp's accesses touch and a barrier's wait. The search
+minimizes their sum (Both); a group changes only where the new layouts issue strictly
+fewer instructions, the model finds them no dearer, and they leave no more conversions,
+and move no more bytes through shared memory, than greedy's, and fewer of either
+(saves_conversions; a user's Cost facts waive that last one); so a kernel without a
+better choice compiles exactly as with the greedy rule.
 """
 
 from __future__ import annotations
@@ -47,8 +51,10 @@ class Extraction:
     """The chosen layouts and what the model says of them and of greedy's."""
 
     chosen: dict[object, LinearLayout] = field(default_factory=dict)
-    cost: int = 0
+    cost: int = 0                 # the model's (LayoutCostModel)
     greedy_cost: int = 0
+    instructions: int = 0         # the model counting instructions (its issued())
+    greedy_instructions: int = 0
     seconds: float = 0.0
     fell_back: int = 0  # groups left greedy's because the budget ran out
 
@@ -306,6 +312,29 @@ def _reshaped(dims: frozenset[int], source: tuple[int, ...], shape: tuple[int, .
     return frozenset(to for at, to in zip(kept_source, kept_shape) if at in dims)
 
 
+class Both:
+    """Two Pricers' costs added: what the search minimizes, so that the layouts it
+    finds are cheap by both the instructions and the model (each still checked alone)."""
+
+    def __init__(self, first: Pricer, second: Pricer) -> None:
+        self.first, self.second = first, second
+        self.problem = first.problem
+
+    def own(self, slot: object, layout: LinearLayout) -> int:
+        return self.first.own(slot, layout) + self.second.own(slot, layout)
+
+    def edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+             ) -> int:
+        return self.first.edge(edge, user, operand) + self.second.edge(edge, user, operand)
+
+    def moved(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
+              ) -> tuple[int, int]:
+        return self.first.moved(edge, user, operand)
+
+    def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
+        return self.first.want(edge, user)
+
+
 def groups(problem: LayoutProblem) -> list[list[object]]:
     """Slots with a choice (more than one candidate, or not greedy's), in groups joined
     by edges through slots."""
@@ -342,20 +371,22 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
     for group in groups(problem):
         edges = list({id(e): e for s in group for e in edges_of.get(s, [])}.values())
         greedy = {s: problem.greedy[s] for s in group}
-        before = group_cost(pricer, group, edges, greedy)
-        best = solve(pricer, group, edges, greedy, deadline)
+        best = solve(Both(issued, pricer), group, edges, greedy, deadline)
         if best is None:
             result.fell_back += 1
             best = greedy
-        after = group_cost(pricer, group, edges, best)
         forced = any(greedy[s] not in problem.candidates[s] for s in group)
-        if forced or (after < before and saves_conversions(pricer, edges, greedy, best)
-                      and not issues_more(issued, group, edges, greedy, best)):
-            result.chosen.update(best)
-            result.cost += after
-        else:
-            result.cost += before
-        result.greedy_cost += before
+        if not forced and not (change(issued, group, edges, greedy, best) < 0
+                               and change(pricer, group, edges, greedy, best) <= 0
+                               and saves_conversions(pricer, edges, greedy, best)):
+            best = greedy
+        result.chosen.update(best)
+        for total, layouts in (("cost", best), ("greedy_cost", greedy)):
+            setattr(result, total, getattr(result, total) +
+                    group_cost(pricer, group, edges, layouts))
+        for total, layouts in (("instructions", best), ("greedy_instructions", greedy)):
+            setattr(result, total, getattr(result, total) +
+                    group_cost(issued, group, edges, layouts))
     result.seconds = time.perf_counter() - start
     return result
 
@@ -380,18 +411,15 @@ def saves_conversions(pricer: Pricer, edges: list[Edge],
     return bool(pricer.problem.extra) or count < greedy_count or shared < greedy_shared
 
 
-def issues_more(issued: Pricer, group: list[object], edges: list[Edge],
-                greedy: dict[object, LinearLayout], best: dict[object, LinearLayout]
-                ) -> bool:
-    """``best`` issues more instructions than greedy's layouts (``issued``: the model
-    without sectors, LayoutCostModel.issued): fewer sectors are not worth a longer
-    kernel. Only the slots ``best`` moves and their edges are priced: the rest cost
-    the same in both."""
+def change(pricer: Pricer, group: list[object], edges: list[Edge],
+           greedy: dict[object, LinearLayout], best: dict[object, LinearLayout]) -> int:
+    """What ``best`` costs more than greedy's layouts (negative: less) under ``pricer``'s
+    model. Only the slots ``best`` moves and their edges are priced: the rest cost the
+    same in both."""
     moved = [s for s in group if best[s] is not greedy[s] and best[s] != greedy[s]]
     changed = {id(s) for s in moved}
     touched = [e for e in edges if id(e.user) in changed or id(e.operand) in changed]
-    return group_cost(issued, moved, touched, best) > \
-        group_cost(issued, moved, touched, greedy)
+    return group_cost(pricer, moved, touched, best) - group_cost(pricer, moved, touched, greedy)
 
 
 def group_cost(pricer: Pricer, group: list[object], edges: list[Edge],
@@ -613,7 +641,8 @@ def describe(problem: LayoutProblem, extraction: Extraction) -> str:
     """The chosen layout of every slot that had a choice, or lost greedy's (for
     --dump-egraph)."""
     lines = [f"; model cost {extraction.cost} (greedy {extraction.greedy_cost}), "
-             f"{extraction.seconds * 1000:.1f} ms"]
+             f"instructions {extraction.instructions} (greedy "
+             f"{extraction.greedy_instructions}), {extraction.seconds * 1000:.1f} ms"]
     for slot in problem.slots:
         if len(problem.candidates[slot]) < 2 and \
                 problem.candidates[slot][0] == problem.greedy[slot]:
