@@ -70,6 +70,16 @@ def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     return np.where(both_nan, 0, np.abs(ordered(got) - ordered(want)))
 
 
+def emulated(text: str, x: np.ndarray, reference, gpu: str) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel ``text`` on ``x`` in the emulator, and ``reference`` of x in float64
+    rounded to f32."""
+    y = np.zeros(N, np.float32)
+    nanotile.run(parse_text(text, "t.mlir"), "k", (1, 1, 1), x.copy(), y, device="emulator",
+                 gpu_name=gpu)
+    with np.errstate(all="ignore"):
+        return y, reference(x.astype(np.float64)).astype(np.float32)
+
+
 @pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
 @pytest.mark.parametrize("function,reference,limit", [("sin", np.sin, 1), ("cos", np.cos, 1),
                                                       ("tan", np.tan, 2)])
@@ -77,11 +87,7 @@ def test_trig_is_accurate_over_the_whole_range(function, reference, limit, gpu):
     text = KERNEL.format(n=N, function=function)
     assert ".approx" not in compile_to_ptx(parse_text(text, "t.mlir"), gpu)
     x = arguments()
-    y = np.zeros(N, np.float32)
-    nanotile.run(parse_text(text, "t.mlir"), "k", (1, 1, 1), x.copy(), y, device="emulator",
-                 gpu_name=gpu)
-    with np.errstate(invalid="ignore"):
-        want = reference(x.astype(np.float64)).astype(np.float32)
+    y, want = emulated(text, x, reference, gpu)
     error = ulps(y, want)
     worst = int(np.argmax(error))
     assert error.max() <= limit, (x[worst], y[worst], want[worst])
@@ -170,11 +176,7 @@ def test_exp_log_sinh_cosh_are_accurate_over_the_whole_range(function, reference
     text = KERNEL.format(n=N, function=function)
     assert "lg2.approx" not in compile_to_ptx(parse_text(text, "t.mlir"), gpu)
     x = exp_log_arguments(function)
-    y = np.zeros(N, np.float32)
-    nanotile.run(parse_text(text, "t.mlir"), "k", (1, 1, 1), x.copy(), y, device="emulator",
-                 gpu_name=gpu)
-    with np.errstate(all="ignore"):
-        want = reference(x.astype(np.float64)).astype(np.float32)
+    y, want = emulated(text, x, reference, gpu)
     error = ulps(y, want)
     worst = int(np.argmax(error))
     assert error.max() <= 1, (x[worst], y[worst], want[worst])
