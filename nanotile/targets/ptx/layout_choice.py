@@ -54,7 +54,7 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
     if not settings.rules and dump is None:
         # without a user's rules egglog derives the closure's candidates: where the
         # extraction over them keeps greedy's layouts, the e-graph would too
-        trial = _closure_extraction(problem, reach, model, start)
+        trial = _closure_extraction(problem, reach, model, start, settings.stats)
         if all(trial.chosen[slot] == problem.greedy[slot] for slot in problem.slots):
             _print_stats(settings, name, problem, trial)
             return
@@ -66,7 +66,7 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
         extraction = trial  # egglog derived the candidates extracted from already
         problem.seconds -= trial.seconds  # counted once, as the extraction's
     else:
-        extraction = extract(problem, model)
+        extraction = extract(problem, model, settings.stats or dump is not None)
     _write_back(assignment, problem, extraction)
     if dump is not None:
         _write(os.path.join(dump[0], dump[1] + ".choice.txt"), describe(problem, extraction))
@@ -89,14 +89,15 @@ def _write_back(assignment, problem, extraction) -> None:
             assignment.anchor[slot] = layout
 
 
-def _closure_extraction(problem, reach: dict, model, start: float):
-    """The extraction over the candidates of the closure ``reach`` (no egglog)."""
+def _closure_extraction(problem, reach: dict, model, start: float, totals: bool):
+    """The extraction over the candidates of the closure ``reach`` (no egglog); with
+    ``totals``, the model's and the instructions' totals too."""
     from .layout_extract import extract
 
     problem.candidates = {slot: _greedy_first(problem, slot, reach[slot])
                           for slot in problem.slots}
     problem.seconds = time.perf_counter() - start
-    return extract(problem, model)
+    return extract(problem, model, totals)
 
 
 def _greedy_first(problem, slot, layouts: list) -> list:

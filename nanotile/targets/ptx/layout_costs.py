@@ -89,6 +89,19 @@ class LayoutCostModel:
                        shared_word_cost=1, shuffle_cost=1, select_cost=1,
                        barrier_cost=ISSUED_BARRIER * self.index_cost)
 
+    def with_issued(self) -> LayoutCostModel:
+        """This model and its issued() added: each price the sum of the two (every price
+        is linear in the model's numbers), what extraction's search minimizes."""
+        issued = self.issued()
+        return replace(self, name=f"{self.name} + issued", ops=_Doubled(self.ops),
+                       index_cost=self.index_cost + issued.index_cost,
+                       access_cost=self.access_cost + issued.access_cost,
+                       shuffle_cost=self.shuffle_cost + issued.shuffle_cost,
+                       select_cost=self.select_cost + issued.select_cost,
+                       shared_word_cost=self.shared_word_cost + issued.shared_word_cost,
+                       barrier_cost=self.barrier_cost + issued.barrier_cost,
+                       sector_cost=self.sector_cost + issued.sector_cost)
+
     def value(self, op_name: str, layout: LinearLayout, is_float: bool = True,
               varying: int | None = None) -> int:
         """The op ``op_name`` computing its result in ``layout`` (not a memory op).
@@ -142,6 +155,16 @@ class LayoutCostModel:
         if kind == "shared" or (kind == "warp" and shuffle_plan(source, target) is None):
             return source.elements * element_bytes
         return 0
+
+
+@dataclass
+class _Doubled(CostModel):
+    """An op table twice another (a model and its issued() price ops alike)."""
+
+    inner: CostModel = field(default_factory=CostModel)
+
+    def op_cost(self, op_name: str) -> int:
+        return 2 * self.inner.op_cost(op_name)
 
 
 def shared_accesses(layout: LinearLayout, element_bytes: int) -> int:

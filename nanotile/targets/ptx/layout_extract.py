@@ -19,11 +19,11 @@ kernel); when the budget runs out the group keeps greedy's layouts.
 Two prices count: the instructions a thread issues (the target's model counting
 instructions alone: LayoutCostModel.issued), what the PTX shows, and the model itself,
 which also prices the sectors a warp's accesses touch and a barrier's wait. The search
-minimizes their sum (Both); a group changes only where the new layouts issue strictly
-fewer instructions, the model finds them no dearer, and they leave no more conversions,
-and move no more bytes through shared memory, than greedy's, and fewer of either
-(saves_conversions; a user's Cost facts waive that last one); so a kernel without a
-better choice compiles exactly as with the greedy rule.
+minimizes their sum (LayoutCostModel.with_issued); a group changes only where the new
+layouts issue strictly fewer instructions, the model finds them no dearer, and they leave
+no more conversions, and move no more bytes through shared memory, than greedy's, and
+fewer of either (saves_conversions; a user's Cost facts waive that last one); so a
+kernel without a better choice compiles exactly as with the greedy rule.
 """
 
 from __future__ import annotations
@@ -312,29 +312,6 @@ def _reshaped(dims: frozenset[int], source: tuple[int, ...], shape: tuple[int, .
     return frozenset(to for at, to in zip(kept_source, kept_shape) if at in dims)
 
 
-class Both:
-    """Two Pricers' costs added: what the search minimizes, so that the layouts it
-    finds are cheap by both the instructions and the model (each still checked alone)."""
-
-    def __init__(self, first: Pricer, second: Pricer) -> None:
-        self.first, self.second = first, second
-        self.problem = first.problem
-
-    def own(self, slot: object, layout: LinearLayout) -> int:
-        return self.first.own(slot, layout) + self.second.own(slot, layout)
-
-    def edge(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
-             ) -> int:
-        return self.first.edge(edge, user, operand) + self.second.edge(edge, user, operand)
-
-    def moved(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
-              ) -> tuple[int, int]:
-        return self.first.moved(edge, user, operand)
-
-    def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
-        return self.first.want(edge, user)
-
-
 def groups(problem: LayoutProblem) -> list[list[object]]:
     """Slots with a choice (more than one candidate, or not greedy's), in groups joined
     by edges through slots."""
@@ -357,11 +334,15 @@ def groups(problem: LayoutProblem) -> list[list[object]]:
         for s in g)]
 
 
-def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
-    """One layout per slot (see the module docstring)."""
+def extract(problem: LayoutProblem, model: LayoutCostModel, totals: bool = False
+            ) -> Extraction:
+    """One layout per slot (see the module docstring); with ``totals``, what the model
+    and the instructions say of the choice and of greedy's (for --dump-egraph and
+    --time-passes)."""
     start = time.perf_counter()
     pricer = Pricer(problem, model)
     issued = Pricer(problem, model.issued())
+    both = Pricer(problem, model.with_issued())
     result = Extraction(chosen=dict(problem.greedy))
     edges_of: dict[object, list[Edge]] = {}
     for edge in problem.edges:
@@ -371,7 +352,7 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
     for group in groups(problem):
         edges = list({id(e): e for s in group for e in edges_of.get(s, [])}.values())
         greedy = {s: problem.greedy[s] for s in group}
-        best = solve(Both(issued, pricer), group, edges, greedy, deadline)
+        best = solve(both, group, edges, greedy, deadline)
         if best is None:
             result.fell_back += 1
             best = greedy
@@ -381,12 +362,11 @@ def extract(problem: LayoutProblem, model: LayoutCostModel) -> Extraction:
                                and saves_conversions(pricer, edges, greedy, best)):
             best = greedy
         result.chosen.update(best)
-        for total, layouts in (("cost", best), ("greedy_cost", greedy)):
-            setattr(result, total, getattr(result, total) +
-                    group_cost(pricer, group, edges, layouts))
-        for total, layouts in (("instructions", best), ("greedy_instructions", greedy)):
-            setattr(result, total, getattr(result, total) +
-                    group_cost(issued, group, edges, layouts))
+        if totals:
+            result.cost += group_cost(pricer, group, edges, best)
+            result.greedy_cost += group_cost(pricer, group, edges, greedy)
+            result.instructions += group_cost(issued, group, edges, best)
+            result.greedy_instructions += group_cost(issued, group, edges, greedy)
     result.seconds = time.perf_counter() - start
     return result
 
