@@ -349,6 +349,7 @@ def extract(problem: LayoutProblem, model: LayoutCostModel, totals: bool = False
         for s in {edge.user, edge.operand} - {None}:
             edges_of.setdefault(s, []).append(edge)
     deadline = start + BUDGET_SECONDS
+    chosen = []  # each group, its edges, greedy's layouts and the chosen ones
     for group in groups(problem):
         edges = list({id(e): e for s in group for e in edges_of.get(s, [])}.values())
         greedy = {s: problem.greedy[s] for s in group}
@@ -362,12 +363,13 @@ def extract(problem: LayoutProblem, model: LayoutCostModel, totals: bool = False
                                and saves_conversions(pricer, edges, greedy, best)):
             best = greedy
         result.chosen.update(best)
-        if totals:
-            result.cost += group_cost(pricer, group, edges, best)
-            result.greedy_cost += group_cost(pricer, group, edges, greedy)
-            result.instructions += group_cost(issued, group, edges, best)
-            result.greedy_instructions += group_cost(issued, group, edges, greedy)
-    result.seconds = time.perf_counter() - start
+        chosen.append((group, edges, greedy, best))
+    result.seconds = time.perf_counter() - start  # the choice's time: not the totals'
+    for group, edges, greedy, best in chosen if totals else ():
+        result.cost += group_cost(pricer, group, edges, best)
+        result.greedy_cost += group_cost(pricer, group, edges, greedy)
+        result.instructions += group_cost(issued, group, edges, best)
+        result.greedy_instructions += group_cost(issued, group, edges, greedy)
     return result
 
 
