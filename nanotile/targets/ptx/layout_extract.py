@@ -267,9 +267,29 @@ def varying_dims(value: Value, memo: dict) -> frozenset[int]:
     varying_bits), from broadcasts, reshapes that add or drop unit dimensions, iotas,
     splat constants and the elementwise ops over them."""
     key = ("varying", id(value))
-    if key not in memo:
-        memo[key] = _varying_dims(value, memo)
+    todo = [value]  # depth first without recursion: a chain of ops may be long
+    while key not in memo:
+        top = todo[-1]
+        waiting = [v for v in _followed(top) if ("varying", id(v)) not in memo]
+        if waiting:
+            todo += waiting
+        else:
+            memo["varying", id(top)] = _varying_dims(top, memo)
+            todo.pop()
     return memo[key]
+
+
+def _followed(value: Value) -> list[Value]:
+    """The operands whose varying dimensions ``value``'s follow from."""
+    op = value.owner if isinstance(value.owner, Operation) else None
+    if op is None or op.name not in ("broadcast", "reshape") and not _elementwise(op):
+        return []
+    return [v for v in op.operands if getattr(v.type, "shape", ())]
+
+
+def _elementwise(op: Operation) -> bool:
+    row = lookup(op.name)
+    return row is not None and "elementwise" in row.traits
 
 
 def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
@@ -290,8 +310,7 @@ def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
                          if from_shape[d] == shape[d]) & every
     if op.name == "reshape":
         return _reshaped(varying_dims(source, memo), tuple(source.type.shape), shape)
-    row = lookup(op.name)
-    if row is not None and "elementwise" in row.traits and all(
+    if _elementwise(op) and all(
             tuple(getattr(o.type, "shape", ())) in (shape, ()) for o in op.operands):
         dims: frozenset[int] = frozenset()
         for operand in op.operands:

@@ -460,6 +460,15 @@ def test_values_broadcast_along_a_dimension_cost_once_per_distinct_register():
     assert varying_dims(by_name["broadcast"], memo) == frozenset({0})
     assert varying_dims(by_name["permute"], memo) == frozenset({0, 1})
 
+    # a chain longer than Python's recursion limit
+    chain = ["cuda_tile.module @m {", "  entry @k() {", "    %i = iota : tile<64xi32>",
+             "    %c = reshape %i : tile<64xi32> -> tile<64x1xi32>",
+             "    %v0 = broadcast %c : tile<64x1xi32> -> tile<64x16xi32>"]
+    chain += [f"    %v{k + 1} = addi %v{k}, %v{k} : tile<64x16xi32>" for k in range(3000)]
+    (long,) = parse_text("\n".join(chain + ["    return", "  }", "}"]), "k.mlir").entries()
+    *_, last = (op.results[0] for op in long.walk() if op.name == "addi")
+    assert varying_dims(last, {}) == frozenset({0})
+
     # a 16x4 tile (flat index bits: 2 of columns, then 4 of rows)
     one_row = LinearLayout((16, 4), (), (1, 2, 4, 8, 16), (32,))
     two_rows = LinearLayout((16, 4), (4,), (1, 2, 8, 16, 32), ())  # rows r and r + 1
