@@ -123,9 +123,7 @@ def _hyperbolic(lw: Lowering, name: str, x: str, res: str) -> None:
     else:
         fn.emit(f"sub.rn.f64 {power}, {power}, {inverse}")
         fn.emit(f"mul.rn.f64 {square}, {a}, {a}")
-        fn.emit(f"mov.f64 {small}, {_f64(_SINH_SERIES[-1])}")
-        for coefficient in reversed(_SINH_SERIES[:-1]):
-            fn.emit(f"fma.rn.f64 {small}, {small}, {square}, {_f64(coefficient)}")
+        _series_f64(lw, small, square, _SINH_SERIES)
         fn.emit(f"fma.rn.f64 {small}, {small}, {square}, 0d3FF0000000000000")
         fn.emit(f"mul.rn.f64 {small}, {small}, {a}")
         fn.emit(f"add.rn.f64 {small}, {small}, {small}")  # doubled: halved below
@@ -391,15 +389,22 @@ def _log2_f64(lw: Lowering, a: str) -> str:
     fn.emit(f"add.rn.f64 {u}, {m}, 0d3FF0000000000000")
     fn.emit(f"div.rn.f64 {s}, {s}, {u}")
     fn.emit(f"mul.rn.f64 {s2}, {s}, {s}")
-    fn.emit(f"mov.f64 {u}, {_f64(_LOG_SERIES[-1])}")
-    for coefficient in reversed(_LOG_SERIES[:-1]):
-        fn.emit(f"fma.rn.f64 {u}, {u}, {s2}, {_f64(coefficient)}")
+    _series_f64(lw, u, s2, _LOG_SERIES)
     fn.emit(f"fma.rn.f64 {u}, {u}, {s2}, 0d3FF0000000000000")
     fn.emit(f"mul.rn.f64 {u}, {u}, {s}")
     fn.emit(f"mul.rn.f64 {u}, {u}, {_f64(2 / math.log(2))}")  # log2 m
     fn.emit(f"cvt.rn.f64.s32 {z}, {e}")
     fn.emit(f"add.rn.f64 {u}, {u}, {z}")  # log2 a
     return u
+
+
+def _series_f64(lw: Lowering, total: str, x: str, coefficients) -> None:
+    """``total`` = c0 + c1 x + c2 x^2 + ... for the f64 ``coefficients``, by Horner's
+    rule (an fma a coefficient, the highest first)."""
+    fn = lw.fn
+    fn.emit(f"mov.f64 {total}, {_f64(coefficients[-1])}")
+    for coefficient in reversed(coefficients[:-1]):
+        fn.emit(f"fma.rn.f64 {total}, {total}, {x}, {_f64(coefficient)}")
 
 
 def _exp2_f64(lw: Lowering, z: str) -> str:
@@ -412,9 +417,7 @@ def _exp2_f64(lw: Lowering, z: str) -> str:
     fn.emit(f"cvt.rni.f64.f64 {n}, {z}")
     fn.emit(f"sub.rn.f64 {f}, {z}, {n}")
     fn.emit(f"mul.rn.f64 {f}, {f}, {_f64(math.log(2))}")
-    fn.emit(f"mov.f64 {u}, {_f64(_EXP_SERIES[-1])}")
-    for coefficient in reversed(_EXP_SERIES[:-1]):
-        fn.emit(f"fma.rn.f64 {u}, {u}, {f}, {_f64(coefficient)}")
+    _series_f64(lw, u, f, _EXP_SERIES)
     fn.emit(f"fma.rn.f64 {u}, {u}, {f}, 0d3FF0000000000000")
     fn.emit(f"fma.rn.f64 {u}, {u}, {f}, 0d3FF0000000000000")
     # 2^n: n + 1023 in the exponent field (n is in [-160, 130])
@@ -604,10 +607,7 @@ def _atan2(lw: Lowering, a: str, b: str, res: str, wide: bool) -> None:
     fn.emit(f"selp.f64 {u}, {w}, {t}, {big}")
     fn.emit(f"selp.f64 {off}, {_f64(_PI / 6)}, {_f64(0.0)}, {big}")
     fn.emit(f"mul.rn.f64 {z}, {u}, {u}")
-    terms = 17
-    fn.emit(f"mov.f64 {p}, {_f64((-1) ** terms / (2 * terms + 1))}")
-    for k in range(terms - 1, -1, -1):
-        fn.emit(f"fma.rn.f64 {p}, {p}, {z}, {_f64((-1) ** k / (2 * k + 1))}")
+    _series_f64(lw, p, z, [(-1) ** k / (2 * k + 1) for k in range(18)])
     fn.emit(f"fma.rn.f64 {p}, {p}, {u}, {off}")
     fn.emit(f"setp.gt.f64 {steep}, {aa}, {ab}")
     fn.emit(f"sub.rn.f64 {p}, {_f64(_PI / 2)}, {p}", steep)
