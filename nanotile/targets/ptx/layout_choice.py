@@ -38,8 +38,10 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
     greedy steps) by the extraction's, where that is cheaper."""
     from .layout_extract import describe, extract
 
+    # greedy's layouts, which what the fixed users want reads: greedy's own work (the
+    # pass writes them after the choice too, and then only the types it changed)
+    assignment.write_types()
     start = time.perf_counter()
-    assignment.write_types()  # greedy's layouts: what the fixed users want reads them
     problem = build_problem(assignment)
     if not settings.rules and not pays_conversion(problem):
         return  # greedy's choice converts nothing: nothing to save

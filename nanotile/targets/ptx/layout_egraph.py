@@ -67,7 +67,7 @@ class Edge:
     user: object | None
     have: object | None = None
     want: object | None = None
-    key: tuple | None = None  # _transfer_key
+    kind: int | None = None  # its _transfer_key's number in the problem (LayoutProblem.kinds)
 
 
 @dataclass
@@ -89,6 +89,8 @@ class LayoutProblem:
     operand_layouts: dict[tuple, object] = field(default_factory=dict)  # recompute_plan's
     operands_of: dict[object, list[Edge]] = field(default_factory=dict)  # by user slot
     wants: dict[tuple, object] = field(default_factory=dict)  # want's, by edge
+    wishes: dict[tuple, object] = field(default_factory=dict)  # wish's, by edge
+    kinds: dict[tuple, int] = field(default_factory=dict)  # _transfer_key -> a number
     extra: dict[tuple, int] = field(default_factory=dict)  # (slot, layout): user Cost
     tied: dict[object, tuple] = field(default_factory=dict)  # carried slot: its values
 
@@ -103,8 +105,11 @@ class LayoutProblem:
 
     def wish(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """user_layout of ``edge`` with its operand in ``layout`` (computed once)."""
-        answer = self._answer(user_layout, edge, layout)
-        return None if answer is UNFIT else answer
+        key = (id(edge), layout)
+        if key not in self.wishes:
+            answer = self._answer(user_layout, edge, layout)
+            self.wishes[key] = None if answer is UNFIT else answer
+        return self.wishes[key]
 
     def fits(self, slot: object, layout: LinearLayout) -> bool:
         """``slot`` may compute in ``layout``: the algebra gives each of its operands
@@ -116,7 +121,10 @@ class LayoutProblem:
                    for edge in self.operands_of.get(slot, []))
 
     def _answer(self, rule, edge: Edge, layout: LinearLayout) -> object:
-        key = (_transfer_key(edge), layout, rule)
+        kind = edge.kind
+        if kind is None:  # a number: hashing the key's nested tuples each time is slow
+            kind = edge.kind = self.kinds.setdefault(_transfer_key(edge), len(self.kinds))
+        key = (kind, layout, rule)
         if key not in self.memo:
             try:
                 self.memo[key] = rule(edge.op, edge.index, layout)
@@ -130,17 +138,15 @@ UNFIT = object()  # the answer where the layout algebra refuses (a ValueError)
 
 def _transfer_key(edge: Edge) -> tuple:
     """What the algebra's answer for ``edge`` depends on (ops of one kind, shapes and
-    permutation transfer layouts alike: a kernel's many reshapes of one shape), made
-    once per edge."""
-    if edge.key is None:
-        op = edge.op
-        shapes = tuple(tuple(getattr(v.type, "shape", ())) for v in
-                       (op.operands[edge.index], *op.results[:1]))
-        if op.name == "store_ptr_tko":
-            shapes += (tuple(op.operands[0].type.shape),)
-        edge.key = (op.name, shapes, str(op.attributes.get("permutation")),
-                    edge.index if op.name in R.MEMORY_OPS else 0)
-    return edge.key
+    permutation transfer layouts alike: a kernel's many reshapes of one shape),
+    numbered once per edge (LayoutProblem.kinds)."""
+    op = edge.op
+    shapes = tuple(tuple(getattr(v.type, "shape", ())) for v in
+                   (op.operands[edge.index], *op.results[:1]))
+    if op.name == "store_ptr_tko":
+        shapes += (tuple(op.operands[0].type.shape),)
+    return (op.name, shapes, str(op.attributes.get("permutation")),
+            edge.index if op.name in R.MEMORY_OPS else 0)
 
 
 def slot_of_op(op: Operation) -> object:

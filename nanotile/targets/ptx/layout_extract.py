@@ -14,7 +14,9 @@ Slots that share no edge are independent: each connected group is solved alone, 
 (every combination) when it has at most EXACT_LIMIT of them, else by local improvement
 from greedy's assignment (each slot in turn makes its best move: another candidate, alone
 or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
-kernel); when the budget runs out the group keeps greedy's layouts.
+kernel); when the budget runs out the group keeps greedy's layouts. A move is priced
+in full only where its slots' own costs and the conversions it could remove might beat
+the best move found (Search.most_saved).
 
 Two prices count: the instructions a thread issues (the target's model counting
 instructions alone: LayoutCostModel.issued), what the PTX shows, and the model itself,
@@ -359,7 +361,6 @@ def extract(problem: LayoutProblem, model: LayoutCostModel, totals: bool = False
     and the instructions say of the choice and of greedy's (for --dump-egraph and
     --time-passes)."""
     start = time.perf_counter()
-    pricer = Pricer(problem, model)
     issued = Pricer(problem, model.issued())
     both = Pricer(problem, model.with_issued())
     result = Extraction(chosen=dict(problem.greedy))
@@ -377,19 +378,35 @@ def extract(problem: LayoutProblem, model: LayoutCostModel, totals: bool = False
             result.fell_back += 1
             best = greedy
         forced = any(greedy[s] not in problem.candidates[s] for s in group)
-        if not forced and not (change(issued, group, edges, greedy, best) < 0
-                               and change(pricer, group, edges, greedy, best) <= 0
-                               and saves_conversions(pricer, edges, greedy, best)):
+        if not forced and not accepted(both, issued, group, edges, greedy, best):
             best = greedy
         result.chosen.update(best)
         chosen.append((group, edges, greedy, best))
     result.seconds = time.perf_counter() - start  # the choice's time: not the totals'
+    pricer = Pricer(problem, model) if totals else None
     for group, edges, greedy, best in chosen if totals else ():
         result.cost += group_cost(pricer, group, edges, best)
         result.greedy_cost += group_cost(pricer, group, edges, greedy)
         result.instructions += group_cost(issued, group, edges, best)
         result.greedy_instructions += group_cost(issued, group, edges, greedy)
     return result
+
+
+def accepted(both: Pricer, issued: Pricer, group: list[object], edges: list[Edge],
+             greedy: dict[object, LinearLayout], best: dict[object, LinearLayout]) -> bool:
+    """``best`` issues strictly fewer instructions than greedy's layouts (``issued``),
+    the model finds it no dearer and it saves conversions. The model's change is
+    ``both``'s less ``issued``'s: every price is linear in the model's numbers, so
+    ``both`` (the model plus its issued()) prices their sum, though a user's Cost counts
+    once in each Pricer; the search has asked ``both`` its prices already."""
+    fewer = change(issued, group, edges, greedy, best)
+    if fewer >= 0:
+        return False
+    extra = both.problem.extra
+    user_costs = sum(extra.get((s, best[s]), 0) - extra.get((s, greedy[s]), 0)
+                     for s in group) if extra else 0
+    return change(both, group, edges, greedy, best) - fewer + user_costs <= 0 and \
+        saves_conversions(both, edges, greedy, best)
 
 
 def saves_conversions(pricer: Pricer, edges: list[Edge],
@@ -567,6 +584,8 @@ class Search:
             alone = {s: option}
             chain = self.follow(s, option)
             for move in (alone, chain) if len(chain) > 1 else (alone,):
+                if self.most_saved(move) <= saved:
+                    continue  # not even the conversions it might remove pay for it
                 cost = self.delta(move)
                 if -cost <= saved:
                     continue
@@ -574,6 +593,20 @@ class Search:
                 if count <= room[0] and shared <= room[1]:
                     best, saved = (move, count, shared), -cost
         return best
+
+    def most_saved(self, move: dict[int, int]) -> int:
+        """An upper bound of what ``move`` saves, from its slots' own costs alone: at
+        best it removes every conversion its edges pay now (no edge costs less than
+        nothing), so the edges' new prices need not be asked (the search's most
+        expensive questions) for a move whose slots cost no less in their new layouts."""
+        own, edge, current, ends = self.own, self.edge, self.current, self.ends
+        saved = 0
+        for s, option in move.items():
+            saved += own(s, current[s]) - own(s, option)
+        for k in self.touched(move):
+            user, operand = ends[k]
+            saved += edge(k, current[user], current[operand])
+        return saved
 
     def delta(self, move: dict[int, int]) -> int:
         """What ``move`` (slot -> new option) adds to the cost of the current options."""
