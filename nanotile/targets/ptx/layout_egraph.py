@@ -441,9 +441,10 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         key = (problem.slots[s], universe[l])
         problem.extra[key] = problem.extra.get(key, 0) + c
     for s, slot in enumerate(problem.slots):
+        # the closure's layouts fit their slots (_add); a user's Cand may not
         chosen = [universe[l] for l in candidates.get(s, ())
                   if l not in forbidden_layouts and (s, l) not in forbidden
-                  and problem.fits(slot, universe[l])]  # a user's Cand may not
+                  and (not rule_files or problem.fits(slot, universe[l]))]
         greedy = problem.greedy[slot]
         # greedy's own layout first (its object: a kernel left as it was prints the same)
         ordered = [greedy] if greedy in chosen else []

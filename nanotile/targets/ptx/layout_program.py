@@ -6,6 +6,7 @@ process (like eqsat's, nanotile.egraph.engine.Program) and run per kernel in a s
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 from ...egraph.engine import Program, Stats, egglog_bindings
@@ -20,8 +21,12 @@ class LayoutProgram(Program):
 
     @staticmethod
     def shared(rule_files: list[Path]) -> LayoutProgram:  # type: ignore[override]
-        files = [*sorted(RULES_DIR.glob("*.egg")), *rule_files]
-        key = tuple((str(p), p.stat().st_mtime_ns if p.exists() else 0) for p in files)
+        """The program of the built-in rules and ``rule_files``, loaded once per process
+        (again when a user's file changes: a user may edit it between compiles in one
+        process; the built-in ones are the package's)."""
+        files = [*_built_in_rules(), *rule_files]
+        key = (*_built_in_rules(),
+               *((str(p), p.stat().st_mtime_ns if p.exists() else 0) for p in rule_files))
         program = _SHARED.get(key)
         if program is None:
             program = LayoutProgram(files)
@@ -69,6 +74,11 @@ class LayoutProgram(Program):
     def relation(self, name: str) -> list[tuple[int, ...]]:
         """The rows of relation ``name`` (numbers only)."""
         return _rows(name, self.run_text(f"(print-function {name} 1000000)", "<read>")[-1])
+
+
+@cache
+def _built_in_rules() -> tuple[Path, ...]:
+    return tuple(sorted(RULES_DIR.glob("*.egg")))
 
 
 def _rows(name: str, printed: object) -> list[tuple[int, ...]]:
