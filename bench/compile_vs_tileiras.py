@@ -12,7 +12,8 @@ evenly spaced ``--sample N`` of the latter) and each target:
   plus the CPU the server spent on its request (ptxas included), which the server reports
   (NANOTILE_SERVER_STATS); the server's start-up and its whole CPU over the run are
   printed too, and its peak memory is compared with tileiras';
-- nanotile in-process: in one warm process (imports done, rules loaded), the default
+- nanotile in-process: in one warm process (imports done, rules loaded, the warm state
+  frozen out of the garbage collector's way as the compile server does), the default
   pipeline to PTX (CPU seconds), then ptxas; with the share of each stage (tile passes,
   eqsat, the back end's lowering, PTX passes, ptxas);
 - nanotile batch: ``nanotile K1 K2 ... -j 1 --emit=cubin -o DIR`` over all the kernels,
@@ -181,6 +182,9 @@ def worker(target: str) -> None:
     warm = CORPUS / "cutile" / "vector_add.tileirbc"
     if warm.exists():
         compile_one(str(warm))
+    from nanotile.driver import freeze_warm_state
+
+    freeze_warm_state()  # as the compile server does once warm
     for line in sys.stdin:
         path = line.strip()
         try:

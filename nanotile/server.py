@@ -219,6 +219,9 @@ class Server:
 
         self.run_here = run_here
         warm_up()
+        from .driver import freeze_warm_state
+
+        freeze_warm_state()  # what warm-up built lives as long as the server
         try:
             listener = self._listen()
         except OSError as e:

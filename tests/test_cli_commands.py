@@ -542,3 +542,27 @@ def test_an_unwritable_egraph_dump_is_one_located_line(kernel, tmp_path, monkeyp
 def test_help_shows_the_rule_and_plugin_flags(command, flag, capsys):
     assert _main(command)(["--help"]) == 0
     assert flag in capsys.readouterr().out
+
+
+def test_a_process_freezes_its_warm_state_once(tmp_path):
+    """The first compile of a process hands what is alive to gc.freeze (the imports, the
+    kernel read), so the pipeline's collections skip it; a later compile in the same
+    process (a batch worker, the server) freezes nothing more, so what it leaves
+    behind stays collectable."""
+    (tmp_path / "k.mlir").write_text(KERNEL)
+    script = (
+        "import gc, sys\n"
+        "from nanotile.driver import main\n"
+        "counts = [gc.get_freeze_count()]\n"
+        "for out in ('a.ptx', 'b.ptx', 'c.ptx'):\n"
+        "    assert main(['k.mlir', '--gpu-name=sm_90', '-o', out]) == 0\n"
+        "    counts.append(gc.get_freeze_count())\n"
+        "print(*counts)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert done.returncode == 0, done.stderr
+    before, first, second, third = map(int, done.stdout.split())
+    assert first > before
+    assert third <= second <= first  # nothing frozen again (frozen objects may die)
+    assert (tmp_path / "c.ptx").read_text() == (tmp_path / "a.ptx").read_text()
