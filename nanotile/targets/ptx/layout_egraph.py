@@ -301,26 +301,29 @@ def close_candidates(problem: LayoutProblem, proposed: dict[object, list]
     layouts each slot may reach (egglog's rules then derive the same Cand facts, plus
     what user rules add)."""
     reach = {slot: list(layouts) for slot, layouts in proposed.items()}
-    # the sizes of an edge's two lists when it last added nothing to either: while they
-    # stay so (the lists only grow), it adds nothing again
-    settled: dict[int, tuple[int, int]] = {}
+    # how many of each end's layouts the edge has asked of already: asked again, a
+    # layout adds nothing (what it would add is there, refused by the algebra, or its
+    # slot is full; lists only grow), so each visit asks of the new ones only
+    done: dict[int, tuple[int, int]] = {}
     for _ in range(MAX_ROUNDS):
         grew = False
         for edge in problem.edges:
             if edge.user is None or edge.operand is None:
                 continue
-            sizes = (len(reach[edge.user]), len(reach[edge.operand]))
-            if settled.get(id(edge)) == sizes:
+            users, operands = reach[edge.user], reach[edge.operand]
+            user_done, operand_done = done.get(id(edge), (0, 0))
+            if user_done == len(users) and operand_done == len(operands):
                 continue
             added = False
-            for layout in list(reach[edge.user]):
+            user_end = len(users)
+            for layout in users[user_done:user_end]:
                 want = problem.want(edge, layout)
                 added |= want is not None and _add(problem, edge.operand, reach, want)
-            for layout in list(reach[edge.operand]):
+            operand_end = len(operands)
+            for layout in operands[operand_done:operand_end]:
                 wish = problem.wish(edge, layout)
                 added |= wish is not None and _add(problem, edge.user, reach, wish)
-            if not added:
-                settled[id(edge)] = sizes
+            done[id(edge)] = (user_end, operand_end)
             grew |= added
         if not grew:
             break

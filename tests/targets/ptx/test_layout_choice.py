@@ -607,3 +607,68 @@ def test_the_search_shortcuts_price_what_the_models_do(source, monkeypatch):
         assert moves
         for move in moves:
             assert search.most_saved(move) >= -search.delta(move)
+
+
+TRANSPOSE_3D = "test_transpose__transpose_tile_3d_explicit_axes__f16x3_f16x3.mlir"
+# a search that makes three moves, the later ones where the first changed the answer
+RMS_NORM_GATHER = ("kernels_rms_norm__rms_norm_kernel_gather@nww4__f16x2_f16x1_f16x2_f32x1"
+                   "_1024_1e-05_512.mlir")
+SCALAR_DIV = "test_binary_elementwise+jit__array_scalar_div~3__i64x1_si32_f32x1_64.mlir"
+CHOICE_KERNELS = [COMPARE, ACCUMULATE, SUM_MIDDLE, RUNNING_SUM, TRANSPOSE_3D,
+                  RMS_NORM_GATHER, SCALAR_DIV]
+CHOICE_IDS = ["compare", "accumulate", "sum", "scan", "transpose_3d", "rms_norm_gather",
+              "scalar_div"]
+
+
+def extracted_problems(source: str, monkeypatch) -> list:
+    """The (problem, model) pairs extraction sees compiling ``source`` (a kernel's text,
+    or a file of ../shared's cutile-tests corpus)."""
+    from nanotile.targets.ptx import layout_extract
+
+    if source.endswith(".mlir"):
+        from tests.shared_corpus import CUTILE_TESTS, shared_file
+
+        source = shared_file(CUTILE_TESTS / source).read_text()
+    seen = []
+    real_extract = layout_extract.extract
+    monkeypatch.setattr(layout_extract, "extract", lambda problem, model, totals=False:
+                        seen.append((problem, model)) or real_extract(problem, model, totals))
+    laid_out_module(source, "eqsat")
+    assert seen, "the kernel has a layout choice to extract"
+    return seen
+
+
+@pytest.mark.parametrize("source", CHOICE_KERNELS, ids=CHOICE_IDS)
+def test_the_closure_asks_each_edge_of_each_layout_once(source, monkeypatch):
+    """close_candidates asks an edge of the layouts added since its last visit only:
+    the candidates, in their order, are those of asking it of every layout each round
+    until a round adds none."""
+    from nanotile.targets.ptx import layout_choice
+    from nanotile.targets.ptx.layout_egraph import MAX_ROUNDS, _add, close_candidates
+
+    closures = []
+
+    def recorded(problem, proposed):
+        reach = close_candidates(problem, proposed)
+        closures.append((problem, proposed, reach))
+        return reach
+
+    monkeypatch.setattr(layout_choice, "close_candidates", recorded)
+    extracted_problems(source, monkeypatch)
+    for problem, proposed, reach in closures:
+        every = {slot: list(layouts) for slot, layouts in proposed.items()}
+        for _ in range(MAX_ROUNDS):
+            grew = False
+            for edge in problem.edges:
+                if edge.user is None or edge.operand is None:
+                    continue
+                for layout in list(every[edge.user]):
+                    want = problem.want(edge, layout)
+                    grew |= want is not None and _add(problem, edge.operand, every, want)
+                for layout in list(every[edge.operand]):
+                    wish = problem.wish(edge, layout)
+                    grew |= wish is not None and _add(problem, edge.user, every, wish)
+            if not grew:
+                break
+        assert reach == every
+        assert any(len(reach[s]) > len(proposed[s]) for s in problem.slots)
