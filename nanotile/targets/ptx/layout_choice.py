@@ -19,7 +19,7 @@ from typing import TextIO
 from ...diagnostics import CompileError, Diagnostic
 from ...ir.core import Value
 from .layout_costs import layout_costs_for
-from .layout_egraph import build_problem, close_candidates, saturate, seeds
+from .layout_egraph import build_problem, close_candidates, greedy_first, saturate, seeds
 
 
 @dataclass(frozen=True)
@@ -96,16 +96,10 @@ def _closure_extraction(problem, reach: dict, model, start: float, totals: bool)
     ``totals``, the model's and the instructions' totals too."""
     from .layout_extract import extract
 
-    problem.candidates = {slot: _greedy_first(problem, slot, reach[slot])
+    problem.candidates = {slot: greedy_first(problem.greedy[slot], reach[slot])
                           for slot in problem.slots}
     problem.seconds = time.perf_counter() - start
     return extract(problem, model, totals)
-
-
-def _greedy_first(problem, slot, layouts: list) -> list:
-    """``layouts`` with greedy's own (its object) first, as saturate orders them."""
-    greedy = problem.greedy[slot]
-    return [greedy, *(layout for layout in layouts if layout != greedy)]
 
 
 def _print_stats(settings: ChoiceSettings, name: str, problem, extraction) -> None:

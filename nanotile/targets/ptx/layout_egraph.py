@@ -351,10 +351,11 @@ def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[obje
     slot_number = {s: i for i, s in enumerate(problem.slots)}
 
     def layout_id(layout: LinearLayout) -> int:
-        if layout not in number:
-            number[layout] = len(universe)
+        found = number.get(layout)
+        if found is None:
+            found = number[layout] = len(universe)
             universe.append(layout)
-        return number[layout]
+        return found
 
     rows: dict[str, list[tuple]] = {"Seed": [], "Back": [], "Fwd": [], "SlotText": [],
                                     "LayoutText": []}
@@ -399,8 +400,8 @@ def fact_commands(rows: dict[str, list[tuple]], inline: bool) -> Iterator[str]:
             if table:
                 fd = os.memfd_create(f"nanotile-{name}")
                 files.append((name, fd))
-                os.write(fd, "".join("\t".join(map(str, row)) + "\n"
-                                     for row in table).encode())
+                line = "\t".join(["%s"] * len(table[0])) + "\n"  # one row
+                os.write(fd, "".join([line % row for row in table]).encode())
         yield "\n".join(f'(input {name} "/proc/self/fd/{fd}")' for name, fd in files)
     finally:
         for _, fd in files:
@@ -416,7 +417,8 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
              dump: tuple[str, str] | None = None, count: bool = False) -> None:
     """Fill ``problem.candidates`` from the saturated layout e-graph; ``dump``: the
     folder and file stem to draw the e-graph into (--dump-egraph); ``count``: its
-    e-nodes into ``problem.nodes`` (--time-passes)."""
+    e-nodes into ``problem.nodes`` (--time-passes; counted anyway without a user's rules
+    or a dump)."""
     from .layout_program import LayoutProgram
 
     texts = bool(rule_files or dump)
@@ -424,16 +426,28 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
     program = LayoutProgram.shared(rule_files)
     # only a user's rules forbid anything, or price layouts; only they and a dump read
     # the placements (extraction prices the candidates in Python)
-    names = ["Cand", *(USER_RELATIONS if rule_files else ())]
     leave_out = frozenset() if texts else frozenset({PLACEMENTS})
+    if not texts:
+        # without them Cand is the closure's: the facts hold the Back and Fwd steps that
+        # built ``reach`` from the seeds and none to a layout outside it, so egglog's
+        # count of Cand shows it derived each of them (else its rows are read below)
+        with fact_commands(rows, inline=False) as load:
+            sizes = program.saturate_and_count(load, leave_out)
+        problem.nodes = sum(sizes.values())
+        if sizes["Cand"] == sum(len(layouts) for layouts in reach.values()):
+            problem.candidates = {slot: greedy_first(problem.greedy[slot], reach[slot])
+                                  for slot in problem.slots}
+            return
+    names = ["Cand", *(USER_RELATIONS if rule_files else ())]
     with program.session(), fact_commands(rows, inline=texts) as load:
-        tables, problem.nodes = program.saturate_and_read(
-            load, names, count or dump is not None, leave_out)
+        tables, sizes = program.saturate_and_read(load, names, count or dump is not None,
+                                                  leave_out)
         if dump is not None:
             problem.program = program.program_text()
             from ...egraph.optimize import _dump_egraph
 
             _dump_egraph(program, dump[0], dump[1], sys.stderr)
+    problem.nodes = sum(sizes.values())
     candidates: dict[int, list[int]] = {}  # slot number -> its layouts, as egglog lists them
     for t, l in tables["Cand"]:
         candidates.setdefault(t, []).append(l)
@@ -448,11 +462,15 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         chosen = [universe[l] for l in candidates.get(s, ())
                   if l not in forbidden_layouts and (s, l) not in forbidden
                   and (not rule_files or problem.fits(slot, universe[l]))]
-        greedy = problem.greedy[slot]
-        # greedy's own layout first (its object: a kernel left as it was prints the same)
-        ordered = [greedy] if greedy in chosen else []
-        ordered += [layout for layout in chosen if layout != greedy]
-        problem.candidates[slot] = ordered or [greedy]
+        problem.candidates[slot] = greedy_first(problem.greedy[slot], chosen)
+
+
+def greedy_first(greedy: LinearLayout, layouts: list[LinearLayout]) -> list[LinearLayout]:
+    """``layouts`` with greedy's own first, where it is one of them (its object: a kernel
+    left as it was prints the same), and greedy's alone where there are none."""
+    ordered = [greedy] if greedy in layouts else []
+    ordered += [layout for layout in layouts if layout != greedy]
+    return ordered or [greedy]
 
 
 def _user_costs(tables: dict[str, list[tuple[int, ...]]], slots: int, layouts: int

@@ -9,7 +9,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from ...egraph.engine import Program, Stats, egglog_bindings
+from ...egraph.engine import Program, Stats, egglog_bindings, egglog_error
 from .layout_egraph import RULES_DIR
 
 SCHEMA = RULES_DIR.parent / "layout_schema.egg"
@@ -52,19 +52,35 @@ class LayoutProgram(Program):
 
     def saturate_and_read(self, load: str, names: list[str], count: bool,
                           leave_out: frozenset[str] = frozenset()
-                          ) -> tuple[dict[str, list[tuple[int, ...]]], int]:
+                          ) -> tuple[dict[str, list[tuple[int, ...]]], dict[str, int]]:
         """Run ``load`` (commands that add facts), saturate every ruleset but those in
-        ``leave_out`` and read the relations ``names`` and, with ``count``, the
-        e-nodes: one egglog call (each call costs about as much as the rules on a small
-        kernel)."""
+        ``leave_out`` and read the relations ``names`` and, with ``count``, the size of
+        every function and relation (their e-nodes): one egglog call (each call costs
+        about as much as the rules on a small kernel)."""
         reads = "".join(f"\n(print-function {name} 1000000)" for name in names)
         text = f"{load}\n{self._schedule(leave_out)}{reads}" + \
             ("\n(print-size)" if count else "")
         out = self.run_text(text, "<layout>")
         printed = out[len(out) - len(names) - count:]
         tables = {name: _rows(name, printed[i]) for i, name in enumerate(names)}
-        nodes = sum(size for _, size in printed[-1].sizes) if count else 0
-        return tables, nodes
+        sizes = dict(printed[-1].sizes) if count else {}
+        return tables, sizes
+
+    def saturate_and_count(self, load: str, leave_out: frozenset[str] = frozenset()
+                           ) -> dict[str, int]:
+        """saturate_and_read's work in a session of its own, reading only the sizes of
+        the relations: push, facts, rules, sizes and pop in one egglog call (each call
+        costs about as much as the rules on a small kernel). Where egglog fails, this
+        program is forgotten (the call may have stopped between push and pop), so the
+        next kernel gets a fresh one."""
+        text = f"(push)\n{load}\n{self._schedule(leave_out)}\n(print-size)\n(pop)"
+        try:
+            out = self.egraph.parse_and_run_program(text, filename="<layout>")
+        except Exception as e:  # noqa: BLE001 - egglog raises its own error class
+            for key in [k for k, program in _SHARED.items() if program is self]:
+                del _SHARED[key]
+            raise egglog_error(e, "<layout>") from None
+        return dict(out[-1].sizes)
 
     def _schedule(self, leave_out: frozenset[str] = frozenset()) -> str:
         steps = " ".join(f"(saturate (run {name}))" for name in self.rulesets

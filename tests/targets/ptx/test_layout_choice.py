@@ -504,12 +504,12 @@ def test_facts_saturation_and_reads_in_one_call():
     program = LayoutProgram.shared([])
     facts = "(Seed 0 10) (Back 0 10 1 11)"
     with program.session():  # no placements: Seed, Back and two Cand facts
-        tables, nodes = program.saturate_and_read(facts, ["Cand", "Forbid"], True,
+        tables, sizes = program.saturate_and_read(facts, ["Cand", "Forbid"], True,
                                                   frozenset({"layout-placements"}))
         assert sorted(tables["Cand"]) == [(0, 10), (1, 11)] and tables["Forbid"] == []
-        assert nodes == 4
+        assert sum(sizes.values()) == 4 and sizes["Cand"] == 2
     with program.session():  # and with them, an At term per candidate
-        assert program.saturate_and_read(facts, [], True)[1] == 6
+        assert sum(program.saturate_and_read(facts, [], True)[1].values()) == 6
 
 
 def test_conversion_costs_follow_the_route():
@@ -672,3 +672,47 @@ def test_the_closure_asks_each_edge_of_each_layout_once(source, monkeypatch):
                 break
         assert reach == every
         assert any(len(reach[s]) > len(proposed[s]) for s in problem.slots)
+
+
+@pytest.mark.parametrize("source", [COMPARE, TRANSPOSE_3D], ids=["compare", "transpose_3d"])
+def test_egglog_counts_the_closures_candidates(source, monkeypatch):
+    """Without a user's rules, saturate counts egglog's Cand rather than reading them:
+    the rows, read, are the closure's candidates slot by slot, and where the count
+    differs the rows are read."""
+    from nanotile.targets.ptx import layout_choice, layout_egraph
+    from nanotile.targets.ptx.layout_program import LayoutProgram
+
+    runs = []
+    real_saturate = layout_egraph.saturate
+
+    def recorded(problem, proposed, reach, rule_files, dump=None, count=False):
+        real_saturate(problem, proposed, reach, rule_files, dump, count)
+        runs.append((problem, proposed, reach, dict(problem.candidates)))
+
+    monkeypatch.setattr(layout_choice, "saturate", recorded)
+    extracted_problems(source, monkeypatch)
+    assert runs, "egglog ran"
+    real_count = LayoutProgram.saturate_and_count
+    monkeypatch.setattr(LayoutProgram, "saturate_and_count", lambda self, load, leave_out:
+                        {**real_count(self, load, leave_out), "Cand": -1})
+    for problem, proposed, reach, counted in runs:
+        assert all(counted[s] == [problem.greedy[s], *(layout for layout in reach[s]
+                                                       if layout != problem.greedy[s])]
+                   for s in problem.slots)
+        real_saturate(problem, proposed, reach, [])  # the count is off: rows are read
+        assert all(set(problem.candidates[s]) == set(reach[s]) for s in problem.slots)
+
+
+def test_a_failed_layout_session_leaves_a_fresh_program():
+    """saturate_and_count pushes, runs and pops in one egglog call: where egglog fails
+    in between, the program is forgotten and the next kernel gets an empty one."""
+    from nanotile.diagnostics import CompileError
+    from nanotile.targets.ptx.layout_program import LayoutProgram
+
+    program = LayoutProgram.shared([])
+    with pytest.raises(CompileError):
+        program.saturate_and_count("(Seed 0 10)\n(Seed 1)")  # the second has one column
+    fresh = LayoutProgram.shared([])
+    assert fresh is not program
+    assert fresh.saturate_and_count("(Seed 0 10)")["Cand"] == 1
+    assert fresh.saturate_and_count("(Seed 2 20) (Seed 3 30)")["Cand"] == 2
