@@ -220,6 +220,7 @@ class LinearLayout:
     def __post_init__(self) -> None:
         object.__setattr__(self, "lane", _strip(self.lane))
         object.__setattr__(self, "warp", _strip(self.warp))
+        object.__setattr__(self, "_bits", sum(log2(d) for d in self.shape))  # bits, asked often
         if len(self.lane) > LANE_BITS:
             raise ValueError(f"a warp has {LANES} lanes: at most {LANE_BITS} lane bases")
         size = 1 << self.bits
@@ -255,7 +256,7 @@ class LinearLayout:
     @property
     def bits(self) -> int:
         """Bits of the flat index: log2 of the element count."""
-        return sum(log2(d) for d in self.shape)
+        return self._bits
 
     @property
     def elements(self) -> int:

@@ -14,9 +14,10 @@ Slots that share no edge are independent: each connected group is solved alone, 
 (every combination) when it has at most EXACT_LIMIT of them, else by local improvement
 from greedy's assignment (each slot in turn makes its best move: another candidate, alone
 or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
-kernel); when the budget runs out the group keeps greedy's layouts. A move is priced
-in full only where its slots' own costs and the conversions it could remove might beat
-the best move found (Search.most_saved).
+kernel); when the budget runs out the group keeps greedy's layouts. A slot is asked
+for its best move only where some move of it may save something (Search.may_save), and
+a move is priced in full only where its slots' own costs and the conversions it could
+remove might beat the best move found (Search.most_saved).
 
 Two prices count: the instructions a thread issues (the target's model counting
 instructions alone: LayoutCostModel.issued), what the PTX shows, and the model itself,
@@ -203,17 +204,18 @@ class Pricer:
         """What computing ``value`` (no memory op) in ``layout`` costs: the model's
         price of its op, asked once per op, layout, kind of element and the dimensions
         the value varies along (the plans of many conversions compute the same index
-        arithmetic again)."""
+        arithmetic again). Those dimensions only tell which of a thread's registers
+        hold the same number: with one register a thread (no register bases) they are
+        not worked out."""
         cost = self.value_costs.get((id(value), layout))
-        if cost is not None:
-            return cost
-        is_float = bool(getattr(getattr(value.type, "element", None), "is_float", False))
-        varying = varying_bits(value, self.problem.memo)
-        key = (value.owner.name, layout, is_float, varying)
-        cost = self.values.get(key)
         if cost is None:
-            cost = self.values[key] = self.model.value(key[0], layout, is_float, varying)
-        self.value_costs[(id(value), layout)] = cost
+            name, is_float = value_kind(value, self.problem.memo)
+            varying = varying_bits(value, self.problem.memo) if layout.register else None
+            key = (name, layout, is_float, varying)
+            cost = self.values.get(key)
+            if cost is None:
+                cost = self.values[key] = self.model.value(name, layout, is_float, varying)
+            self.value_costs[(id(value), layout)] = cost
         return cost
 
     def plan(self, value: Value, want: LinearLayout) -> list | None:
@@ -246,6 +248,17 @@ class Pricer:
                 elif op.name not in ("iota", "constant"):
                     todo += op.operands
         return memo[key]
+
+
+def value_kind(value: Value, memo: dict) -> tuple[str, bool]:
+    """``value``'s op and whether its elements are floats (kept in the problem's memo:
+    the same for every layout and model)."""
+    key = ("value kind", id(value))
+    found = memo.get(key)
+    if found is None:
+        element = getattr(value.type, "element", None)
+        found = memo[key] = (value.owner.name, bool(getattr(element, "is_float", False)))
+    return found
 
 
 def varying_bits(value: Value, memo: dict) -> int:
@@ -398,27 +411,32 @@ def accepted(both: Pricer, issued: Pricer, group: list[object], edges: list[Edge
     the model finds it no dearer and it saves conversions. The model's change is
     ``both``'s less ``issued``'s: every price is linear in the model's numbers, so
     ``both`` (the model plus its issued()) prices their sum, though a user's Cost counts
-    once in each Pricer; the search has asked ``both`` its prices already."""
-    fewer = change(issued, group, edges, greedy, best)
+    once in each Pricer; the search has asked ``both`` its prices already. Only the
+    slots ``best`` moves and their edges are priced: the rest cost the same in both."""
+    moved = [s for s in group if best[s] is not greedy[s] and best[s] != greedy[s]]
+    changed = {id(s) for s in moved}
+    touched = [e for e in edges if id(e.user) in changed or id(e.operand) in changed]
+    fewer = change(issued, moved, touched, greedy, best)
     if fewer >= 0:
         return False
     extra = both.problem.extra
     user_costs = sum(extra.get((s, best[s]), 0) - extra.get((s, greedy[s]), 0)
-                     for s in group) if extra else 0
-    return change(both, group, edges, greedy, best) - fewer + user_costs <= 0 and \
-        saves_conversions(both, edges, greedy, best)
+                     for s in moved) if extra else 0
+    return change(both, moved, touched, greedy, best) - fewer + user_costs <= 0 and \
+        saves_conversions(both, touched, greedy, best)
 
 
 def saves_conversions(pricer: Pricer, edges: list[Edge],
                       greedy: dict[object, LinearLayout],
                       best: dict[object, LinearLayout]) -> bool:
-    """``best`` leaves no more conversions than greedy's layouts and moves no more bytes
-    through shared memory (the model's price of a round trip is a guess, so a choice
-    that adds one is not taken whatever the model says), and fewer of either, unless a
-    user's Cost facts price the layouts: the model prices each slot's index arithmetic
-    alone, where the PTX passes share it between slots that compute the same indices
-    (cutile-tests while_loop_alias: two stores from one address, greedy's; PTX 42 -> 43
-    when the model moved one of them for nothing but its arithmetic)."""
+    """Over ``edges``, ``best`` leaves no more conversions than greedy's layouts and
+    moves no more bytes through shared memory (the model's price of a round trip is a
+    guess, so a choice that adds one is not taken whatever the model says), and fewer
+    of either, unless a user's Cost facts price the layouts: the model prices each
+    slot's index arithmetic alone, where the PTX passes share it between slots that
+    compute the same indices (cutile-tests while_loop_alias: two stores from one
+    address, greedy's; PTX 42 -> 43 when the model moved one of them for nothing but
+    its arithmetic)."""
     def totals(layouts: dict[object, LinearLayout]) -> tuple[int, int]:
         moved = [pricer.moved(e, layouts.get(e.user), layouts.get(e.operand)) for e in edges]
         return sum(m[0] for m in moved), sum(m[1] for m in moved)
@@ -429,14 +447,10 @@ def saves_conversions(pricer: Pricer, edges: list[Edge],
     return bool(pricer.problem.extra) or count < greedy_count or shared < greedy_shared
 
 
-def change(pricer: Pricer, group: list[object], edges: list[Edge],
+def change(pricer: Pricer, moved: list[object], touched: list[Edge],
            greedy: dict[object, LinearLayout], best: dict[object, LinearLayout]) -> int:
     """What ``best`` costs more than greedy's layouts (negative: less) under ``pricer``'s
-    model. Only the slots ``best`` moves and their edges are priced: the rest cost the
-    same in both."""
-    moved = [s for s in group if best[s] is not greedy[s] and best[s] != greedy[s]]
-    changed = {id(s) for s in moved}
-    touched = [e for e in edges if id(e.user) in changed or id(e.operand) in changed]
+    model, from the slots it moves and the edges that touch them."""
     return group_cost(pricer, moved, touched, best) - group_cost(pricer, moved, touched, greedy)
 
 
@@ -466,37 +480,39 @@ def solve(pricer: Pricer, group: list[object], edges: list[Edge],
             if best_cost is None or cost < best_cost:
                 best, best_cost = layouts, cost
         return best
-    return improve(pricer, edges, greedy, choosing, fixed, deadline)
+    return improve(Search(pricer, edges, greedy, choosing, fixed), deadline)
 
 
-def improve(pricer: Pricer, edges: list[Edge], greedy: dict[object, LinearLayout],
-            choosing: list[object], fixed: dict[object, LinearLayout], deadline: float
-            ) -> dict[object, LinearLayout] | None:
+def improve(search: Search, deadline: float) -> dict[object, LinearLayout] | None:
     """Local improvement from greedy's layouts (greedy's own where it is a candidate).
     A move gives one slot another candidate, alone or with the operand slots that can
     follow it (each taking the layout its user then wants: the address arithmetic of a
     store moves with the store); each slot in turn makes its best move while one saves
     something and keeps the conversions and shared bytes within greedy's
     (saves_conversions). A move is priced by what changes: its slots' and edges' costs."""
-    search = Search(pricer, edges, greedy, choosing, fixed)
     room = [0, 0]  # conversions and shared bytes the search may still add
-    # the slots in turn, until each has found no move since the last one made: a slot
-    # asked again with the same layouts and room would find none again
-    turns = [search.number[s] for s in choosing]
+    # the slots in turn until none has moved since it was last asked (asked again with
+    # the same options and room, a slot finds no move again); a slot where no move may
+    # save anything (Search.may_save) is not asked: it would find none
+    turns = [s for s, options in enumerate(search.options) if len(options) > 1]
+    hopeful = search.may_save()
     unmoved = 0
     for s in itertools.cycle(turns):
         if unmoved == len(turns):
             return search.layouts()
+        unmoved += 1
+        if s not in hopeful:
+            continue
         if time.perf_counter() > deadline:
             return None
         best = search.best_move(s, room)
-        unmoved += 1
         if best is not None:
             move, count, shared = best
             search.make(move)
             room[0] -= count
             room[1] -= shared
             unmoved = 0
+            hopeful = search.may_save()
     return search.layouts()
 
 
@@ -524,12 +540,22 @@ class Search:
                 self.current[self.number[s]] = options.index(greedy[s])
         self.ends = [(self.number[e.user], self.number[e.operand]) for e in edges]
         self.touching: list[list[int]] = [[] for _ in self.slots]
+        self.users: list[set[int]] = [set() for _ in self.slots]  # by edges to slots
+        no_slot = self.number[None]
         for k, (user, operand) in enumerate(self.ends):
-            for s in {user, operand} - {self.number[None]}:
-                self.touching[s].append(k)
-        self.own_costs = [[None] * len(o) for o in self.options]
+            if user != no_slot:
+                self.touching[user].append(k)
+            if operand != no_slot and operand != user:
+                self.touching[operand].append(k)
+            if no_slot not in (user, operand):
+                self.users[operand].add(user)
+        # every option's own cost of a slot that may move (may_save asks them all); a
+        # slot with one option never moves, so no move asks its cost
+        self.own_costs = [[pricer.own(slot, layout) for layout in options]
+                          if len(options) > 1 else [0]
+                          for slot, options in zip(self.slots, self.options)]
         self.edge_costs = [self._table(k) for k in range(len(edges))]
-        self.moved_costs = [self._table(k) for k in range(len(edges))]
+        self.moved_costs: dict[tuple[int, int, int], tuple[int, int]] = {}  # added's
         self.follows = [[False] * len(self.options[user]) for user, _ in self.ends]
 
     def _table(self, k: int) -> list[list]:
@@ -540,11 +566,7 @@ class Search:
         return {s: self.options[i][self.current[i]] for i, s in enumerate(self.slots[:-1])}
 
     def own(self, s: int, option: int) -> int:
-        cost = self.own_costs[s][option]
-        if cost is None:
-            cost = self.own_costs[s][option] = self.pricer.own(
-                self.slots[s], self.options[s][option])
-        return cost
+        return self.own_costs[s][option]
 
     def edge(self, k: int, user: int, operand: int) -> int:
         cost = self.edge_costs[k][user][operand]
@@ -555,10 +577,10 @@ class Search:
         return cost
 
     def moved(self, k: int, user: int, operand: int) -> tuple[int, int]:
-        moved = self.moved_costs[k][user][operand]
+        moved = self.moved_costs.get((k, user, operand))
         if moved is None:
             u, o = self.ends[k]
-            moved = self.moved_costs[k][user][operand] = self.pricer.moved(
+            moved = self.moved_costs[k, user, operand] = self.pricer.moved(
                 self.edges[k], self.options[u][user], self.options[o][operand])
         return moved
 
@@ -593,6 +615,29 @@ class Search:
                 if count <= room[0] and shared <= room[1]:
                     best, saved = (move, count, shared), -cost
         return best
+
+    def may_save(self) -> set[int]:
+        """The slots a move of which may save something: a move saves at most what its
+        slots cost more now than in their cheapest options and what their edges pay now
+        (most_saved), and its slots are the slot and operand slots of it (and theirs...),
+        so it saves nothing unless one of those costs more now than it could or pays
+        for an edge: the slots that reach such a one through their operands."""
+        current = self.current
+        paying = set()
+        for k, (user, operand) in enumerate(self.ends):
+            if self.edge(k, current[user], current[operand]) > 0:
+                paying.update((user, operand))
+        for s, costs in enumerate(self.own_costs):
+            if min(costs) < costs[current[s]]:
+                paying.add(s)
+        paying.discard(len(self.slots) - 1)  # no slot
+        todo = list(paying)
+        while todo:
+            for user in self.users[todo.pop()]:
+                if user not in paying:
+                    paying.add(user)
+                    todo.append(user)
+        return paying
 
     def most_saved(self, move: dict[int, int]) -> int:
         """An upper bound of what ``move`` saves, from its slots' own costs alone: at

@@ -639,6 +639,55 @@ def extracted_problems(source: str, monkeypatch) -> list:
 
 
 @pytest.mark.parametrize("source", CHOICE_KERNELS, ids=CHOICE_IDS)
+def test_the_search_makes_the_moves_of_asking_every_slot(source, monkeypatch):
+    """improve asks a slot only where a move of it may save something (may_save): the
+    layouts it ends with are those of asking every slot in turn until a round makes no
+    move (here, on every group, whatever its size), with fewer questions."""
+    from nanotile.targets.ptx.layout_extract import Pricer, Search, groups, improve
+
+    asked = {"shortcuts": 0, "every slot": 0}
+
+    def search_of(problem, pricer, group, counter):
+        candidates = problem.candidates
+        choosing = [s for s in group if len(candidates[s]) > 1]
+        fixed = {s: candidates[s][0] for s in group if len(candidates[s]) == 1}
+        edges = [e for e in problem.edges if e.user in group or e.operand in group]
+        search = Search(pricer, edges, problem.greedy, choosing, fixed)
+        best_move = search.best_move
+
+        def counted(s, room):
+            asked[counter] += 1
+            return best_move(s, room)
+        search.best_move = counted
+        return search
+
+    moved = 0
+    for problem, model in extracted_problems(source, monkeypatch):
+        pricer = Pricer(problem, model.with_issued())
+        for group in groups(problem):
+            fast = improve(search_of(problem, pricer, group, "shortcuts"), float("inf"))
+            search = search_of(problem, pricer, group, "every slot")
+            turns = [s for s, options in enumerate(search.options) if len(options) > 1]
+            room, unmoved = [0, 0], 0
+            while unmoved < len(turns):
+                for s in turns:
+                    best = search.best_move(s, room)
+                    unmoved += 1
+                    if best is not None:
+                        move, count, shared = best
+                        search.make(move)
+                        room = [room[0] - count, room[1] - shared]
+                        unmoved = 0
+                    if unmoved == len(turns):
+                        break
+            assert fast == search.layouts()
+            moved += sum(fast[s] != problem.greedy[s] for s in group)
+    assert asked["shortcuts"] <= asked["every slot"]
+    if source in (COMPARE, TRANSPOSE_3D, RMS_NORM_GATHER):  # kernels whose choice moves slots
+        assert moved and asked["shortcuts"] < asked["every slot"]
+
+
+@pytest.mark.parametrize("source", CHOICE_KERNELS, ids=CHOICE_IDS)
 def test_the_closure_asks_each_edge_of_each_layout_once(source, monkeypatch):
     """close_candidates asks an edge of the layouts added since its last visit only:
     the candidates, in their order, are those of asking it of every layout each round
