@@ -519,10 +519,10 @@ def improve(search: Search, deadline: float) -> dict[object, LinearLayout] | Non
 class Search:
     """improve's state with slots, candidates and edges numbered: a slot's current
     candidate is an index into its options (its distinct candidates), and the costs of
-    each edge and slot sit in tables indexed by those numbers, filled from the Pricer as
-    the search asks them (it asks the same few many times; a table lookup is cheaper
-    than hashing the layouts again). The ends of an edge that are no slot are the last
-    slot, NO_SLOT, whose one option is None."""
+    each slot and edge sit in tables keyed by those numbers: every option's own cost,
+    priced when the search starts, and the edges' as the search asks them (it asks the
+    same few many times; numbers hash faster than layouts). The ends of an edge that
+    are no slot are the last slot, NO_SLOT, whose one option is None."""
 
     def __init__(self, pricer: Pricer, edges: list[Edge], greedy: dict,
                  choosing: list[object], fixed: dict) -> None:
@@ -554,13 +554,10 @@ class Search:
         self.own_costs = [[pricer.own(slot, layout) for layout in options]
                           if len(options) > 1 else [0]
                           for slot, options in zip(self.slots, self.options)]
-        self.edge_costs = [self._table(k) for k in range(len(edges))]
-        self.moved_costs: dict[tuple[int, int, int], tuple[int, int]] = {}  # added's
+        # by edge and its ends' options
+        self.edge_costs: dict[tuple[int, int, int], int] = {}
+        self.moved_costs: dict[tuple[int, int, int], tuple[int, int]] = {}
         self.follows = [[False] * len(self.options[user]) for user, _ in self.ends]
-
-    def _table(self, k: int) -> list[list]:
-        user, operand = self.ends[k]
-        return [[None] * len(self.options[operand]) for _ in self.options[user]]
 
     def layouts(self) -> dict[object, LinearLayout]:
         return {s: self.options[i][self.current[i]] for i, s in enumerate(self.slots[:-1])}
@@ -569,10 +566,10 @@ class Search:
         return self.own_costs[s][option]
 
     def edge(self, k: int, user: int, operand: int) -> int:
-        cost = self.edge_costs[k][user][operand]
+        cost = self.edge_costs.get((k, user, operand))
         if cost is None:
             u, o = self.ends[k]
-            cost = self.edge_costs[k][user][operand] = self.pricer.edge(
+            cost = self.edge_costs[k, user, operand] = self.pricer.edge(
                 self.edges[k], self.options[u][user], self.options[o][operand])
         return cost
 
