@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from functools import cache
 from dataclasses import dataclass, field
 
 from ...ir import types as T
@@ -87,14 +88,15 @@ class Pricer:
         return cost
 
     def _own(self, slot: object, layout: LinearLayout) -> int:
-        if slot in self.problem.tied:  # a carried value computes nothing itself
+        problem = self.problem
+        width = problem.widths.get(slot)
+        if slot in problem.tied:  # a carried value computes nothing itself
             cost = 0
-        elif slot in self.problem.widths:
-            cost = self.memory(layout, self.problem.widths[slot],
-                               self.problem.element_bytes[slot])
+        elif width is not None:
+            cost = self.memory(layout, width, problem.element_bytes[slot])
         else:
             cost = self.value(slot, layout)
-        return cost + self.problem.extra.get((slot, layout), 0)  # user Cost
+        return cost + problem.extra.get((slot, layout), 0) if problem.extra else cost
 
     def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
         return self.problem.want(edge, user)
@@ -271,7 +273,7 @@ def varying_bits(value: Value, memo: dict) -> int:
     if key not in memo:
         dims = varying_dims(value, memo)
         shape = tuple(getattr(value.type, "shape", ()))
-        offsets = dim_offsets(shape)
+        offsets = _dim_offsets(shape)
         memo[key] = sum((size - 1) << offsets[d] for d, size in enumerate(shape)
                         if d in dims)
     return memo[key]
@@ -303,13 +305,21 @@ def _followed(value: Value) -> list[Value]:
 
 
 def _elementwise(op: Operation) -> bool:
-    row = lookup(op.name)
-    return row is not None and "elementwise" in row.traits
+    found = _ELEMENTWISE.get(op.name)
+    if found is None:
+        row = lookup(op.name)
+        if row is None:
+            return False
+        found = _ELEMENTWISE[op.name] = "elementwise" in row.traits
+    return found
+
+
+_ELEMENTWISE: dict[str, bool] = {}  # _elementwise's answers by op name (rows only)
 
 
 def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
     shape = tuple(getattr(value.type, "shape", ()))
-    every = frozenset(d for d, size in enumerate(shape) if size > 1)
+    every = _wide_dims(shape)
     op = value.owner if isinstance(value.owner, Operation) else None
     if op is None or not every:
         return every
@@ -333,6 +343,15 @@ def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
                 dims |= varying_dims(operand, memo)
         return dims & every
     return every
+
+
+_dim_offsets = cache(dim_offsets)  # of the few shapes of a kernel, asked per value
+
+
+@cache
+def _wide_dims(shape: tuple[int, ...]) -> frozenset[int]:
+    """The dimensions of ``shape`` longer than one."""
+    return frozenset(d for d, size in enumerate(shape) if size > 1)
 
 
 def _reshaped(dims: frozenset[int], source: tuple[int, ...], shape: tuple[int, ...]
