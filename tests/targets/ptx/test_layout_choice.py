@@ -10,7 +10,9 @@
 - the cost model prices conversions by their route and accesses by their sectors;
 - a missing layout rule file is a one-line error;
 - the extraction's shortcuts (two Pricers for three models, the most_saved bound) price
-  what the models do.
+  what the models do, and the search's (may_save) make the moves of asking every slot;
+- the closure asks each edge of each layout once and finds what asking all again finds;
+- without a user's rules egglog's candidates are counted, and equal the closure's.
 """
 
 from __future__ import annotations
@@ -570,45 +572,6 @@ def test_an_unknown_strategy_is_an_error():
         laid_out("fast")
 
 
-@pytest.mark.parametrize("source", [COMPARE, SUM_MIDDLE, RUNNING_SUM], ids=["compare",
-                                                                          "sum", "scan"])
-def test_the_search_shortcuts_price_what_the_models_do(source, monkeypatch):
-    """Extraction asks two Pricers, not three: the model's price of a change is
-    with_issued()'s less issued()'s (every price is linear in the model's numbers), and
-    the search skips a move whose most_saved bound (no edge costs less than nothing)
-    cannot beat the best found. Both checked on every slot, edge and one-slot move."""
-    from nanotile.targets.ptx import layout_extract
-    from nanotile.targets.ptx.layout_extract import Pricer, Search
-
-    seen = []
-    real_extract = layout_extract.extract
-    monkeypatch.setattr(layout_extract, "extract", lambda problem, model, totals=False:
-                        seen.append((problem, model)) or real_extract(problem, model, totals))
-    laid_out_module(source, "eqsat")
-    assert seen, "the kernel has a layout choice to extract"
-    for problem, model in seen:
-        pricers = [Pricer(problem, m) for m in (model, model.issued(), model.with_issued())]
-        for slot in problem.slots:
-            for layout in problem.candidates[slot]:
-                own = [p.own(slot, layout) for p in pricers]
-                assert own[0] + own[1] == own[2] + problem.extra.get((slot, layout), 0)
-        for edge in problem.edges:
-            users = problem.candidates.get(edge.user, [None])
-            operands = problem.candidates.get(edge.operand, [None])
-            for user in users:
-                for operand in operands:
-                    prices = [p.edge(edge, user, operand) for p in pricers]
-                    assert min(prices) >= 0 and prices[0] + prices[1] == prices[2]
-        choosing = [s for s in problem.slots if len(problem.candidates[s]) > 1]
-        fixed = {s: problem.candidates[s][0] for s in problem.slots if s not in choosing}
-        search = Search(pricers[2], problem.edges, problem.greedy, choosing, fixed)
-        moves = [{search.number[s]: option} for s in choosing
-                 for option in range(len(search.options[search.number[s]]))]
-        assert moves
-        for move in moves:
-            assert search.most_saved(move) >= -search.delta(move)
-
-
 TRANSPOSE_3D = "test_transpose__transpose_tile_3d_explicit_axes__f16x3_f16x3.mlir"
 # a search that makes three moves, the later ones where the first changed the answer
 RMS_NORM_GATHER = ("kernels_rms_norm__rms_norm_kernel_gather@nww4__f16x2_f16x1_f16x2_f32x1"
@@ -636,6 +599,38 @@ def extracted_problems(source: str, monkeypatch) -> list:
     laid_out_module(source, "eqsat")
     assert seen, "the kernel has a layout choice to extract"
     return seen
+
+
+@pytest.mark.parametrize("source", [COMPARE, SUM_MIDDLE, RUNNING_SUM], ids=["compare",
+                                                                          "sum", "scan"])
+def test_the_search_shortcuts_price_what_the_models_do(source, monkeypatch):
+    """Extraction asks two Pricers, not three: the model's price of a change is
+    with_issued()'s less issued()'s (every price is linear in the model's numbers), and
+    the search skips a move whose most_saved bound (no edge costs less than nothing)
+    cannot beat the best found. Both checked on every slot, edge and one-slot move."""
+    from nanotile.targets.ptx.layout_extract import Pricer, Search
+
+    for problem, model in extracted_problems(source, monkeypatch):
+        pricers = [Pricer(problem, m) for m in (model, model.issued(), model.with_issued())]
+        for slot in problem.slots:
+            for layout in problem.candidates[slot]:
+                own = [p.own(slot, layout) for p in pricers]
+                assert own[0] + own[1] == own[2] + problem.extra.get((slot, layout), 0)
+        for edge in problem.edges:
+            users = problem.candidates.get(edge.user, [None])
+            operands = problem.candidates.get(edge.operand, [None])
+            for user in users:
+                for operand in operands:
+                    prices = [p.edge(edge, user, operand) for p in pricers]
+                    assert min(prices) >= 0 and prices[0] + prices[1] == prices[2]
+        choosing = [s for s in problem.slots if len(problem.candidates[s]) > 1]
+        fixed = {s: problem.candidates[s][0] for s in problem.slots if s not in choosing}
+        search = Search(pricers[2], problem.edges, problem.greedy, choosing, fixed)
+        moves = [{search.number[s]: option} for s in choosing
+                 for option in range(len(search.options[search.number[s]]))]
+        assert moves
+        for move in moves:
+            assert search.most_saved(move) >= -search.delta(move)
 
 
 @pytest.mark.parametrize("source", CHOICE_KERNELS, ids=CHOICE_IDS)
