@@ -180,6 +180,16 @@ def egglog_bindings():
 
 
 _SHARED: dict[tuple, Program] = {}  # loaded programs, by schema and rule texts
+# sessions a shared program runs before it is loaded again: egglog's pop leaves behind
+# what a session's terms grew (its push, a copy of the e-graph, then costs more each
+# time: 1 ms -> 4 ms after 1,200 small kernels, and memory grows), while loading takes
+# about 16 ms; a fresh program gives the same results
+RENEW_AFTER = 100
+
+
+def worn(program: Program) -> bool:
+    """``program`` has run its RENEW_AFTER sessions: load a fresh one."""
+    return program.sessions >= RENEW_AFTER
 # the key of _SHARED for a cost model and the files' stamps: computing the key reads the
 # files and builds the schema, which took as long as a small kernel's saturation
 _KEYS: dict[tuple, tuple] = {}
@@ -205,7 +215,7 @@ class Program:
                 _KEYS.clear()
             _KEYS[stamps] = key
         program = _SHARED.get(key)
-        if program is None:
+        if program is None or worn(program):
             program = Program(cost, rule_files)
             _SHARED[key] = program
         return program
@@ -220,6 +230,7 @@ class Program:
         self.rulesets: list[str] = ["type-facts"]  # declared by the schema
         self.rules: list[Rule] = []  # the rules of the rule files, in loading order
         self.disabled = disabled
+        self.sessions = 0  # run so far (RENEW_AFTER)
         self.run_text(schema_text(cost) + _powers_of_two(), "schema.egg")
         for path in rule_files:
             self.load_rules(path)
@@ -235,6 +246,7 @@ class Program:
         finally:
             self.egraph.parse_and_run_program("(pop)", filename="<session>")
             del self.texts[loaded:]
+            self.sessions += 1
 
     def run_text(self, text: str, filename: str, unrecorded: str = "") -> list[Any]:
         """Run ``text`` and then ``unrecorded`` (bookkeeping such as ``(print-size)``,

@@ -311,6 +311,33 @@ def test_the_loaded_program_is_shared_and_left_as_loaded():
         program.run_text("(check (= $probe $probe))", "<terms>")
 
 
+def test_a_shared_program_is_loaded_again_after_its_sessions(monkeypatch):
+    """egglog's pop leaves behind what a session's terms grew (each push then copies
+    more), so a shared program serves RENEW_AFTER sessions and is then loaded afresh,
+    the layout choice's too; the fresh ones give the same results."""
+    from nanotile.egraph import engine
+    from nanotile.egraph.cost import CostModel
+    from nanotile.egraph.engine import Program, builtin_rule_files
+    from nanotile.targets.ptx.layout_program import LayoutProgram
+
+    monkeypatch.setattr(engine, "RENEW_AFTER", 3)
+    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
+    program = Program.shared(CostModel(), builtin_rule_files())
+    while program.sessions < 3:
+        with program.session():
+            pass
+    first = run(text, "eqsat")  # on a fresh program
+    fresh = Program.shared(CostModel(), builtin_rule_files())
+    assert fresh is not program and fresh.sessions >= 1
+    assert [run(text, "eqsat") for _ in range(4)] == [first] * 4
+    assert Program.shared(CostModel(), builtin_rule_files()) is not fresh
+    layouts = LayoutProgram.shared([])
+    counts = [layouts.saturate_and_count("(Seed 0 10) (Back 0 10 1 11)")["Cand"]
+              for _ in range(3)]
+    assert counts == [2, 2, 2] and LayoutProgram.shared([]) is not layouts
+    assert LayoutProgram.shared([]).saturate_and_count("(Seed 0 10)")["Cand"] == 1
+
+
 def test_windows_of_a_large_kernel():
     """A kernel with more pure ops than the window goes in windows, one e-graph each:
     values of earlier windows enter as leaves; each window's rewrites still happen, and

@@ -9,7 +9,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from ...egraph.engine import Program, Stats, egglog_bindings, egglog_error
+from ...egraph.engine import Program, Stats, egglog_bindings, egglog_error, worn
 from .layout_egraph import RULES_DIR
 
 SCHEMA = RULES_DIR.parent / "layout_schema.egg"
@@ -28,7 +28,7 @@ class LayoutProgram(Program):
         key = (*_built_in_rules(),
                *((str(p), p.stat().st_mtime_ns if p.exists() else 0) for p in rule_files))
         program = _SHARED.get(key)
-        if program is None:
+        if program is None or worn(program):
             program = LayoutProgram(files)
             _SHARED[key] = program
         return program
@@ -39,6 +39,7 @@ class LayoutProgram(Program):
         self.rulesets: list[str] = []
         self.rules = []
         self.disabled = frozenset()
+        self.sessions = 0
         self.run_text(SCHEMA.read_text(), str(SCHEMA.name))
         for path in rule_files:
             self.load_rules(path)
@@ -80,6 +81,7 @@ class LayoutProgram(Program):
             for key in [k for k, program in _SHARED.items() if program is self]:
                 del _SHARED[key]
             raise egglog_error(e, "<layout>") from None
+        self.sessions += 1
         return dict(out[-1].sizes)
 
     def _schedule(self, leave_out: frozenset[str] = frozenset()) -> str:
