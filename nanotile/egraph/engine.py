@@ -190,6 +190,8 @@ RENEW_AFTER = 100
 def worn(program: Program) -> bool:
     """``program`` has run its RENEW_AFTER sessions: load a fresh one."""
     return program.sessions >= RENEW_AFTER
+
+
 # the key of _SHARED for a cost model and the files' stamps: computing the key reads the
 # files and builds the schema, which took as long as a small kernel's saturation
 _KEYS: dict[tuple, tuple] = {}
