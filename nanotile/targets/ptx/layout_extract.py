@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from functools import cache
 from dataclasses import dataclass, field
 
 from ...ir import types as T
@@ -273,7 +272,7 @@ def varying_bits(value: Value, memo: dict) -> int:
     if key not in memo:
         dims = varying_dims(value, memo)
         shape = tuple(getattr(value.type, "shape", ()))
-        offsets = _dim_offsets(shape)
+        offsets = dim_offsets(shape)
         memo[key] = sum((size - 1) << offsets[d] for d, size in enumerate(shape)
                         if d in dims)
     return memo[key]
@@ -305,21 +304,13 @@ def _followed(value: Value) -> list[Value]:
 
 
 def _elementwise(op: Operation) -> bool:
-    found = _ELEMENTWISE.get(op.name)
-    if found is None:
-        row = lookup(op.name)
-        if row is None:
-            return False
-        found = _ELEMENTWISE[op.name] = "elementwise" in row.traits
-    return found
-
-
-_ELEMENTWISE: dict[str, bool] = {}  # _elementwise's answers by op name (rows only)
+    row = lookup(op.name)
+    return row is not None and "elementwise" in row.traits
 
 
 def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
     shape = tuple(getattr(value.type, "shape", ()))
-    every = _wide_dims(shape)
+    every = frozenset(d for d, size in enumerate(shape) if size > 1)
     op = value.owner if isinstance(value.owner, Operation) else None
     if op is None or not every:
         return every
@@ -343,15 +334,6 @@ def _varying_dims(value: Value, memo: dict) -> frozenset[int]:
                 dims |= varying_dims(operand, memo)
         return dims & every
     return every
-
-
-_dim_offsets = cache(dim_offsets)  # of the few shapes of a kernel, asked per value
-
-
-@cache
-def _wide_dims(shape: tuple[int, ...]) -> frozenset[int]:
-    """The dimensions of ``shape`` longer than one."""
-    return frozenset(d for d, size in enumerate(shape) if size > 1)
 
 
 def _reshaped(dims: frozenset[int], source: tuple[int, ...], shape: tuple[int, ...]
