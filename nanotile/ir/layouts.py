@@ -1037,11 +1037,20 @@ class SharedLayout:
         return at
 
     def linear_bases(self) -> tuple[int, ...] | None:
-        """The offset of each flat-index bit alone when the map is linear (no padding):
-        offset(e) = XOR of the bases of e's bits; None for a padded layout."""
-        if self.padding is not None:
+        """The offset of each flat-index bit alone when the map is linear: offset(e) = XOR
+        of the bases of e's bits. None for a padded layout, and for one whose sizes or
+        swizzle are not powers of two (its divisions and remainders then mix bits)."""
+        sizes = self.shape + (self.swizzle or ()) + ((self.block,) if self.block else ())
+        if self.padding is not None or any(n <= 0 or n & (n - 1) for n in sizes):
             return None
         return tuple(self.element_offset(1 << i) for i in range(log2(self.elements)))
+
+    def is_row_major(self) -> bool:
+        """Whether element e lies at offset e, for every e."""
+        bases = self.linear_bases()
+        if bases is not None:
+            return all(base == 1 << i for i, base in enumerate(bases))
+        return all(self.element_offset(e) == e for e in range(self.elements))
 
     def size_elements(self) -> int:
         """Elements of room the tile takes (padding included): the swizzle permutes

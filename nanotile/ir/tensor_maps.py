@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .layouts import SharedLayout, flat_index
+
 COMMENT = "nanotile: tensor map"
 SWIZZLE_MODES = {0: 0, 32: 1, 64: 2, 128: 3}   # bytes -> CU_TENSOR_MAP_SWIZZLE_* / emulator
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4,
@@ -140,6 +142,46 @@ def swizzled(offset: int, width: int) -> int:
     (bits 7 and up); the box starts at a multiple of the pattern's period."""
     bits = {32: 1, 64: 2, 128: 3}.get(width, 0)
     return offset ^ (((offset >> 7) & ((1 << bits) - 1)) << 4)
+
+
+def box_lays_out(layout: SharedLayout, tile: tuple[int, int], first: tuple[int, int],
+                 box: tuple[int, int], element_bytes: int, swizzle: int,
+                 transposed: bool = False) -> bool:
+    """Whether a TMA copy of a ``box`` (rows, columns) with a ``swizzle``-byte swizzle,
+    whose first element is the map's element ``first`` of the tile and lands at that
+    element's place in ``layout``, puts every element of the box where ``layout`` has it
+    (``transposed``: the map sees the tile's transpose).
+
+    When the layout is linear over GF(2) (``linear_bases``) and the sizes are powers of
+    two, both maps are linear in the bits of (row, column) in the box, less the box's
+    start: the two agree everywhere when they agree on each bit alone, and the start adds
+    without carries when it shares no bit with the box's offsets. Otherwise (or when that
+    test fails) element by element."""
+    rows, columns = box
+    width = columns * element_bytes
+
+    def offset(r: int, c: int) -> int:  # bytes to the map's element (r, c) of the tile
+        at = (c, r) if transposed else (r, c)
+        return element_bytes * layout.element_offset(flat_index(at, tile))
+
+    start = offset(*first)
+    if _linear_box(layout, rows, columns, element_bytes):
+        units = [(1 << i, 0) for i in range(rows.bit_length() - 1)] + \
+                [(0, 1 << j) for j in range(columns.bit_length() - 1)]
+        reached = 0  # every bit an offset in the box may have
+        for r, c in units:
+            reached |= offset(r, c)
+        if all(swizzled(r * width + c * element_bytes, swizzle) == offset(r, c)
+               for r, c in units) and not start & reached:
+            return True
+    r0, c0 = first
+    return all(start + swizzled(r * width + c * element_bytes, swizzle) == offset(r0 + r, c0 + c)
+               for r in range(rows) for c in range(columns))
+
+
+def _linear_box(layout: SharedLayout, rows: int, columns: int, element_bytes: int) -> bool:
+    return layout.linear_bases() is not None and \
+        all(n > 0 and not n & (n - 1) for n in (rows, columns, element_bytes))
 
 
 _LINE = re.compile(r"//[ \t]*nanotile:[ \t]*tensor map[ \t]+(?P<param>\S+)[ \t]+(?P<spec>.*)")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ...ir.core import Operation
 from ...ir.layouts import SharedLayout, flat_index
-from ...ir.tensor_maps import PTX_REDUCTION, TensorMapSpec, comment, swizzled
+from ...ir.tensor_maps import PTX_REDUCTION, TensorMapSpec, box_lays_out, comment
 from .select_instructions import Selection, Unsupported
 from .select_memory import smem
 
@@ -204,34 +204,25 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
     size = spec.element_bytes
     if len(tile) == 1:
         (box,) = spec.box
-        if any(layout.element_offset(i) != i for i in range(tile[0])):
+        if not layout.is_row_major():
             raise Unsupported(f"TMA boxes of {box} do not lay out {layout}")
         return [((start,), start * size) for start in range(0, tile[0], box)]
     if len(tile) == 3:  # one box, the whole tile, row-major (a staged operand)
-        if tuple(spec.box) != tuple(tile) or spec.swizzle or \
-                any(layout.element_offset(i) != i for i in range(layout.elements)):
+        if tuple(spec.box) != tuple(tile) or spec.swizzle or not layout.is_row_major():
             raise Unsupported(f"a TMA box of {spec.box} does not lay out {layout}")
         return [((0, 0, 0), 0)]
     rows, columns = spec.box[-2:]
     units = (0,) * (len(spec.box) - 2)  # a map's leading boxes of 1 (a batch of one)
-    width = columns * size
     seen = tile[::-1] if spec.transposed else tile  # the tile as the map sees it
-
-    def offset(r: int, c: int) -> int:  # bytes to the map's element (r, c) of the tile
-        at = (c, r) if spec.transposed else (r, c)
-        return size * layout.element_offset(flat_index(at, tile))
-
     out = []
     for r0 in range(0, seen[0], rows):
         for c0 in range(0, seen[1], columns):
-            start = offset(r0, c0)
-            for r in range(rows):
-                for c in range(columns):
-                    want = offset(r0 + r, c0 + c)
-                    if start + swizzled(r * width + c * size, spec.swizzle) != want:
-                        raise Unsupported(f"a TMA box of {rows}x{columns} does not lay out "
-                                          f"{layout} (select-tma-loads)")
-            out.append((units + (r0, c0), start))
+            if not box_lays_out(layout, tile, (r0, c0), (rows, columns), size, spec.swizzle,
+                                spec.transposed):
+                raise Unsupported(f"a TMA box of {rows}x{columns} does not lay out "
+                                  f"{layout} (select-tma-loads)")
+            at = (c0, r0) if spec.transposed else (r0, c0)
+            out.append((units + (r0, c0), size * layout.element_offset(flat_index(at, tile))))
     return out
 
 

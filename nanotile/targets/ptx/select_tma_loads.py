@@ -71,7 +71,7 @@ from ...ir.core import Module, Operation, Value, make_op
 from ...ir.layouts import SharedLayout, flat_index
 from ...ir.optable import lookup
 from ...ir.rewrite import erase, insert_before, replace_uses
-from ...ir.tensor_maps import Dim, TensorMapSpec, swizzled
+from ...ir.tensor_maps import Dim, TensorMapSpec, box_lays_out
 from ...passes.base import Pass, PassContext
 from .tma_staging import MAX_BOX, TMA_ALIGN, sink_conversions, staged_box, staged_mma
 
@@ -353,20 +353,15 @@ def _box(tile: tuple[int, int], layout: SharedLayout, size: int,
     rows, cols = tile[::-1] if transposed else tile
     atom = layout.block or cols
     width = atom * size
-
-    def offset(r: int, c: int) -> int:  # bytes to the map's element (r, c) of the tile
-        return size * layout.element_offset(flat_index((c, r) if transposed else (r, c), tile))
-
     if rows > MAX_BOX or width not in (32, 64, 128):
         return None
     for j in range(cols // atom):
-        start = offset(0, j * atom)
-        if start % (8 * width):
+        at = (j * atom, 0) if transposed else (0, j * atom)
+        if size * layout.element_offset(flat_index(at, tile)) % (8 * width):
             return None
-        for r in range(rows):
-            for c in range(atom):
-                if start + swizzled(r * width + c * size, width) != offset(r, j * atom + c):
-                    return None
+        if not box_lays_out(layout, tile, (0, j * atom), (rows, atom), size, width,
+                            transposed):
+            return None
     return rows, atom
 
 
@@ -374,8 +369,7 @@ def _vector_box(n: int, layout: SharedLayout, size: int) -> tuple[int] | None:
     """Boxes of up to 256 elements (a whole number of them, rows of 16-byte multiples)
     for a 1-D tile laid out contiguously."""
     box = min(n, MAX_BOX)
-    if n % box or (box * size) % 16 or \
-            any(layout.element_offset(i) != i for i in range(n)):
+    if n % box or (box * size) % 16 or not layout.is_row_major():
         return None
     return (box,)
 

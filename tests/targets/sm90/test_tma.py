@@ -226,3 +226,69 @@ def test_a_reductions_map_is_unsigned_exactly_for_bitwise_modes(element, tensor_
               if d.severity == "error"]
     assert errors == [] if message is None else len(errors) == 1 and message in errors[0], \
         errors
+
+
+def _box_by_elements(layout, tile, first, box, size, swizzle, transposed):
+    """box_lays_out's question answered element by element (the reference)."""
+    from nanotile.ir.layouts import flat_index
+    from nanotile.ir.tensor_maps import swizzled
+
+    def offset(r, c):
+        return size * layout.element_offset(flat_index((c, r) if transposed else (r, c), tile))
+
+    (r0, c0), (rows, columns) = first, box
+    start = offset(r0, c0)
+    return all(start + swizzled(r * columns * size + c * size, swizzle) == offset(r0 + r, c0 + c)
+               for r in range(rows) for c in range(columns))
+
+
+def _shared_layouts(tile):
+    from nanotile.ir.layouts import SharedLayout, wgmma_operand
+    rows, columns = tile
+    out = [SharedLayout(tile), SharedLayout(tile, order=(0, 1)),
+           SharedLayout(tile, padding=(columns, 8)), SharedLayout(tile, swizzle=(3, 1, 4))]
+    for size in (1, 2, 4):
+        for role in ("a", "b"):
+            try:
+                out.append(wgmma_operand(tile, size, role))
+            except ValueError:  # rows shorter than a swizzle atom
+                pass
+    for vec in (4, 8):
+        for per_phase in (1, 2):
+            for max_phase in (2, 8):
+                out.append(SharedLayout(tile, swizzle=(vec, per_phase, max_phase)))
+                out.append(SharedLayout(tile, swizzle=(vec, per_phase, max_phase),
+                                        block=columns // 2))
+    return out
+
+
+@pytest.mark.parametrize("tile", [(16, 64), (64, 32), (8, 128)])
+def test_a_boxes_fit_is_decided_as_element_by_element(tile):
+    """box_lays_out answers from the bits of (row, column) when the layout is linear:
+    the same answer as comparing every element, for swizzled, blocked, transposed,
+    padded and non-power-of-two layouts and boxes at every place."""
+    from nanotile.ir.tensor_maps import box_lays_out
+    answers = set()
+    for layout in _shared_layouts(tile):
+        for transposed in (False, True):
+            seen = tile[::-1] if transposed else tile
+            for size in (1, 2, 4):
+                for columns in (seen[1], seen[1] // 2, 16):
+                    for swizzle in (0, 32, 64, 128):
+                        box = (seen[0] // 2, columns)
+                        for first in ((0, 0), (box[0], 0), (0, columns)):
+                            args = (layout, tile, first, box, size, swizzle, transposed)
+                            answer = box_lays_out(*args)
+                            assert answer == _box_by_elements(*args), args
+                            answers.add(answer)
+    assert answers == {True, False}
+
+
+def test_row_major_is_decided_as_element_by_element():
+    from nanotile.ir.layouts import SharedLayout
+    layouts = _shared_layouts((16, 64)) + [SharedLayout((256,)), SharedLayout((16, 64), block=64),
+                                           SharedLayout((1, 64), swizzle=(8, 1, 8))]
+    answers = [layout.is_row_major() for layout in layouts]
+    assert answers == [all(layout.element_offset(e) == e for e in range(layout.elements))
+                       for layout in layouts]
+    assert True in answers and False in answers
