@@ -179,12 +179,14 @@ def worker(target: str) -> None:
             stages[stage] = stages.get(stage, 0.0) + seconds
         return {"rc": 0, "cpu": cpu, "ptxas": children_cpu() - before, "stages": stages}
 
-    warm = CORPUS / "cutile" / "vector_add.tileirbc"
-    if warm.exists():
-        compile_one(str(warm))
-    from nanotile.driver import freeze_warm_state
+    import contextlib
 
-    freeze_warm_state()  # as the compile server does once warm
+    from nanotile.driver import freeze_warm_state
+    from nanotile.server import warm_up
+
+    with contextlib.redirect_stdout(sys.stderr):  # stdout carries the measurements
+        warm_up()  # as the compile server warms up, then freezes what it built
+    freeze_warm_state()
     for line in sys.stdin:
         path = line.strip()
         try:

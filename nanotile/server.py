@@ -46,7 +46,8 @@ MAX_SOCKET_PATH = 107   # bytes of a Unix socket's path (sun_path, less its fina
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 # A kernel compiled once for each target at start-up, so that the first request finds
-# every module imported and every table built.
+# every module imported and every table built (its dense constant brings in NumPy, which
+# lower-constants imports for the first constant table it writes).
 WARM_UP_KERNEL = """
 entry @warm_up(%a: tile<ptr<f32>>, %n: tile<i32>) {
   %token = make_token : token
@@ -61,6 +62,12 @@ entry @warm_up(%a: tile<ptr<f32>>, %n: tile<i32>) {
   %sum = addf %x, %x : tile<128xf32>
   %stored = store_view_tko weak %sum, %part[%block] token = %loaded
       : tile<128xf32>, partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>,
+      tile<i32> -> token
+  %steps = constant <f32: [0.0, 1.0, 2.0, 3.0]> : tile<4xf32>
+  %quads = make_partition_view %view
+      : partition_view<tile=(4), tensor_view<?xf32, strides=[1]>>
+  %stored_steps = store_view_tko weak %steps, %quads[%block] token = %stored
+      : tile<4xf32>, partition_view<tile=(4), tensor_view<?xf32, strides=[1]>>,
       tile<i32> -> token
   return
 }

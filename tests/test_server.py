@@ -200,3 +200,38 @@ def test_a_socket_path_nanotile_cannot_listen_on_is_one_line_of_error():
                               env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO)
             assert result.returncode == 1 and reason in result.stderr
             assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_after_the_warm_up_a_kernel_with_a_constant_table_imports_nothing():
+    """The server warms up so that requests find every module imported: a kernel with a
+    dense constant (lower-constants writes its table with NumPy) imports no module."""
+    script = (
+        "import contextlib, io, sys\n"
+        "from nanotile.server import warm_up\n"
+        "from nanotile.driver import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    warm_up()\n"
+        "before = set(sys.modules)\n"
+        "for gpu in ('sm_90', 'sm_100'):\n"
+        "    assert main([sys.argv[1], '--gpu-name', gpu, '-o', sys.argv[2]]) == 0\n"
+        "print(sorted(set(sys.modules) - before))\n")
+    kernel = '''entry @table(%a: tile<ptr<i32>>) {
+  %token = make_token : token
+  %view = make_tensor_view %a, shape = [8], strides = [1] : tensor_view<8xi32, strides=[1]>
+  %part = make_partition_view %view : partition_view<tile=(8), tensor_view<8xi32, strides=[1]>>
+  %zero = constant <i32: 0> : tile<i32>
+  %values = constant <i32: [3, 1, 4, 1, 5, 9, 2, 6]> : tile<8xi32>
+  %stored = store_view_tko weak %values, %part[%zero] token = %token
+      : tile<8xi32>, partition_view<tile=(8), tensor_view<8xi32, strides=[1]>>, tile<i32> -> token
+  return
+}
+'''
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "table.mlir"
+        path.write_text(kernel)
+        done = subprocess.run([sys.executable, "-c", script, str(path), str(path) + ".ptx"],
+                              cwd=REPO, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        assert done.returncode == 0, done.stderr
+        assert "global" in (Path(folder) / "table.mlir.ptx").read_text()  # a table was made
+    assert done.stdout.strip() == "[]"
