@@ -10,6 +10,7 @@ ptx-sm90) run on ptx-sm100 modules too (``open_to_extensions``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...diagnostics import Diagnostic
 from ...ir import types as T
@@ -42,7 +43,8 @@ def ptx_registers_declared(module: Module) -> list[Diagnostic]:
         # name the first user of a register that is not declared
         used = set().union(*[item.all_registers() for item in kernel.body
                              if isinstance(item, Instr)])
-        undeclared = {reg for reg in used - names if not _numbered(reg, kernel.reg_types)}
+        undeclared = {reg for reg in used - names
+                      if _register_class(reg) not in kernel.reg_types}
         if not undeclared:
             continue
         for item in kernel.body:
@@ -57,10 +59,13 @@ def ptx_registers_declared(module: Module) -> list[Diagnostic]:
     return diags
 
 
-def _numbered(register: str, reg_types: dict[str, str]) -> bool:
-    """``register`` is one of a ``.reg .b32 %r<N>;`` class the kernel declares."""
+@lru_cache(maxsize=1 << 16)
+def _register_class(register: str) -> str | None:
+    """The class of a numbered register (``r`` of ``%r12``, one of a ``.reg .b32 %r<N>;``
+    declaration), None for any other name. Cached: this check runs after every pass, over
+    the same few thousand names."""
     numbered = _NUMBERED_REGISTER.fullmatch(register)
-    return bool(numbered) and numbered.group(1) in reg_types
+    return numbered.group(1) if numbered else None
 
 
 def ptx_branch_targets(module: Module) -> list[Diagnostic]:
