@@ -94,6 +94,10 @@ class Block:
     arguments: list[Value] = field(default_factory=list)
     ops: list[Operation] = field(default_factory=list)
     parent: Region | None = None
+    # where the last insertion or removal of nanotile.ir.rewrite happened in ``ops``: a
+    # pass that inserts op after op before the same anchor, or walks the block forward,
+    # finds its next place there instead of searching the whole list
+    position_hint: int = field(default=0, repr=False, compare=False)
 
     def add_argument(self, type: Type, name_hint: str | None = None) -> Value:
         v = Value(type, self, len(self.arguments), name_hint)

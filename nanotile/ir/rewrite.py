@@ -70,8 +70,11 @@ def replace_uses(module: Module, mapping: dict[Value, Value]) -> None:
 
 def erase(op: Operation) -> None:
     """Remove an op from its block (its results must be unused by then)."""
-    assert op.parent is not None, f"{op.name} is not in a block"
-    op.parent.ops.remove(op)
+    block = op.parent
+    assert block is not None, f"{op.name} is not in a block"
+    at = position(block, op)
+    del block.ops[at]
+    block.position_hint = at
     op.parent = None
 
 
@@ -82,9 +85,24 @@ def insert_before(anchor: Operation, op: Operation) -> Operation:
         op.source, op.location = anchor.source, anchor.location
     block = anchor.parent
     assert block is not None
-    block.ops.insert(block.ops.index(anchor), op)
+    at = position(block, anchor)
+    block.ops.insert(at, op)
+    block.position_hint = at + 1  # the anchor's place now
     op.parent = block
     return op
+
+
+def position(block: Block, op: Operation) -> int:
+    """The index of ``op`` in ``block.ops``: at the block's position hint, else searched
+    from there onwards (a forward walk's next op), else from the start. Expanding a big
+    block op by op would otherwise search the whole list at every step."""
+    ops, hint = block.ops, block.position_hint
+    if hint < len(ops) and ops[hint] is op:
+        return hint
+    try:
+        return ops.index(op, hint)
+    except ValueError:
+        return ops.index(op)
 
 
 def is_pure(op: Operation) -> bool:
