@@ -103,6 +103,7 @@ PTX_PASSES: list[str] = [
     "ptx-copy-propagation",           #   and the copies CSE left
     "ptx-fold-wide-multiply",         # cvt to 64 bits then mul -> mul.wide
     "ptx-fold-address-offsets",       # add of a constant -> [reg+offset]
+    "ptx-coalesce-copies",            # copies between registers that never clash
     "ptx-dead-code",                  # results nobody reads
     "ptx-remove-redundant-barriers",  # bar.sync that orders nothing new
     "ptx-simplify-branches",          # jumps to the next label, unused labels

@@ -55,6 +55,7 @@ from .ptx.lower_convert_layout import LowerConvertLayout
 from .ptx.lower_mma import LowerMma
 from .ptx.lower_reductions import LowerReductions
 from .ptx.pipeline_k_loops import PipelineKLoops
+from .ptx.passes.coalesce_copies import PtxCoalesceCopies
 from .ptx.passes.compact_registers import PtxCompactRegisters
 from .ptx.passes.copy_propagation import PtxCopyPropagation
 from .ptx.passes.cse import PtxCse
@@ -108,6 +109,7 @@ BACKEND_PASSES = (
     PtxHoistLoopInvariants,
     PtxFoldWideMultiply,
     PtxFoldAddressOffsets,
+    PtxCoalesceCopies,
     PtxDeadCode,
     PtxRemoveRedundantBarriers,
     PtxSimplifyBranches,

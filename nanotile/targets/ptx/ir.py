@@ -330,6 +330,15 @@ def _operand_registers(operand: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in _REG.finditer(operand) if is_register(m.group(0)))
 
 
+@lru_cache(maxsize=1 << 18)
+def register_class(register: str) -> str | None:
+    """The class of a numbered register (``r`` of ``%r12``, one of a ``.reg .b32 %r<N>;``
+    declaration); None for a name without a number. Cached: the passes and the language
+    checks ask it of the same few thousand names over and over."""
+    m = _NUMBERED.fullmatch(register)
+    return m.group(1) if m else None
+
+
 def instr_registers(instr: Instr) -> list[str]:
     """Every register the instruction names (guard first, then operand by operand)."""
     return list(instr.all_registers())

@@ -10,7 +10,6 @@ ptx-sm90) run on ptx-sm100 modules too (``open_to_extensions``).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from ...diagnostics import Diagnostic
 from ...ir import types as T
@@ -21,7 +20,6 @@ from ...passes.languages import TILE_LAYOUT, register_language
 # --------------------------------------------------------------------------------------
 # Invariants of the ptx languages: they read module.ptx (a targets.ptx.ir.PtxProgram)
 
-_NUMBERED_REGISTER = re.compile(r"%([A-Za-z_]+?)(\d+)")
 _DECLARED_NAME = re.compile(r"\.reg\s+(?:\.v\d+\s+)?\.\w+\s+([^;]+);")
 
 
@@ -32,7 +30,7 @@ def _ptx_error(module: Module, kernel: str, message: str) -> Diagnostic:
 
 def ptx_registers_declared(module: Module) -> list[Diagnostic]:
     """every register an instruction uses is declared in its kernel (a .reg class or name)"""
-    from .ir import Instr
+    from .ir import Instr, register_class
 
     diags: list[Diagnostic] = []
     for kernel in module.ptx.kernels:
@@ -44,7 +42,7 @@ def ptx_registers_declared(module: Module) -> list[Diagnostic]:
         used = set().union(*[item.all_registers() for item in kernel.body
                              if isinstance(item, Instr)])
         undeclared = {reg for reg in used - names
-                      if _register_class(reg) not in kernel.reg_types}
+                      if register_class(reg) not in kernel.reg_types}
         if not undeclared:
             continue
         for item in kernel.body:
@@ -57,15 +55,6 @@ def ptx_registers_declared(module: Module) -> list[Diagnostic]:
                                                                  f"'{item.render().strip()}' "
                                                                  "but not declared"))
     return diags
-
-
-@lru_cache(maxsize=1 << 16)
-def _register_class(register: str) -> str | None:
-    """The class of a numbered register (``r`` of ``%r12``, one of a ``.reg .b32 %r<N>;``
-    declaration), None for any other name. Cached: this check runs after every pass, over
-    the same few thousand names."""
-    numbered = _NUMBERED_REGISTER.fullmatch(register)
-    return numbered.group(1) if numbered else None
 
 
 def ptx_branch_targets(module: Module) -> list[Diagnostic]:

@@ -6,8 +6,9 @@ data-flow analyses they share.
 ``PIPELINE`` is the order the default pipeline runs them in: constants and copies are
 propagated first, so that CSE sees identical instructions; CSE leaves copies behind for a
 second copy propagation; loop invariants leave their loops; a second round catches what
-the first exposed; the widening and address folds then see the final operands; dead code
-goes after all of them; barriers, branches and register numbers are tidied last.
+the first exposed; the widening and address folds then see the final operands; the copies
+that remain between registers that never clash are coalesced; dead code goes after all
+of them; barriers, branches and register numbers are tidied last.
 
 ptx-hoist-loop-invariants runs between the rounds (the second CSE merges what it hoisted
 with equal code before the loop) within a register-pressure budget: hoisting everything
@@ -22,7 +23,8 @@ STEPS = [
     # propagation), and the repeats they (and the hoisting) make identical
     "ptx-fold-immediates", "ptx-simplify-arith", "ptx-copy-propagation", "ptx-cse",
     "ptx-copy-propagation",
-    "ptx-fold-wide-multiply", "ptx-fold-address-offsets", "ptx-dead-code",
+    "ptx-fold-wide-multiply", "ptx-fold-address-offsets", "ptx-coalesce-copies",
+    "ptx-dead-code",
     "ptx-remove-redundant-barriers", "ptx-simplify-branches", "ptx-compact-registers",
 ]
 PIPELINE = ",".join(STEPS)

@@ -15,23 +15,11 @@ registers of undeclared or special names are not touched.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import ClassVar
 
-from ..ir import Instr, PtxKernel, instr_registers, rename_registers
+from ..ir import Instr, PtxKernel, instr_registers, register_class, rename_registers
 from .kernel_pass import KernelPass
-
-_NUMBERED = re.compile(r"%([A-Za-z_]+?)(\d+)")
-
-
-@lru_cache(maxsize=1 << 18)
-def _class_of(register: str) -> str | None:
-    """``r`` for ``%r12``; None for a register without a number."""
-    m = _NUMBERED.fullmatch(register)
-    return m.group(1) if m else None
-
 
 def compact(kernel: PtxKernel) -> bool:
     mapping: dict[str, str] = {}
@@ -41,7 +29,7 @@ def compact(kernel: PtxKernel) -> bool:
             for r in instr_registers(item):
                 if r in mapping:
                     continue
-                prefix = _class_of(r)
+                prefix = register_class(r)
                 if prefix is None or prefix not in kernel.reg_types:
                     continue
                 counts[prefix] = counts.get(prefix, 0) + 1

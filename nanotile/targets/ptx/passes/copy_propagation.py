@@ -26,7 +26,9 @@ from .flow import is_register_operand, reg_prefix, rewrite_kernel
 from .kernel_pass import KernelPass
 
 
-def _copy(kernel: PtxKernel, instr: Instr) -> tuple[str, str] | None:
+def register_copy(kernel: PtxKernel, instr: Instr) -> tuple[str, str] | None:
+    """(destination, source) of an unguarded ``mov`` between two registers of one declared
+    class, else None."""
     if instr.root != "mov" or instr.pred is not None or len(instr.operands) != 2:
         return None
     d, s = instr.operands
@@ -41,7 +43,7 @@ def _copy(kernel: PtxKernel, instr: Instr) -> tuple[str, str] | None:
 def _step(kernel: PtxKernel):
     def step(facts: dict, instr: Instr) -> None:
         facts.kill(defs(instr))
-        copy = _copy(kernel, instr)
+        copy = register_copy(kernel, instr)
         if copy:
             facts.set(copy[0], copy[1], copy)
     return step

@@ -124,6 +124,18 @@ def test_a_broken_pass_is_caught(monkeypatch):
         assert_same("vector_add", "sm_90", broken, "broken copy propagation")
 
 
+def test_coalescing_without_interference_is_caught(monkeypatch):
+    """ptx-coalesce-copies merging every copy, interfering or not, changes results."""
+    from nanotile.targets.ptx.passes import coalesce_copies
+
+    before = unoptimised_ptx("vector_add", "sm_90")
+    assert optimise(before, "ptx-coalesce-copies") != parse_ptx_program(before).render()
+    monkeypatch.setattr(coalesce_copies, "_interference", lambda cfg, body, partners: set())
+    broken = optimise(before, "ptx-coalesce-copies")
+    with pytest.raises(AssertionError, match="differs after"):
+        assert_same("vector_add", "sm_90", broken, "coalescing without interference")
+
+
 # cuTile test-suite kernels with the control flow the corpus kernels lack: while loops with
 # continue, an early return inside a loop, printf inside if, atomics, serialized loops,
 # scans; run with the pipeline, and with loop hoisting free of its register budget.
