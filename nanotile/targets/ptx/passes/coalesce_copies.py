@@ -120,10 +120,11 @@ def _interference(cfg: Cfg, body: list, partners: dict[str, frozenset[str]]
 
 
 def _rename(kernel: PtxKernel, mapping: dict[str, str]) -> None:
-    """Every occurrence renamed; the copies of a register onto itself deleted."""
+    """Every occurrence renamed; the copies of a register onto itself deleted. (An
+    instruction naming none of them is left as it is, its cached registers with it.)"""
     body = []
     for item in kernel.body:
-        if isinstance(item, Instr):
+        if isinstance(item, Instr) and not mapping.keys().isdisjoint(item.all_registers()):
             if item.pred:
                 item.pred = rename_registers(item.pred, mapping)
             item.operands = [rename_registers(op, mapping) for op in item.operands]
