@@ -152,11 +152,11 @@ def box_lays_out(layout: SharedLayout, tile: tuple[int, int], first: tuple[int, 
     element's place in ``layout``, puts every element of the box where ``layout`` has it
     (``transposed``: the map sees the tile's transpose).
 
-    When the layout is linear over GF(2) (``linear_bases``) and the sizes are powers of
-    two, both maps are linear in the bits of (row, column) in the box, less the box's
-    start: the two agree everywhere when they agree on each bit alone, and the start adds
-    without carries when it shares no bit with the box's offsets. Otherwise (or when that
-    test fails) element by element."""
+    When the layout is linear over GF(2) (``linear_bases``), the sizes are powers of two
+    and the box starts at a multiple of its shape, the offsets from the box's start are
+    linear in the bits of (row, column) on both sides: they agree everywhere when they
+    agree on each bit alone, and the start adds to them without carries when it shares no
+    bit with any of them. Otherwise (or when that test fails) element by element."""
     rows, columns = box
     width = columns * element_bytes
 
@@ -165,7 +165,7 @@ def box_lays_out(layout: SharedLayout, tile: tuple[int, int], first: tuple[int, 
         return element_bytes * layout.element_offset(flat_index(at, tile))
 
     start = offset(*first)
-    if _linear_box(layout, rows, columns, element_bytes):
+    if _linear_box(layout, first, box, element_bytes):
         units = [(1 << i, 0) for i in range(rows.bit_length() - 1)] + \
                 [(0, 1 << j) for j in range(columns.bit_length() - 1)]
         reached = 0  # every bit an offset in the box may have
@@ -179,9 +179,11 @@ def box_lays_out(layout: SharedLayout, tile: tuple[int, int], first: tuple[int, 
                for r in range(rows) for c in range(columns))
 
 
-def _linear_box(layout: SharedLayout, rows: int, columns: int, element_bytes: int) -> bool:
+def _linear_box(layout: SharedLayout, first: tuple[int, int], box: tuple[int, int],
+                element_bytes: int) -> bool:
     return layout.linear_bases() is not None and \
-        all(n > 0 and not n & (n - 1) for n in (rows, columns, element_bytes))
+        all(n > 0 and not n & (n - 1) for n in (*box, element_bytes)) and \
+        all(at % n == 0 for at, n in zip(first, box))
 
 
 _LINE = re.compile(r"//[ \t]*nanotile:[ \t]*tensor map[ \t]+(?P<param>\S+)[ \t]+(?P<spec>.*)")

@@ -266,7 +266,8 @@ def _shared_layouts(tile):
 def test_a_boxes_fit_is_decided_as_element_by_element(tile):
     """box_lays_out answers from the bits of (row, column) when the layout is linear:
     the same answer as comparing every element, for swizzled, blocked, transposed,
-    padded and non-power-of-two layouts and boxes at every place."""
+    padded and non-power-of-two layouts and boxes at every place (one off the grid of
+    boxes too)."""
     from nanotile.ir.tensor_maps import box_lays_out
     answers = set()
     for layout in _shared_layouts(tile):
@@ -276,7 +277,7 @@ def test_a_boxes_fit_is_decided_as_element_by_element(tile):
                 for columns in (seen[1], seen[1] // 2, 16):
                     for swizzle in (0, 32, 64, 128):
                         box = (seen[0] // 2, columns)
-                        for first in ((0, 0), (box[0], 0), (0, columns)):
+                        for first in ((0, 0), (box[0], 0), (0, columns), (1, 0)):
                             args = (layout, tile, first, box, size, swizzle, transposed)
                             answer = box_lays_out(*args)
                             assert answer == _box_by_elements(*args), args
