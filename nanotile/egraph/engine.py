@@ -303,25 +303,35 @@ class Program:
         return sum(size for _, size in out[-1].sizes) if out else 0
 
     def saturate(self, rulesets: list[str], limits: Limits, stats: Stats) -> None:
-        """Rounds of: analyses to saturation, then each rewriting ruleset once."""
+        """Rounds of: analyses to saturation, then each rewriting ruleset once. Saturated
+        as soon as every ruleset has run since the e-graph last changed (an analysis run
+        to saturation counts from its own changes): run again on an e-graph it has seen,
+        a ruleset finds nothing new, so the rest of the round would change nothing."""
         facts = [r for r in rulesets if r.endswith("-facts")]
         rewrites = [r for r in rulesets if not r.endswith("-facts")]
         start = time.perf_counter()
         stats.stop_reason = "iteration limit"
+        settled: set[str] = set()  # the rulesets that ran since the last change
         for _ in range(limits.iterations):
             stats.iterations += 1
-            changed = False
-            for name in facts:
-                changed |= self._run(f"(run-schedule (saturate (run {name})))", name, stats)
-            for name in rewrites:
-                changed |= self._run(f"(run-schedule (run {name}))", name, stats,
-                                     count_nodes=True)
-                if stats.last_node_count > limits.nodes:
-                    stats.stop_reason = "node limit"
+            for name in facts + rewrites:
+                analysis = name in facts
+                if analysis:
+                    changed = self._run(f"(run-schedule (saturate (run {name})))", name,
+                                        stats)
+                else:
+                    changed = self._run(f"(run-schedule (run {name}))", name, stats,
+                                        count_nodes=True)
+                    if stats.last_node_count > limits.nodes:
+                        stats.stop_reason = "node limit"
+                        return
+                if changed:
+                    settled = {name} if analysis else set()
+                else:
+                    settled.add(name)
+                if len(settled) == len(facts) + len(rewrites):
+                    stats.stop_reason = "saturated"
                     return
-            if not changed:
-                stats.stop_reason = "saturated"
-                return
             if time.perf_counter() - start > limits.seconds:
                 stats.stop_reason = "time limit"
                 return
