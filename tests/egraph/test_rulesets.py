@@ -176,3 +176,21 @@ def test_a_wrong_check_fails():
     program = run_case("int_identities")
     with pytest.raises(CompileError, match="Check failed"):
         program.run_text("(check (= $e $i))", "<checks>")
+
+
+@pytest.mark.parametrize("stem", sorted(CASES))
+def test_saturation_stops_where_another_round_changes_nothing(stem):
+    """saturate stops as soon as every ruleset has run since the last change: whatever
+    saturated, running each ruleset again (analyses to saturation) changes nothing."""
+    files = [RULES_DIR / "int_facts.egg", RULES_DIR / f"{stem}.egg"]
+    program = Program(CostModel(), list(dict.fromkeys(files)))
+    program.run_text(PRELUDE + LEAVES + CASES[stem][0], "<terms>")
+    stats = Stats()
+    program.saturate(program.rulesets, Limits(iterations=20), stats)
+    assert stats.stop_reason == "saturated"
+    rounds, before = stats.iterations, program.node_count()
+    again = Stats()
+    for name in program.rulesets:
+        schedule = f"(saturate (run {name}))" if name.endswith("-facts") else f"(run {name})"
+        assert not program._run(f"(run-schedule {schedule})", name, again), name
+    assert program.node_count() == before and rounds >= 1
