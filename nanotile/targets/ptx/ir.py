@@ -382,6 +382,8 @@ def uses(instr: Instr) -> list[str]:
 
 def rename_registers(operand: str, mapping: dict[str, str]) -> str:
     """``operand`` with every register in ``mapping`` replaced."""
+    if operand[:1] == "%" and operand in mapping:  # most operands are one register
+        return mapping[operand]
     if not any(token in mapping for token in _register_tokens(operand)):
         return operand
     return _REG.sub(lambda m: mapping.get(m.group(0), m.group(0)), operand)

@@ -34,7 +34,7 @@ from typing import ClassVar
 
 from ..ir import Instr, PtxKernel, rename_registers
 from .copy_propagation import register_copy
-from .flow import Cfg, kernel_cfg, live_out, must_defs
+from .flow import Cfg, kernel_cfg, live_out
 from .kernel_pass import KernelPass
 
 
@@ -107,16 +107,21 @@ def _interference(cfg: Cfg, body: list, partners: dict[str, frozenset[str]]
             instr = body[i]
             if not isinstance(instr, Instr):
                 continue
-            written = instr.written
-            copied = instr.read[0] if instr.root == "mov" and instr.pred is None \
-                and len(instr.read) == 1 else None
+            written, read = instr.written, instr.read
             for x in written:
                 for y in partners.get(x, ()):
-                    if (y in live and y != copied) or (y in written and y != x):
+                    if (y in live and not _copies(instr, y)) or (y in written and y != x):
                         clashes.add(frozenset((x, y)))
-            live.difference_update(must_defs(instr))
-            live.update(instr.read)
+            if instr.pred is None:  # a guarded write may not happen: the old value lives
+                live.difference_update(written)
+            live.update(read)
     return clashes
+
+
+def _copies(instr: Instr, source: str) -> bool:
+    """Whether ``instr`` is an unguarded copy of ``source`` (its destination then holds
+    the same value as ``source``)."""
+    return instr.root == "mov" and instr.pred is None and instr.read == (source,)
 
 
 def _rename(kernel: PtxKernel, mapping: dict[str, str]) -> None:
