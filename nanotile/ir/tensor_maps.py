@@ -160,9 +160,8 @@ def box_lays_out(layout: SharedLayout, tile: tuple[int, int], first: tuple[int, 
     rows, columns = box
     width = columns * element_bytes
 
-    def offset(r: int, c: int) -> int:  # bytes to the map's element (r, c) of the tile
-        at = (c, r) if transposed else (r, c)
-        return element_bytes * layout.element_offset(flat_index(at, tile))
+    def offset(r: int, c: int) -> int:
+        return map_element_offset(layout, tile, (r, c), element_bytes, transposed)
 
     start = offset(*first)
     if _linear_box(layout, first, box, element_bytes):
@@ -177,6 +176,15 @@ def box_lays_out(layout: SharedLayout, tile: tuple[int, int], first: tuple[int, 
     r0, c0 = first
     return all(start + swizzled(r * width + c * element_bytes, swizzle) == offset(r0 + r, c0 + c)
                for r in range(rows) for c in range(columns))
+
+
+def map_element_offset(layout: SharedLayout, tile: tuple[int, int], at: tuple[int, int],
+                       element_bytes: int, transposed: bool = False) -> int:
+    """Bytes from the buffer's start to the map's element ``at`` (row, column) of the
+    tile laid out as ``layout`` (``transposed``: the map's rows are the tile's columns)."""
+    r, c = at
+    return element_bytes * layout.element_offset(flat_index((c, r) if transposed else (r, c),
+                                                            tile))
 
 
 def _linear_box(layout: SharedLayout, first: tuple[int, int], box: tuple[int, int],

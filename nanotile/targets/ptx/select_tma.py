@@ -29,8 +29,9 @@ box is checked to lay its elements out as that layout does.
 from __future__ import annotations
 
 from ...ir.core import Operation
-from ...ir.layouts import SharedLayout, flat_index
-from ...ir.tensor_maps import PTX_REDUCTION, TensorMapSpec, box_lays_out, comment
+from ...ir.layouts import SharedLayout
+from ...ir.tensor_maps import (PTX_REDUCTION, TensorMapSpec, box_lays_out, comment,
+                               map_element_offset)
 from .select_instructions import Selection, Unsupported
 from .select_memory import smem
 
@@ -221,8 +222,8 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
                                 spec.transposed):
                 raise Unsupported(f"a TMA box of {rows}x{columns} does not lay out "
                                   f"{layout} (select-tma-loads)")
-            at = (c0, r0) if spec.transposed else (r0, c0)
-            out.append((units + (r0, c0), size * layout.element_offset(flat_index(at, tile))))
+            out.append((units + (r0, c0), map_element_offset(layout, tile, (r0, c0), size,
+                                                             spec.transposed)))
     return out
 
 

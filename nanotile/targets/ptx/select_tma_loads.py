@@ -68,10 +68,10 @@ from dataclasses import dataclass
 from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.core import Module, Operation, Value, make_op
-from ...ir.layouts import SharedLayout, flat_index
+from ...ir.layouts import SharedLayout
 from ...ir.optable import lookup
 from ...ir.rewrite import erase, insert_before, replace_uses
-from ...ir.tensor_maps import Dim, TensorMapSpec, box_lays_out
+from ...ir.tensor_maps import Dim, TensorMapSpec, box_lays_out, map_element_offset
 from ...passes.base import Pass, PassContext
 from .tma_staging import MAX_BOX, TMA_ALIGN, sink_conversions, staged_box, staged_mma
 
@@ -356,8 +356,7 @@ def _box(tile: tuple[int, int], layout: SharedLayout, size: int,
     if rows > MAX_BOX or width not in (32, 64, 128):
         return None
     for j in range(cols // atom):
-        at = (j * atom, 0) if transposed else (0, j * atom)
-        if size * layout.element_offset(flat_index(at, tile)) % (8 * width):
+        if map_element_offset(layout, tile, (0, j * atom), size, transposed) % (8 * width):
             return None
         if not box_lays_out(layout, tile, (0, j * atom), (rows, atom), size, width,
                             transposed):
