@@ -323,6 +323,8 @@ def test_in_a_browser_every_stage_opens_and_the_diff_shows(browser, tmp_path, fa
         stage.locator("> summary").click()
         assert stage.get_attribute("open") is None, f"stage {number} did not close"
     tab.locator('table.pipeline a[href="#stage-2"]').click()  # the link opens it too
+    # the page opens it on "hashchange", an event the browser dispatches after the click
+    tab.wait_for_function("document.getElementById('stage-2').open")
     assert tab.locator("#stage-2").get_attribute("open") is not None
     tab.locator("#open-all").click()
     assert tab.locator("details.stage:not([open])").count() == 0
