@@ -71,7 +71,7 @@ def lower(gpu: str, mma: str = "sync") -> list[str]:
         *(["lower-wgmma"] if wgmma else []),  # warpgroup_mma -> wgmma.mma_async (sm90/)
         *(["lower-tcgen05"] if tcgen05 else []),  # tmem_mma -> tcgen05.mma (sm100/)
         "simplify-picks",              # renamings of renamings read the original registers
-        "widen-narrow-floats",         # f16/bf16 arithmetic in f32, rounded once
+        "widen-narrow-floats",         # 16-bit float ops PTX lacks in f32, rounded once
         "simt-cse",                    # identical per-thread values computed once
         "simt-dce",                    # per-thread values nobody reads
         # TMA-fed K loops: copies N-1 iterations ahead in a ring (the num_stages hint)

@@ -23,7 +23,7 @@ ptx/, with its input and output language in its docstring):
 - lower-wgmma (sm90/)        warpgroup_mma -> descriptors + wgmma.mma_async (sm_90 only)
 - lower-tcgen05 (sm100/)     tmem_mma -> TMEM, descriptors + tcgen05.mma (sm_100 only)
 - simplify-picks             register renamings read the registers where they were made
-- widen-narrow-floats        f16/bf16 arithmetic computed in f32, rounded once
+- widen-narrow-floats        f16/bf16 arithmetic PTX lacks computed in f32, rounded once
 - simt-cse                   identical per-thread ops (owner masks, coordinates) once
 - simt-dce                   per-thread values nobody reads removed
 - pipeline-k-loops           TMA-fed K loops: copies N-1 iterations ahead in a ring

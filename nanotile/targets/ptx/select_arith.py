@@ -1,7 +1,8 @@
 """select-instructions for elementwise ops: one instruction sequence per register.
 
 ``emit_scalar`` selects the instructions of one elementwise op on registers. f16/bf16
-arithmetic is refused here: widen-narrow-floats has already moved it to f32. i8/i16 live
+arithmetic reaches here only as the ops PTX has on 16-bit registers (add.rn.f16,
+min.bf16, ...): widen-narrow-floats has moved the rest to f32. i8/i16 live
 sign-extended in 32-bit registers and are re-normalised after arithmetic. Transcendentals,
 remf, atan2 and fpowi are sequences of select_math. A target's ``elementwise`` rule
 (target.SELECT_HOOKS) is asked first; none of nanotile's targets has one.
@@ -17,6 +18,7 @@ from ...ir.enums import ComparisonOrdering, ComparisonPredicate, RoundingMode, S
 from .builder import reg_class
 from .select_instructions import Unsupported
 from .select_math import approx, exact_op
+from .widen_narrow_floats import NARROW, NATIVE
 
 Lowering = Any  # the selection state (select_instructions.Selection): its ``fn`` builds
 
@@ -41,7 +43,8 @@ def ityp(t: T.Type, signed: bool = True) -> str:
 
 
 def require_wide(name: str, t: T.ElementType) -> None:
-    """Float arithmetic reaches instruction selection on f32, f64 or tf32 registers only."""
+    """Float arithmetic reaches instruction selection on f32, f64 or tf32 registers (and
+    widen-narrow-floats' NATIVE ops on f16/bf16 registers, which do not call this)."""
     if t.name in ("f16", "bf16"):
         raise Unsupported(f"'{name}' on {t.name}: widen-narrow-floats computes 16-bit float "
                           "arithmetic in f32 before instruction selection")
@@ -144,12 +147,13 @@ def _float_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out
     fn, a, name = lw.fn, op.attributes, op.name
     if not t.is_float:
         raise Unsupported(f"'{name}' on {t.name}")
-    require_wide(name, t)
+    if t.name not in NARROW or name not in NATIVE:
+        require_wide(name, t)
     if name in ("remf", "atan2", "fpowi"):
         exact_op(lw, op, t, ins, out)
         return
     wide = t.name == "f64"
-    ft = "f64" if wide else "f32"
+    ft = t.name if wide or t.name in NARROW else "f32"
     xs, res = ins, out
     mode = a.get("rounding_mode", RoundingMode.nearest_even)
     ftz = ".ftz" if a.get("flush_to_zero") and not wide else ""

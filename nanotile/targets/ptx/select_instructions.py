@@ -4,7 +4,7 @@ Each simt value (a thread's registers) gets one PTX virtual register per registe
 splat, or any value whose registers are all the same, one register named R times), and
 each op becomes the instructions of its registers: the elementwise ops by the rules of
 select_arith (float arithmetic on f32/f64 registers: widen-narrow-floats has put f16/bf16
-arithmetic in f32; i8/i16 kept sign-extended in 32 bits, transcendental functions on the
+arithmetic in f32 but add/sub/mul/min/max, which PTX has on 16-bit registers; i8/i16 kept sign-extended in 32 bits, transcendental functions on the
 .approx instructions...), memory and thread
 ops by select_memory and select_threads, control flow by branches here (every branch
 is uniform: conditions and loop bounds are one-register values every thread holds).
