@@ -2,7 +2,8 @@
 compile to a cubin, on the same machine in the same run.
 
 For every kernel of ../shared/corpus/cutile and ../shared/corpus/cutile-tests (or an
-evenly spaced ``--sample N`` of the latter) and each target:
+evenly spaced ``--sample N`` of the latter, or the files of both named by ``-k``) and each
+target:
 
 - tileiras: ``tileiras --gpu-name=T K -o K.cubin`` (CPU seconds of the process, peak RSS);
 - nanotile CLI: ``nanotile K --gpu-name=T -o K.cubin``, a fresh process per kernel
@@ -25,8 +26,8 @@ no kernel over 2x, in-process median <= 0.3x, memory <= 2x on every kernel. Rati
 over the kernels both compile. ``--csv FILE`` keeps every measurement; the kernels with
 the worst ratios are listed.
 
-    .venv/bin/python bench/compile_vs_tileiras.py [--sample N] [--targets sm_90,sm_100]
-        [--jobs J] [--csv FILE] [--skip cli,batch,inprocess]
+    .venv/bin/python bench/compile_vs_tileiras.py [--sample N | -k NAME ...]
+        [--targets sm_90,sm_100] [--jobs J] [--csv FILE] [--skip cli,batch,inprocess]
 
 Run on a quiet machine (``--jobs`` runs kernels side by side: faster, noisier).
 NVIDIA's tools come with nanotile's test extras. Python bytecode caches are allowed
@@ -61,9 +62,13 @@ STAGES = {  # pass name -> stage (anything else: tile passes)
 }
 
 
-def kernels(sample: int | None) -> list[Path]:
+def kernels(sample: int | None, names: list[str]) -> list[Path]:
+    """corpus/cutile and (a sample of) cutile-tests; with ``names``, only the files whose
+    name holds one of those substrings (the whole of both corpora searched)."""
     files = sorted((CORPUS / "cutile").glob("*.tileirbc"))
     tests = sorted((CORPUS / "cutile-tests").glob("*.tileirbc"))
+    if names:
+        return [p for p in files + tests if any(n in p.name for n in names)]
     if sample is not None:
         tests = tests[::max(1, len(tests) // sample)][:sample] if sample else []
     return files + tests
@@ -316,6 +321,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, default=None,
                         help="cutile-tests kernels to take, evenly spaced (default: all)")
+    parser.add_argument("-k", dest="names", action="append", default=[],
+                        help="only the kernels whose file name contains this (repeatable)")
     parser.add_argument("--targets", default="sm_90,sm_100")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900)
@@ -328,7 +335,7 @@ def main() -> int:
         worker(args.worker)
         return 0
     skip = set(filter(None, args.skip.split(",")))
-    paths = kernels(args.sample)
+    paths = kernels(args.sample, args.names)
     tileiras = tool("tileiras")
     nanotile = BIN / "nanotile"
     env = {**nanotile_env(), "NANOTILE_NO_SERVER": "1"}
