@@ -27,6 +27,7 @@ from typing import Any
 
 from ..ir.core import Block, Operation, Value, make_op
 from ..ir.types import ElementType, TileType, Type
+from .prefilter import TermName, literal_value
 from .schema import egg_string, ops_by_ctor, term_ops
 
 _PLAIN_FLOAT = re.compile(r"^-?\d+\.\d+$")
@@ -57,6 +58,8 @@ class Encoder:
     facts: dict[Value, list[Any]]
     uses: dict[Value, list[Operation]]
     lines: list[str] = field(default_factory=list)
+    # $vN / $lN -> (constructor, arguments): the lines' terms, for prefilter
+    terms: dict[str, tuple] = field(default_factory=dict)
     names: dict[Value, str] = field(default_factory=dict)      # term value -> $vN
     block_of: dict[Value, Block] = field(default_factory=dict)
     leaves: list[Value] = field(default_factory=list)
@@ -116,16 +119,19 @@ class Encoder:
         result = op.results[0]
         ty = self.type_text(result.type)
         if op.name == "constant":
-            head = self._constant(op, ty)
-            key: tuple = (head,)
+            ctor, args = self._constant(op, ty)
+            words = [repr(args[0]), egg_string(ty)]
+            key: tuple = (f"({ctor} {' '.join(words)})",)  # as Rebuilder._constant writes it
         else:
             schema = term_ops()[op.name]
             operands = [self._ref(v, op, block) for v in op.operands]
             attrs = schema.encode_attrs(op.attributes)
-            head = f"({schema.ctor} {' '.join(operands + attrs)} {egg_string(ty)})"
+            ctor, words = schema.ctor, operands + attrs + [egg_string(ty)]
+            args = (*map(TermName, operands), *map(literal_value, attrs), ty)
             key = (schema.ctor, tuple(attrs), ty, tuple(id(v) for v in op.operands))
         name = f"$v{len(self.names)}"
-        self.lines.append(f"(let {name} {head})")
+        self.lines.append(f"(let {name} ({ctor} {' '.join(words)}))")
+        self.terms[name] = (ctor, args)
         self.names[result] = name
         self.block_of[result] = block
         self.term_ops.add(id(op))
@@ -134,19 +140,20 @@ class Encoder:
             self.lines.append(f"(SingleUse {name})")
         self._facts(result, name)
 
-    def _constant(self, op: Operation, ty: str) -> str:
+    def _constant(self, op: Operation, ty: str) -> tuple[str, tuple]:
+        """(constructor, (value, type)) of a constant's term."""
         from ..ir.rewrite import splat_number
 
         value = splat_number(op.results[0])
         element = op.results[0].type.element
         if value is not None and element.is_int:
-            return f"(ConstI {int(value)} {egg_string(ty)})"
+            return "ConstI", (int(value), ty)
         # -0.0 stays opaque: egglog's f64 equality does not tell it from +0.0
         if value is not None and _PLAIN_FLOAT.match(repr(float(value))) \
                 and float(value) == value and repr(float(value)) != "-0.0":
-            return f"(ConstF {float(value)!r} {egg_string(ty)})"
+            return "ConstF", (float(value), ty)
         self.constx.append(op)
-        return f"(ConstX {len(self.constx) - 1} {egg_string(ty)})"
+        return "ConstX", (len(self.constx) - 1, ty)
 
     def _ref(self, v: Value, user: Operation, block: Block) -> str:
         """The name of ``v`` as an operand of a term op in ``block``."""
@@ -178,8 +185,9 @@ class Encoder:
     def _leaf(self, v: Value) -> str:
         if v not in self.leaf_names:
             name = f"$l{len(self.leaves)}"
-            self.lines.append(f"(let {name} (Leaf {len(self.leaves)} "
-                              f"{egg_string(self.type_text(v.type))}))")
+            ty = self.type_text(v.type)
+            self.lines.append(f"(let {name} (Leaf {len(self.leaves)} {egg_string(ty)}))")
+            self.terms[name] = ("Leaf", (len(self.leaves), ty))
             self.leaves.append(v)
             self.leaf_names[v] = name
             self._facts(v, name)

@@ -36,6 +36,7 @@ from typing import Any
 
 from ..diagnostics import CompileError, Diagnostic
 from .cost import CostModel
+from .prefilter import RuleShapes
 from .rulefile import RULE_COMMANDS, Rule, check_forms, read_text, rules_of, top_level_forms
 from .schema import RULES_DIR, SCHEMA_FILE, schema_text
 
@@ -233,7 +234,12 @@ class Program:
         self.rules: list[Rule] = []  # the rules of the rule files, in loading order
         self.disabled = disabled
         self.sessions = 0  # run so far (RENEW_AFTER)
-        self.run_text(schema_text(cost) + _powers_of_two(), "schema.egg")
+        schema = schema_text(cost)
+        self.run_text(schema + _powers_of_two(), "schema.egg")
+        # what each rule needs to match, read from the parsed commands (prefilter.py)
+        commands = self.egraph.parse_program(schema, filename="schema.egg")
+        self.shapes = RuleShapes()
+        self.shapes.add(commands)
         for path in rule_files:
             self.load_rules(path)
 
@@ -287,6 +293,8 @@ class Program:
                 self.rulesets.append(command.name)
         rules = rules_of(commands, filename, text)
         self.rules.extend(rules)
+        self.shapes.add(commands, {i for i, rule in enumerate(rules)
+                                   if rule.place in self.disabled})
         if self.disabled:
             places = iter([rule.place for rule in rules])
             commands = [c for c in commands

@@ -3,7 +3,12 @@
 For each item: encode its pure dataflow (bridge.Encoder), insert the terms into the
 loaded schema and rules (engine.Program.shared, one session per e-graph), run the
 schedule (engine.Program.saturate), extract every root at once and rebuild the blocks
-(bridge.Rebuilder). An item that cannot be rebuilt is left alone.
+(bridge.Rebuilder). An item that cannot be rebuilt is left alone. When no rule that
+changes an e-graph could match the item's terms (prefilter.RuleShapes, decided on the
+encoded terms in Python), no e-graph is made: the blocks are rebuilt from the encoded
+terms themselves (prefilter.EncodedDag), which is what the extraction would return, and
+egglog's session (the copy of the loaded e-graph it makes) is saved. Dumps and
+statistics always run egglog.
 
 An item with more pure ops than ``Limits.window`` is optimised in windows: consecutive
 runs of that many ops (in program order), one e-graph each, in order; the ops outside
@@ -29,6 +34,7 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Block, Module, Operation
 from ..ir.rewrite import blocks_of, collect_uses, replace_uses
 from .bridge import Encoder, Fallback, Rebuilder, UnknownLeaf, is_term
+from .prefilter import EncodedDag
 from .cost import CostModel, cost_model_for
 from .engine import Limits, Program, Stats, builtin_rule_files, find_leaf_literal
 
@@ -130,12 +136,17 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
     check_rulesets(program, settings)
     if not enc.roots and not _reports(settings):
         return False  # nothing to rewrite, nothing to show: no e-graph
+    rulesets = schedule(program, settings)
+    dag = EncodedDag(enc.terms)
+    if not _reports(settings) and not program.shapes.could_change(rulesets, dag):
+        # no rule can match: what egglog would extract is the encoded terms themselves
+        return _rebuild_or_leave(module, item, enc, dag,
+                                 [dag.of_name[enc.names[r]] for r in enc.roots], settings)
     with program.session():
         stats = Stats()
         start = time.perf_counter()
         program.run_text(_fast_math(settings) + "\n".join(enc.lines), "<terms>")
         stats.insert_seconds = time.perf_counter() - start
-        rulesets = schedule(program, settings)
         if enc.roots:
             program.saturate(rulesets, settings.limits, stats)
         start = time.perf_counter()
@@ -145,6 +156,11 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
         _report(program, stats, settings, name, place, rulesets)
     if not enc.roots:
         return False
+    return _rebuild_or_leave(module, item, enc, termdag, terms, settings)
+
+
+def _rebuild_or_leave(module: Module, item: Operation, enc: Encoder, termdag: Any,
+                      terms: list[int], settings: Settings) -> bool:
     try:
         return _rebuild(module, item, enc, termdag, terms)
     except Fallback as reason:

@@ -4,7 +4,8 @@ Each kernel's pure dataflow becomes an e-graph (nanotile.egraph); the rulesets o
 ``nanotile/egraph/rules/*.egg`` plus any user files (``rules=a.egg,b.egg``, or
 ``--rules FILE`` on the command line) run in rounds (analyses ``*-facts`` saturate
 first) under limits on rounds, e-nodes and seconds; the lowest-cost DAG is extracted and
-written back. In the default pipeline it reads tile-canon. Rulesets that contract two
+written back (without an e-graph when no rule could match: nanotile.egraph.prefilter).
+In the default pipeline it reads tile-canon. Rulesets that contract two
 roundings into one (``fuse-fma``, ``mma-accumulate``) change results in the last bit, so
 they run only with ``contract=true`` or when named (``rulesets=fuse-fma``, which
 ``-p fuse-fma`` and ``nanotile-opt -fuse-fma`` stand for). Effects, tokens and
