@@ -34,9 +34,9 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ir.core import Block, Module, Operation
 from ..ir.rewrite import blocks_of, collect_uses, replace_uses
 from .bridge import Encoder, Fallback, Rebuilder, UnknownLeaf, is_term
-from .prefilter import EncodedDag
 from .cost import CostModel, cost_model_for
 from .engine import Limits, Program, Stats, builtin_rule_files, find_leaf_literal
+from .prefilter import EncodedDag
 
 
 @dataclass

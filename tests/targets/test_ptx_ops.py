@@ -1063,3 +1063,21 @@ def test_16_bit_ops_computed_natively(et, body):
     got, want = _emulate_both(text, [x, y], np.zeros(n, dt))
     bad = ~_same_bits(got, want)
     assert not bad.any(), list(zip(x[bad][:4], y[bad][:4], got[bad][:4], want[bad][:4]))
+
+
+def test_a_16_bit_op_ptx_lacks_is_refused_without_widening():
+    """add.f16 rounds to nearest only: an f16 sum rounding up that reaches instruction
+    selection without widen-narrow-floats is a located error, not ``add.rp.f16``."""
+    from nanotile.diagnostics import CompileError
+    from nanotile.passes.manager import run_pipeline
+    from nanotile.passes.registry import parse_pipeline
+
+    text = kernel([((128,), "f16")], ((128,), "f16"),
+                  "%y = addf %x0, %x0 rounding<positive_inf> : tile<128xf16>")
+    steps = parse_pipeline("lower-views,resolve-tokens,assign-layouts{gpu=sm_90},distribute,"
+                           "select-instructions{gpu=sm_90}")
+    with pytest.raises(CompileError, match="'addf' on f16: widen-narrow-floats"):
+        run_pipeline(parse_text(text, "<k>"), steps)
+    nearest = kernel([((128,), "f16")], ((128,), "f16"), "%y = addf %x0, %x0 : tile<128xf16>")
+    module = run_pipeline(parse_text(nearest, "<k>"), steps)
+    assert "add.rn.f16" in module.ptx.render()

@@ -18,7 +18,7 @@ from ...ir.enums import ComparisonOrdering, ComparisonPredicate, RoundingMode, S
 from .builder import reg_class
 from .select_instructions import Unsupported
 from .select_math import approx, exact_op
-from .widen_narrow_floats import NARROW, NATIVE
+from .widen_narrow_floats import NARROW, is_native
 
 Lowering = Any  # the selection state (select_instructions.Selection): its ``fn`` builds
 
@@ -44,7 +44,7 @@ def ityp(t: T.Type, signed: bool = True) -> str:
 
 def require_wide(name: str, t: T.ElementType) -> None:
     """Float arithmetic reaches instruction selection on f32, f64 or tf32 registers (and
-    widen-narrow-floats' NATIVE ops on f16/bf16 registers, which do not call this)."""
+    widen-narrow-floats' native ops on f16/bf16 registers, which do not call this)."""
     if t.name in ("f16", "bf16"):
         raise Unsupported(f"'{name}' on {t.name}: widen-narrow-floats computes 16-bit float "
                           "arithmetic in f32 before instruction selection")
@@ -147,7 +147,7 @@ def _float_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out
     fn, a, name = lw.fn, op.attributes, op.name
     if not t.is_float:
         raise Unsupported(f"'{name}' on {t.name}")
-    if t.name not in NARROW or name not in NATIVE:
+    if not (t.name in NARROW and is_native(op)):
         require_wide(name, t)
     if name in ("remf", "atan2", "fpowi"):
         exact_op(lw, op, t, ins, out)
