@@ -1042,24 +1042,34 @@ def test_exact_zero_sums_round_to_minus_zero_toward_negative_inf(et, body):
         assert not np.any(np.signbit(want[zero & plus_zero_pairs]))
 
 
+_COMPARED = "%c = cmpf {} %x0, %x1 : tile<512x{et}> -> tile<512xi1>\n" \
+    "%y = select %c, %x0, %x1 : tile<512xi1>, tile<512x{et}>"
+
+
 @pytest.mark.parametrize("et", ["f16", "bf16"])
-@pytest.mark.parametrize("body", [
-    "addf %x0, %x1", "subf %x0, %x1", "mulf %x0, %x1", "minf %x0, %x1", "maxf %x0, %x1",
-    "minf %x0, %x1 propagate_nan", "maxf %x0, %x1 propagate_nan"])
-def test_16_bit_ops_computed_natively(et, body):
-    """add/sub/mul to nearest and min/max run on 16-bit registers (add.rn.f16, min.bf16,
-    ...): correctly rounded, they give the bits the interpreter's widened arithmetic gives,
-    over every pair of special values (NaN, infinities, signed zeros, subnormals) and
-    random values over many binades."""
+@pytest.mark.parametrize("body, instruction", [
+    ("%y = addf %x0, %x1 : tile<512x{et}>", "add.rn"),
+    ("%y = subf %x0, %x1 : tile<512x{et}>", "sub.rn"),
+    ("%y = mulf %x0, %x1 : tile<512x{et}>", "mul.rn"),
+    ("%y = minf %x0, %x1 : tile<512x{et}>", "min"),
+    ("%y = maxf %x0, %x1 : tile<512x{et}>", "max"),
+    ("%y = minf %x0, %x1 propagate_nan : tile<512x{et}>", "min.NaN"),
+    ("%y = maxf %x0, %x1 propagate_nan : tile<512x{et}>", "max.NaN"),
+    (_COMPARED.replace("{}", "less_than ordered"), "setp.lt"),
+    (_COMPARED.replace("{}", "not_equal unordered"), "setp.neu"),
+    (_COMPARED.replace("{}", "greater_than_or_equal unordered"), "setp.geu"),
+    (_COMPARED.replace("{}", "equal ordered"), "setp.eq")])
+def test_16_bit_ops_computed_natively(et, body, instruction):
+    """add/sub/mul to nearest, min/max and comparisons run on 16-bit registers
+    (add.rn.f16, min.bf16, setp.lt.f16, ...): correctly rounded or exact, they give the
+    bits the interpreter's widened arithmetic gives, over every pair of special values
+    (NaN, infinities, signed zeros, subnormals) and random values over many binades."""
     n = 512
     dt = _dtype(et)
     x, y = _pairs(n, dt, np.random.default_rng(12))
-    text = kernel([((n,), et), ((n,), et)], ((n,), et), f"%y = {body} : tile<{n}x{et}>")
+    text = kernel([((n,), et), ((n,), et)], ((n,), et), body.format(et=et))
     ptx = compile_to_ptx(parse_text(text, "<k>"), "sm_90")
-    instruction = {"addf": "add.rn", "subf": "sub.rn", "mulf": "mul.rn", "minf": "min",
-                   "maxf": "max"}[body.split()[0]]
-    nan = ".NaN" if "propagate_nan" in body else ""
-    assert f"\t{instruction}{nan}.{et} " in ptx and "cvt.f32" not in ptx
+    assert f"\t{instruction}.{et} " in ptx and "cvt.f32" not in ptx
     got, want = _emulate_both(text, [x, y], np.zeros(n, dt))
     bad = ~_same_bits(got, want)
     assert not bad.any(), list(zip(x[bad][:4], y[bad][:4], got[bad][:4], want[bad][:4]))

@@ -93,8 +93,9 @@ def emit_scalar(lw: Lowering, op: Operation, ins: list[str], out: str) -> None:
         pred = _CMP[a["comparison_predicate"]]
         if a.get("comparison_ordering") == ComparisonOrdering.unordered:
             pred += "u"
-        require_wide(name, t)
-        ft = "f64" if t.name == "f64" else "f32"
+        if not (t.name in NARROW and is_native(op)):
+            require_wide(name, t)
+        ft = t.name if t.name in ("f64", *NARROW) else "f32"
         fn.emit(f"setp.{pred}.{ft} {out}, {ins[0]}, {ins[1]}")
     elif name == "select":
         if rt.name == "i1":

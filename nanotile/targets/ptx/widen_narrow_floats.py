@@ -1,5 +1,5 @@
-"""widen-narrow-floats: f16 and bf16 arithmetic is computed in f32 and rounded once.
-simt -> simt.
+"""widen-narrow-floats: the f16 and bf16 arithmetic PTX lacks is computed in f32 and
+rounded once. simt -> simt.
 
 PTX has few instructions on 16-bit floats (and none for most functions), so a float op
 on f16 or bf16 registers becomes ``ftof`` of its float operands to f32, the same op on
@@ -8,16 +8,16 @@ for the basic operations: f32 carries more than twice the 16-bit formats' precis
 plus two bits, so rounding the f32 result again cannot round twice the wrong way. The
 last ``ftof`` rounds in the op's direction when the op has one (``addf ...
 rounding<positive_inf>``: rounding the f32 sum up and then up again to f16 is rounding
-the exact sum up, because f16 values are f32 values); otherwise to nearest even. A
-comparison (``cmpf``) just compares the widened operands.
+the exact sum up, because f16 values are f32 values); otherwise to nearest even.
 
 The ops PTX has on 16-bit registers for sm_90 and later are left alone (``NATIVE``):
 ``addf``, ``subf``, ``mulf`` rounding to nearest (``add.rn.f16``, ``mul.rn.bf16``: a
-correctly rounded result is the one widening gives, by the argument above) and
-``minf``/``maxf`` (``min.f16``, ``max.NaN.bf16``: the result is one of the operands, or
-the canonical NaN, as in f32); ``flush_to_zero`` is for f32 only. A reduction of a 512x128 f16
-tile is then one instruction per element instead of three (tileiras' SASS does two per
-instruction, HMNMX2).
+correctly rounded result is the one widening gives, by the argument above), ``minf`` and
+``maxf`` (``min.f16``, ``max.NaN.bf16``: the result is one of the operands, or the
+canonical NaN, as in f32) and ``cmpf`` (``setp.lt.f16``, ``setp.neu.bf16``: widening is
+exact, so it changes no comparison); ``flush_to_zero`` is for f32 only. A reduction of a
+512x128 f16 tile is then one instruction per element instead of three (tileiras' SASS
+does two per instruction, HMNMX2).
 
 Ops on f32, f64 and tf32 registers are left alone; select-instructions then sees no
 16-bit float arithmetic but the ``NATIVE`` ops.
@@ -43,7 +43,7 @@ FLOAT_OPS = frozenset({
     "tanh", "floor", "ceil", "tan", "sinh", "cosh", "fma", "cmpf"})
 
 # the ops computed on 16-bit registers (see is_native)
-NATIVE = frozenset({"addf", "subf", "mulf", "minf", "maxf"})
+NATIVE = frozenset({"addf", "subf", "mulf", "minf", "maxf", "cmpf"})
 
 # ops whose f32 instruction rounds in the op's rounding mode: their narrowing must round
 # the same way
@@ -77,7 +77,7 @@ def is_native(op: Operation) -> bool:
     if op.name not in NATIVE:
         return False
     mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
-    return op.name in ("minf", "maxf") or mode == RoundingMode.nearest_even
+    return op.name in ("minf", "maxf", "cmpf") or mode == RoundingMode.nearest_even
 
 
 def element_name(v: Value) -> str | None:

@@ -1,10 +1,10 @@
 // RUN: nanotile-passes %s -p lower-views,resolve-tokens,assign-layouts{gpu=sm_90},distribute,widen-narrow-floats | filecheck %s
-// widen-narrow-floats: each f16 op computes in f32 between conversions: the loaded %x is
-// widened once, where it is loaded, for both its users; the sum rounding towards +inf
-// narrows towards +inf (rounding up twice is rounding the exact sum up), exp narrows to
-// nearest; the comparison compares the widened operands and keeps its i1 result. A
-// maximum and a sum to nearest stay on f16 (PTX has max.f16 and add.rn.f16, whose results
-// are the widened ones); a sum rounding up is widened (add.f16 rounds to nearest only).
+// widen-narrow-floats: each f16 op PTX lacks computes in f32 between conversions: the
+// loaded %x is widened once, where it is loaded, for both its users; the sum rounding
+// towards +inf narrows towards +inf (rounding up twice is rounding the exact sum up), exp
+// narrows to nearest. The comparison, a maximum and a sum to nearest stay on f16 (PTX has
+// setp.lt.f16, max.f16 and add.rn.f16, whose results are the widened ones); a sum
+// rounding up is widened (add.f16 rounds to nearest only).
 
 // CHECK-LABEL: entry @half(
 // CHECK: %x, %t = load_ptr_tko
@@ -14,8 +14,7 @@
 // CHECK-NEXT: %[[U:.+]] = ftof %up  : tile<1xf16, #regs> -> tile<1xf32, #regs>
 // CHECK-NEXT: %[[E:.+]] = exp %[[U]]  : tile<1xf32, #regs>
 // CHECK-NEXT: %e = ftof %[[E]]  : tile<1xf32, #regs> -> tile<1xf16, #regs>
-// CHECK-NEXT: %[[E2:.+]] = ftof %e  : tile<1xf16, #regs> -> tile<1xf32, #regs>
-// CHECK-NEXT: %lt = cmpf less_than ordered %[[X]], %[[E2]] : tile<1xf32, #regs> -> tile<1xi1, #regs>
+// CHECK-NEXT: %lt = cmpf less_than ordered %x, %e : tile<1xf16, #regs> -> tile<1xi1, #regs>
 // CHECK-NEXT: %m = maxf %x, %e : tile<1xf16, #regs>
 // CHECK-NEXT: %[[M:.+]] = ftof %m  : tile<1xf16, #regs> -> tile<1xf32, #regs>
 // CHECK-NEXT: %n = addf %m, %x  : tile<1xf16, #regs>
