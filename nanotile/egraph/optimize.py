@@ -7,8 +7,8 @@ schedule (engine.Program.saturate), extract every root at once and rebuild the b
 changes an e-graph could match the item's terms (prefilter.RuleShapes, decided on the
 encoded terms in Python), no e-graph is made: the blocks are rebuilt from the encoded
 terms themselves (prefilter.EncodedDag), which is what the extraction would return, and
-egglog's session (the copy of the loaded e-graph it makes) is saved. Dumps and
-statistics always run egglog.
+egglog's session (the copy of the loaded e-graph it makes) is saved. The dumps of the
+e-graph and the rule statistics always make it.
 
 An item with more pure ops than ``Limits.window`` is optimised in windows: consecutive
 runs of that many ops (in program order), one e-graph each, in order; the ops outside
@@ -138,8 +138,12 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
         return False  # nothing to rewrite, nothing to show: no e-graph
     rulesets = schedule(program, settings)
     dag = EncodedDag(enc.terms)
-    if not _reports(settings) and not program.shapes.could_change(rulesets, dag):
+    if not _shows_egraph(settings) and not program.shapes.could_change(rulesets, dag):
         # no rule can match: what egglog would extract is the encoded terms themselves
+        if settings.stats:
+            settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}"
+                               f"{label}: 0 e-nodes: no rule could match its "
+                               f"{len(enc.terms)} terms, no e-graph\n")
         return _rebuild_or_leave(module, item, enc, dag,
                                  [dag.of_name[enc.names[r]] for r in enc.roots], settings)
     with program.session():
@@ -251,8 +255,13 @@ def _fast_math(settings: Settings) -> str:
 
 def _reports(settings: Settings) -> bool:
     """Whether ``_report`` writes anything (an e-graph without roots is still shown)."""
-    return bool(settings.dump_egglog or settings.dump_egraph or settings.stats or
-                settings.rule_stats)
+    return _shows_egraph(settings) or settings.stats
+
+
+def _shows_egraph(settings: Settings) -> bool:
+    """Whether the e-graph itself is shown (its program, drawing or rule matches): it is
+    made even where no rule could match."""
+    return bool(settings.dump_egglog or settings.dump_egraph or settings.rule_stats)
 
 
 def _report(program: Program, stats: Stats, settings: Settings, item: str,

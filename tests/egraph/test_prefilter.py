@@ -151,3 +151,21 @@ def _run_to_eqsat(path: str) -> str:
     module = load_file(path)
     PipelineRun(RunOptions(), io.StringIO()).run(module, parse_pipeline(pipeline[:end]))
     return print_module(module)
+
+
+def test_statistics_say_when_no_e_graph_was_made(capsys):
+    """--time-passes (the pass's ``stats``) shows what ran: no e-graph where no rule could
+    match, the e-nodes of one where a rule could."""
+    from nanotile.passes.manager import RunOptions, run_pipeline
+    from nanotile.passes.registry import parse_pipeline
+
+    def stats(body: str) -> str:
+        module = parse_text(kernel(body), "<k>")
+        run_pipeline(module, parse_pipeline("eqsat{stats=true}"), RunOptions())
+        return capsys.readouterr().err
+
+    two = ("    %c = constant <f32: 2.0> : tile<f32>\n    %r = mulf %x, %c : tile<f32>\n"
+           + STORE_F)
+    assert "eqsat @k: 0 e-nodes: no rule could match its 3 terms, no e-graph" in stats(two)
+    one = stats(two.replace("2.0", "1.0"))
+    assert "no rule could match" not in one and " e-classes, " in one
