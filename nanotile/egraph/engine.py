@@ -42,7 +42,7 @@ from .schema import RULES_DIR, SCHEMA_FILE, schema_text
 
 # what a rule file may contain (egglog command classes; rulefile.ALLOWED_FORMS first)
 _ALLOWED = {"AddRuleset", "UnstableCombinedRuleset", "RuleCommand", "RewriteCommand",
-            "BiRewriteCommand", "Constructor", "Relation", "Function", "Datatype",
+            "BiRewriteCommand", "Constructor", "Relation", "FunctionCommand", "Datatype",
             "Datatypes", "Sort"}
 # where egglog quotes a place: "In 4:7-13 of f.egg: " or "In 1:1-3:12 of f.egg: ", the
 # quoted text following (as many lines as the place spans)

@@ -58,6 +58,22 @@ def test_user_rule_applies(kernel, tmp_path):
     assert "mulf %x" in plain.stderr.split("IR Dump After eqsat", 1)[1]
 
 
+def test_a_rule_file_may_declare_a_function(kernel, tmp_path):
+    """``(function ...)`` is allowed (egglog's parser calls it FunctionCommand): a fact
+    table of the user's, set by one ruleset and read by a rewrite of another."""
+    rules = tmp_path / "depth.egg"
+    rules.write_text("(ruleset depth-facts)\n"
+                     "(function Depth (Term) i64 :merge (max old new))\n"
+                     "(rule ((= e (Leaf a t))) ((set (Depth e) 0)) :ruleset depth-facts)\n"
+                     "(ruleset double)\n"
+                     "(rule ((= e (Mulf x (ConstF 2.0 t) r z t)) (= 0 (Depth x)))\n"
+                     "      ((union e (Addf x x r z t))) :ruleset double)\n")
+    result = nanotile(str(kernel), "--rules", str(rules), "--dump-after=eqsat", "-o",
+                      str(tmp_path / "out.mlir"))
+    assert result.returncode == 0, result.stderr
+    assert "addf %x, %x" in result.stderr.split("IR Dump After eqsat", 1)[1]
+
+
 @pytest.mark.parametrize("text, where, message", [
     (("; bad\n(ruleset bad)\n(rewrite (Mulf x (ConstF 2.0 t) r z t)\n"
       "   (Addff x x r z t) :ruleset bad)\n"), ":4:4: error: ", "Unbound function Addff"),
