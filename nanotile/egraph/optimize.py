@@ -90,10 +90,29 @@ def optimize_module(module: Module, facts: dict, settings: Settings) -> bool:
 def optimize_item(module: Module, item: Operation, facts: dict, settings: Settings) -> bool:
     windows = _windows(item, settings.limits.window)
     changed = False
+    uses = Uses(module)
     for number, window in enumerate(windows, 1):
         place = (number, len(windows)) if len(windows) > 1 else None
-        changed |= _optimize(module, item, facts, settings, window, place)
+        changed |= _optimize(module, item, facts, settings, window, place, uses)
     return changed
+
+
+class Uses:
+    """collect_uses(module) for the windows of an item, walked again only after a rebuild
+    changed what some op reads (a window whose ops all come back with the same operands,
+    only reordered, leaves it as it was: one walk of the module per item, not per window)."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.table: dict | None = None
+
+    def get(self) -> dict:
+        if self.table is None:
+            self.table = collect_uses(self.module)
+        return self.table
+
+    def forget(self) -> None:
+        self.table = None
 
 
 def _windows(item: Operation, size: int) -> list[set[int] | None]:
@@ -116,11 +135,11 @@ def _ops_in_order(block: Block):
 
 
 def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
-              window: set[int] | None, place: tuple[int, int] | None) -> bool:
+              window: set[int] | None, place: tuple[int, int] | None, uses: Uses) -> bool:
     """One e-graph: the item's terms, or those of one window (``place``: its number and
     the number of windows)."""
     label = f" (window {place[0]}/{place[1]})" if place else ""
-    enc = Encoder(facts, collect_uses(module), window=window)
+    enc = Encoder(facts, uses.get(), window=window)
     try:
         for block in blocks_of(item):
             enc.encode_block(block)
@@ -145,7 +164,7 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
                                f"{label}: 0 e-nodes: no rule could match its "
                                f"{len(enc.terms)} terms, no e-graph\n")
         return _rebuild_or_leave(module, item, enc, dag,
-                                 [dag.of_name[enc.names[r]] for r in enc.roots], settings)
+                                 [dag.of_name[enc.names[r]] for r in enc.roots], settings, uses)
     with program.session():
         stats = Stats()
         start = time.perf_counter()
@@ -160,13 +179,13 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
         _report(program, stats, settings, name, place, rulesets)
     if not enc.roots:
         return False
-    return _rebuild_or_leave(module, item, enc, termdag, terms, settings)
+    return _rebuild_or_leave(module, item, enc, termdag, terms, settings, uses)
 
 
 def _rebuild_or_leave(module: Module, item: Operation, enc: Encoder, termdag: Any,
-                      terms: list[int], settings: Settings) -> bool:
+                      terms: list[int], settings: Settings, uses: Uses) -> bool:
     try:
-        return _rebuild(module, item, enc, termdag, terms)
+        return _rebuild(module, item, enc, termdag, terms, uses)
     except Fallback as reason:
         return _left_alone(settings, item, str(reason))
     except UnknownLeaf as e:
@@ -208,7 +227,8 @@ def _left_alone(settings: Settings, item: Operation, reason: str) -> bool:
     return False
 
 
-def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms) -> bool:
+def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms,
+             uses: Uses) -> bool:
     """Install the rebuilt blocks (raises Fallback before changing anything)."""
     rebuilder = Rebuilder(enc, termdag, terms)
     blocks: list[Block] = [b for op in item.walk() for b in blocks_of(op)]
@@ -222,6 +242,8 @@ def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms) -> b
             op.parent = block
     replace_uses(module, rebuilder.mapping)
     _drop_unused_constants(item, blocks)
+    if rebuilder.mapping or rebuilder.created or len(rebuilder.used) != len(enc.term_ops):
+        uses.forget()  # some op reads other values now, or is gone
     return changed
 
 

@@ -377,6 +377,32 @@ def test_windows_of_a_large_kernel():
     assert "eqsat @strength (window 2/2):" in report.getvalue()
 
 
+def test_windows_walk_the_module_again_only_after_a_change(monkeypatch):
+    """The uses of values (SingleUse facts) are collected once per item and again only
+    after a window's rebuild changed what an op reads: the IR is the one collecting them
+    for every window gives, with fewer walks where windows change nothing."""
+    from nanotile.egraph import optimize
+
+    walks: list[int] = []
+    collect = optimize.collect_uses
+    monkeypatch.setattr(optimize, "collect_uses", lambda m: walks.append(1) or collect(m))
+    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
+    plain = "\n".join(f"    %y{i} = addf %x, %y{i - 1} : tile<f32>" for i in range(1, 9))
+    chain = KERNEL.replace("    %y = mulf %x, %two : tile<f32>",
+                           "    %y0 = addf %x, %x : tile<f32>\n" + plain +
+                           "\n    %y = mulf %y8, %two : tile<f32>")
+    results = {}
+    for kept in (True, False):
+        if not kept:  # every window walks the module again, as before
+            monkeypatch.setattr(optimize.Uses, "get",
+                                lambda self: optimize.collect_uses(self.module))
+        walks.clear()
+        results[kept] = (run(text, "eqsat{window=2}"), run(chain, "eqsat{window=3}"),
+                         len(walks))
+    assert results[True][:2] == results[False][:2]
+    assert results[True][2] < results[False][2]
+
+
 def test_iteration_and_node_limits():
     text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
     assert "shli" in run(text, "eqsat{iterations=1}")
