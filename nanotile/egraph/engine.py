@@ -241,7 +241,7 @@ class Program:
         self.shapes = RuleShapes()
         self.shapes.add(commands)
         for path in rule_files:
-            self.load_rules(path)
+            self.shapes.add(self.load_rules(path))
 
     @contextmanager
     def session(self) -> Iterator[Program]:
@@ -265,7 +265,8 @@ class Program:
         except Exception as e:  # noqa: BLE001 - egglog raises its own error class
             raise egglog_error(e, filename) from None
 
-    def load_rules(self, path: Path) -> None:
+    def load_rules(self, path: Path) -> list[Any]:
+        """Load a rule file; the egglog commands it ran (the disabled rules left out)."""
         filename = str(path)
         try:
             text = read_text(path.read_bytes(), filename)
@@ -293,8 +294,6 @@ class Program:
                 self.rulesets.append(command.name)
         rules = rules_of(commands, filename, text)
         self.rules.extend(rules)
-        self.shapes.add(commands, {i for i, rule in enumerate(rules)
-                                   if rule.place in self.disabled})
         if self.disabled:
             places = iter([rule.place for rule in rules])
             commands = [c for c in commands
@@ -305,6 +304,7 @@ class Program:
             self.egraph.run_program(*commands)
         except Exception as e:  # noqa: BLE001
             raise egglog_error(e, filename, text) from None
+        return commands
 
     def node_count(self) -> int:
         out = self.egraph.parse_and_run_program("(print-size)", filename="<size>")

@@ -87,17 +87,14 @@ class RuleShapes:
         self.by_ruleset: dict[str, list[list[Atom]]] = {}
         self.combined: set[str] = set()  # rulesets made of others: not looked into
 
-    def add(self, commands: list[Any], disabled: set[int] = frozenset()) -> None:
-        """The declarations and rules of egglog's parsed ``commands`` (``disabled``:
-        indexes among the rules, left out)."""
+    def add(self, commands: list[Any]) -> None:
+        """The declarations and rules of egglog's parsed ``commands``."""
         self.constructors |= term_constructors(commands)
         self.facts |= fact_tables(commands)
-        rules = [c for c in commands
-                 if type(c).__name__ in ("RuleCommand", "RewriteCommand", "BiRewriteCommand")]
         self.combined |= {c.name for c in commands
                           if type(c).__name__ == "UnstableCombinedRuleset"}
-        for index, command in enumerate(rules):
-            if index not in disabled:
+        for command in commands:
+            if type(command).__name__ in ("RuleCommand", "RewriteCommand", "BiRewriteCommand"):
                 self._add_rule(command)
 
     def _add_rule(self, command: Any) -> None:

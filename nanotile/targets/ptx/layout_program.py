@@ -10,7 +10,6 @@ from functools import cache
 from pathlib import Path
 
 from ...egraph.engine import Program, Stats, egglog_bindings, egglog_error, worn
-from ...egraph.prefilter import RuleShapes
 from .layout_egraph import RULES_DIR
 
 SCHEMA = RULES_DIR.parent / "layout_schema.egg"
@@ -41,7 +40,6 @@ class LayoutProgram(Program):
         self.rules = []
         self.disabled = frozenset()
         self.sessions = 0
-        self.shapes = RuleShapes()  # load_rules records the rules' shapes (eqsat's use)
         self.run_text(SCHEMA.read_text(), str(SCHEMA.name))
         for path in rule_files:
             self.load_rules(path)

@@ -42,14 +42,18 @@ def ityp(t: T.Type, signed: bool = True) -> str:
     return f"{'s' if signed else 'u'}{bits}"
 
 
-def require_wide(name: str, t: T.ElementType) -> None:
-    """Float arithmetic reaches instruction selection on f32, f64 or tf32 registers (and
-    widen-narrow-floats' native ops on f16/bf16 registers, which do not call this)."""
-    if t.name in ("f16", "bf16"):
-        raise Unsupported(f"'{name}' on {t.name}: widen-narrow-floats computes 16-bit float "
-                          "arithmetic in f32 before instruction selection")
+def float_type(op: Operation, t: T.ElementType) -> str:
+    """The PTX type float arithmetic on ``t`` runs in: f32 (for tf32 too) or f64, and f16
+    or bf16 for widen-narrow-floats' native ops; the other 16-bit float arithmetic has
+    been widened to f32 by then."""
+    if t.name in NARROW and is_native(op):
+        return t.name
+    if t.name in NARROW:
+        raise Unsupported(f"'{op.name}' on {t.name}: widen-narrow-floats computes 16-bit "
+                          "float arithmetic in f32 before instruction selection")
     if t.name not in ("f32", "tf32", "f64"):
         raise Unsupported(f"arithmetic on {t.name} is not supported by the PTX back end yet")
+    return "f64" if t.name == "f64" else "f32"
 
 
 def normalize(lw: Lowering, reg: str, t: T.ElementType) -> None:
@@ -93,10 +97,7 @@ def emit_scalar(lw: Lowering, op: Operation, ins: list[str], out: str) -> None:
         pred = _CMP[a["comparison_predicate"]]
         if a.get("comparison_ordering") == ComparisonOrdering.unordered:
             pred += "u"
-        if not (t.name in NARROW and is_native(op)):
-            require_wide(name, t)
-        ft = t.name if t.name in ("f64", *NARROW) else "f32"
-        fn.emit(f"setp.{pred}.{ft} {out}, {ins[0]}, {ins[1]}")
+        fn.emit(f"setp.{pred}.{float_type(op, t)} {out}, {ins[0]}, {ins[1]}")
     elif name == "select":
         if rt.name == "i1":
             n1, x, y = fn.reg("pred"), fn.reg("pred"), fn.reg("pred")
@@ -148,13 +149,11 @@ def _float_op(lw: Lowering, op: Operation, t: T.ElementType, ins: list[str], out
     fn, a, name = lw.fn, op.attributes, op.name
     if not t.is_float:
         raise Unsupported(f"'{name}' on {t.name}")
-    if not (t.name in NARROW and is_native(op)):
-        require_wide(name, t)
+    ft = float_type(op, t)
     if name in ("remf", "atan2", "fpowi"):
         exact_op(lw, op, t, ins, out)
         return
     wide = t.name == "f64"
-    ft = t.name if wide or t.name in NARROW else "f32"
     xs, res = ins, out
     mode = a.get("rounding_mode", RoundingMode.nearest_even)
     ftz = ".ftz" if a.get("flush_to_zero") and not wide else ""

@@ -74,10 +74,8 @@ class WidenNarrowFloats(Pass):
 
 def is_native(op: Operation) -> bool:
     """PTX computes the op on 16-bit registers with the same result as the widened form."""
-    if op.name not in NATIVE:
-        return False
     mode = op.attributes.get("rounding_mode", RoundingMode.nearest_even)
-    return op.name in ("minf", "maxf", "cmpf") or mode == RoundingMode.nearest_even
+    return op.name in NATIVE and mode == RoundingMode.nearest_even  # PTX's .rn only
 
 
 def element_name(v: Value) -> str | None:
