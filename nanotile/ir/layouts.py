@@ -422,15 +422,30 @@ class LinearLayout:
                 for name, bases in (("register", self.register), ("lane", self.lane),
                                     ("warp", self.warp))}
 
-    def contiguous_registers(self) -> int:
-        """How many consecutive registers (from register 0) hold consecutive elements of
-        the last dimension: the widest vector one thread can access at once."""
+    def contiguous_registers(self, dim: int = -1) -> int:
+        """How many consecutive registers (from register 0) hold consecutive elements
+        along ``dim`` (the last dimension unless told): the widest vector one thread can
+        access at once where that dimension is contiguous in memory."""
+        if not self.shape:
+            return 1
+        dim %= len(self.shape)
+        low = dim_offsets(self.shape)[dim]
         width = 1
         for i, b in enumerate(self.register):
-            if not self.shape or b != 1 << i or (1 << (i + 1)) > self.shape[-1]:
+            if b != 1 << (low + i) or (1 << (i + 1)) > self.shape[dim]:
                 break
             width <<= 1
         return width
+
+    def run_dim(self) -> int:
+        """The dimension the first register basis steps along (the last when there is
+        none): where a thread's run of consecutive registers lies."""
+        if not self.register or not self.shape:
+            return len(self.shape) - 1
+        low = (self.register[0] & -self.register[0]).bit_length() - 1
+        offsets = dim_offsets(self.shape)
+        return next(d for d, (at, size) in enumerate(zip(offsets, self.shape))
+                    if at <= low < at + log2(size))
 
     def named(self, spelling: str) -> LinearLayout:
         return LinearLayout(self.shape, self.register, self.lane, self.warp, spelling)
@@ -520,17 +535,21 @@ def blocked(shape: tuple[int, ...], per_thread: tuple[int, ...], lanes: tuple[in
     return LinearLayout(tuple(shape), tuple(register), tuple(lane), tuple(warp), spelling)
 
 
-def default_blocked(shape: tuple[int, ...], num_warps: int, vector: int = 1) -> LinearLayout:
+def default_blocked(shape: tuple[int, ...], num_warps: int, vector: int = 1,
+                    fastest: int = -1) -> LinearLayout:
     """The blocked layout of a tile over ``num_warps`` warps: ``vector`` contiguous elements
-    per thread along the last dimension, lanes and then warps along the fastest
-    dimensions first (consecutive threads hold consecutive elements, so warps access
-    memory in whole lines). With ``vector=1`` thread t holds flat index t + T*k."""
+    per thread along the dimension ``fastest`` (the last unless told: the one contiguous
+    in memory), lanes and then warps along it first and then along the others, last
+    first (consecutive threads hold consecutive elements, so warps access memory in
+    whole lines). With ``vector=1`` and the last dimension fastest, thread t holds flat
+    index t + T*k."""
     if not shape or _product(shape) == 1:
         return replicated(shape)
     rank = len(shape)
-    order = tuple(range(rank - 1, -1, -1))
+    fastest %= rank
+    order = (fastest, *(d for d in range(rank - 1, -1, -1) if d != fastest))
     per_thread = [1] * rank
-    per_thread[-1] = min(vector, shape[-1])
+    per_thread[fastest] = min(vector, shape[fastest])
     room = [shape[d] // per_thread[d] for d in range(rank)]
     lanes, warps = [1] * rank, [1] * rank
     left = LANES

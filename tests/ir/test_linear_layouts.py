@@ -57,6 +57,24 @@ def test_default_blocked_with_vectors_gives_each_thread_contiguous_elements():
     assert len(rows) == 2
 
 
+def test_default_blocked_along_the_first_dimension_runs_down_the_columns():
+    """``fastest=0`` (a column-major tile): each thread's first 4 registers hold 4
+    consecutive rows of one column, and a warp's register 0 covers 128 consecutive rows
+    of one column (coalesced lines of a column-major array)."""
+    layout = default_blocked((128, 128, 1), num_warps=4, vector=4, fastest=0)
+    assert layout.run_dim() == 0
+    assert layout.contiguous_registers(0) == 4 and layout.contiguous_registers() == 1
+    for lane, warp in itertools.product(range(32), range(4)):
+        first = [coordinates(e, (128, 128, 1)) for e in layout.thread_elements(lane, warp)[:4]]
+        assert [r for r, _, _ in first] == list(range(first[0][0], first[0][0] + 4))
+        assert len({(c, z) for _, c, z in first}) == 1
+    assert {coordinates(layout.element(0, lane, 0), (128, 128, 1))[0] // 4
+            for lane in range(32)} == set(range(32))
+    assert layout.covers() and layout.registers == 128
+    # the default keeps the last dimension fastest
+    assert default_blocked((64, 64), 4, 4).run_dim() == 1
+
+
 def test_default_blocked_gives_each_thread_contiguous_rows_of_the_slower_dimensions():
     """Lanes (then warps) cover the fastest dimension; along the slower ones a thread
     holds what lanes and warps leave as neighbouring elements, the warps taking the top

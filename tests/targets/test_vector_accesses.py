@@ -73,3 +73,69 @@ def test_extract_and_insert_gather_shared_memory_as_vectors(name, vectors, gpu):
     ours = accesses(compile_to_ptx(load_file(str(path)), gpu))
     assert ours["ld", "shared", 1] == 0 and ours["st", "shared", 1] == 0, ours
     assert ours["ld", "shared", 4] == vectors and ours["st", "shared", 4] == vectors, ours
+
+
+# A 64x64 copy through column-major views (strides [1, ld]): the tile is contiguous along
+# its first dimension, as cuTile's views of a transposed or Fortran-ordered array are.
+COLUMN_MAJOR_COPY = """
+cuda_tile.module @m {
+  entry @k(%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>, %m: tile<i32>, %n: tile<i32>,
+           %ld: tile<i32>) {
+    %a = assume div_by<16>, %src : tile<ptr<f32>>
+    %b = assume div_by<16>, %dst : tile<ptr<f32>>
+    %rows = assume div_by<16>, %m : tile<i32>
+    %lead = assume div_by<4>, %ld : tile<i32>
+    %sv = make_tensor_view %a, shape = [%rows, %n], strides = [1, %lead]
+        : tile<i32> -> tensor_view<?x?xf32, strides=[1,?]>
+    %dv = make_tensor_view %b, shape = [%rows, %n], strides = [1, %lead]
+        : tile<i32> -> tensor_view<?x?xf32, strides=[1,?]>
+    %x, %y, %z = get_tile_block_id : tile<i32>
+    %sp = make_partition_view %sv : partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[1,?]>>
+    %t, %tok = load_view_tko weak %sp[%x, %y]
+        : partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[1,?]>>, tile<i32>
+        -> tile<64x64xf32>, token
+    %dp = make_partition_view %dv : partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[1,?]>>
+    %done = store_view_tko weak %t, %dp[%x, %y]
+        : tile<64x64xf32>, partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[1,?]>>,
+          tile<i32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_a_column_major_copy_moves_vectors_down_its_columns(gpu):
+    """Threads and vectors follow the dimension contiguous in memory
+    (contiguity.access_dim): 4096 elements over 128 threads, each moving 8 runs of 4
+    consecutive rows with one 16-byte access, where a row-major layout would move one
+    element per access, 32 times; the copy reads and writes what NumPy's does."""
+    import numpy as np
+
+    import nanotile
+    from nanotile.ir.parser import parse_text
+
+    ours = accesses(compile_to_ptx(parse_text(COLUMN_MAJOR_COPY, "<k>"), gpu))
+    assert ours["ld", "global", 4] == 8 and ours["st", "global", 4] == 8, ours
+    assert ours["ld", "global", 1] == 0 and ours["st", "global", 1] == 0, ours
+    rows, columns, lead = 128, 96, 132  # the last column block is partly out of bounds
+    source = np.arange(lead * columns, dtype=np.float32)
+    target = np.zeros(lead * columns, dtype=np.float32)
+    nanotile.run(parse_text(COLUMN_MAJOR_COPY, "<k>"), "k", (2, 2, 1), source, target,
+                 rows, columns, lead, device="emulator", gpu_name=gpu)
+    want = np.zeros_like(target).reshape(columns, lead)
+    want[:, :rows] = source.reshape(columns, lead)[:, :rows]
+    assert np.array_equal(target.reshape(columns, lead), want)
+
+
+@pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
+def test_a_3d_copy_of_column_major_views_moves_16_byte_vectors(gpu):
+    """cutile-tests' array_copy_3d views its arrays with strides [1, ?, ?]: tileiras loads
+    its 128x128x1 f32 tile with LDG.E.128 (cuobjdump -sass); so do we, 32 per thread."""
+    path = CORPUS / "cutile-tests" / \
+        "test_copy__array_copy_3d__f32x3_f32x3_128_128_1.1c1dd2.tileirbc"
+    if not path.exists():
+        pytest.skip("../shared/corpus/cutile-tests not found")
+    ours = accesses(compile_to_ptx(load_file(str(path)), gpu))
+    assert ours["ld", "global", 4] == 32 and ours["st", "global", 4] == 32, ours
+    assert ours["ld", "global", 1] == 0 and ours["st", "global", 1] == 0, ours

@@ -6,8 +6,10 @@ over the CTA's threads (nanotile/ir/layouts.py) and writes it into the types, so
 one layout and used in another, a ``convert_layout`` says so (lower-convert-layout
 decides how it moves). The choice is greedy, in three steps:
 
-1. Anchors. Loads, stores and atomics use a coalesced blocked layout, with as many
-   contiguous elements per thread as the contiguity analysis allows for one access
+1. Anchors. Loads, stores and atomics use a coalesced blocked layout: threads first
+   along the dimension contiguous in memory (contiguity.access_dim: the last, or the
+   first of a column-major view), loads and stores with as many contiguous elements
+   per thread along it as the contiguity analysis allows for one access
    (contiguity.vector_width); mmaf/mmai on mma.sync (mma_plan) keep their accumulator in
    the instruction's fragment layout and read A and B from swizzled shared memory
    (without an instruction: an FMA loop over row-major shared operands); a store of an
@@ -68,7 +70,7 @@ from ...passes.base import Pass, PassContext
 from ..target import WARPS
 from . import layout_rules as R
 from .accumulators import accumulator_values
-from .contiguity import Contiguity, vector_width
+from .contiguity import Contiguity, access_dim, vector_width
 from .mma_plan import MmaPlan, plan, round_tf32_operands
 from .shared_memory import element_bytes
 
@@ -212,10 +214,13 @@ class Assignment:
             layout = replicated(pointers.shape)
         elif stored is not None and stored.shape == pointers.shape:
             layout = stored  # stored from the mma fragments, as tileiras does
-        else:
-            width = 1 if op.name.startswith("atomic") else vector_width(
-                self.contiguity, op, element_bytes(pointers.element.pointee))
-            layout = default_blocked(pointers.shape, self.warps, width)
+        elif op.name.startswith("atomic"):
+            layout = default_blocked(pointers.shape, self.warps)
+        else:  # coalesced: threads and vectors along the dimension contiguous in memory
+            dim = access_dim(self.contiguity, op)
+            width = vector_width(self.contiguity, op, element_bytes(pointers.element.pointee),
+                                 dim=dim)
+            layout = default_blocked(pointers.shape, self.warps, width, fastest=dim)
         self.anchor[op] = layout
         if op.name.startswith("atomic") and layout.owner_bits(self.warps) != (0, 0) and \
                 self.uses.get(op.results[0]):

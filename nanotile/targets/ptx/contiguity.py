@@ -246,24 +246,41 @@ def _splat_int(attr: A.DenseElementsAttr, t: T.ElementType) -> int:
     return raw
 
 
+def access_dim(info: Contiguity, op: Operation) -> int:
+    """The dimension along which the pointers of the memory op ``op`` are contiguous in
+    the longest runs (the last dimension unless another's are longer): the one its
+    threads walk first and its vectors lie along, so that a warp reads whole lines
+    (Triton's coalescing orders dimensions so). A column-major view's tile is contiguous
+    along its first dimension."""
+    pointers = op.operands[0]
+    if not isinstance(pointers.type, T.TileType) or pointers.type.rank == 0:
+        return -1
+    contiguity = info.of(pointers).contiguity
+    best = len(contiguity) - 1
+    for dim in range(best - 1, -1, -1):
+        if contiguity[dim] > contiguity[best]:
+            best = dim
+    return best
+
+
 def vector_width(info: Contiguity, op: Operation, element_bytes: int,
-                 max_bytes: int = 16) -> int:
-    """How many consecutive elements (along the last dimension) one access of the memory
-    op ``op`` (load_ptr_tko, store_ptr_tko, its pointers first) may move at once: the
-    pointers contiguous and aligned for it and the mask constant over it, at most
-    ``max_bytes`` (16: ld/st.v4.b32). Padding values need not be equal: each register
-    of a masked vector load gets its own before the load."""
+                 max_bytes: int = 16, dim: int = -1) -> int:
+    """How many consecutive elements along ``dim`` (the last dimension unless told) one
+    access of the memory op ``op`` (load_ptr_tko, store_ptr_tko, its pointers first)
+    may move at once: the pointers contiguous and aligned for it and the mask constant
+    over it, at most ``max_bytes`` (16: ld/st.v4.b32). Padding values need not be equal:
+    each register of a masked vector load gets its own before the load."""
     pointers = op.operands[0]
     if not isinstance(pointers.type, T.TileType) or pointers.type.rank == 0:
         return 1
-    last = pointers.type.rank - 1
+    dim %= pointers.type.rank
     p = info.of(pointers)
-    width = min(p.contiguity[last], max(1, p.divisibility[last] // element_bytes),
-                max(1, max_bytes // element_bytes), pointers.type.shape[last], 4)
+    width = min(p.contiguity[dim], max(1, p.divisibility[dim] // element_bytes),
+                max(1, max_bytes // element_bytes), pointers.type.shape[dim], 4)
     for value in op.operands[1:]:
         if isinstance(value.type, T.TileType) and value.type.element == T.I1 and \
                 value.type.rank == pointers.type.rank:
-            width = min(width, info.of(value).constancy[last])
+            width = min(width, info.of(value).constancy[dim])
     return 1 << (max(1, width).bit_length() - 1)
 
 

@@ -12,11 +12,12 @@ it would save:
   layout_extract.varying_bits); index arithmetic (the integer, pointer and mask ops of
   INDEX_OPS) ``index_cost``, an instruction, once per run of contiguous registers;
 - a load or store in ``L``: one access per vector of
-  ``min(L.contiguous_registers(), width)`` registers, where ``width`` is what the
-  contiguity analysis allows the op (contiguity.vector_width: vectorize-memory takes the
-  same minimum), ``access_cost`` each, plus ``sector_cost`` per 32-byte sector the
-  warp's lanes touch (coalescing: lanes along a row share sectors, lanes down a column
-  do not);
+  ``min(L.contiguous_registers(d), width)`` registers, where ``d`` is the dimension
+  the op's pointers are contiguous along (contiguity.access_dim) and ``width`` what the
+  contiguity analysis allows along it (contiguity.vector_width: vectorize-memory takes
+  the same minimum), ``access_cost`` each, plus ``sector_cost`` per 32-byte sector the
+  warp's lanes touch (coalescing: lanes along a contiguous line share sectors, lanes
+  across lines do not);
 - a conversion: as lower-convert-layout will lower it, from the same classification
   (nanotile.ir.layouts.conversion and shuffle_plan): none or a renaming of registers
   cost 0; warp shuffles ``shuffle_cost`` per shuffle and 32-bit word (plus a select per
@@ -41,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ...egraph.cost import CostModel
-from ...ir.layouts import LinearLayout, Span, conversion, shuffle_plan
+from ...ir.layouts import LinearLayout, Span, conversion, dim_offsets, shuffle_plan
 
 # ops that relabel registers (distribute_rules: the same registers, other coordinates)
 FREE_OPS = frozenset({"broadcast", "reshape", "permute"})
@@ -122,16 +123,18 @@ class LayoutCostModel:
             return self.index_cost * runs
         return self.ops.op_cost(op_name) * runs
 
-    def memory(self, layout: LinearLayout, width: int, element_bytes: int) -> int:
-        """A load or store in ``layout``, ``width`` elements per access at most: its
-        accesses, and the 32-byte sectors each warp access touches (a warp whose lanes
-        walk down a column touches a sector per lane; rows are taken to be far apart)."""
-        vector = max(1, min(layout.contiguous_registers(), width))
+    def memory(self, layout: LinearLayout, width: int, element_bytes: int,
+               dim: int = -1) -> int:
+        """A load or store in ``layout`` of a tile contiguous in memory along ``dim``,
+        ``width`` elements per access at most: its accesses, and the 32-byte sectors
+        each warp access touches (a warp whose lanes walk across the contiguous lines
+        touches a sector per lane; lines are taken to be far apart)."""
+        vector = max(1, min(layout.contiguous_registers(dim), width))
         accesses = -(-layout.registers // vector)
         if not self.sector_cost:  # the issued model's: no sectors to count
             return accesses * self.access_cost
         return accesses * (self.access_cost + self.sector_cost *
-                           sectors(layout, vector, element_bytes))
+                           sectors(layout, vector, element_bytes, dim))
 
     def conversion(self, source: LinearLayout, target: LinearLayout,
                    element_bytes: int) -> int:
@@ -174,10 +177,15 @@ def shared_accesses(layout: LinearLayout, element_bytes: int) -> int:
     return -(-layout.registers // vector) * max(1, element_bytes // 16)
 
 
-def sectors(layout: LinearLayout, vector: int, element_bytes: int) -> int:
+def sectors(layout: LinearLayout, vector: int, element_bytes: int, dim: int = -1) -> int:
     """32-byte sectors one warp access of ``vector`` elements per lane touches, the
-    tile's rows taken to lie in different sectors."""
-    last = layout.shape[-1] if layout.shape else 1
+    tile contiguous in memory along ``dim`` (the last dimension unless told): its lines
+    along ``dim`` taken to lie in different sectors."""
+    if not layout.shape:
+        return 1
+    dim %= len(layout.shape)
+    low = dim_offsets(layout.shape)[dim]
+    along = (layout.shape[dim] - 1) << low  # the flat-index bits of the coordinate
     # each lane's first element: the XOR of the bases of its set bits, built a basis at
     # a time (lanes past the listed bases repeat these: they add no sector)
     elements = [0]
@@ -185,7 +193,7 @@ def sectors(layout: LinearLayout, vector: int, element_bytes: int) -> int:
         elements += [element ^ basis for element in elements]
     touched = set()
     for element in elements:
-        row, column = divmod(element, last)
+        row, column = element & ~along, (element & along) >> low
         first = column * element_bytes // 32
         end = ((column + vector) * element_bytes - 1) // 32
         touched.update((row, sector) for sector in range(first, end + 1))

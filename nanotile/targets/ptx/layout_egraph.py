@@ -44,7 +44,7 @@ from ...ir.core import Operation, Value
 from ...ir.layouts import LinearLayout, default_blocked
 from ...ir.optable import lookup
 from . import layout_rules as R
-from .contiguity import vector_width
+from .contiguity import access_dim, vector_width
 from .layout_carried import CARRIERS, carried_key, carried_name, may_choose, tied_values
 from .shared_memory import element_bytes
 
@@ -80,6 +80,7 @@ class LayoutProblem:
     candidates: dict[object, list[LinearLayout]] = field(default_factory=dict)
     edges: list[Edge] = field(default_factory=list)
     widths: dict[object, int] = field(default_factory=dict)  # memory slots' vector cap
+    dims: dict[object, int] = field(default_factory=dict)  # ... the dimension it lies along
     element_bytes: dict[object, int] = field(default_factory=dict)  # memory slots'
     names: dict[object, str] = field(default_factory=dict)
     nodes: int = 0          # e-nodes of the saturated layout e-graph
@@ -169,7 +170,9 @@ def build_problem(assignment) -> LayoutProblem:
             if op.name in R.MEMORY_OPS:
                 size = element_bytes(op.operands[0].type.element.pointee)
                 problem.element_bytes[slot] = size
-                problem.widths[slot] = vector_width(assignment.contiguity, op, size)
+                dim = access_dim(assignment.contiguity, op)
+                problem.dims[slot] = dim
+                problem.widths[slot] = vector_width(assignment.contiguity, op, size, dim=dim)
     slot_of = _add_carried(problem, assignment, ops)
     for op in ops:
         user = slot_of_op(op) if op.results or op.name == "store_ptr_tko" else None
@@ -283,8 +286,8 @@ def seeds(problem: LayoutProblem, warps: int) -> dict[object, list[LinearLayout]
     proposed: dict[object, list[LinearLayout]] = {s: [problem.greedy[s]]
                                                   for s in problem.slots}
     for slot, width in problem.widths.items():
-        _add(problem, slot, proposed,
-             default_blocked(problem.greedy[slot].shape, warps, width))
+        _add(problem, slot, proposed, default_blocked(problem.greedy[slot].shape, warps,
+                                                      width, fastest=problem.dims[slot]))
     for edge in problem.edges:
         if edge.user is None and isinstance(edge.want, LinearLayout):
             _add(problem, edge.operand, proposed, edge.want)

@@ -92,7 +92,7 @@ class Pricer:
         if slot in problem.tied:  # a carried value computes nothing itself
             cost = 0
         elif width is not None:
-            cost = self.memory(layout, width, problem.element_bytes[slot])
+            cost = self.memory(slot, layout, width)
         else:
             cost = self.value(slot, layout)
         return cost + problem.extra.get((slot, layout), 0) if problem.extra else cost
@@ -158,17 +158,19 @@ class Pricer:
             return 0
         key = ("unvectorized", want, width, id(edge.user))
         if key not in self.memo:
-            size = self.problem.element_bytes[edge.user]
-            self.memo[key] = self.memory(want, 1, size) - self.memory(want, width, size)
+            self.memo[key] = self.memory(edge.user, want, 1) - \
+                self.memory(edge.user, want, width)
         return self.memo[key]
 
-    def memory(self, layout: LinearLayout, width: int, size: int) -> int:
-        """The model's price of a load or store in ``layout`` (``width`` elements of
-        ``size`` bytes per access at most), asked once: the memory slots of a kernel
-        and their operands' conversions ask the same few (counting sectors is slow)."""
-        key = ("memory", layout, width, size)
+    def memory(self, slot: object, layout: LinearLayout, width: int) -> int:
+        """The model's price of the load or store ``slot`` in ``layout`` (``width``
+        elements per access at most, along the dimension its pointers are contiguous
+        along), asked once: the memory slots of a kernel and their operands'
+        conversions ask the same few (counting sectors is slow)."""
+        size, dim = self.problem.element_bytes[slot], self.problem.dims[slot]
+        key = ("memory", layout, width, size, dim)
         if key not in self.memo:
-            self.memo[key] = self.model.memory(layout, width, size)
+            self.memo[key] = self.model.memory(layout, width, size, dim)
         return self.memo[key]
 
     def conversion(self, edge: Edge, have: LinearLayout, want: object) -> int:

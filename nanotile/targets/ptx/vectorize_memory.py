@@ -1,14 +1,16 @@
 """vectorize-memory: loads and stores that may move several elements per instruction say
 how many.  tile-layout -> tile-layout.
 
-A thread whose registers 0..v-1 hold v consecutive elements of the last dimension
-(``LinearLayout.contiguous_registers``; assign-layouts gives loads and stores such a
-layout when it can) may load or store them with one ``ld.global.v{v}``, if their
+A thread whose registers 0..v-1 hold v consecutive elements of one dimension
+(``LinearLayout.run_dim`` and ``contiguous_registers``; assign-layouts gives loads and
+stores such a layout along the dimension contiguous in memory when it can,
+contiguity.access_dim) may load or store them with one ``ld.global.v{v}``, if their
 addresses are consecutive and the first is aligned to the whole vector, and if the mask
-is the same for all v (contiguity.vector_width, from the pointer arithmetic and the
-kernel's ``div_by`` facts). The pass writes that v as the attribute ``nanotile.vector``
-of ``load_ptr_tko`` / ``store_ptr_tko`` (absent: one element per instruction); each group
-of v registers is then one access (distribute, select-instructions).
+is the same for all v (contiguity.vector_width along that dimension, from the pointer
+arithmetic and the kernel's ``div_by`` facts). The pass writes that v as the attribute
+``nanotile.vector`` of ``load_ptr_tko`` / ``store_ptr_tko`` (absent: one element per
+instruction); each group of v registers is then one access (distribute,
+select-instructions).
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ class VectorizeMemory(Pass):
             if not isinstance(layout, LinearLayout) or pointers.num_elements == 1:
                 continue
             size = element_bytes(pointers.element.pointee)
-            width = min(layout.contiguous_registers(), vector_width(info, op, size))
+            dim = layout.run_dim()
+            width = min(layout.contiguous_registers(dim), vector_width(info, op, size, dim=dim))
             if width > 1 and vector_of(op) != width:
                 op.attributes[VECTOR] = A.IntegerAttr(width, T.I32)
                 changed = True

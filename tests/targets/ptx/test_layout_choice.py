@@ -536,6 +536,18 @@ def test_accesses_pay_for_their_sectors():
     assert model.memory(columns, 1, 4) > model.memory(rows, 1, 4)
 
 
+def test_sectors_follow_the_dimension_contiguous_in_memory():
+    """Of a column-major tile (contiguous along dimension 0), lanes down a column share
+    sectors and lanes along a row do not: the reverse of a row-major tile's."""
+    rows = default_blocked((64, 32), 4, 1)
+    columns = default_blocked((64, 32), 4, 1, fastest=0)
+    assert sectors(columns, 1, 4, dim=0) == 4 and sectors(rows, 1, 4, dim=0) == 32
+    model = LayoutCostModel()
+    assert model.memory(columns, 4, 4, 0) < model.memory(rows, 4, 4, 0)
+    vectors = default_blocked((64, 32), 4, 4, fastest=0)  # 4 rows per access
+    assert model.memory(vectors, 4, 4, 0) < model.memory(columns, 4, 4, 0)
+
+
 def test_each_target_registers_a_model():
     import nanotile.targets  # noqa: F401  (registers the targets' models)
 
