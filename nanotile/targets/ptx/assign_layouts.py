@@ -10,13 +10,14 @@ decides how it moves). The choice is greedy, in three steps:
    along the dimension contiguous in memory (contiguity.access_dim: the last, or the
    first of a column-major view), loads and stores with as many contiguous elements
    per thread along it as the contiguity analysis allows for one access
-   (contiguity.vector_width); mmaf/mmai on mma.sync (mma_plan) keep their accumulator in
-   the instruction's fragment layout and read A and B from swizzled shared memory
-   (without an instruction: an FMA loop over row-major shared operands); a store of an
-   accumulator (or of elementwise ops of one: accumulators.py) writes from its layout,
-   as tileiras does, instead of converting the tile through shared memory; the operands
-   of extract, cat, insert, pack/unpack and of reductions whose order matters go to
-   shared memory as well.
+   (contiguity.vector_width) and the tile gives each thread
+   (layout_rules.coalesced_layout); mmaf/mmai on mma.sync (mma_plan) keep their
+   accumulator in the instruction's fragment layout and read A and B from swizzled
+   shared memory (without an instruction: an FMA loop over row-major shared operands);
+   a store of an accumulator (or of elementwise ops of one: accumulators.py) writes
+   from its layout, as tileiras does, instead of converting the tile through shared
+   memory; the operands of extract, cat, insert, pack/unpack and of reductions whose
+   order matters go to shared memory as well.
 2. Wishes flow backwards, strongest first (mma accumulators, then memory): an op whose
    result may take any layout (elementwise ops, broadcast, reshape, permute, iota,
    constants, the values a loop carries) takes the one its user wants and passes the
@@ -220,7 +221,7 @@ class Assignment:
             dim = access_dim(self.contiguity, op)
             width = vector_width(self.contiguity, op, element_bytes(pointers.element.pointee),
                                  dim=dim)
-            layout = default_blocked(pointers.shape, self.warps, width, fastest=dim)
+            layout = R.coalesced_layout(pointers.shape, self.warps, width, dim)
         self.anchor[op] = layout
         if op.name.startswith("atomic") and layout.owner_bits(self.warps) != (0, 0) and \
                 self.uses.get(op.results[0]):

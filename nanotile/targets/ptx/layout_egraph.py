@@ -41,7 +41,7 @@ from pathlib import Path
 
 from ...ir import types as T
 from ...ir.core import Operation, Value
-from ...ir.layouts import LinearLayout, default_blocked
+from ...ir.layouts import LinearLayout
 from ...ir.optable import lookup
 from . import layout_rules as R
 from .contiguity import access_dim, vector_width
@@ -286,8 +286,8 @@ def seeds(problem: LayoutProblem, warps: int) -> dict[object, list[LinearLayout]
     proposed: dict[object, list[LinearLayout]] = {s: [problem.greedy[s]]
                                                   for s in problem.slots}
     for slot, width in problem.widths.items():
-        _add(problem, slot, proposed, default_blocked(problem.greedy[slot].shape, warps,
-                                                      width, fastest=problem.dims[slot]))
+        _add(problem, slot, proposed, R.coalesced_layout(problem.greedy[slot].shape, warps,
+                                                         width, problem.dims[slot]))
     for edge in problem.edges:
         if edge.user is None and isinstance(edge.want, LinearLayout):
             _add(problem, edge.operand, proposed, edge.want)

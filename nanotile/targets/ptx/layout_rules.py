@@ -14,10 +14,13 @@ applies (and the egglog layout choice will read). Layouts are nanotile/ir/layout
 
 from __future__ import annotations
 
+import math
+
 from ...ir import types as T
 from ...ir.core import Operation, Value
 from ...ir.enums import RoundingMode
 from ...ir.layouts import (
+    LANES,
     LinearLayout,
     SharedLayout,
     default_blocked,
@@ -70,6 +73,17 @@ def scalar_layout(t: T.TileType) -> LinearLayout:
 def default_layout(t: T.TileType, warps: int) -> LinearLayout:
     """The layout a tile gets when no op asks for another one."""
     return default_blocked(t.shape, warps)
+
+
+def coalesced_layout(shape: tuple[int, ...], warps: int, width: int, dim: int
+                     ) -> LinearLayout:
+    """A load's or store's layout: threads first along ``dim`` (the dimension contiguous
+    in memory), each with a vector of up to ``width`` elements along it, but no more
+    elements per thread than the tile gives each (Triton's coalescing: a small tile is
+    spread over every thread rather than held in vectors by a few warps, the others
+    copies)."""
+    per_thread = max(1, math.prod(shape) // (LANES * warps))
+    return default_blocked(shape, warps, min(width, per_thread), fastest=dim)
 
 
 def shared_layout(t: T.TileType, swizzled: bool = False,

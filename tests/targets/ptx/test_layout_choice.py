@@ -43,42 +43,46 @@ cuda_tile.module @tests {
   entry @compare(%p: tile<ptr<f16>>, %q: tile<ptr<f16>>, %r: tile<ptr<i1>>) {
     %ap = assume div_by<16>, %p : tile<ptr<f16>>
     %aq = assume div_by<16>, %q : tile<ptr<f16>>
-    %i = iota : tile<64xi32>
+    %i = iota : tile<512xi32>
     %b0 = reshape %ap : tile<ptr<f16>> -> tile<1xptr<f16>>
-    %b = broadcast %b0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
-    %a = offset %b, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
-    %x, %t = load_ptr_tko weak %a : tile<64xptr<f16>> -> tile<64xf16>, token
+    %b = broadcast %b0 : tile<1xptr<f16>> -> tile<512xptr<f16>>
+    %a = offset %b, %i : tile<512xptr<f16>>, tile<512xi32> -> tile<512xptr<f16>>
+    %x, %t = load_ptr_tko weak %a : tile<512xptr<f16>> -> tile<512xf16>, token
     %c0 = reshape %aq : tile<ptr<f16>> -> tile<1xptr<f16>>
-    %c = broadcast %c0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
-    %d = offset %c, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
-    %y, %u = load_ptr_tko weak %d : tile<64xptr<f16>> -> tile<64xf16>, token
-    %gt = cmpf greater_than ordered %x, %y : tile<64xf16> -> tile<64xi1>
+    %c = broadcast %c0 : tile<1xptr<f16>> -> tile<512xptr<f16>>
+    %d = offset %c, %i : tile<512xptr<f16>>, tile<512xi32> -> tile<512xptr<f16>>
+    %y, %u = load_ptr_tko weak %d : tile<512xptr<f16>> -> tile<512xf16>, token
+    %gt = cmpf greater_than ordered %x, %y : tile<512xf16> -> tile<512xi1>
     %e0 = reshape %r : tile<ptr<i1>> -> tile<1xptr<i1>>
-    %e = broadcast %e0 : tile<1xptr<i1>> -> tile<64xptr<i1>>
-    %f = offset %e, %i : tile<64xptr<i1>>, tile<64xi32> -> tile<64xptr<i1>>
-    %w = store_ptr_tko weak %f, %gt : tile<64xptr<i1>>, tile<64xi1> -> token
+    %e = broadcast %e0 : tile<1xptr<i1>> -> tile<512xptr<i1>>
+    %f = offset %e, %i : tile<512xptr<i1>>, tile<512xi32> -> tile<512xptr<i1>>
+    %w = store_ptr_tko weak %f, %gt : tile<512xptr<i1>>, tile<512xi1> -> token
     return
   }
 }
 """
+# greedy loads four f16 per thread (one vector access) and stores the
+# bools one per register (their pointer has no div_by fact): it converts both loaded
+# tiles and the iota the two share; eqsat stores from the loads' layout instead
 ONE_PER_THREAD = "#blocked<per_thread=[1], lanes=[32], warps=[4], order=[0]>"
-FORBID = f"""; forbid-one: no tile one element per thread (the store's own layout too)
-(ruleset forbid-one)
+FOUR_PER_THREAD = "#blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>"
+FORBID = f"""; forbid-four: no tile four elements per thread (the loads' own layout too)
+(ruleset forbid-four)
 
 ; that layout, whatever slot takes it, is not a candidate
-(rule ((LayoutText l "{ONE_PER_THREAD}")) ((ForbidLayout l)) :ruleset forbid-one)
+(rule ((LayoutText l "{FOUR_PER_THREAD}")) ((ForbidLayout l)) :ruleset forbid-four)
 """
 
-DEARER = f"""; dearer-one: a tile one element per thread costs 1000 more (cmpf's 2000)
-(ruleset dearer-one)
+DEARER = f"""; dearer-four: a tile four elements per thread costs 1000 more (cmpf's 2000)
+(ruleset dearer-four)
 
 ; that layout, whatever slot takes it, costs more
-(rule ((LayoutText l "{ONE_PER_THREAD}")) ((LayoutCost l 1000)) :ruleset dearer-one)
+(rule ((LayoutText l "{FOUR_PER_THREAD}")) ((LayoutCost l 1000)) :ruleset dearer-four)
 
 ; and more again for the compare
-(rule ((LayoutText l "{ONE_PER_THREAD}") (SlotText s "cmpf@15"))
+(rule ((LayoutText l "{FOUR_PER_THREAD}") (SlotText s "cmpf@15"))
       ((Cost s l 1000))
-      :ruleset dearer-one)
+      :ruleset dearer-four)
 """
 
 
@@ -117,7 +121,6 @@ cuda_tile.module @tests {
   }
 }
 """
-FOUR_PER_THREAD = "#blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>"
 DEARER_ADDF = f"""; dearer-addf: the loop's accumulation four per thread costs 1000 more
 (ruleset dearer-addf)
 
@@ -151,7 +154,7 @@ def test_greedy_converts_where_eqsat_does_not():
     greedy, eqsat = laid_out("greedy"), laid_out("eqsat")
     assert greedy.count("convert_layout") == 3  # both loads and the shared iota
     assert eqsat.count("convert_layout") == 0
-    assert f"-> tile<64xf16, {ONE_PER_THREAD}>" in eqsat
+    assert f"-> tile<512xi1, {FOUR_PER_THREAD}>" in eqsat  # the compare, for the store
 
 
 def test_greedy_never_builds_the_layout_egraph(monkeypatch):
@@ -189,11 +192,11 @@ def test_a_rule_file_that_forbids_a_layout_changes_the_choice(tmp_path):
     rules.write_text(FORBID)
     dump = tmp_path / "dump"
     forbidden = laid_out("eqsat", str(rules), str(dump))
-    assert ONE_PER_THREAD not in forbidden  # not even the store's (greedy's) layout
-    assert ONE_PER_THREAD in laid_out("eqsat")
+    assert FOUR_PER_THREAD not in forbidden  # not even the loads' (greedy's) layout
+    assert FOUR_PER_THREAD in laid_out("eqsat")
     choice = (dump / "layouts-compare.choice.txt").read_text()
-    assert "store_ptr_tko" in choice and "(greedy: " + ONE_PER_THREAD in choice
-    assert "(ruleset forbid-one)" in (dump / "layouts-compare.egg").read_text()
+    assert "load_ptr_tko" in choice and "(greedy: " + FOUR_PER_THREAD in choice
+    assert "(ruleset forbid-four)" in (dump / "layouts-compare.egg").read_text()
     assert (dump / "layouts-compare.json").exists() and (dump / "layouts-compare.dot").exists()
 
 
@@ -201,8 +204,8 @@ def test_a_rule_file_that_changes_a_cost_changes_the_choice(tmp_path):
     rules = tmp_path / "dearer.egg"
     rules.write_text(DEARER)
     plain, dearer = tmp_path / "plain", tmp_path / "dearer"
-    assert ONE_PER_THREAD in laid_out("eqsat", dump=str(plain))
-    assert ONE_PER_THREAD not in laid_out("eqsat", str(rules), str(dearer))
+    assert FOUR_PER_THREAD in laid_out("eqsat", dump=str(plain))
+    assert FOUR_PER_THREAD not in laid_out("eqsat", str(rules), str(dearer))
     before = (plain / "layouts-compare.choice.txt").read_text()
     after = (dearer / "layouts-compare.choice.txt").read_text()
     def greedy_cost(choice: str) -> int:
@@ -210,11 +213,11 @@ def test_a_rule_file_that_changes_a_cost_changes_the_choice(tmp_path):
 
     chosen = int(before.split("; model cost ")[1].split(" ")[0])
     assert chosen < greedy_cost(before)
-    # greedy's cmpf (twice), store and the store's broadcast and offset pay 1000 each
-    assert greedy_cost(after) == greedy_cost(before) + 5000
-    assert f"cmpf@15: {ONE_PER_THREAD}" in before
-    assert f"cmpf@15: {ONE_PER_THREAD}" not in after and "cmpf@15: #blocked<per_thread=[4]" \
-        in after
+    # greedy's iota, loads and their broadcasts and offsets pay 1000 each (its cmpf is in
+    # the store's layout)
+    assert greedy_cost(after) == greedy_cost(before) + 7000
+    assert f"cmpf@15: {FOUR_PER_THREAD}" in before
+    assert f"cmpf@15: {FOUR_PER_THREAD}" not in after and f"cmpf@15: {ONE_PER_THREAD}" in after
 
 
 TRANSPOSE = ROOT / ".." / "shared" / "corpus" / "cutile" / "transpose.tileirbc"
@@ -588,11 +591,11 @@ TRANSPOSE_3D = "test_transpose__transpose_tile_3d_explicit_axes__f16x3_f16x3.mli
 # a search that makes three moves, the later ones where the first changed the answer
 RMS_NORM_GATHER = ("kernels_rms_norm__rms_norm_kernel_gather@nww4__f16x2_f16x1_f16x2_f32x1"
                    "_1024_1e-05_512.mlir")
-SCALAR_DIV = "test_binary_elementwise+jit__array_scalar_div~3__i64x1_si32_f32x1_64.mlir"
+PACK_TO_BYTES = "test_pack_unpack__test_pack_to_bytes.kernel__f32x1_u8x1_128.mlir"
 CHOICE_KERNELS = [COMPARE, ACCUMULATE, SUM_MIDDLE, RUNNING_SUM, TRANSPOSE_3D,
-                  RMS_NORM_GATHER, SCALAR_DIV]
+                  RMS_NORM_GATHER, PACK_TO_BYTES]
 CHOICE_IDS = ["compare", "accumulate", "sum", "scan", "transpose_3d", "rms_norm_gather",
-              "scalar_div"]
+              "pack_to_bytes"]
 
 
 def extracted_problems(source: str, monkeypatch) -> list:

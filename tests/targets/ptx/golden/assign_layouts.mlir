@@ -1,19 +1,21 @@
 // RUN: nanotile-passes %s -p assume-to-facts,lower-views,resolve-tokens,assign-layouts{gpu=sm_90} | filecheck %s
 // assign-layouts gives every tile value a layout: loads and stores a coalesced blocked
-// layout (4 contiguous f32 per thread where the pointers are 16-byte aligned and
-// contiguous: the assume facts say so), the address arithmetic of a load the load's own
+// layout (up to 4 contiguous f32 per thread where the pointers are 16-byte aligned and
+// contiguous, as the assume facts say, but no more than the tile gives each thread: 2 of
+// a 256-element tile over 128 threads), the address arithmetic of a load the load's own
 // layout, a reduction its operand's layout sliced, a one-element tile #replicated; the
 // accumulator of mmaf on mma.sync the fragment layout, carried by the K loop unchanged
 // and stored from there, A and B swizzled shared memory. A value used in another layout than it was made in
 // gets a convert_layout. With strategy=eqsat (the default) the layout e-graph revisits
 // that choice: in @compare, greedy loads 4 f16 per thread and converts both tiles (and the
-// shared iota) to the bool store's layout; the loads in the store's layout convert nothing.
+// shared iota) to the bool store's layout (one element per register and access: its
+// pointer has no div_by fact); the store in the loads' layout converts nothing.
 
 cuda_tile.module @tests {
   // CHECK-LABEL: entry @vectors(
   entry @vectors(%p: tile<ptr<f32>>, %q: tile<ptr<f32>>) {
-    // CHECK: iota : tile<256xi32, #blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>>
-    // CHECK: load_ptr_tko weak %{{.+}} : tile<256xptr<f32>, #blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>> -> tile<256xf32, #blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>>
+    // CHECK: iota : tile<256xi32, #blocked<per_thread=[2], lanes=[32], warps=[4], order=[0]>>
+    // CHECK: load_ptr_tko weak %{{.+}} : tile<256xptr<f32>, #blocked<per_thread=[2], lanes=[32], warps=[4], order=[0]>> -> tile<256xf32, #blocked<per_thread=[2], lanes=[32], warps=[4], order=[0]>>
     // CHECK-NOT: convert_layout
     // CHECK: reduce %{{.+}} dim=0
     // CHECK-SAME: -> tile<f32, #replicated>
@@ -72,29 +74,29 @@ cuda_tile.module @tests {
   // CHECK-LABEL: entry @compare(
   entry @compare(%p: tile<ptr<f16>>, %q: tile<ptr<f16>>, %r: tile<ptr<i1>>) {
     // CHECK-NOT: convert_layout
-    // CHECK: load_ptr_tko weak %{{.+}} -> tile<64xf16, #blocked<per_thread=[1], lanes=[32], warps=[4], order=[0]>>
+    // CHECK: load_ptr_tko weak %{{.+}} -> tile<512xf16, #blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>>
     // CHECK-NOT: convert_layout
-    // CHECK: load_ptr_tko weak %{{.+}} -> tile<64xf16, #blocked<per_thread=[1], lanes=[32], warps=[4], order=[0]>>
+    // CHECK: load_ptr_tko weak %{{.+}} -> tile<512xf16, #blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>>
     // CHECK-NOT: convert_layout
     // CHECK: cmpf greater_than ordered %x, %y
     // CHECK-NOT: convert_layout
-    // CHECK: store_ptr_tko
+    // CHECK: store_ptr_tko {{.+}} : tile<512xptr<i1>, #blocked<per_thread=[4], lanes=[32], warps=[4], order=[0]>>
     %ap = assume div_by<16>, %p : tile<ptr<f16>>
     %aq = assume div_by<16>, %q : tile<ptr<f16>>
-    %i = iota : tile<64xi32>
+    %i = iota : tile<512xi32>
     %b0 = reshape %ap : tile<ptr<f16>> -> tile<1xptr<f16>>
-    %b = broadcast %b0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
-    %a = offset %b, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
-    %x, %t = load_ptr_tko weak %a : tile<64xptr<f16>> -> tile<64xf16>, token
+    %b = broadcast %b0 : tile<1xptr<f16>> -> tile<512xptr<f16>>
+    %a = offset %b, %i : tile<512xptr<f16>>, tile<512xi32> -> tile<512xptr<f16>>
+    %x, %t = load_ptr_tko weak %a : tile<512xptr<f16>> -> tile<512xf16>, token
     %c0 = reshape %aq : tile<ptr<f16>> -> tile<1xptr<f16>>
-    %c = broadcast %c0 : tile<1xptr<f16>> -> tile<64xptr<f16>>
-    %d = offset %c, %i : tile<64xptr<f16>>, tile<64xi32> -> tile<64xptr<f16>>
-    %y, %u = load_ptr_tko weak %d : tile<64xptr<f16>> -> tile<64xf16>, token
-    %gt = cmpf greater_than ordered %x, %y : tile<64xf16> -> tile<64xi1>
+    %c = broadcast %c0 : tile<1xptr<f16>> -> tile<512xptr<f16>>
+    %d = offset %c, %i : tile<512xptr<f16>>, tile<512xi32> -> tile<512xptr<f16>>
+    %y, %u = load_ptr_tko weak %d : tile<512xptr<f16>> -> tile<512xf16>, token
+    %gt = cmpf greater_than ordered %x, %y : tile<512xf16> -> tile<512xi1>
     %e0 = reshape %r : tile<ptr<i1>> -> tile<1xptr<i1>>
-    %e = broadcast %e0 : tile<1xptr<i1>> -> tile<64xptr<i1>>
-    %f = offset %e, %i : tile<64xptr<i1>>, tile<64xi32> -> tile<64xptr<i1>>
-    %w = store_ptr_tko weak %f, %gt : tile<64xptr<i1>>, tile<64xi1> -> token
+    %e = broadcast %e0 : tile<1xptr<i1>> -> tile<512xptr<i1>>
+    %f = offset %e, %i : tile<512xptr<i1>>, tile<512xi32> -> tile<512xptr<i1>>
+    %w = store_ptr_tko weak %f, %gt : tile<512xptr<i1>>, tile<512xi1> -> token
     return
   }
 }
