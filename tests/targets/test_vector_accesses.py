@@ -129,11 +129,14 @@ def test_a_column_major_copy_moves_vectors_down_its_columns(gpu):
 
 
 @pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
-def test_a_3d_copy_of_column_major_views_moves_16_byte_vectors(gpu):
+@pytest.mark.parametrize("name", ["test_copy__array_copy_3d__f32x3_f32x3_128_128_1.1c1dd2",
+                                  "test_copy__array_copy_3d__b1x3_b1x3_128_128_1"])
+def test_a_3d_copy_of_column_major_views_moves_vectors(name, gpu):
     """cutile-tests' array_copy_3d views its arrays with strides [1, ?, ?]: tileiras loads
-    its 128x128x1 f32 tile with LDG.E.128 (cuobjdump -sass); so do we, 32 per thread."""
-    path = CORPUS / "cutile-tests" / \
-        "test_copy__array_copy_3d__f32x3_f32x3_128_128_1.1c1dd2.tileirbc"
+    its 128x128x1 f32 tile with LDG.E.128 (cuobjdump -sass); we load and store it 4
+    elements per access, 32 per thread, and its tile of bools too (the bools it stores
+    are not a mask: they do not limit the vector)."""
+    path = CORPUS / "cutile-tests" / f"{name}.tileirbc"
     if not path.exists():
         pytest.skip("../shared/corpus/cutile-tests not found")
     ours = accesses(compile_to_ptx(load_file(str(path)), gpu))

@@ -28,6 +28,7 @@ from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.core import Operation, Value
 from ...ir.enums import ComparisonPredicate
+from ...ir.optable import lookup
 
 HUGE = 1 << 30  # "divisible by anything" (the value zero)
 
@@ -277,11 +278,18 @@ def vector_width(info: Contiguity, op: Operation, element_bytes: int,
     p = info.of(pointers)
     width = min(p.contiguity[dim], max(1, p.divisibility[dim] // element_bytes),
                 max(1, max_bytes // element_bytes), pointers.type.shape[dim], 4)
-    for value in op.operands[1:]:
-        if isinstance(value.type, T.TileType) and value.type.element == T.I1 and \
-                value.type.rank == pointers.type.rank:
-            width = min(width, info.of(value).constancy[dim])
+    for mask in _masks(op):
+        width = min(width, info.of(mask).constancy[dim])
     return 1 << (max(1, width).bit_length() - 1)
+
+
+def _masks(op: Operation) -> list[Value]:
+    """The mask operand of a memory op, if it has one (not the values it stores or the
+    padding it loads, which may be i1 tiles too)."""
+    names = [operand.name for operand in lookup(op.name).operands]
+    if "mask" not in names:
+        return []
+    return op.operand_groups()[names.index("mask")]
 
 
 def _uniform(attr: A.DenseElementsAttr, v: Value) -> bool:
