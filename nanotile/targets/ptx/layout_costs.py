@@ -10,7 +10,8 @@ it would save:
   reshape, permute, cost nothing, FREE_OPS), but registers that differ only along
   dimensions the value is broadcast over count once (they hold the same number:
   layout_extract.varying_bits); index arithmetic (the integer, pointer and mask ops of
-  INDEX_OPS) ``index_cost``, an instruction, once per run of contiguous registers;
+  INDEX_OPS) ``index_cost``, an instruction, once per run of contiguous registers that
+  one vector access moves (at most four);
 - a load or store in ``L``: one access per vector of
   ``min(L.contiguous_registers(d), width)`` registers, where ``d`` is the dimension
   the op's pointers are contiguous along (contiguity.access_dim) and ``width`` what the
@@ -52,6 +53,7 @@ MEMORY_OPS = frozenset({"load_ptr_tko", "store_ptr_tko"})
 INDEX_OPS = frozenset({"addi", "subi", "muli", "andi", "ori", "xori", "shli", "shri",
                        "cmpi", "exti", "trunci", "offset", "select", "maxi", "mini",
                        "iota", "constant", "negi"})
+VECTOR_ELEMENTS = 4  # the most elements one ld/st.global.v4 moves (contiguity.vector_width)
 ISSUED_BARRIER = 5  # ALU ops per barrier of a shared round trip (LayoutCostModel.issued)
 
 
@@ -109,8 +111,9 @@ class LayoutCostModel:
         ``varying``: the bits of the flat index the result may differ along (None: all);
         registers that differ in other bits only hold the same number, computed once.
         Integer, pointer and mask values (index arithmetic) cost once per run of
-        contiguous registers: the PTX passes fold the rest into the immediate offsets of
-        a vector access (ptx-fold-address-offsets) and drop masks a vector shares."""
+        contiguous registers that one vector access moves (at most VECTOR_ELEMENTS): the
+        PTX passes fold the rest into the immediate offsets of the access
+        (ptx-fold-address-offsets) and drop masks a vector shares."""
         if op_name in FREE_OPS:
             return 0
         mask = (1 << layout.bits) - 1 if varying is None else varying
@@ -118,7 +121,7 @@ class LayoutCostModel:
         runs = registers
         last = layout.shape[-1] - 1 if layout.shape else 0
         if not is_float and mask & last:  # contiguous registers lie along the last dim
-            runs = max(1, registers // layout.contiguous_registers())
+            runs = max(1, registers // min(layout.contiguous_registers(), VECTOR_ELEMENTS))
         if not is_float and op_name in INDEX_OPS:
             return self.index_cost * runs
         return self.ops.op_cost(op_name) * runs

@@ -551,6 +551,31 @@ def test_sectors_follow_the_dimension_contiguous_in_memory():
     assert model.memory(vectors, 4, 4, 0) < model.memory(columns, 4, 4, 0)
 
 
+def test_index_arithmetic_is_shared_by_one_vector_at_most():
+    """A thread's 16 contiguous registers are four vector accesses of four, each with its
+    own mask and address: index arithmetic costs four times, not once (cutile-tests'
+    make_reduce_max_two_axes f16 keepdims: the store from the reduction's replicated
+    16 registers looked cheaper than converting to one element per thread, and its PTX
+    came out 2 instructions longer than greedy's)."""
+    from nanotile.ir.layouts import LinearLayout
+
+    model = LayoutCostModel()
+    sixteen = LinearLayout((16,), (1, 2, 4, 8))
+    four = LinearLayout((16,), (1, 2), (0, 0, 0, 4, 8))
+    assert sixteen.contiguous_registers() == 16 and four.contiguous_registers() == 4
+    assert model.value("cmpi", sixteen, is_float=False) == 4 * model.index_cost
+    assert model.value("cmpi", four, is_float=False) == model.index_cost
+    path = ROOT / ".." / "shared" / "corpus" / "cutile-tests" / \
+        "test_reduction__make_reduce_max_two_axes.kernel-max__f16x3_f16x1_16_32_64_F_-1_-2.mlir"
+    if not path.exists():
+        pytest.skip("../shared/corpus/cutile-tests not found")
+    from nanotile.ir.printer import print_module
+
+    text = path.read_text()
+    assert print_module(laid_out_module(text, "eqsat")) == \
+        print_module(laid_out_module(text, "greedy"))
+
+
 def test_each_target_registers_a_model():
     import nanotile.targets  # noqa: F401  (registers the targets' models)
 
