@@ -250,6 +250,37 @@ def lookup(name: str) -> OpDef | None:
         or INTERNAL_OPS.get(name)
 
 
+def operand_group(op: Any, name: str) -> list[Any]:
+    """The operands of the Operation ``op`` in its row's operand group ``name`` ([] when
+    the op has no row or no such group). Without recorded segment sizes, only one group
+    may hold other than one operand: it takes what the single groups leave."""
+    row = lookup(op.name)
+    if row is None:
+        return []
+    groups = op.operand_groups()
+    if op.operand_segments is None and len(row.operands) != len(groups):
+        groups = _guess_groups(op, row)
+    for operand, values in zip(row.operands, groups):
+        if operand.name == name:
+            return values
+    return []
+
+
+def _guess_groups(op: Any, row: OpDef) -> list[list[Any]]:
+    singles = sum(1 for o in row.operands if o.kind == "single")
+    extra = len(op.operands) - singles
+    out, pos = [], 0
+    for operand in row.operands:
+        if operand.kind == "single":
+            n = 1
+        else:
+            n = max(extra, 0)
+            extra = 0
+        out.append(op.operands[pos:pos + n])
+        pos += n
+    return out
+
+
 # Attribute shorthands shared by many rows
 _RND = enum("rounding_mode", RoundingMode, default=RoundingMode.nearest_even)
 _FTZ = unit("flush_to_zero")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from nanotile.diagnostics import Diagnostic
 from nanotile.ir.core import Block, Module, Operation, Value
+from nanotile.ir.optable import operand_group as group  # the rule modules call it so
 from nanotile.ir.types import Type
 
 Rule = Callable[[Operation], None]
@@ -333,38 +334,6 @@ def _verify(module: Module, filename: str) -> list[Diagnostic]:
 
 # ---------------------------------------------------------------------------------
 # Small helpers shared by the rule modules
-
-
-def group(op: Operation, name: str) -> list[Value]:
-    """The operands of one operand group of the op table (by its name)."""
-    from nanotile.ir.optable import lookup
-    d = lookup(op.name)
-    if d is None:
-        return []
-    groups = op.operand_groups()
-    if op.operand_segments is None and len(d.operands) != len(groups):
-        # No segment sizes recorded: only fixed groups can be addressed reliably.
-        groups = _guess_groups(op, d)
-    for od, vals in zip(d.operands, groups):
-        if od.name == name:
-            return vals
-    return []
-
-
-def _guess_groups(op: Operation, d) -> list[list[Value]]:
-    """Split operands when ``operand_segments`` is absent: at most one non-single group."""
-    singles = sum(1 for o in d.operands if o.kind == "single")
-    extra = len(op.operands) - singles
-    out, pos = [], 0
-    for od in d.operands:
-        if od.kind == "single":
-            n = 1
-        else:
-            n = max(extra, 0)
-            extra = 0
-        out.append(op.operands[pos:pos + n])
-        pos += n
-    return out
 
 
 def one(op: Operation, name: str) -> Value | None:

@@ -28,9 +28,10 @@ from ...ir import attrs as A
 from ...ir import types as T
 from ...ir.core import Operation, Value
 from ...ir.enums import ComparisonPredicate
-from ...ir.optable import lookup
+from ...ir.optable import operand_group
 
 HUGE = 1 << 30  # "divisible by anything" (the value zero)
+VECTOR_ELEMENTS = 4  # the most elements one access moves (ld/st.global.v4)
 
 
 @dataclass(frozen=True)
@@ -277,19 +278,11 @@ def vector_width(info: Contiguity, op: Operation, element_bytes: int,
     dim %= pointers.type.rank
     p = info.of(pointers)
     width = min(p.contiguity[dim], max(1, p.divisibility[dim] // element_bytes),
-                max(1, max_bytes // element_bytes), pointers.type.shape[dim], 4)
-    for mask in _masks(op):
+                max(1, max_bytes // element_bytes), pointers.type.shape[dim],
+                VECTOR_ELEMENTS)
+    for mask in operand_group(op, "mask"):  # not the i1 values a store writes
         width = min(width, info.of(mask).constancy[dim])
     return 1 << (max(1, width).bit_length() - 1)
-
-
-def _masks(op: Operation) -> list[Value]:
-    """The mask operand of a memory op, if it has one (not the values it stores or the
-    padding it loads, which may be i1 tiles too)."""
-    names = [operand.name for operand in lookup(op.name).operands]
-    if "mask" not in names:
-        return []
-    return op.operand_groups()[names.index("mask")]
 
 
 def _uniform(attr: A.DenseElementsAttr, v: Value) -> bool:

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field, replace
 
 from ...egraph.cost import CostModel
 from ...ir.layouts import LinearLayout, Span, conversion, dim_offsets, shuffle_plan
+from .contiguity import VECTOR_ELEMENTS
 
 # ops that relabel registers (distribute_rules: the same registers, other coordinates)
 FREE_OPS = frozenset({"broadcast", "reshape", "permute"})
@@ -53,7 +54,6 @@ MEMORY_OPS = frozenset({"load_ptr_tko", "store_ptr_tko"})
 INDEX_OPS = frozenset({"addi", "subi", "muli", "andi", "ori", "xori", "shli", "shri",
                        "cmpi", "exti", "trunci", "offset", "select", "maxi", "mini",
                        "iota", "constant", "negi"})
-VECTOR_ELEMENTS = 4  # the most elements one ld/st.global.v4 moves (contiguity.vector_width)
 ISSUED_BARRIER = 5  # ALU ops per barrier of a shared round trip (LayoutCostModel.issued)
 
 
