@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from ....ir.core import Module
 from ....passes.base import Pass, PassContext
-from ..ir import PtxKernel
+from ..ir import Instr, PtxKernel
 
 
 @dataclass(frozen=True)
@@ -25,5 +25,21 @@ class KernelPass(Pass):
     def apply(self, module: Module, ctx: PassContext) -> bool:
         changed = False
         for kernel in module.ptx.kernels:
+            settle_positions(kernel)
             changed |= self.run_on_kernel(kernel)
         return changed
+
+
+def settle_positions(kernel: PtxKernel) -> None:
+    """Give each instruction without a source position the one before it: what its
+    ``.loc`` in the printed text says. A new instruction (position None) shares the
+    position of the one before it when printed; settled before each pass, it keeps that
+    position when a later pass removes the one before it, as it does when the text is read
+    back (``--start-after`` resumes from a dump and must give the same PTX)."""
+    current = None
+    for item in kernel.body:
+        if isinstance(item, Instr):
+            if item.loc is None:
+                item.loc = current
+            else:
+                current = item.loc
