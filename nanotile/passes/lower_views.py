@@ -1,113 +1,27 @@
 """lower-views: views become pointer tiles, masks and padding.  tile -> tile-ptr.
 
-A load/store/atomic reduction through a view becomes the same op on a tile of pointers:
-along tile dimension j (tensor dimension dim_map[j]) the coordinate is index_j * step_j +
-iota (step: tile size, traversal stride, or 1 beside a gather view's sparse dimension,
-whose index is a tile of coordinates); address = base + sum(coord * stride) in i64; mask
-= every coordinate < its extent (unsigned); out-of-bounds loads yield the padding value
-(zero if none). Index-space and shape queries become arithmetic; view ops and assumes
-(already recorded as facts by assume-to-facts) go.
+A load/store/atomic reduction through a view becomes the same op on a tile of pointers,
+with a mask of the elements inside the tensor (view_addresses.pointers_and_mask: each
+coordinate the tile index times the tile size plus an iota, compared unsigned with its
+extent; the address the base plus the coordinates times the strides, in i64);
+out-of-bounds loads yield the padding value (zero if none). Index-space and shape queries
+become arithmetic; view ops and assumes (already recorded as facts by assume-to-facts) go.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..diagnostics import CompileError, Diagnostic
 from ..ir import types as T
 from ..ir.builder import OpBuilder
 from ..ir.core import Module, Operation, Value, make_op
-from ..ir.enums import AtomicRMWMode, ComparisonPredicate, Signedness
+from ..ir.enums import AtomicRMWMode, Signedness
 from ..ir.rewrite import all_ops, erase, insert_before, is_plain_number, replace_uses
 from .base import Pass, PassContext
+from .view_addresses import pointers_and_mask, refuse, tensor_parts, view_chain
 
-I32, I64, I1 = T.I32, T.I64, T.I1
 _PAD = {T.PaddingValue.zero: 0.0, T.PaddingValue.neg_zero: -0.0, T.PaddingValue.nan: float(
     "nan"), T.PaddingValue.pos_inf: float("inf"), T.PaddingValue.neg_inf: float("-inf")}
-
-
-def _view_chain(v: Value) -> tuple[Operation, Operation]:
-    """(view-making op, make_tensor_view op) behind a view value."""
-    part = v.owner
-    if isinstance(part, Operation) and part.name == "make_tensor_view":
-        return part, part
-    if not isinstance(part, Operation) or part.name not in (
-            "make_partition_view", "make_strided_view", "make_gather_scatter_view"):
-        raise _refuse(part if isinstance(part, Operation) else None,
-                      "views not made by a view op in the same kernel")
-    return part, part.operands[0].owner  # type: ignore[return-value]
-
-
-def _refuse(op: Operation | None, what: str) -> CompileError:
-    src = op.source if op is not None else None
-    return CompileError(Diagnostic("error", f"lower-views: {what} are not lowered yet",
-                                   *((src.filename, src.line, src.column) if src else ())))
-
-
-def _tensor_parts(tensor: Operation) -> tuple[Value, list, list]:
-    """Base pointer, shape and strides (ints or i32 scalar values) of a make_tensor_view."""
-    base, sizes, steps = (iter(g) for g in tensor.operand_groups()) \
-        if tensor.operand_segments else (iter(tensor.operands), iter(()), iter(()))
-    vt = tensor.results[0].type
-    return (next(base), [next(sizes) if d is None else d for d in vt.shape],
-            [next(steps) if s is None else s for s in vt.strides])
-
-
-def _coordinates(b: OpBuilder, part: Operation, index: list[Value]):
-    """Per tile dimension: (tensor dimension, i32/i64 coordinate tile)."""
-    vt = part.results[0].type
-    tile = tuple(getattr(vt, "tile_shape", None) or vt.shape)
-    if None in tile:
-        raise _refuse(part, "whole-tensor loads of dynamic shape")
-    rank, sparse = len(tile), getattr(vt, "sparse_dim", None)
-    dims = list(getattr(vt, "dim_map", None) or range(rank))
-    steps = getattr(vt, "traversal_strides", None) or tile
-    out = []
-    for j in range(rank):
-        lifted = tuple(tile[j] if d == j else 1 for d in range(rank))
-        if j == sparse:  # a tile of element indices, one per row
-            out.append((dims[j], b.broadcast(b.reshape(index[j], lifted), tile)))
-            continue
-        coord = b.broadcast(b.reshape(b.op("iota", [], T.TileType((tile[j],), I32)), lifted),
-                            tile)
-        if index:
-            step = 1 if sparse is not None else steps[j]
-            at = index[j] if index[j].type.element == I32 else \
-                b.op("trunci", [index[j]], T.TileType((), I32))  # i64 indices: i32 math
-            start = b.op("muli", [at, b.scalar(step)], T.TileType((), I32))
-            coord = b.op("addi", [b.splat(start, tile), coord], T.TileType(tile, I32))
-        out.append((dims[j], coord))
-    return tile, out
-
-
-def pointers_and_mask(b: OpBuilder, view: Value, index: list[Value]) -> tuple[Value, Value]:
-    """The pointer tile and in-bounds mask of the view tile at ``index``."""
-    part, tensor = _view_chain(view)
-    base, shape, strides = _tensor_parts(tensor)
-    tile, coords = _coordinates(b, part, index)
-    offset, mask = None, None
-    for d, coord in coords:
-        bound = b.scalar(shape[d])
-        if bound.type.element == I64 and coord.type.element == I32:
-            coord = b.op("exti", [coord], T.TileType(tile, I64), signedness=Signedness.signed)
-        et = coord.type.element
-        bound = _widen(b, bound, et)
-        inside = b.op("cmpi", [coord, b.splat(bound, tile)], T.TileType(tile, I1),
-                      comparison_predicate=ComparisonPredicate.less_than,
-                      signedness=Signedness.unsigned)
-        mask = inside if mask is None else b.op("andi", [mask, inside], T.TileType(tile, I1))
-        wide = coord if et == I64 else b.op("exti", [coord], T.TileType(tile, I64),
-                                            signedness=Signedness.signed)
-        if strides[d] != 1:
-            stride = _widen(b, b.scalar(strides[d]), I64)
-            wide = b.op("muli", [wide, b.splat(stride, tile)], T.TileType(tile, I64))
-        offset = wide if offset is None else b.op("addi", [offset, wide], T.TileType(tile, I64))
-    return b.op("offset", [b.splat(base, tile), offset], T.TileType(tile, base.type.element)), mask
-
-
-def _widen(b: OpBuilder, v: Value, et: T.ElementType) -> Value:
-    """``v`` (a rank-0 i32 or i64) as ``et``, sign-extended when it is narrower."""
-    return v if v.type.element == et else b.op("exti", [v], T.TileType((), et), signedness=Signedness.signed)
 
 
 def _memory_attrs(op: Operation) -> dict:
@@ -143,13 +57,13 @@ def _lower_access(op: Operation) -> dict[Value, Value]:
 
 def _lower_shape_query(op: Operation) -> dict[Value, Value]:
     b = OpBuilder(op)
-    part, tensor = _view_chain(op.operands[0])
-    _, shape, _ = _tensor_parts(tensor)
+    part, tensor = view_chain(op.operands[0])
+    _, shape, _ = tensor_parts(tensor)
     pt = part.results[0].type
     if op.name == "get_tensor_shape" or part is tensor:
         tile, dims = (1,) * len(shape), list(range(len(shape)))
     elif getattr(pt, "sparse_dim", None) is not None:
-        raise _refuse(op, "index spaces of gather/scatter views")
+        raise refuse(op, "index spaces of gather/scatter views")
     else:
         tile = tuple(getattr(pt, "traversal_strides", None) or pt.tile_shape)
         dims = list(pt.dim_map or range(len(tile)))

@@ -101,6 +101,7 @@ PTX_PASSES: list[str] = [
     "ptx-copy-propagation",           #   their copies,
     "ptx-cse",                        #   the repeats they (and the hoisting) make equal,
     "ptx-copy-propagation",           #   and the copies CSE left
+    "ptx-strength-reduce",            # an address as an earlier one plus k * stride
     "ptx-fold-wide-multiply",         # cvt to 64 bits then mul -> mul.wide
     "ptx-fold-address-offsets",       # add of a constant -> [reg+offset]
     "ptx-coalesce-copies",            # copies between registers that never clash

@@ -67,6 +67,7 @@ from .ptx.passes.hoist_loop_invariants import PtxHoistLoopInvariants
 from .ptx.passes.remove_redundant_barriers import PtxRemoveRedundantBarriers
 from .ptx.passes.simplify_arith import PtxSimplifyArith
 from .ptx.passes.simplify_branches import PtxSimplifyBranches
+from .ptx.passes.strength_reduce import PtxStrengthReduce
 from .ptx.remove_layout_conversions import RemoveLayoutConversions
 from .ptx.select_instructions import SelectInstructions
 from .ptx.select_tma_loads import SelectTmaLoads
@@ -107,6 +108,7 @@ BACKEND_PASSES = (
     PtxCopyPropagation,
     PtxCse,
     PtxHoistLoopInvariants,
+    PtxStrengthReduce,
     PtxFoldWideMultiply,
     PtxFoldAddressOffsets,
     PtxCoalesceCopies,

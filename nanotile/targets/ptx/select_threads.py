@@ -112,11 +112,24 @@ def coordinates(s: Selection, op: Operation) -> None:
     base, possible = thread_bits(s, _tid_contributions(layout, s.threads // 32, project),
                                  ("coordinates", layout, dim))
     element = op.results[0].type.element
-    outs = []
-    for k in range(layout.registers):
-        r = add_constant(s, base, possible, project(layout.register_part(k)))
-        outs.append(_widen(s, r, element))
-    s.values[op.results[0]] = outs
+    constants = [project(layout.register_part(k)) for k in range(layout.registers)]
+    if reg_class(element) == "b64" and not any(c & possible for c in constants):
+        # 64-bit coordinates as the thread's widened one plus each register's constant:
+        # no bit meets, so nothing carries past the coordinate's few bits and the sum is
+        # the widened sum; 64-bit adds are what ptx-strength-reduce follows
+        wide = _widen(s, base, element)
+        s.values[op.results[0]] = [_add_wide(s, wide, c) for c in constants]
+        return
+    s.values[op.results[0]] = [_widen(s, add_constant(s, base, possible, c), element)
+                               for c in constants]
+
+
+def _add_wide(s: Selection, base: str, constant: int) -> str:
+    if constant == 0:
+        return base
+    out = s.fn.reg("b64")
+    s.fn.instr("add.s64", out, base, str(constant))
+    return out
 
 
 def _widen(s: Selection, r: str, element: T.Type) -> str:

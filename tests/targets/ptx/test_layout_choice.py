@@ -454,9 +454,9 @@ def test_values_broadcast_along_a_dimension_cost_once_per_distinct_register():
     for op in entry.walk():
         if op.results and len(getattr(op.results[0].type, "shape", ())) == 2:
             found.setdefault(op.name, []).append(varying_dims(op.results[0], memo))
-    # the store's row and column indices, broadcast from iotas; its addresses vary
-    # along both
-    assert frozenset({0}) in found["addi"] and frozenset({1}) in found["addi"]
+    # the store's row index (the block's start plus an iota) and column index (an iota:
+    # its tile index is the constant 0), broadcast; its addresses vary along both
+    assert frozenset({0}) in found["addi"] and frozenset({1}) in found["broadcast"]
     assert frozenset({0, 1}) in found["offset"]
     (loaded,) = [op.results[0] for op in entry.walk() if op.name == "load_ptr_tko"]
     assert varying_bits(loaded, memo) == (1 << 8) - 1  # 16x4x4: every bit

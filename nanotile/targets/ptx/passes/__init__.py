@@ -23,7 +23,8 @@ STEPS = [
     # propagation), and the repeats they (and the hoisting) make identical
     "ptx-fold-immediates", "ptx-simplify-arith", "ptx-copy-propagation", "ptx-cse",
     "ptx-copy-propagation",
-    "ptx-fold-wide-multiply", "ptx-fold-address-offsets", "ptx-coalesce-copies",
+    "ptx-strength-reduce", "ptx-fold-wide-multiply", "ptx-fold-address-offsets",
+    "ptx-coalesce-copies",
     "ptx-dead-code",
     "ptx-remove-redundant-barriers", "ptx-simplify-branches", "ptx-compact-registers",
 ]

@@ -302,6 +302,50 @@ def forward(cfg: Cfg, body: list[BodyItem], step, run_block=None) -> list[Facts]
     return [s if s is not None else Facts() for s in ins]
 
 
+def immediate_dominators(cfg: Cfg) -> list[int | None]:
+    """For each block, its immediate dominator (the entry block's is itself; None for a
+    block the entry does not reach): Cooper, Harvey and Kennedy's iteration over the
+    blocks in reverse postorder."""
+    order: list[int] = []
+    seen = {0}
+    stack = [(0, iter(cfg.blocks[0].succs))] if cfg.blocks else []
+    while stack:
+        block, successors = stack[-1]
+        following = next((s for s in successors if s not in seen), None)
+        if following is None:
+            order.append(block)
+            stack.pop()
+        else:
+            seen.add(following)
+            stack.append((following, iter(cfg.blocks[following].succs)))
+    order.reverse()
+    number = {b: i for i, b in enumerate(order)}
+    idom: list[int | None] = [None] * len(cfg.blocks)
+    if not order:
+        return idom
+    idom[0] = 0
+
+    def meet(a: int, b: int) -> int:
+        while a != b:
+            while number[a] > number[b]:
+                a = idom[a]  # type: ignore[assignment]
+            while number[b] > number[a]:
+                b = idom[b]  # type: ignore[assignment]
+        return a
+
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            done = [p for p in cfg.blocks[b].preds if idom[p] is not None]
+            new = done[0]
+            for p in done[1:]:
+                new = meet(p, new)
+            if idom[b] != new:
+                idom[b], changed = new, True
+    return idom
+
+
 def must_defs(instr: Instr) -> list[str]:
     """Registers certainly written (a guarded instruction may not write)."""
     return [] if instr.pred is not None else defs(instr)
