@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from ..ir import Instr, PtxKernel
@@ -51,18 +52,20 @@ from .flow import Cfg, immediate_dominators, is_register_operand, kernel_cfg
 from .kernel_pass import KernelPass
 from .simplify_arith import parse_int
 
+_RING_ROOTS = frozenset({"add", "sub", "mul", "mad", "shl", "mov"})
 _RING = re.compile(r"(add|sub|mul\.lo|mad\.lo)\.[su](32|64)|shl\.b(32|64)|mov\.[bsu](32|64)")
 CONSTANT = 0  # the key of the value zero: a literal c is (CONSTANT, {ONE: c})
 ONE = ""      # the term of an offset that is a plain number
 
 
-@dataclass(frozen=True)
 class Form:
     """A value as ``key``'s value plus ``offset`` (term -> coefficient, modulo 2^bits; the
     term ONE or a register written once), in ``bits``-bit arithmetic."""
-    key: int
-    offset: tuple[tuple[str, int], ...]
-    bits: int
+
+    __slots__ = ("bits", "key", "offset")
+
+    def __init__(self, key: int, offset: tuple[tuple[str, int], ...], bits: int) -> None:
+        self.key, self.offset, self.bits = key, offset, bits
 
     def terms(self) -> dict[str, int]:
         return dict(self.offset)
@@ -70,8 +73,15 @@ class Form:
 
 def _form(key: int, terms: dict[str, int], bits: int) -> Form:
     mask = (1 << bits) - 1
-    return Form(key, tuple(sorted((t, c & mask) for t, c in terms.items() if c & mask)),
-                bits)
+    offset = [(t, c & mask) for t, c in terms.items() if c & mask]
+    return Form(key, tuple(sorted(offset)) if len(offset) > 1 else tuple(offset), bits)
+
+
+@lru_cache(maxsize=1 << 10)
+def _ring_bits(opcode: str) -> int | None:
+    """The width of a ring instruction (add, sub, mul.lo, mad.lo, shl, mov of integers)."""
+    match = _RING.fullmatch(opcode)
+    return None if match is None else int(next(g for g in match.groups()[1:] if g))
 
 
 class Numbering:
@@ -104,13 +114,12 @@ class Numbering:
     def define(self, instr: Instr, b: int, i: int) -> Form | None:
         """The form of the register ``instr`` (instruction ``i`` of block ``b``) writes
         (None: it has none)."""
-        if instr.pred is not None or not instr.operands or \
-                instr.operands[0] not in self.written_once:
+        if instr.root not in _RING_ROOTS or instr.pred is not None or not instr.operands \
+                or instr.operands[0] not in self.written_once:
             return None
-        match = _RING.fullmatch(instr.opcode)
-        if match is None:
+        bits = _ring_bits(instr.opcode)
+        if bits is None:
             return None
-        bits = int(next(g for g in match.groups()[1:] if g))
         sources = [self.operand(o, bits, b, i) for o in instr.operands[1:]]
         if None in sources:
             return None
