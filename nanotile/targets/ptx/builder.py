@@ -134,6 +134,15 @@ class KernelBuilder:
 
         self._body().append(Instr(opcode, list(operands), pred, self.loc))
 
+    def plus(self, register: str, constant: int, cls: str = "b32") -> str:
+        """``register + constant`` (an integer register of class ``cls``) in a new
+        register; ``register`` itself when the constant is 0."""
+        if constant == 0:
+            return register
+        out = self.reg(cls)
+        self.instr(f"add.s{cls[1:]}", out, register, str(constant))
+        return out
+
     def _body(self) -> list:
         return self._into if self._into is not None else self.kernel_ir.body
 

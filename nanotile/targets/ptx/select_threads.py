@@ -118,18 +118,10 @@ def coordinates(s: Selection, op: Operation) -> None:
         # no bit meets, so nothing carries past the coordinate's few bits and the sum is
         # the widened sum; 64-bit adds are what ptx-strength-reduce follows
         wide = _widen(s, base, element)
-        s.values[op.results[0]] = [_add_wide(s, wide, c) for c in constants]
+        s.values[op.results[0]] = [s.fn.plus(wide, c, "b64") for c in constants]
         return
     s.values[op.results[0]] = [_widen(s, add_constant(s, base, possible, c), element)
                                for c in constants]
-
-
-def _add_wide(s: Selection, base: str, constant: int) -> str:
-    if constant == 0:
-        return base
-    out = s.fn.reg("b64")
-    s.fn.instr("add.s64", out, base, str(constant))
-    return out
 
 
 def _widen(s: Selection, r: str, element: T.Type) -> str:

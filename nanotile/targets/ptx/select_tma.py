@@ -194,7 +194,7 @@ def tma_store_copy(s: Selection, op: Operation) -> None:
 def _coordinates(s: Selection, origin: list[str], first: tuple[int, ...]) -> str:
     """``{inner, ..., outer}``: a box's first element in the tensor (the tile's first
     element plus the box's place in the tile), innermost first as PTX wants them."""
-    return "{" + ", ".join(_plus(s, register, offset)
+    return "{" + ", ".join(s.fn.plus(register, offset)
                            for register, offset in reversed(list(zip(origin, first)))) + "}"
 
 
@@ -224,14 +224,6 @@ def box_offsets(tile: tuple[int, ...], layout: SharedLayout,
                                   f"{layout} (select-tma-loads)")
             out.append((units + (r0, c0), map_element_offset(layout, tile, (r0, c0), size,
                                                              spec.transposed)))
-    return out
-
-
-def _plus(s: Selection, register: str, constant: int) -> str:
-    if constant == 0:
-        return register
-    out = s.fn.reg("b32")
-    s.fn.instr("add.s32", out, register, str(constant))
     return out
 
 
