@@ -29,7 +29,9 @@ degree two give the result a key of its own. Walking the blocks along the domina
 a table holds the registers already defined on every path here by key; an instruction
 whose form differs from such a register's by one term is rewritten as above (``mad.lo``
 when the term is ``c * %m`` and ``%m``'s one definition comes before this instruction on
-every path).
+every path), unless it reads a register of its own key already (``add %d, %x, 1``: one
+instruction either way). A register's operands take part only where their definitions
+come before it on every path.
 
 Why it is correct: add, sub, mul.lo, mad.lo and shl compute in the integers modulo 2^N (N
 the instruction's width; ``.lo`` keeps the low N bits) and each rule above is a ring
