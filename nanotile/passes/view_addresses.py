@@ -72,18 +72,23 @@ def _coordinates(b: OpBuilder, part: Operation, index: list[Value]):
         if j == sparse:  # a tile of element indices, one per row
             out.append((dims[j], b.broadcast(b.reshape(index[j], lifted), tile), None))
             continue
-        iota = [b.broadcast(b.reshape(b.op("iota", [], T.TileType((tile[j],), et)), lifted),
-                            tile) for et in ((I32, I64) if prod(tile) >= WIDE_TILE else (I32,))]
+        coord = _iota(b, tile[j], I32, lifted, tile)
+        wide = _iota(b, tile[j], I64, lifted, tile) if prod(tile) >= WIDE_TILE else None
         start = _start(b, index[j], 1 if sparse is not None else steps[j]) if index else 0
-        if start == 0:
-            out.append((dims[j], iota[0], iota[1] if len(iota) > 1 else None))
-            continue
-        coord = b.op("addi", [b.splat(b.scalar(start), tile), iota[0]], T.TileType(tile, I32))
-        wide = None if len(iota) == 1 else b.op("addi", [b.splat(
-            b.scalar(start, I64) if isinstance(start, int) else _widen(b, start, I64), tile),
-            iota[1]], T.TileType(tile, I64))
+        if start != 0:
+            coord = b.op("addi", [b.splat(b.scalar(start), tile), coord], coord.type)
+        if start != 0 and wide is not None:
+            start = b.scalar(start, I64) if isinstance(start, int) else _widen(b, start, I64)
+            wide = b.op("addi", [b.splat(start, tile), wide], wide.type)
         out.append((dims[j], coord, wide))
     return tile, out
+
+
+def _iota(b: OpBuilder, size: int, et: T.ElementType, lifted: tuple[int, ...],
+          tile: tuple[int, ...]) -> Value:
+    """0 .. size-1 of type ``et`` along one dimension of ``tile`` (``lifted``: that
+    dimension's size, 1 elsewhere), broadcast over the others."""
+    return b.broadcast(b.reshape(b.op("iota", [], T.TileType((size,), et)), lifted), tile)
 
 
 def _start(b: OpBuilder, index: Value, step: int) -> int | Value:

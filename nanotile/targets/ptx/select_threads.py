@@ -89,13 +89,10 @@ def _tid_contributions(layout: LinearLayout, warps: int, project) -> list[int]:
 
 def add_constant(s: Selection, base: str, possible: int, constant: int) -> str:
     """``base`` combined with a per-register ``constant`` (add when no bit can meet)."""
-    if constant == 0:
-        return base
+    if constant == 0 or not constant & possible:
+        return s.fn.plus(base, constant)
     out = s.fn.reg("b32")
-    if constant & possible:
-        s.fn.instr("xor.b32", out, base, str(constant))
-    else:
-        s.fn.instr("add.s32", out, base, str(constant))
+    s.fn.instr("xor.b32", out, base, str(constant))
     return out
 
 
