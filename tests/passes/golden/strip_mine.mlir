@@ -1,0 +1,83 @@
+// RUN: nanotile-passes %s -p strip-mine | filecheck %s
+// strip-mine runs a large load-compute-store tile as a loop over strips of at most 2048
+// elements, cut along the outermost dimension that leaves strips that small.
+
+cuda_tile.module @tests {
+  // 128x128 (16384 elements): 8 strips of 16x128. Each access gets a view of 16x128
+  // tiles and row index row * 8 + strip; the splat constant is made at the strip's shape.
+  // CHECK-LABEL: @scaled_copy
+  entry @scaled_copy(%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>, %n: tile<i32>, %row: tile<i32>,
+                     %col: tile<i32>) {
+    // CHECK-DAG: %[[ZERO:.*]] = constant <i32: 0> : tile<i32>
+    // CHECK-DAG: %[[ONE:.*]] = constant <i32: 1> : tile<i32>
+    // CHECK-DAG: %[[COUNT:.*]] = constant <i32: 8> : tile<i32>
+    // CHECK-DAG: %[[TWO:.*]] = constant <f32: 2.000000e+00> : tile<16x128xf32>
+    // CHECK-DAG: %[[FIRST:.*]] = muli %row, %[[COUNT]]
+    // CHECK-DAG: %[[IN:.*]] = make_partition_view %a : partition_view<tile=(16x128)
+    // CHECK-DAG: %[[OUT:.*]] = make_partition_view %b : partition_view<tile=(16x128)
+    // CHECK: for %strip in (%[[ZERO]] to %[[COUNT]], step %[[ONE]])
+    // CHECK-NEXT: %[[R:.*]] = addi %[[FIRST]], %strip
+    // CHECK-NEXT: %[[X:.*]], %{{.*}} = load_view_tko weak %[[IN]][%[[R]], %col] {{.*}} -> tile<16x128xf32>
+    // CHECK-NEXT: %[[Y:.*]] = mulf %[[X]], %[[TWO]]
+    // CHECK-NEXT: store_view_tko weak %[[Y]], %[[OUT]][%[[R]], %col]
+    // CHECK-NEXT: }
+    // CHECK-NEXT: return
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %b = make_tensor_view %dst, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %pa = make_partition_view %a : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>
+    %pb = make_partition_view %b : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>
+    %x, %t = load_view_tko weak %pa[%row, %col] : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<128x128xf32>, token
+    %two = constant <f32: 2.0> : tile<128x128xf32>
+    %y = mulf %x, %two rounding<nearest_even> : tile<128x128xf32>
+    %u = store_view_tko weak %y, %pb[%row, %col] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+    return
+  }
+
+  // 4x4096: strips of the outermost dimension would hold 4096 elements, so the second is
+  // cut: 8 strips of 4x512. A broadcast of a column (extent 1 along the cut dimension)
+  // is made again at the strip's shape.
+  // CHECK-LABEL: @wide_rows
+  entry @wide_rows(%src: tile<ptr<i32>>, %n: tile<i32>, %i: tile<i32>) {
+    // CHECK-DAG: %[[COUNT:.*]] = constant <i32: 8>
+    // CHECK-DAG: muli %i, %[[COUNT]]
+    // CHECK-DAG: %[[V:.*]] = broadcast %v : tile<4x1xi32> -> tile<4x512xi32>
+    // CHECK: for
+    // CHECK: load_view_tko weak %{{.*}}[%i, %{{.*}}] {{.*}} -> tile<4x512xi32>
+    // CHECK-NEXT: addi %{{.*}}, %[[V]]
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xi32, strides=[?,1]>
+    %pa = make_partition_view %a : partition_view<tile=(4x4096), tensor_view<?x?xi32, strides=[?,1]>>
+    %x, %t = load_view_tko weak %pa[%i, %i] : partition_view<tile=(4x4096), tensor_view<?x?xi32, strides=[?,1]>>, tile<i32> -> tile<4x4096xi32>, token
+    %pc = make_partition_view %a : partition_view<tile=(4x1), tensor_view<?x?xi32, strides=[?,1]>>
+    %v, %tv = load_view_tko weak %pc[%i, %n] : partition_view<tile=(4x1), tensor_view<?x?xi32, strides=[?,1]>>, tile<i32> -> tile<4x1xi32>, token
+    %w = broadcast %v : tile<4x1xi32> -> tile<4x4096xi32>
+    %y = addi %x, %w : tile<4x4096xi32>
+    %u = store_view_tko weak %y, %pa[%i, %i] : tile<4x4096xi32>, partition_view<tile=(4x4096), tensor_view<?x?xi32, strides=[?,1]>>, tile<i32> -> token
+    return
+  }
+
+  // Left as they are: a tile of 2048 elements (one strip), a loaded tile also used
+  // whole (the reduce), a store whose token orders a later op, a relaxed load.
+  // CHECK-LABEL: @unchanged
+  entry @unchanged(%src: tile<ptr<f32>>, %n: tile<i32>, %i: tile<i32>) {
+    // CHECK-NOT: for
+    // CHECK: return
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %small = make_partition_view %a : partition_view<tile=(16x128), tensor_view<?x?xf32, strides=[?,1]>>
+    %x, %t0 = load_view_tko weak %small[%i, %i] : partition_view<tile=(16x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<16x128xf32>, token
+    %t1 = store_view_tko weak %x, %small[%i, %i] : tile<16x128xf32>, partition_view<tile=(16x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+    %big = make_partition_view %a : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>
+    %y, %t2 = load_view_tko weak %big[%i, %i] : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<128x128xf32>, token
+    %t3 = store_view_tko weak %y, %big[%i, %i] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+    %s = reduce %y dim=0 identities=[0.000000e+00 : f32] : tile<128x128xf32> -> tile<128xf32>
+    (%l: tile<f32>, %r: tile<f32>) {
+      %m = maxf %l, %r : tile<f32>
+      yield %m : tile<f32>
+    }
+    %z, %t4 = load_view_tko weak %big[%i, %n] : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<128x128xf32>, token
+    %t5 = store_view_tko weak %z, %big[%n, %i] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+    %w, %t6 = load_view_tko weak %big[%n, %n] token = %t5 : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<128x128xf32>, token
+    %q, %t7 = load_view_tko relaxed device %big[%n, %n] : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<128x128xf32>, token
+    %t8 = store_view_tko weak %q, %big[%i, %n] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
+    return
+  }
+}
