@@ -18,7 +18,7 @@ from nanotile.passes.registry import PASSES, entered_languages, parse_pipeline
 
 PACKAGE = Path(package.__file__).parent
 INFRASTRUCTURE = {"__init__", "__main__", "base", "cli_options", "facts", "language", "languages",
-                  "manager", "pipelines", "plugins", "registry", "rewrite", "semantics",
+                  "manager", "pipelines", "plugins", "registry", "rewrite", "semantics", "strips",
                   "view_addresses"}
 PASS_FILES = sorted(p for p in PACKAGE.glob("*.py") if p.stem not in INFRASTRUCTURE)
 

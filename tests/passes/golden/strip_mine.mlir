@@ -1,6 +1,6 @@
 // RUN: nanotile-passes %s -p strip-mine | filecheck %s
-// strip-mine runs a large load-compute-store tile as a loop over strips of at most 2048
-// elements, cut along the outermost dimension that leaves strips that small.
+// strip-mine runs a large loaded-computed-stored or reduced tile as a loop over strips of
+// at most 2048 elements, cut along the outermost dimension that leaves strips that small.
 
 cuda_tile.module @tests {
   // 128x128 (16384 elements): 8 strips of 16x128. Each access gets a view of 16x128
@@ -55,8 +55,39 @@ cuda_tile.module @tests {
     return
   }
 
+  // A reduce along the cut dimension: the loop combines each 16x128 strip into a
+  // partial result (starting at the identity) with the reduce's body, element by
+  // element; the reduce then reduces the partial result.
+  // CHECK-LABEL: @column_max
+  entry @column_max(%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>, %n: tile<i32>, %i: tile<i32>) {
+    // CHECK-DAG: %[[COUNT:.*]] = constant <i32: 32>
+    // CHECK-DAG: %[[FIRST:.*]] = muli %i, %[[COUNT]]
+    // CHECK-DAG: %[[IDENTITY:.*]] = constant <f32: 0xFF800000> : tile<16x128xf32>
+    // CHECK: %[[PARTIAL:.*]] = for %strip in ({{.*}} to %[[COUNT]], {{.*}} iter_values(%partial = %[[IDENTITY]]) -> (tile<16x128xf32>)
+    // CHECK-NEXT: %[[R:.*]] = addi %[[FIRST]], %strip
+    // CHECK-NEXT: %[[X:.*]], %{{.*}} = load_view_tko weak %{{.*}}[%[[R]], %i] {{.*}} -> tile<16x128xf32>
+    // CHECK-NEXT: %[[A:.*]] = absf %[[X]]
+    // CHECK-NEXT: %[[M:.*]] = maxf %partial, %[[A]]
+    // CHECK-NEXT: continue %[[M]]
+    // CHECK: reduce %[[PARTIAL]] dim=0 {{.*}} : tile<16x128xf32> -> tile<128xf32>
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %b = make_tensor_view %dst, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %pa = make_partition_view %a : partition_view<tile=(512x128), tensor_view<?x?xf32, strides=[?,1]>>
+    %pb = make_partition_view %b : partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>
+    %x, %t = load_view_tko weak %pa[%i, %i] : partition_view<tile=(512x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<512x128xf32>, token
+    %y = absf %x : tile<512x128xf32>
+    %m = reduce %y dim=0 identities=[0xFF800000 : f32] : tile<512x128xf32> -> tile<128xf32>
+    (%l: tile<f32>, %r: tile<f32>) {
+      %z = maxf %l, %r : tile<f32>
+      yield %z : tile<f32>
+    }
+    %u = store_view_tko weak %m, %pb[%i] : tile<128xf32>, partition_view<tile=(128), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+
   // Left as they are: a tile of 2048 elements (one strip), a loaded tile also used
-  // whole (the reduce), a store whose token orders a later op, a relaxed load.
+  // whole (the reduce along the other dimension than the cut one), a store whose token
+  // orders a later op, a relaxed load.
   // CHECK-LABEL: @unchanged
   entry @unchanged(%src: tile<ptr<f32>>, %n: tile<i32>, %i: tile<i32>) {
     // CHECK-NOT: for
@@ -68,7 +99,7 @@ cuda_tile.module @tests {
     %big = make_partition_view %a : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>
     %y, %t2 = load_view_tko weak %big[%i, %i] : partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<128x128xf32>, token
     %t3 = store_view_tko weak %y, %big[%i, %i] : tile<128x128xf32>, partition_view<tile=(128x128), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> token
-    %s = reduce %y dim=0 identities=[0.000000e+00 : f32] : tile<128x128xf32> -> tile<128xf32>
+    %s = reduce %y dim=1 identities=[0.000000e+00 : f32] : tile<128x128xf32> -> tile<128xf32>
     (%l: tile<f32>, %r: tile<f32>) {
       %m = maxf %l, %r : tile<f32>
       yield %m : tile<f32>
