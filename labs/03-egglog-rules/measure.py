@@ -88,7 +88,7 @@ def measure(kernel: Kernel, float_identities: Path) -> Measurement:
     in the emulator and in the interpreter (before and after eqsat)."""
     from nanotile.ir.printer import print_module
     from nanotile.loader import load_file
-    from nanotile.passes.manager import PipelineRun, RunOptions
+    from nanotile.passes.manager import PipelineRun, RunOptions, languages_after
     from nanotile.ptxemu.run import run_ptx
 
     module = load_file(str(kernel.path))
@@ -96,7 +96,8 @@ def measure(kernel: Kernel, float_identities: Path) -> Measurement:
     steps, at = pipeline(rule_files(float_identities), kernel.fast_math)
     PipelineRun(RunOptions(verify=True), io.StringIO()).run(module, steps[:at + 1])
     after = copy.deepcopy(module)
-    PipelineRun(RunOptions(verify=False), io.StringIO()).run(module, steps[at + 1:])
+    rest = RunOptions(verify=False, input_language=languages_after(steps[:at + 1], "tile"))
+    PipelineRun(rest, io.StringIO()).run(module, steps[at + 1:])
     arrays = inputs(before)
     stats = run_ptx(module.ptx.render(), kernel.name, grid=(1, 1, 1),
                     args=[a.copy() for a in arrays])

@@ -6,9 +6,9 @@ addresses and masks in straight-line code, long PTX that ptxas is slow to compil
 tileiras compiles such a copy to a loop of 16 loads per thread; this pass makes the same
 loop at the tile level. A tile of at least twice STRIP_ELEMENTS elements, computed from
 ``load_view_tko`` results by elementwise ops (nanotile/passes/strips.py says which), is
-cut along the outermost dimension ``d`` that leaves strips of at most STRIP_ELEMENTS
-elements, and a ``for`` over the ``count`` strips runs the computation on one strip at a
-time: every access gets a partition view of strip-sized tiles (made before the loop) and
+cut along a dimension ``d`` that leaves strips of at most STRIP_ELEMENTS elements (the
+outermost one not contiguous in memory, strips.choose_cut), and a ``for`` over the
+``count`` strips runs the computation on one strip at a time: every access gets a partition view of strip-sized tiles (made before the loop) and
 index ``index[d] * count + i`` in iteration ``i``. What the loop does with a strip:
 - the computation ends in a ``store_view_tko``: stores it;
 - it ends in a ``reduce`` along ``d``: combines it, element by element with the reduce's
@@ -31,7 +31,7 @@ from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, insert_befor
     splat_value
 from ..ir.types import TileType
 from .base import Pass, PassContext
-from .strips import INDEX, Computation, computation, strip_dimension, view_operand
+from .strips import INDEX, Computation, computation, view_operand
 
 
 def strip_view(root: Operation, view: Value, strip: tuple[int, ...],
@@ -81,7 +81,7 @@ def strip_mine(comp: Computation) -> list[Operation]:
     """Replace the computation by a loop over its strips, made before its root; returns
     the ops outside it that it no longer reads."""
     root = comp.root
-    d, extent = strip_dimension(comp.shape)
+    d, extent = comp.cut
     count = comp.shape[d] // extent
     strip = (*comp.shape[:d], extent, *comp.shape[d + 1:])
 

@@ -28,6 +28,7 @@ class Computation:
 
     ops: list[Operation]
     shape: tuple[int, ...]
+    cut: tuple[int, int]  # the dimension cut, and the strips' extent along it
     outside: list[Operation]  # constants and broadcasts it reads, remade per strip
 
     @property
@@ -35,13 +36,26 @@ class Computation:
         return self.ops[-1]
 
 
-def strip_dimension(shape: tuple[int, ...]) -> tuple[int, int] | None:
-    """The outermost dimension whose cut leaves strips of at most STRIP_ELEMENTS
-    elements, and the strip's extent along it; None for a tile under two strips."""
+def strip_cuts(shape: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The dimensions whose cut leaves strips of at most STRIP_ELEMENTS elements, outermost
+    first, each with the strip's extent along it; none for a tile under two strips."""
     total = math.prod(shape)
     cuts = [(d, STRIP_ELEMENTS // (total // extent)) for d, extent in enumerate(shape)
             if extent > 1 and total // extent <= STRIP_ELEMENTS]
-    return cuts[0] if cuts and total >= 2 * STRIP_ELEMENTS else None
+    return cuts if total >= 2 * STRIP_ELEMENTS else []
+
+
+def choose_cut(root: Operation, shape: tuple[int, ...]) -> tuple[int, int] | None:
+    """A reduce's strips cut the dimension it reduces; a store's, the outermost dimension
+    not contiguous in memory (stride 1) where another is, so each strip still moves runs
+    of consecutive elements (vectors) along it."""
+    cuts = strip_cuts(shape)
+    if root.name == "reduce":
+        return next((cut for cut in cuts if cut[0] == root.attributes["dim"]), None)
+    view = root.operands[1].type
+    strides = view.tensor_view.strides if isinstance(view, PartitionViewType) else ()
+    return next((cut for cut in cuts if cut[0] >= len(strides) or strides[cut[0]] != 1),
+                cuts[0] if cuts else None)
 
 
 def view_operand(op: Operation) -> int:
@@ -61,13 +75,12 @@ def is_strippable_access(op: Operation, shape: tuple[int, ...], d: int, uses: Us
 
 
 def is_strippable_root(op: Operation, shape: tuple[int, ...], d: int, uses: Uses) -> bool:
-    """A store as above, or a reduce along ``d`` whose body is elementwise ops on its own
+    """A store as above, or a reduce (along ``d``: choose_cut) whose body is elementwise ops on its own
     values only (so it can also combine whole strips, element by element)."""
     if op.name == "store_view_tko":
         return is_strippable_access(op, shape, d, uses)
     block = op.regions[0].blocks[0] if op.name == "reduce" else None
-    return (block is not None and op.attributes["dim"] == d
-            and all(v.type.shape == shape for v in op.operands)
+    return (block is not None and all(v.type.shape == shape for v in op.operands)
             and all("elementwise" in traits(inner) for inner in block.ops[:-1])
             and all(v.owner is block or getattr(v.owner, "parent", None) is block
                     for inner in block.ops for v in inner.operands))
@@ -95,7 +108,7 @@ def computation(root: Operation, uses: Uses) -> Computation | None:
     if root.name not in ("store_view_tko", "reduce"):
         return None
     shape = root.operands[0].type.shape
-    cut = strip_dimension(shape)
+    cut = choose_cut(root, shape)
     if cut is None or not is_strippable_root(root, shape, cut[0], uses):
         return None
     d = cut[0]
@@ -119,4 +132,4 @@ def computation(root: Operation, uses: Uses) -> Computation | None:
         return None
     block_order = {id(op): i for i, op in enumerate(root.parent.ops)}
     ops = sorted(members.values(), key=lambda op: block_order[id(op)])
-    return Computation(ops, shape, list(outside.values()))
+    return Computation(ops, shape, cut, list(outside.values()))

@@ -109,14 +109,16 @@ def test_a_column_major_copy_moves_vectors_down_its_columns(gpu):
     """Threads and vectors follow the dimension contiguous in memory
     (contiguity.access_dim): 4096 elements over 128 threads, each moving 8 runs of 4
     consecutive rows with one 16-byte access, where a row-major layout would move one
-    element per access, 32 times; the copy reads and writes what NumPy's does."""
+    element per access, 32 times (strip-mine makes that a loop over two 64x32 strips, cut
+    across the columns: 4 of each access in its body); the copy reads and writes what
+    NumPy's does."""
     import numpy as np
 
     import nanotile
     from nanotile.ir.parser import parse_text
 
     ours = accesses(compile_to_ptx(parse_text(COLUMN_MAJOR_COPY, "<k>"), gpu))
-    assert ours["ld", "global", 4] == 8 and ours["st", "global", 4] == 8, ours
+    assert ours["ld", "global", 4] == 4 and ours["st", "global", 4] == 4, ours
     assert ours["ld", "global", 1] == 0 and ours["st", "global", 1] == 0, ours
     rows, columns, lead = 128, 96, 132  # the last column block is partly out of bounds
     source = np.arange(lead * columns, dtype=np.float32)
@@ -134,11 +136,12 @@ def test_a_column_major_copy_moves_vectors_down_its_columns(gpu):
 def test_a_3d_copy_of_column_major_views_moves_vectors(name, gpu):
     """cutile-tests' array_copy_3d views its arrays with strides [1, ?, ?]: tileiras loads
     its 128x128x1 f32 tile with LDG.E.128 (cuobjdump -sass); we load and store it 4
-    elements per access, 32 per thread, and its tile of bools too (the bools it stores
-    are not a mask: they do not limit the vector)."""
+    elements per access, 32 per thread (a loop over 8 strips of 128x16x1: 4 in its
+    body), and its tile of bools too (the bools it stores are not a mask: they do not
+    limit the vector)."""
     path = CORPUS / "cutile-tests" / f"{name}.tileirbc"
     if not path.exists():
         pytest.skip("../shared/corpus/cutile-tests not found")
     ours = accesses(compile_to_ptx(load_file(str(path)), gpu))
-    assert ours["ld", "global", 4] == 32 and ours["st", "global", 4] == 32, ours
+    assert ours["ld", "global", 4] == 4 and ours["st", "global", 4] == 4, ours
     assert ours["ld", "global", 1] == 0 and ours["st", "global", 1] == 0, ours

@@ -1,6 +1,7 @@
 // RUN: nanotile-passes %s -p strip-mine | filecheck %s
 // strip-mine runs a large loaded-computed-stored or reduced tile as a loop over strips of
-// at most 2048 elements, cut along the outermost dimension that leaves strips that small.
+// at most 2048 elements, cut along the outermost dimension that leaves strips that small
+// and is not contiguous in memory (a reduce: the dimension it reduces).
 
 cuda_tile.module @tests {
   // 128x128 (16384 elements): 8 strips of 16x128. Each access gets a view of 16x128
