@@ -8,8 +8,11 @@ loop at the tile level. A tile of at least twice STRIP_ELEMENTS elements, comput
 ``load_view_tko`` results by elementwise ops (nanotile/passes/strips.py says which), is
 cut along a dimension ``d`` that leaves strips of at most STRIP_ELEMENTS elements (the
 outermost one not contiguous in memory, strips.choose_cut), and a ``for`` over the
-``count`` strips runs the computation on one strip at a time: every access gets a partition view of strip-sized tiles (made before the loop) and
-index ``index[d] * count + i`` in iteration ``i``. What the loop does with a strip:
+``count`` strips runs the computation on one strip at a time: every access gets a
+partition view of strip-sized tiles (made before the loop) and index ``index[d] * count
++ i`` in iteration ``i``; a one-dimensional iota, an iota over the strip plus its first
+index; a reshape, the strips of its operand and result (strips.Cut.strip: the same
+elements in row-major order). What the loop does with a strip:
 - the computation ends in a ``store_view_tko``: stores it;
 - it ends in a ``reduce`` along ``d``: combines it, element by element with the reduce's
   body, into accumulators (loop-carried, starting at the identities); the reduce then
@@ -24,6 +27,7 @@ changes, which Tile IR leaves undefined between token-ordered ops that no token 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..ir.attrs import DenseElementsAttr, FloatAttr
 from ..ir.core import Block, Module, Operation, Region, Value, make_op
@@ -32,18 +36,6 @@ from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, insert_befor
 from ..ir.types import TileType
 from .base import Pass, PassContext
 from .strips import INDEX, Computation, computation, view_operand
-
-
-def strip_view(root: Operation, view: Value, strip: tuple[int, ...],
-               views: dict[Value, Value]) -> Value:
-    """A partition view of the same tensor with strip-sized tiles (one per view)."""
-    if view not in views:
-        original = defining_op(view)
-        made = make_op("make_partition_view", [original.operands[0]],
-                       [replace(view.type, tile_shape=strip)], dict(original.attributes),
-                       location=original.location)
-        views[view] = insert_before(root, made).results[0]
-    return views[view]
 
 
 def strip_of(op: Operation, strip: tuple[int, ...]) -> Operation:
@@ -77,58 +69,96 @@ def combine(reduce: Operation, body: Block, accumulators: list[Value],
     return [mapping[v] for v in block.ops[-1].operands]
 
 
-def strip_mine(comp: Computation) -> list[Operation]:
-    """Replace the computation by a loop over its strips, made before its root; returns
-    the ops outside it that it no longer reads."""
-    root = comp.root
-    d, extent = comp.cut
-    count = comp.shape[d] // extent
-    strip = (*comp.shape[:d], extent, *comp.shape[d + 1:])
+class StripLoop:
+    """Builds the loop of one computation: constants, views and first indices before the
+    root, the computation on one strip in the body."""
 
-    def before_loop(op: Operation) -> Value:
-        return insert_before(root, op).results[0]
+    def __init__(self, comp: Computation) -> None:
+        self.comp, self.cut, self.body = comp, comp.cut, Block()
+        self.iteration = self.body.add_argument(INDEX, "strip")
+        self.steps = self.before_loop(make_splat(self.cut.count, INDEX))
+        self.mapping: dict[Value, Value] = {}
+        self.views: dict[Value, Value] = {}  # a view -> its strip-sized twin
+        self.indices: dict[Value, Value] = {}  # an index along d -> index * count + i
 
-    zero, one, steps = (before_loop(make_splat(n, INDEX)) for n in (0, 1, count))
-    body, mapping, views, indices = Block(), {}, {}, {}
-    iteration = body.add_argument(INDEX, "strip")
-    for op in comp.outside:
-        mapping[op.results[0]] = before_loop(strip_of(op, strip))
-    for op in comp.ops[:-1] if root.name == "reduce" else comp.ops:
-        operands = [mapping.get(v, v) for v in op.operands]
+    def before_loop(self, op: Operation) -> Value:
+        return insert_before(self.comp.root, op).results[0]
+
+    def strip_type(self, v: Value) -> Any:
+        return TileType(self.cut.strip(v.type.shape), v.type.element) \
+            if isinstance(v.type, TileType) else v.type
+
+    def emit(self, name: str, operands: list[Value], type: Any, at: Operation) -> Value:
+        return self.body.append(make_op(name, operands, [type], location=at.location)).results[0]
+
+    def access(self, op: Operation, operands: list[Value]) -> None:
+        """A load's or store's view and index along d, for this strip."""
+        at, d = view_operand(op), self.cut.d
+        view, index = op.operands[at], op.operands[at + 1 + d]
+        if index not in self.indices:
+            first = self.before_loop(make_op("muli", [index, self.steps], [INDEX]))
+            self.indices[index] = self.emit("addi", [first, self.iteration], INDEX, op)
+        if view not in self.views:
+            original = defining_op(view)
+            strip = replace(view.type, tile_shape=self.cut.strip(view.type.tile_shape))
+            self.views[view] = self.before_loop(make_op(
+                "make_partition_view", [original.operands[0]], [strip],
+                dict(original.attributes), location=original.location))
+        operands[at], operands[at + 1 + d] = self.views[view], self.indices[index]
+
+    def iota(self, op: Operation) -> Value:
+        """A one-dimensional iota's strip: an iota plus the strip's first index."""
+        tile = self.strip_type(op.results[0])
+        length = self.before_loop(make_splat(tile.shape[0], INDEX))
+        start = self.emit("muli", [self.iteration, length], INDEX, op)
+        row = self.emit("reshape", [start], TileType((1,), INDEX.element), op)
+        starts = self.emit("broadcast", [row], tile, op)
+        return self.emit("addi", [self.emit("iota", [], tile, op), starts], tile, op)
+
+    def copy(self, op: Operation) -> None:
+        """``op`` on this strip, in the body."""
+        if op.name == "iota":
+            self.mapping[op.results[0]] = self.iota(op)
+            return
+        operands = [self.mapping.get(v, v) for v in op.operands]
         if op.name in ("load_view_tko", "store_view_tko"):
-            at = view_operand(op)
-            index = op.operands[at + 1 + d]
-            if index not in indices:  # index * count + iteration, once per index
-                first = before_loop(make_op("muli", [index, steps], [INDEX]))
-                step = make_op("addi", [first, iteration], [INDEX], location=op.location)
-                indices[index] = body.append(step).results[0]
-            operands[at] = strip_view(root, op.operands[at], strip, views)
-            operands[at + 1 + d] = indices[index]
-        types = [TileType(strip, r.type.element) if isinstance(r.type, TileType) and
-                 r.type.shape == comp.shape else r.type for r in op.results]
-        new = body.append(make_op(op.name, operands, types, dict(op.attributes), [],
-                                  op.operand_segments, op.location))
+            self.access(op, operands)
+        new = self.body.append(make_op(op.name, operands, [self.strip_type(r) for r in op.results],
+                                       dict(op.attributes), [], op.operand_segments,
+                                       op.location))
         new.source = op.source
-        mapping.update(zip(op.results, new.results))
-    carried = []
-    if root.name == "reduce":
-        types = [TileType(strip, v.type.element) for v in root.operands]
-        carried = [before_loop(identity(a, t)) for a, t in
-                   zip(getattr(root.attributes["identities"], "elements",
-                               root.attributes["identities"]), types)]
-        accumulators = [body.add_argument(t, "partial") for t in types]
-        strips = [mapping[v] for v in root.operands]
-        body.append(make_op("continue", combine(root, body, accumulators, strips), []))
-    else:
-        body.append(make_op("continue", [], [], location=root.location))
-    loop = insert_before(root, make_op("for", [zero, steps, one, *carried],
-                                       [v.type for v in carried], {}, [Region([body])],
-                                       [1, 1, 1, len(carried)], root.location))
-    if root.name == "reduce":
-        root.operands = list(loop.results)
-    for op in reversed(comp.ops[:-1] if root.name == "reduce" else comp.ops):
-        erase(op)
-    return comp.outside + [defining_op(view) for view in views]
+        self.mapping.update(zip(op.results, new.results))
+
+    def build(self) -> list[Operation]:
+        """The loop, before the root; returns the ops outside it no longer read."""
+        comp, root = self.comp, self.comp.root
+        for op in comp.outside:
+            self.mapping[op.results[0]] = self.before_loop(
+                strip_of(op, self.cut.strip(op.results[0].type.shape)))
+        strip_ops = comp.ops[:-1] if root.name == "reduce" else comp.ops
+        for op in strip_ops:
+            self.copy(op)
+        carried = []
+        if root.name == "reduce":
+            identities = root.attributes["identities"]
+            types = [self.strip_type(v) for v in root.operands]
+            carried = [self.before_loop(identity(a, t)) for a, t in
+                       zip(getattr(identities, "elements", identities), types)]
+            partials = [self.body.add_argument(t, "partial") for t in types]
+            strips = [self.mapping[v] for v in root.operands]
+            self.body.append(make_op("continue", combine(root, self.body, partials, strips), []))
+        else:
+            self.body.append(make_op("continue", [], [], location=root.location))
+        zero, one = (self.before_loop(make_splat(n, INDEX)) for n in (0, 1))
+        loop = insert_before(root, make_op("for", [zero, self.steps, one, *carried],
+                                           [v.type for v in carried], {},
+                                           [Region([self.body])], [1, 1, 1, len(carried)],
+                                           root.location))
+        if root.name == "reduce":
+            root.operands = list(loop.results)
+        for op in reversed(strip_ops):
+            erase(op)
+        return comp.outside + [defining_op(view) for view in self.views]
 
 
 def erase_unused(ops: list[Operation], module: Module) -> None:
@@ -149,5 +179,5 @@ class StripMine(Pass):
         uses = collect_uses(module)
         roots = [op for op in all_ops(module) if op.name in ("store_view_tko", "reduce")]
         found = [c for c in (computation(root, uses) for root in roots) if c is not None]
-        erase_unused([op for comp in found for op in strip_mine(comp)], module)
+        erase_unused([op for comp in found for op in StripLoop(comp).build()], module)
         return bool(found)

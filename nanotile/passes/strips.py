@@ -22,13 +22,38 @@ INDEX = TileType((), I32)  # the type of the loop's counter and of the indices i
 Uses = dict[Value, list[Operation]]
 
 
+@dataclass(frozen=True)
+class Cut:
+    """How a computation is cut into strips: its root's tile (``shape``) along dimension
+    ``d`` into ``count`` strips of extent ``extent``."""
+
+    shape: tuple[int, ...]
+    d: int
+    extent: int
+
+    @property
+    def count(self) -> int:
+        return self.shape[self.d] // self.extent
+
+    def strip(self, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The strip of a tile of ``shape``: the root's shape cut along ``d``; another
+        shape (met through a reshape, which keeps the row-major order of the elements)
+        cut along its first dimension into the same ranges of elements, where ``d`` is
+        the first dimension too; None where no strip of ``shape`` is one."""
+        if shape == self.shape:
+            return (*shape[:self.d], self.extent, *shape[self.d + 1:])
+        elements, inner = math.prod(self.shape) // self.count, math.prod(shape[1:])
+        if self.d != 0 or not shape or elements % inner:
+            return None
+        return (elements // inner, *shape[1:])
+
+
 @dataclass
 class Computation:
     """What one strip loop computes: its ops in block order, the last being the root."""
 
     ops: list[Operation]
-    shape: tuple[int, ...]
-    cut: tuple[int, int]  # the dimension cut, and the strips' extent along it
+    cut: Cut
     outside: list[Operation]  # constants and broadcasts it reads, remade per strip
 
     @property
@@ -36,25 +61,25 @@ class Computation:
         return self.ops[-1]
 
 
-def strip_cuts(shape: tuple[int, ...]) -> list[tuple[int, int]]:
-    """The dimensions whose cut leaves strips of at most STRIP_ELEMENTS elements, outermost
-    first, each with the strip's extent along it; none for a tile under two strips."""
+def strip_cuts(shape: tuple[int, ...]) -> list[Cut]:
+    """The cuts that leave strips of at most STRIP_ELEMENTS elements, the outermost
+    dimension first; none for a tile under two strips."""
     total = math.prod(shape)
-    cuts = [(d, STRIP_ELEMENTS // (total // extent)) for d, extent in enumerate(shape)
+    cuts = [Cut(shape, d, STRIP_ELEMENTS // (total // extent)) for d, extent in enumerate(shape)
             if extent > 1 and total // extent <= STRIP_ELEMENTS]
     return cuts if total >= 2 * STRIP_ELEMENTS else []
 
 
-def choose_cut(root: Operation, shape: tuple[int, ...]) -> tuple[int, int] | None:
+def choose_cut(root: Operation, shape: tuple[int, ...]) -> Cut | None:
     """A reduce's strips cut the dimension it reduces; a store's, the outermost dimension
     not contiguous in memory (stride 1) where another is, so each strip still moves runs
     of consecutive elements (vectors) along it."""
     cuts = strip_cuts(shape)
     if root.name == "reduce":
-        return next((cut for cut in cuts if cut[0] == root.attributes["dim"]), None)
+        return next((cut for cut in cuts if cut.d == root.attributes["dim"]), None)
     view = root.operands[1].type
     strides = view.tensor_view.strides if isinstance(view, PartitionViewType) else ()
-    return next((cut for cut in cuts if cut[0] >= len(strides) or strides[cut[0]] != 1),
+    return next((cut for cut in cuts if cut.d >= len(strides) or strides[cut.d] != 1),
                 cuts[0] if cuts else None)
 
 
@@ -63,66 +88,73 @@ def view_operand(op: Operation) -> int:
     return 0 if op.name == "load_view_tko" else 1
 
 
-def is_strippable_access(op: Operation, shape: tuple[int, ...], d: int, uses: Uses) -> bool:
-    """A weak view load or store of a whole ``shape`` tile through a partition view
-    without a dim_map, an i32 index along ``d``, and a result token nobody uses."""
+def is_strippable_access(op: Operation, cut: Cut, uses: Uses) -> bool:
+    """A weak view load or store of a tile that has a strip, through a partition view
+    without a dim_map, an i32 index along ``cut.d``, and a result token nobody uses."""
     at = view_operand(op)
     view = op.operands[at].type
     return (op.attributes.get("memory_ordering_semantics") == MemoryOrderingSemantics.weak
             and isinstance(view, PartitionViewType) and view.dim_map is None
-            and view.tile_shape == shape and defining_op(op.operands[at]) is not None
-            and op.operands[at + 1 + d].type == INDEX and not uses.get(op.results[-1]))
+            and cut.strip(view.tile_shape) is not None and defining_op(op.operands[at])
+            is not None and op.operands[at + 1 + cut.d].type == INDEX
+            and not uses.get(op.results[-1]))
 
 
-def is_strippable_root(op: Operation, shape: tuple[int, ...], d: int, uses: Uses) -> bool:
-    """A store as above, or a reduce (along ``d``: choose_cut) whose body is elementwise ops on its own
-    values only (so it can also combine whole strips, element by element)."""
+def is_strippable_root(op: Operation, cut: Cut, uses: Uses) -> bool:
+    """A store as above, or a reduce (along ``cut.d``: choose_cut) whose body is
+    elementwise ops on its own values only (so it can also combine whole strips, element
+    by element)."""
     if op.name == "store_view_tko":
-        return is_strippable_access(op, shape, d, uses)
-    block = op.regions[0].blocks[0] if op.name == "reduce" else None
-    return (block is not None and all(v.type.shape == shape for v in op.operands)
+        return is_strippable_access(op, cut, uses)
+    block = op.regions[0].blocks[0]
+    return (all(v.type.shape == cut.shape for v in op.operands)
             and all("elementwise" in traits(inner) for inner in block.ops[:-1])
             and all(v.owner is block or getattr(v.owner, "parent", None) is block
                     for inner in block.ops for v in inner.operands))
 
 
-def remade_outside(v: Value, shape: tuple[int, ...], d: int) -> Operation | None:
+def remade_outside(v: Value, cut: Cut) -> Operation | None:
     """A value from outside the computation that a strip can have its own copy of."""
     op = defining_op(v)
-    if op is not None and isinstance(v.type, TileType) and v.type.shape == shape and (
+    if op is not None and isinstance(v.type, TileType) and cut.strip(v.type.shape) and (
             op.name == "constant" and splat_value(v) is not None or
-            op.name == "broadcast" and op.operands[0].type.shape[d] == 1):
+            op.name == "broadcast" and op.operands[0].type.shape[cut.d] == 1):
         return op
     return None
 
 
-def runs_on_strips(op: Operation, shape: tuple[int, ...], d: int, uses: Uses) -> bool:
-    """A load as above, or an elementwise op of the tile's shape."""
+def runs_on_strips(op: Operation, cut: Cut, uses: Uses) -> bool:
+    """A load as above; an elementwise op or a reshape between shapes that have strips;
+    a one-dimensional i32 iota cut along its dimension (its strip: an iota plus the
+    strip's first index)."""
     if op.name == "load_view_tko":
-        return is_strippable_access(op, shape, d, uses)
-    return "elementwise" in traits(op) and op.results[0].type.shape == shape
+        return is_strippable_access(op, cut, uses)
+    shapes = [v.type.shape for v in (*op.operands, *op.results) if isinstance(v.type, TileType)]
+    if op.name == "iota":
+        return cut.d == 0 and op.results[0].type.element == I32 and \
+            cut.strip(shapes[0]) is not None
+    return (op.name == "reshape" or "elementwise" in traits(op)) and \
+        all(cut.strip(shape) is not None for shape in shapes)
 
 
 def computation(root: Operation, uses: Uses) -> Computation | None:
     """The computation ending at ``root`` (a store or a reduce), or None."""
     if root.name not in ("store_view_tko", "reduce"):
         return None
-    shape = root.operands[0].type.shape
-    cut = choose_cut(root, shape)
-    if cut is None or not is_strippable_root(root, shape, cut[0], uses):
+    cut = choose_cut(root, root.operands[0].type.shape)
+    if cut is None or not is_strippable_root(root, cut, uses):
         return None
-    d = cut[0]
     members, outside = {id(root): root}, {}
     pending = list(root.operands if root.name == "reduce" else root.operands[:1])
     while pending:  # the stores' and loads' views and indices stay as they are
         op = defining_op(pending.pop())
         if op is not None and id(op) in members:
             continue
-        if op is None or op.parent is not root.parent or not runs_on_strips(op, shape, d, uses):
+        if op is None or op.parent is not root.parent or not runs_on_strips(op, cut, uses):
             return None
         members[id(op)] = op
         for operand in op.operands if op.name != "load_view_tko" else ():
-            remade = remade_outside(operand, shape, d)
+            remade = remade_outside(operand, cut)
             if remade is not None:
                 outside[id(remade)] = remade
             else:
@@ -132,4 +164,4 @@ def computation(root: Operation, uses: Uses) -> Computation | None:
         return None
     block_order = {id(op): i for i, op in enumerate(root.parent.ops)}
     ops = sorted(members.values(), key=lambda op: block_order[id(op)])
-    return Computation(ops, shape, cut, list(outside.values()))
+    return Computation(ops, cut, list(outside.values()))

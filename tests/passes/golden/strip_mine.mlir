@@ -86,6 +86,54 @@ cuda_tile.module @tests {
     return
   }
 
+  // An argmax of a flattened 64x64 tile: the reshape cuts its operand into the same
+  // elements (2 strips of 32x64 rows, 2048 elements each); the iota's strip is an iota
+  // plus the strip's first index. Both partial results are carried. (The body picks the
+  // first index of equal values, so the order of combining does not change the result.)
+  // CHECK-LABEL: @argmax
+  entry @argmax(%src: tile<ptr<f32>>, %dst: tile<ptr<i32>>, %n: tile<i32>, %i: tile<i32>) {
+    // CHECK-DAG: %[[COUNT:.*]] = constant <i32: 2>
+    // CHECK-DAG: %[[LENGTH:.*]] = constant <i32: 2048>
+    // CHECK-DAG: make_partition_view %a : partition_view<tile=(32x64)
+    // CHECK: %[[P:.*]]:2 = for %strip in ({{.*}} to %[[COUNT]], {{.*}} iter_values(%partial = %{{.*}}, %partial_0 = %{{.*}}) -> (tile<2048xf32>, tile<2048xi32>)
+    // CHECK: load_view_tko {{.*}} -> tile<32x64xf32>
+    // CHECK-NEXT: %[[FLAT:.*]] = reshape %{{.*}} : tile<32x64xf32> -> tile<2048xf32>
+    // CHECK-NEXT: %[[START:.*]] = muli %strip, %[[LENGTH]]
+    // CHECK-NEXT: %[[ROW:.*]] = reshape %[[START]] : tile<i32> -> tile<1xi32>
+    // CHECK-NEXT: %[[STARTS:.*]] = broadcast %[[ROW]] : tile<1xi32> -> tile<2048xi32>
+    // CHECK-NEXT: %[[IOTA:.*]] = iota : tile<2048xi32>
+    // CHECK-NEXT: %[[INDEX:.*]] = addi %[[IOTA]], %[[STARTS]]
+    // CHECK-NEXT: cmpf greater_than ordered %partial, %[[FLAT]]
+    // CHECK-NEXT: cmpf equal ordered %partial, %[[FLAT]]
+    // CHECK-NEXT: cmpi less_than %partial_0, %[[INDEX]]
+    // CHECK-NEXT: andi
+    // CHECK-NEXT: %[[MORE:.*]] = ori
+    // CHECK-NEXT: select %[[MORE]], %partial, %[[FLAT]]
+    // CHECK-NEXT: select %[[MORE]], %partial_0, %[[INDEX]]
+    // CHECK: reduce %[[P]]#0, %[[P]]#1 dim=0 {{.*}} : tile<2048xf32>, tile<2048xi32> -> tile<f32>, tile<i32>
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %b = make_tensor_view %dst, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xi32, strides=[1]>
+    %pa = make_partition_view %a : partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[?,1]>>
+    %pb = make_partition_view %b : partition_view<tile=(1), tensor_view<?xi32, strides=[1]>>
+    %x, %t = load_view_tko weak %pa[%i, %i] : partition_view<tile=(64x64), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<64x64xf32>, token
+    %flat = reshape %x : tile<64x64xf32> -> tile<4096xf32>
+    %where = iota : tile<4096xi32>
+    %m:2 = reduce %flat, %where dim=0 identities=[0xFF800000 : f32, 0 : i32] : tile<4096xf32>, tile<4096xi32> -> tile<f32>, tile<i32>
+    (%lv: tile<f32>, %rv: tile<f32>, %li: tile<i32>, %ri: tile<i32>) {
+      %greater = cmpf greater_than ordered %lv, %rv : tile<f32> -> tile<i1>
+      %equal = cmpf equal ordered %lv, %rv : tile<f32> -> tile<i1>
+      %before = cmpi less_than %li, %ri, signed : tile<i32> -> tile<i1>
+      %tie = andi %equal, %before : tile<i1>
+      %more = ori %greater, %tie : tile<i1>
+      %v = select %more, %lv, %rv : tile<i1>, tile<f32>
+      %w = select %more, %li, %ri : tile<i1>, tile<i32>
+      yield %v, %w : tile<f32>, tile<i32>
+    }
+    %r = reshape %m#1 : tile<i32> -> tile<1xi32>
+    %u = store_view_tko weak %r, %pb[%i] : tile<1xi32>, partition_view<tile=(1), tensor_view<?xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+
   // Left as they are: a tile of 2048 elements (one strip), a loaded tile also used
   // whole (the reduce along the other dimension than the cut one), a store whose token
   // orders a later op, a relaxed load.
