@@ -78,6 +78,15 @@ def erase(op: Operation) -> None:
     op.parent = None
 
 
+def erase_unused(ops: list[Operation], module: Module) -> None:
+    """Remove those of ``ops`` (pure ops a rewrite stopped reading: constants, views...)
+    that nothing uses any more; each once, however often listed."""
+    uses = collect_uses(module)
+    for op in {id(op): op for op in ops}.values():
+        if op.parent is not None and not any(uses.get(r) for r in op.results):
+            erase(op)
+
+
 def insert_before(anchor: Operation, op: Operation) -> Operation:
     """Put ``op`` just before ``anchor``; a new op without a location takes the anchor's
     (it is usually made to replace it, so diagnostics point at the right source line)."""

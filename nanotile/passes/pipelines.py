@@ -115,6 +115,7 @@ SM90 = [
     "check-target-support{gpu=sm_90}",  # types/ops sm_90 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_90}",         # OPTIMIZE with the sm_90 cost model
+    "split-accesses",              # loads taken apart by extract, stored cats: the parts
     "strip-mine",                  # large load-compute-store tiles: a loop over strips
     # view loads of wgmma operands (into their layout, or staged: read into registers
     # and stored in it), shared vectors -> TMA
@@ -130,6 +131,7 @@ SM100 = [
     "check-target-support{gpu=sm_100}",  # types/ops sm_100 lacks: refused, as tileiras does
     *CANONICALIZE,
     "eqsat{target=sm_100}",        # OPTIMIZE with the sm_100 cost model
+    "split-accesses",              # loads taken apart by extract, stored cats: the parts
     "strip-mine",                  # large load-compute-store tiles: a loop over strips
     # view loads of tcgen05 operands (into their layout, or staged as on sm_90), shared
     # vectors -> TMA

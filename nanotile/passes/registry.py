@@ -32,6 +32,7 @@ from .resolve_tokens import ResolveTokens
 from .simplify_grid_queries import SimplifyGridQueries
 from .simplify_shapes import SimplifyShapes
 from .simplify_tokens import SimplifyTokens
+from .split_accesses import SplitAccesses
 from .strip_mine import StripMine
 from .synthesize_debug_info_scopes import SynthesizeDebugInfoScopes
 from .test_debuginfo_update_symbol_name import DebugInfoUpdateSymbolName
@@ -55,6 +56,7 @@ PASSES: dict[str, type[Pass]] = {
         SimplifyGridQueries,
         SimplifyShapes,
         SimplifyTokens,
+        SplitAccesses,
         StripMine,
         SynthesizeDebugInfoScopes,
     )

@@ -31,8 +31,8 @@ from typing import Any
 
 from ..ir.attrs import DenseElementsAttr, FloatAttr
 from ..ir.core import Block, Module, Operation, Region, Value, make_op
-from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, insert_before, make_splat, \
-    splat_value
+from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, erase_unused, insert_before, \
+    make_splat, splat_value
 from ..ir.types import TileType
 from .base import Pass, PassContext
 from .strips import INDEX, Computation, computation, view_operand
@@ -159,14 +159,6 @@ class StripLoop:
         for op in reversed(strip_ops):
             erase(op)
         return comp.outside + [defining_op(view) for view in self.views]
-
-
-def erase_unused(ops: list[Operation], module: Module) -> None:
-    """Remove the ops (pure: constants, broadcasts, views) nothing uses any more."""
-    uses = collect_uses(module)
-    for op in {id(op): op for op in ops}.values():
-        if op.parent is not None and not any(uses.get(r) for r in op.results):
-            erase(op)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 
 A computation ends at a root: a ``store_view_tko`` of the tile, or a ``reduce`` of it
 along the dimension the strips cut. Everything it reads of the tile's shape comes from
-weak partition-view loads through elementwise ops, each in the root's block and used
-only by the computation; the rest are splat constants and broadcasts of extent 1 along
-the cut dimension, which a strip can have its own copy of (``outside``).
+weak partition-view loads through elementwise ops, reshapes and one-dimensional iotas,
+each in the root's block and used only by the computation; the rest are splat constants
+and broadcasts of extent 1 along the cut dimension, which a strip can have its own copy
+of (``outside``).
 """
 
 from __future__ import annotations
