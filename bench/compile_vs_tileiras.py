@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import statistics
@@ -107,11 +108,16 @@ def start_server(nanotile: Path, env: dict) -> dict:
     return {"start_cpu": server_status(nanotile, env)["cpu"]}
 
 
-def stop_server(nanotile: Path, env: dict, server: dict) -> dict:
-    """Its CPU over the run (start-up excluded), requests and peak memory; stop it."""
+def stop_server(nanotile: Path, env: dict, server: dict) -> dict | None:
+    """Its CPU over the run (start-up excluded), requests and peak memory; stop it. None
+    (with a note) when it is gone: a server stops when nanotile's files change, so an
+    edit during the run ends it, and the commands after it compiled without it."""
     status = server_status(nanotile, env)
-    subprocess.run([str(nanotile), "server", "stop"], env=env, check=True,
-                   capture_output=True)
+    subprocess.run([str(nanotile), "server", "stop"], env=env, capture_output=True)
+    if status is None:
+        print("\nthe compile server was gone at the end of the run (nanotile's files "
+              "changed?): its totals are missing, and the rows after it compiled without it")
+        return None
     return {**server, "cpu": status["cpu"] - server["start_cpu"],
             "requests": status["requests"], "memory_mb": status["memory_mb"]}
 
@@ -346,7 +352,10 @@ def main() -> int:
         for target in args.targets.split(","):
             server = None if "server" in skip else start_server(nanotile, server_env)
             def one(path: Path, target: str = target) -> dict:
-                out = Path(tmp) / f"{path.stem[:100]}.{target}"
+                # unique per kernel: variants of one kernel can share their first 100
+                # characters, and the server appends to the stats file it is given
+                digest = hashlib.sha1(path.stem.encode()).hexdigest()[:8]
+                out = Path(tmp) / f"{path.stem[:80]}-{digest}.{target}"
                 row = {"kernel": path.stem, "target": target}
                 t = measured([str(tileiras), f"--gpu-name={target}", str(path), "-o",
                               f"{out}.t.cubin"], args.timeout)

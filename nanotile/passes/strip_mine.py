@@ -13,7 +13,8 @@ partition view of strip-sized tiles (made before the loop) and index ``index[d] 
 + i`` in iteration ``i``; a one-dimensional iota, an iota over the strip plus its first
 index; a reshape, the strips of its operand and result (strips.Cut.strip: the same
 elements in row-major order). What the loop does with a strip:
-- the computation ends in a ``store_view_tko``: stores it;
+- the computation ends in a ``store_view_tko`` (or a relaxed ``atomic_red_view_tko``):
+  stores it (or adds it atomically);
 - it ends in a ``reduce`` along ``d``: combines it, element by element with the reduce's
   body, into accumulators (loop-carried, starting at the identities); the reduce then
   reduces the accumulators, a strip instead of the whole tile. The spec lets a reduce
@@ -35,7 +36,7 @@ from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, erase_unused
     make_splat, splat_value
 from ..ir.types import TileType
 from .base import Pass, PassContext
-from .strips import INDEX, Computation, computation, view_operand
+from .strips import ACCESSES, INDEX, ROOTS, Computation, computation, view_operand
 
 
 def strip_of(op: Operation, strip: tuple[int, ...]) -> Operation:
@@ -121,7 +122,7 @@ class StripLoop:
             self.mapping[op.results[0]] = self.iota(op)
             return
         operands = [self.mapping.get(v, v) for v in op.operands]
-        if op.name in ("load_view_tko", "store_view_tko"):
+        if op.name in ACCESSES:
             self.access(op, operands)
         new = self.body.append(make_op(op.name, operands, [self.strip_type(r) for r in op.results],
                                        dict(op.attributes), [], op.operand_segments,
@@ -169,7 +170,7 @@ class StripMine(Pass):
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         uses = collect_uses(module)
-        roots = [op for op in all_ops(module) if op.name in ("store_view_tko", "reduce")]
+        roots = [op for op in all_ops(module) if op.name in ROOTS]
         found = [c for c in (computation(root, uses) for root in roots) if c is not None]
         erase_unused([op for comp in found for op in StripLoop(comp).build()], module)
         return bool(found)

@@ -1,11 +1,11 @@
 """Which computations strip-mine (nanotile/passes/strip_mine.py) can run strip by strip.
 
-A computation ends at a root: a ``store_view_tko`` of the tile, or a ``reduce`` of it
-along the dimension the strips cut. Everything it reads of the tile's shape comes from
-weak partition-view loads through elementwise ops, reshapes and one-dimensional iotas,
-each in the root's block and used only by the computation; the rest are splat constants
-and broadcasts of extent 1 along the cut dimension, which a strip can have its own copy
-of (``outside``).
+A computation ends at a root: a ``store_view_tko`` or a relaxed ``atomic_red_view_tko``
+of the tile, or a ``reduce`` of it along the dimension the strips cut. Everything it
+reads of the tile's shape comes from weak partition-view loads through elementwise ops,
+reshapes and one-dimensional iotas, each in the root's block and used only by the
+computation; the rest are splat constants and broadcasts of extent 1 along the cut
+dimension, which a strip can have its own copy of (``outside``).
 """
 
 from __future__ import annotations
@@ -78,23 +78,38 @@ def choose_cut(root: Operation, shape: tuple[int, ...]) -> Cut | None:
     cuts = strip_cuts(shape)
     if root.name == "reduce":
         return next((cut for cut in cuts if cut.d == root.attributes["dim"]), None)
-    view = root.operands[1].type
+    view = root.operands[view_operand(root)].type
     strides = view.tensor_view.strides if isinstance(view, PartitionViewType) else ()
     return next((cut for cut in cuts if cut.d >= len(strides) or strides[cut.d] != 1),
                 cuts[0] if cuts else None)
 
 
+ACCESSES = ("load_view_tko", "store_view_tko", "atomic_red_view_tko")
+ROOTS = ("store_view_tko", "atomic_red_view_tko", "reduce")
+
+
 def view_operand(op: Operation) -> int:
-    """Where a view load or store has its view (its indices follow)."""
-    return 0 if op.name == "load_view_tko" else 1
+    """Where a view access has its view (its indices follow)."""
+    return 1 if op.name == "store_view_tko" else 0
+
+
+def strip_inputs(root: Operation) -> list[Value]:
+    """The tiles a root takes from its computation: what it stores, or reduces."""
+    if root.name == "atomic_red_view_tko":
+        return root.operand_groups()[2]
+    return root.operands if root.name == "reduce" else root.operands[:1]
 
 
 def is_strippable_access(op: Operation, cut: Cut, uses: Uses) -> bool:
-    """A weak view load or store of a tile that has a strip, through a partition view
-    without a dim_map, an i32 index along ``cut.d``, and a result token nobody uses."""
+    """A weak view load or store (or a relaxed atomic reduction: each element's update is
+    atomic by itself, in no order with the others) of a tile that has a strip, through a
+    partition view without a dim_map, an i32 index along ``cut.d``, and a result token
+    nobody uses."""
     at = view_operand(op)
     view = op.operands[at].type
-    return (op.attributes.get("memory_ordering_semantics") == MemoryOrderingSemantics.weak
+    unordered = (MemoryOrderingSemantics.weak, MemoryOrderingSemantics.relaxed) \
+        if op.name == "atomic_red_view_tko" else (MemoryOrderingSemantics.weak,)
+    return (op.attributes.get("memory_ordering_semantics") in unordered
             and isinstance(view, PartitionViewType) and view.dim_map is None
             and cut.strip(view.tile_shape) is not None and defining_op(op.operands[at])
             is not None and op.operands[at + 1 + cut.d].type == INDEX
@@ -105,7 +120,7 @@ def is_strippable_root(op: Operation, cut: Cut, uses: Uses) -> bool:
     """A store as above, or a reduce (along ``cut.d``: choose_cut) whose body is
     elementwise ops on its own values only (so it can also combine whole strips, element
     by element)."""
-    if op.name == "store_view_tko":
+    if op.name != "reduce":
         return is_strippable_access(op, cut, uses)
     block = op.regions[0].blocks[0]
     return (all(v.type.shape == cut.shape for v in op.operands)
@@ -140,13 +155,13 @@ def runs_on_strips(op: Operation, cut: Cut, uses: Uses) -> bool:
 
 def computation(root: Operation, uses: Uses) -> Computation | None:
     """The computation ending at ``root`` (a store or a reduce), or None."""
-    if root.name not in ("store_view_tko", "reduce"):
+    if root.name not in ROOTS:
         return None
-    cut = choose_cut(root, root.operands[0].type.shape)
+    cut = choose_cut(root, strip_inputs(root)[0].type.shape)
     if cut is None or not is_strippable_root(root, cut, uses):
         return None
     members, outside = {id(root): root}, {}
-    pending = list(root.operands if root.name == "reduce" else root.operands[:1])
+    pending = list(strip_inputs(root))
     while pending:  # the stores' and loads' views and indices stay as they are
         op = defining_op(pending.pop())
         if op is not None and id(op) in members:

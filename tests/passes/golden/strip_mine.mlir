@@ -56,6 +56,22 @@ cuda_tile.module @tests {
     return
   }
 
+  // A relaxed atomic reduction of a loaded 128x128 tile (each element's update is atomic
+  // by itself, in no order with the others): the same loop, adding a strip at a time.
+  // CHECK-LABEL: @atomic_and
+  entry @atomic_and(%src: tile<ptr<i64>>, %dst: tile<ptr<i64>>, %n: tile<i32>, %i: tile<i32>) {
+    // CHECK: for %strip
+    // CHECK: %[[X:.*]], %{{.*}} = load_view_tko weak {{.*}} -> tile<16x128xi64>
+    // CHECK-NEXT: atomic_red_view_tko relaxed device %{{.*}}[%{{.*}}, %i], and, %[[X]] : tile<16x128xi64>
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xi64, strides=[?,1]>
+    %b = make_tensor_view %dst, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xi64, strides=[?,1]>
+    %pa = make_partition_view %a : partition_view<tile=(128x128), tensor_view<?x?xi64, strides=[?,1]>>
+    %pb = make_partition_view %b : partition_view<tile=(128x128), tensor_view<?x?xi64, strides=[?,1]>>
+    %x, %t = load_view_tko weak %pa[%i, %i] : partition_view<tile=(128x128), tensor_view<?x?xi64, strides=[?,1]>>, tile<i32> -> tile<128x128xi64>, token
+    %u = atomic_red_view_tko relaxed device %pb[%i, %i], and, %x : tile<128x128xi64>, partition_view<tile=(128x128), tensor_view<?x?xi64, strides=[?,1]>>, tile<i32> -> token
+    return
+  }
+
   // A reduce along the cut dimension: the loop combines each 16x128 strip into a
   // partial result (starting at the identity) with the reduce's body, element by
   // element; the reduce then reduces the partial result.
