@@ -93,7 +93,7 @@ class StripLoop:
         return self.body.append(make_op(name, operands, [type], location=at.location)).results[0]
 
     def access(self, op: Operation, operands: list[Value]) -> None:
-        """A load's or store's view and index along d, for this strip."""
+        """An access's (load, store, atomic) view and index along d, for this strip."""
         at, d = view_operand(op), self.cut.d
         view, index = op.operands[at], op.operands[at + 1 + d]
         if index not in self.indices:
