@@ -19,34 +19,20 @@ parts take the token the whole took, if any).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..ir.core import Module, Operation, Value, make_op
-from ..ir.enums import MemoryOrderingSemantics
 from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, erase_unused, insert_before, \
-    make_splat, splat_value
-from ..ir.types import PartitionViewType
+    make_splat, replace_uses, splat_value
 from .base import Pass, PassContext
+from .strips import is_unordered_view_access, resized_view
 
 
 def splittable(op: Operation, uses: dict[Value, list[Operation]]) -> bool:
-    """A weak view load or store through a partition view without a dim_map, its token
-    unused, its indices of one integer type."""
-    view = op.operands[0 if op.name == "load_view_tko" else 1]
+    """A view load or store that nothing orders (strips.is_unordered_view_access), its
+    indices of one integer type."""
     indices = op.operand_groups()[1 if op.name == "load_view_tko" else 2]
-    return (op.attributes.get("memory_ordering_semantics") == MemoryOrderingSemantics.weak
-            and isinstance(view.type, PartitionViewType) and view.type.dim_map is None
-            and defining_op(view) is not None and not uses.get(op.results[-1])
-            and len({index.type for index in indices}) == 1)
-
-
-def part_view(anchor: Operation, view: Value, shape: tuple[int, ...]) -> Value:
-    """A view of ``view``'s tensor with tiles of ``shape``, made before ``anchor``."""
-    original = defining_op(view)
-    made = make_op("make_partition_view", [original.operands[0]],
-                   [replace(view.type, tile_shape=shape)], dict(original.attributes),
-                   location=original.location)
-    return insert_before(anchor, made).results[0]
+    return is_unordered_view_access(op, uses) and len({index.type for index in indices}) == 1
 
 
 def part_index(anchor: Operation, index: Value, ratio: int, offset: Value | int) -> Value:
@@ -65,23 +51,24 @@ def part_index(anchor: Operation, index: Value, ratio: int, offset: Value | int)
                                                                [index.type]))
 
 
-def split_load(load: Operation, extracts: list[Operation]) -> None:
-    """Each extract of ``load``'s tile becomes a load of its part."""
+def split_load(load: Operation, extracts: list[Operation]) -> dict[Value, Value]:
+    """Each extract of ``load``'s tile becomes a load of its part; returns what the
+    extracts' results are now."""
     (view,), indices, token = load.operand_groups()
-    tile = view.type.tile_shape
+    tile, parts = view.type.tile_shape, {}
     for extract in extracts:
         shape = extract.results[0].type.shape
         where = [part_index(extract, index, whole // part, offset) for index, whole, part,
                  offset in zip(indices, tile, shape, extract.operands[1:])]
-        part = make_op("load_view_tko", [part_view(extract, view, shape), *where, *token],
+        part = make_op("load_view_tko", [resized_view(extract, view, shape), *where, *token],
                        [extract.results[0].type, load.results[1].type],
                        dict(load.attributes), operand_segments=[1, len(where), len(token)],
                        location=extract.location)
         part.source = extract.source
-        insert_before(extract, part)
-        replace_all(extract.results[0], part.results[0], extract.parent)
+        parts[extract.results[0]] = insert_before(extract, part).results[0]
         erase(extract)
     erase(load)
+    return parts
 
 
 def split_store(store: Operation) -> list[Operation]:
@@ -90,7 +77,7 @@ def split_store(store: Operation) -> list[Operation]:
     k = cat.attributes["dim"]
     _, (view,), indices, token = store.operand_groups()
     half = cat.operands[0].type.shape
-    halves = part_view(store, view, half)
+    halves = resized_view(store, view, half)
     stores = []
     for position, value in enumerate(cat.operands):
         where = [part_index(store, index, 2, position) if d == k else index
@@ -102,13 +89,6 @@ def split_store(store: Operation) -> list[Operation]:
         stores.append(insert_before(store, part))
     erase(store)
     return stores
-
-
-def replace_all(old: Value, new: Value, block) -> None:
-    """Every use of ``old`` in ``block`` (nested ops too) reads ``new``."""
-    for op in block.ops:
-        for inner in op.walk():
-            inner.operands = [new if v is old else v for v in inner.operands]
 
 
 def extracts_only(load: Operation, uses: dict[Value, list[Operation]]) -> list[Operation]:
@@ -132,13 +112,14 @@ class SplitAccesses(Pass):
     name = "split-accesses"
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        uses, left = collect_uses(module), []
+        uses, left, parts = collect_uses(module), [], {}
         loads = [op for op in all_ops(module) if op.name == "load_view_tko"]
         for load in loads:
             extracts = extracts_only(load, uses) if splittable(load, uses) else []
             if extracts:
                 left.append(defining_op(load.operands[0]))
-                split_load(load, extracts)
+                parts |= split_load(load, extracts)
+        replace_uses(module, parts)
         pending = [op for op in all_ops(module) if op.name == "store_view_tko"]
         while pending:  # the stores of a cat's halves are looked at again (a cat of cats)
             store = pending.pop()

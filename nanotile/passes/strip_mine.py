@@ -27,7 +27,7 @@ changes, which Tile IR leaves undefined between token-ordered ops that no token 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..ir.attrs import DenseElementsAttr, FloatAttr
@@ -36,7 +36,8 @@ from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, erase_unused
     make_splat, splat_value
 from ..ir.types import TileType
 from .base import Pass, PassContext
-from .strips import ACCESSES, INDEX, ROOTS, Computation, computation, view_operand
+from .strips import ACCESSES, INDEX, ROOTS, Computation, computation, resized_view, \
+    view_operand
 
 
 def strip_of(op: Operation, strip: tuple[int, ...]) -> Operation:
@@ -100,11 +101,8 @@ class StripLoop:
             first = self.before_loop(make_op("muli", [index, self.steps], [INDEX]))
             self.indices[index] = self.emit("addi", [first, self.iteration], INDEX, op)
         if view not in self.views:
-            original = defining_op(view)
-            strip = replace(view.type, tile_shape=self.cut.strip(view.type.tile_shape))
-            self.views[view] = self.before_loop(make_op(
-                "make_partition_view", [original.operands[0]], [strip],
-                dict(original.attributes), location=original.location))
+            self.views[view] = resized_view(self.comp.root, view,
+                                            self.cut.strip(view.type.tile_shape))
         operands[at], operands[at + 1 + d] = self.views[view], self.indices[index]
 
     def iota(self, op: Operation) -> Value:

@@ -1,4 +1,6 @@
-"""Which computations strip-mine (nanotile/passes/strip_mine.py) can run strip by strip.
+"""Which computations strip-mine (nanotile/passes/strip_mine.py) can run strip by strip;
+with the view accesses that nothing orders and their resized views, which split-accesses
+uses too.
 
 A computation ends at a root: a ``store_view_tko`` or a relaxed ``atomic_red_view_tko``
 of the tile, or a ``reduce`` of it along the dimension the strips cut. Everything it
@@ -11,11 +13,11 @@ dimension, which a strip can have its own copy of (``outside``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..ir.core import Operation, Value
+from ..ir.core import Operation, Value, make_op
 from ..ir.enums import MemoryOrderingSemantics
-from ..ir.rewrite import defining_op, splat_value, traits
+from ..ir.rewrite import defining_op, insert_before, splat_value, traits
 from ..ir.types import I32, PartitionViewType, TileType
 
 STRIP_ELEMENTS = 2048  # 16 per thread of a 4-warp CTA, as tileiras' copy loops load
@@ -100,20 +102,37 @@ def strip_inputs(root: Operation) -> list[Value]:
     return root.operands if root.name == "reduce" else root.operands[:1]
 
 
-def is_strippable_access(op: Operation, cut: Cut, uses: Uses) -> bool:
-    """A weak view load or store (or a relaxed atomic reduction: each element's update is
-    atomic by itself, in no order with the others) of a tile that has a strip, through a
-    partition view without a dim_map, an i32 index along ``cut.d``, and a result token
-    nobody uses."""
+def is_unordered_view_access(op: Operation, uses: Uses) -> bool:
+    """A view load, store or atomic reduction that nothing orders: weak (an atomic
+    reduction relaxed too: each element's update is atomic by itself, in no order with
+    the others), through a partition view without a dim_map that a make_partition_view
+    made, its result token unused."""
     at = view_operand(op)
     view = op.operands[at].type
     unordered = (MemoryOrderingSemantics.weak, MemoryOrderingSemantics.relaxed) \
         if op.name == "atomic_red_view_tko" else (MemoryOrderingSemantics.weak,)
     return (op.attributes.get("memory_ordering_semantics") in unordered
             and isinstance(view, PartitionViewType) and view.dim_map is None
-            and cut.strip(view.tile_shape) is not None and defining_op(op.operands[at])
-            is not None and op.operands[at + 1 + cut.d].type == INDEX
-            and not uses.get(op.results[-1]))
+            and defining_op(op.operands[at]) is not None and not uses.get(op.results[-1]))
+
+
+def resized_view(anchor: Operation, view: Value, tile_shape: tuple[int, ...]) -> Value:
+    """A partition view like ``view`` (same tensor, padding) with tiles of
+    ``tile_shape``, made before ``anchor``."""
+    original = defining_op(view)
+    made = make_op("make_partition_view", [original.operands[0]],
+                   [replace(view.type, tile_shape=tile_shape)], dict(original.attributes),
+                   location=original.location)
+    return insert_before(anchor, made).results[0]
+
+
+def is_strippable_access(op: Operation, cut: Cut, uses: Uses) -> bool:
+    """An unordered view access (above) of a tile that has a strip, with an i32 index
+    along ``cut.d``."""
+    at = view_operand(op)
+    return (is_unordered_view_access(op, uses)
+            and cut.strip(op.operands[at].type.tile_shape) is not None
+            and op.operands[at + 1 + cut.d].type == INDEX)
 
 
 def is_strippable_root(op: Operation, cut: Cut, uses: Uses) -> bool:
