@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,24 +43,47 @@ def test_vector_accesses_where_tileiras_has_them(name, gpu):
             assert ours[kind, space, 1] <= theirs[kind, space, 1], (kind, space, ours, theirs)
 
 
+def compile_without(path: Path, gpu: str, left_out: str) -> str:
+    """PTX of the kernel at ``path`` through the default pipeline less pass ``left_out``
+    (to reach the code that pass would otherwise have replaced)."""
+    from nanotile.passes.manager import PipelineRun, RunOptions
+    from nanotile.passes.pipelines import default_pipeline
+    from nanotile.passes.registry import parse_pipeline
+
+    module = load_file(str(path))
+    steps = [step for step in parse_pipeline(default_pipeline(gpu)) if step.name != left_out]
+    PipelineRun(RunOptions(verify=False), sys.stderr).run(module, steps)
+    return module.ptx.render()
+
+
+INSERT_2D = "test_insert__insert_2d__f32x2_f32x2_128_128_64_32_1_2"
+
+
 @pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
 def test_a_2d_insert_moves_its_tiles_as_vectors(gpu):
-    path = CORPUS / "cutile-tests" / \
-        "test_insert__insert_2d__f32x2_f32x2_128_128_64_32_1_2.tileirbc"
+    """split-accesses stores the inserted part and the pieces around it by themselves:
+    vectors from global memory to global memory. Without it, the insert gathers its
+    operands through shared memory, in vectors too."""
+    path = CORPUS / "cutile-tests" / f"{INSERT_2D}.tileirbc"
     if not path.exists():
         pytest.skip("../shared/corpus/cutile-tests not found")
     ours = accesses(compile_to_ptx(load_file(str(path)), gpu))
-    assert ours["ld", "global", 4] == 32 and ours["st", "global", 4] == 32
-    assert ours["ld", "global", 1] == 0 and ours["st", "global", 1] == 0
-    assert ours["st", "shared", 4] > 0 and ours["ld", "shared", 4] > 0
+    assert ours["ld", "global", 4] > 0 and ours["st", "global", 4] > 0, ours
+    assert ours["ld", "global", 1] == 0 and ours["st", "global", 1] == 0, ours
+    assert not any(space == "shared" for _, space, _ in ours), ours
+    gathered = accesses(compile_without(path, gpu, "split-accesses"))
+    assert gathered["ld", "global", 4] == 32 and gathered["st", "global", 4] == 32, gathered
+    assert gathered["ld", "global", 1] == 0 and gathered["st", "global", 1] == 0, gathered
+    assert gathered["st", "shared", 4] > 0 and gathered["ld", "shared", 4] > 0, gathered
 
 
 @pytest.mark.parametrize("gpu", ["sm_90", "sm_100"])
 @pytest.mark.parametrize("name, vectors", [
-    # tileiras' SASS (sm_90): LDS.128 x 64, STS.128 x 64, nothing scalar. Ours: the
-    # loaded tile stored twice (for the extract, for the insert: 32 + 32), the extracted
-    # 64x32 tile 4, and the extract (4) and insert (32 from each operand) gathers
-    ("test_insert__insert_2d__f32x2_f32x2_128_128_64_32_1_2", 68),
+    # tileiras' SASS (sm_90): LDS.128 x 64, STS.128 x 64, nothing scalar. Ours, without
+    # split-accesses (with it: no shared memory, above): the loaded tile stored twice (for
+    # the extract, for the insert: 32 + 32), the extracted 64x32 tile 4, and the extract
+    # (4) and insert (32 from each operand) gathers
+    (INSERT_2D, 68),
     # tileiras keeps this one in registers: no shared memory at all; so do we, since
     # split-accesses loads each extracted half by itself (it was 96 vectors each way)
     ("test_extract__extract_2d__f32x2_f32x2_128_128", 0),
@@ -71,7 +95,8 @@ def test_extract_and_insert_gather_shared_memory_as_vectors(name, vectors, gpu):
     path = CORPUS / "cutile-tests" / f"{name}.tileirbc"
     if not path.exists():
         pytest.skip("../shared/corpus/cutile-tests not found")
-    ours = accesses(compile_to_ptx(load_file(str(path)), gpu))
+    ours = accesses(compile_without(path, gpu, "split-accesses") if name == INSERT_2D else
+                    compile_to_ptx(load_file(str(path)), gpu))
     assert ours["ld", "shared", 1] == 0 and ours["st", "shared", 1] == 0, ours
     assert ours["ld", "shared", 4] == vectors and ours["st", "shared", 4] == vectors, ours
 
