@@ -4,17 +4,19 @@ reduced becomes a loop over strips of it.  tile -> tile.
 A 128x128 copy held whole gives each of 128 threads 128 elements: as many loads, stores,
 addresses and masks in straight-line code, long PTX that ptxas is slow to compile.
 tileiras compiles such a copy to a loop of 16 loads per thread; this pass makes the same
-loop at the tile level. A tile of at least twice STRIP_ELEMENTS elements, computed from
-``load_view_tko`` results by elementwise ops (nanotile/passes/strips.py says which), is
-cut along a dimension ``d`` that leaves strips of at most STRIP_ELEMENTS elements (the
-outermost one not contiguous in memory, strips.choose_cut), and a ``for`` over the
-``count`` strips runs the computation on one strip at a time: every access gets a
-partition view of strip-sized tiles (made before the loop) and index ``index[d] * count
-+ i`` in iteration ``i``; a one-dimensional iota, an iota over the strip plus its first
-index; a reshape, the strips of its operand and result (strips.Cut.strip: the same
-elements in row-major order). What the loop does with a strip:
-- the computation ends in a ``store_view_tko`` (or a relaxed ``atomic_red_view_tko``):
-  stores it (or adds it atomically);
+loop at the tile level. A computation of at least twice STRIP_ELEMENTS elements (its
+largest tile), made from ``load_view_tko`` results by the ops nanotile/passes/strips.py
+admits, is cut into ``count`` strips of at most STRIP_ELEMENTS elements: each tile shape
+in it along one dimension (``strips.Cut``; a store's tile along its outermost dimension
+not contiguous in memory where it can be). A ``for`` over the strips, before the last
+root, runs the computation on one strip at a time: every access gets a partition view
+of strip-sized tiles (made before the loop) and index ``index[d] * count + i`` in
+iteration ``i``; a one-dimensional iota, an iota over the strip plus its first index; a
+reshape, the strips of its operand and result (the same elements in row-major order); a
+reduce along another dimension, a reduce of the strip; a ``for`` carrying tiles, the
+same loop carrying their strips. What the loop does with a strip:
+- the computation ends in stores (``store_view_tko``, relaxed ``atomic_red_view_tko``):
+  stores it (or adds it atomically); stores that share ops share the loop;
 - it ends in a ``reduce`` along ``d``: combines it, element by element with the reduce's
   body, into accumulators (loop-carried, starting at the identities); the reduce then
   reduces the accumulators, a strip instead of the whole tile. The spec lets a reduce
@@ -32,11 +34,11 @@ from typing import Any
 
 from ..ir.attrs import DenseElementsAttr, FloatAttr
 from ..ir.core import Block, Module, Operation, Region, Value, make_op
-from ..ir.rewrite import all_ops, collect_uses, defining_op, erase, erase_unused, insert_before, \
-    make_splat, splat_value
+from ..ir.rewrite import all_ops, clone_region, collect_uses, defining_op, erase, erase_unused, \
+    insert_before, make_splat, splat_value
 from ..ir.types import TileType
 from .base import Pass, PassContext
-from .strips import ACCESSES, INDEX, ROOTS, Computation, computation, resized_view, \
+from .strips import ACCESSES, INDEX, ROOTS, Computation, computations, resized_view, \
     view_operand
 
 
@@ -87,16 +89,19 @@ class StripLoop:
         return insert_before(self.comp.root, op).results[0]
 
     def strip_type(self, v: Value) -> Any:
-        return TileType(self.cut.strip(v.type.shape), v.type.element) \
-            if isinstance(v.type, TileType) else v.type
+        strip = self.cut.strip(v.type.shape) if isinstance(v.type, TileType) else None
+        return v.type if strip is None else TileType(strip, v.type.element)
 
     def emit(self, name: str, operands: list[Value], type: Any, at: Operation) -> Value:
         return self.body.append(make_op(name, operands, [type], location=at.location)).results[0]
 
     def access(self, op: Operation, operands: list[Value]) -> None:
-        """An access's (load, store, atomic) view and index along d, for this strip."""
-        at, d = view_operand(op), self.cut.d
-        view, index = op.operands[at], op.operands[at + 1 + d]
+        """An access's (load, store, atomic) view and index along its cut dimension, for
+        this strip."""
+        at = view_operand(op)
+        view = op.operands[at]
+        d = self.cut.dims[view.type.tile_shape]
+        index = op.operands[at + 1 + d]
         if index not in self.indices:
             first = self.before_loop(make_op("muli", [index, self.steps], [INDEX]))
             self.indices[index] = self.emit("addi", [first, self.iteration], INDEX, op)
@@ -114,19 +119,32 @@ class StripLoop:
         starts = self.emit("broadcast", [row], tile, op)
         return self.emit("addi", [self.emit("iota", [], tile, op), starts], tile, op)
 
-    def copy(self, op: Operation) -> None:
-        """``op`` on this strip, in the body."""
+    def copy(self, op: Operation, block: Block) -> None:
+        """``op`` on this strip, at the end of ``block`` (the loop's body, or the body of
+        a loop in the computation)."""
         if op.name == "iota":
             self.mapping[op.results[0]] = self.iota(op)
             return
         operands = [self.mapping.get(v, v) for v in op.operands]
         if op.name in ACCESSES:
             self.access(op, operands)
-        new = self.body.append(make_op(op.name, operands, [self.strip_type(r) for r in op.results],
-                                       dict(op.attributes), [], op.operand_segments,
-                                       op.location))
+        regions = [self.loop_body(op)] if op.name == "for" else \
+            [clone_region(region) for region in op.regions]
+        new = block.append(make_op(op.name, operands, [self.strip_type(r) for r in op.results],
+                                   dict(op.attributes), regions, op.operand_segments,
+                                   op.location))
         new.source = op.source
         self.mapping.update(zip(op.results, new.results))
+
+    def loop_body(self, loop: Operation) -> Region:
+        """The body of a ``for`` in the computation, on this strip."""
+        old, body = loop.regions[0].blocks[0], Block()
+        for argument in old.arguments:
+            self.mapping[argument] = body.add_argument(self.strip_type(argument),
+                                                       argument.name_hint)
+        for op in old.ops:
+            self.copy(op, body)
+        return Region([body])
 
     def build(self) -> list[Operation]:
         """The loop, before the root; returns the ops outside it no longer read."""
@@ -136,7 +154,7 @@ class StripLoop:
                 strip_of(op, self.cut.strip(op.results[0].type.shape)))
         strip_ops = comp.ops[:-1] if root.name == "reduce" else comp.ops
         for op in strip_ops:
-            self.copy(op)
+            self.copy(op, self.body)
         carried = []
         if root.name == "reduce":
             identities = root.attributes["identities"]
@@ -168,7 +186,6 @@ class StripMine(Pass):
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
         uses = collect_uses(module)
-        roots = [op for op in all_ops(module) if op.name in ROOTS]
-        found = [c for c in (computation(root, uses) for root in roots) if c is not None]
+        found = computations([op for op in all_ops(module) if op.name in ROOTS], uses)
         erase_unused([op for comp in found for op in StripLoop(comp).build()], module)
         return bool(found)

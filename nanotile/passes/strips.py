@@ -2,12 +2,15 @@
 with the view accesses that nothing orders and their resized views, which split-accesses
 uses too.
 
-A computation ends at a root: a ``store_view_tko`` or a relaxed ``atomic_red_view_tko``
-of the tile, or a ``reduce`` of it along the dimension the strips cut. Everything it
-reads of the tile's shape comes from weak partition-view loads through elementwise ops,
-reshapes and one-dimensional iotas, each in the root's block and used only by the
-computation; the rest are splat constants and broadcasts of extent 1 along the cut
-dimension, which a strip can have its own copy of (``outside``).
+A computation ends at its roots: stores (``store_view_tko``, relaxed
+``atomic_red_view_tko``) of tiles, or one ``reduce`` along the dimension its strips cut.
+Everything it reads of those tiles' shapes comes from weak partition-view loads through
+elementwise ops, reshapes, one-dimensional iotas, reduces along another dimension and
+``for`` loops that carry such tiles, each in the roots' block (or the body of such a
+loop) and used only by the computation; the rest are splat constants and broadcasts of
+extent 1 along the cut dimension, which a strip can have its own copy of (``outside``).
+Every tile shape in it is cut along one dimension (``Cut.dims``) into the same number of
+strips: the shape's strip is the part of each one the same strip computes.
 """
 
 from __future__ import annotations
@@ -23,67 +26,37 @@ from ..ir.types import I32, PartitionViewType, TileType
 STRIP_ELEMENTS = 2048  # 16 per thread of a 4-warp CTA, as tileiras' copy loops load
 INDEX = TileType((), I32)  # the type of the loop's counter and of the indices it moves
 Uses = dict[Value, list[Operation]]
+Shape = tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Cut:
-    """How a computation is cut into strips: its root's tile (``shape``) along dimension
-    ``d`` into ``count`` strips of extent ``extent``."""
+    """How a computation is cut into ``count`` strips: each tile of shape ``s`` in it
+    along dimension ``dims[s]``."""
 
-    shape: tuple[int, ...]
-    d: int
-    extent: int
+    count: int
+    dims: dict[Shape, int]
 
-    @property
-    def count(self) -> int:
-        return self.shape[self.d] // self.extent
-
-    def strip(self, shape: tuple[int, ...]) -> tuple[int, ...] | None:
-        """The strip of a tile of ``shape``: the root's shape cut along ``d``; another
-        shape (met through a reshape, which keeps the row-major order of the elements)
-        cut along its first dimension into the same ranges of elements, where ``d`` is
-        the first dimension too; None where no strip of ``shape`` is one."""
-        if shape == self.shape:
-            return (*shape[:self.d], self.extent, *shape[self.d + 1:])
-        elements, inner = math.prod(self.shape) // self.count, math.prod(shape[1:])
-        if self.d != 0 or not shape or elements % inner:
-            return None
-        return (elements // inner, *shape[1:])
+    def strip(self, shape: Shape) -> Shape | None:
+        """The part of a tile of ``shape`` that one strip computes; None where no strip
+        of ``shape`` is one."""
+        d = self.dims.get(shape)
+        return None if d is None else (*shape[:d], shape[d] // self.count, *shape[d + 1:])
 
 
 @dataclass
 class Computation:
-    """What one strip loop computes: its ops in block order, the last being the root."""
+    """What one strip loop computes: its ops in block order (those in the bodies of its
+    loops go with their loop), with its roots; the loop goes before the last root."""
 
     ops: list[Operation]
+    roots: list[Operation]
     cut: Cut
     outside: list[Operation]  # constants and broadcasts it reads, remade per strip
 
     @property
     def root(self) -> Operation:
-        return self.ops[-1]
-
-
-def strip_cuts(shape: tuple[int, ...]) -> list[Cut]:
-    """The cuts that leave strips of at most STRIP_ELEMENTS elements, the outermost
-    dimension first; none for a tile under two strips."""
-    total = math.prod(shape)
-    cuts = [Cut(shape, d, STRIP_ELEMENTS // (total // extent)) for d, extent in enumerate(shape)
-            if extent > 1 and total // extent <= STRIP_ELEMENTS]
-    return cuts if total >= 2 * STRIP_ELEMENTS else []
-
-
-def choose_cut(root: Operation, shape: tuple[int, ...]) -> Cut | None:
-    """A reduce's strips cut the dimension it reduces; a store's, the outermost dimension
-    not contiguous in memory (stride 1) where another is, so each strip still moves runs
-    of consecutive elements (vectors) along it."""
-    cuts = strip_cuts(shape)
-    if root.name == "reduce":
-        return next((cut for cut in cuts if cut.d == root.attributes["dim"]), None)
-    view = root.operands[view_operand(root)].type
-    strides = view.tensor_view.strides if isinstance(view, PartitionViewType) else ()
-    return next((cut for cut in cuts if cut.d >= len(strides) or strides[cut.d] != 1),
-                cuts[0] if cuts else None)
+        return self.roots[-1]
 
 
 ACCESSES = ("load_view_tko", "store_view_tko", "atomic_red_view_tko")
@@ -100,6 +73,18 @@ def strip_inputs(root: Operation) -> list[Value]:
     if root.name == "atomic_red_view_tko":
         return root.operand_groups()[2]
     return root.operands if root.name == "reduce" else root.operands[:1]
+
+
+def preferred_dims(root: Operation, shape: Shape) -> list[int]:
+    """The dimensions to cut a root's tile along, best first. A reduce's strips cut the
+    dimension it reduces; a store's, the dimensions not contiguous in memory (stride 1)
+    first, so each strip still moves runs of consecutive elements (vectors)."""
+    if root.name == "reduce":
+        return [root.attributes["dim"]]
+    view = root.operands[view_operand(root)].type
+    strides = view.tensor_view.strides if isinstance(view, PartitionViewType) else ()
+    dims = [d for d, extent in enumerate(shape) if extent > 1]
+    return sorted(dims, key=lambda d: d < len(strides) and strides[d] == 1)
 
 
 def is_unordered_view_access(op: Operation, uses: Uses) -> bool:
@@ -126,77 +111,176 @@ def resized_view(anchor: Operation, view: Value, tile_shape: tuple[int, ...]) ->
     return insert_before(anchor, made).results[0]
 
 
-def is_strippable_access(op: Operation, cut: Cut, uses: Uses) -> bool:
-    """An unordered view access (above) of a tile that has a strip, with an i32 index
-    along ``cut.d``."""
+def is_strippable_access(op: Operation, dims: dict[Shape, int], uses: Uses) -> bool:
+    """An unordered view access (above) with an i32 index along the dimension its tile
+    is cut along."""
     at = view_operand(op)
-    return (is_unordered_view_access(op, uses)
-            and cut.strip(op.operands[at].type.tile_shape) is not None
-            and op.operands[at + 1 + cut.d].type == INDEX)
+    d = dims.get(op.operands[at].type.tile_shape)
+    return (is_unordered_view_access(op, uses) and d is not None
+            and op.operands[at + 1 + d].type == INDEX)
 
 
-def is_strippable_root(op: Operation, cut: Cut, uses: Uses) -> bool:
-    """A store as above, or a reduce (along ``cut.d``: choose_cut) whose body is
-    elementwise ops on its own values only (so it can also combine whole strips, element
-    by element)."""
-    if op.name != "reduce":
-        return is_strippable_access(op, cut, uses)
+def is_strippable_reduce_root(op: Operation) -> bool:
+    """A reduce whose body is elementwise ops on its own values only (so it can also
+    combine whole strips, element by element)."""
     block = op.regions[0].blocks[0]
-    return (all(v.type.shape == cut.shape for v in op.operands)
+    return (len({v.type.shape for v in op.operands}) == 1
             and all("elementwise" in traits(inner) for inner in block.ops[:-1])
             and all(v.owner is block or getattr(v.owner, "parent", None) is block
                     for inner in block.ops for v in inner.operands))
 
 
-def remade_outside(v: Value, cut: Cut) -> Operation | None:
-    """A value from outside the computation that a strip can have its own copy of."""
-    op = defining_op(v)
-    if op is not None and isinstance(v.type, TileType) and cut.strip(v.type.shape) and (
-            op.name == "constant" and splat_value(v) is not None or
-            op.name == "broadcast" and op.operands[0].type.shape[cut.d] == 1):
-        return op
+class Walk:
+    """The ops of the computation ending at some roots, found from the roots back: which
+    are members, which are outside, and each tile shape's cut dimension."""
+
+    def __init__(self, uses: Uses) -> None:
+        self.uses, self.dims = uses, {}
+        self.members: dict[int, Operation] = {}
+        self.outside: dict[int, Operation] = {}
+        self.blocks: list[object] = []  # where members may be: the roots', loop bodies
+
+    def assign(self, shape: Shape, d: int) -> bool:
+        """Cut tiles of ``shape`` along ``d``; False where they are cut along another."""
+        return 0 <= d < len(shape) and self.dims.setdefault(shape, d) == d
+
+    def root(self, root: Operation, d: int) -> bool:
+        self.members[id(root)] = root
+        self.blocks.append(root.parent)
+        inputs = strip_inputs(root)
+        if not self.assign(inputs[0].type.shape, d):
+            return False
+        fits = is_strippable_reduce_root(root) if root.name == "reduce" else \
+            is_strippable_access(root, self.dims, self.uses)
+        return fits and all(self.value(v) for v in inputs)
+
+    def value(self, v: Value) -> bool:
+        """Takes the op making ``v`` (a tile of a shape with a cut dimension) in, or
+        rejects the computation."""
+        if v.is_block_argument:  # carried by a member loop (not its counter)
+            return v.owner in self.blocks[1:] and v.index > 0
+        op = defining_op(v)
+        if id(op) in self.members:
+            return True
+        if op.parent not in self.blocks:
+            return False
+        self.members[id(op)] = op
+        d = self.dims[v.type.shape]
+        if op.name == "load_view_tko":
+            return is_strippable_access(op, self.dims, self.uses)
+        if op.name == "iota":
+            return d == 0 and v.type.element == I32 and len(v.type.shape) == 1
+        if op.name == "for":
+            return self.loop(op, d)
+        if op.name == "reduce":  # along another dimension: each strip reduces its part
+            d += op.attributes["dim"] <= d
+        elif op.name == "reshape" and d != 0 or \
+                op.name != "reshape" and "elementwise" not in traits(op):
+            return False  # a reshape keeps the elements' row-major order: cut at 0 only
+        return all(self.operand(u, d) for u in op.operands if isinstance(u.type, TileType))
+
+    def operand(self, u: Value, d: int) -> bool:
+        """An operand of a member, cut along ``d``: remade outside, or a member."""
+        if not self.assign(u.type.shape, d):
+            return False
+        made = defining_op(u)
+        if made is not None and (
+                made.name == "constant" and splat_value(u) is not None and
+                made.parent in self.blocks or
+                made.name == "broadcast" and made.operands[0].type.shape[d] == 1 and
+                made.parent is self.blocks[0]):
+            self.outside[id(made)] = made
+            return True
+        return self.value(u)
+
+    def loop(self, op: Operation, d: int) -> bool:
+        """A ``for`` carrying tiles of one type (cut along ``d``): its initial values and
+        what its body continues with are taken in; its body's ops must all be."""
+        body = op.regions[0].blocks[0]
+        if len({r.type for r in op.results}) != 1 or body.terminator.name != "continue":
+            return False
+        self.blocks.append(body)
+        self.members[id(body.terminator)] = body.terminator
+        inits = op.operand_groups()[3]
+        return all(self.operand(v, d) for v in (*inits, *body.terminator.operands))
+
+    def is_closed(self, roots: list[Operation]) -> bool:
+        """The members' results are used by members only (but the roots'), and every op
+        of a member loop's body is a member."""
+        members, ends = self.members, {id(root) for root in roots}
+        return all(id(user) in members for key, op in members.items() if key not in ends
+                   for result in op.results for user in self.uses.get(result, [])) and \
+            all(id(inner) in members for body in self.blocks[1:] for inner in body.ops[:-1])
+
+
+def cut_count(dims: dict[Shape, int]) -> int | None:
+    """How many strips leave each at most STRIP_ELEMENTS elements of the largest tile;
+    None where that is under two or does not divide every cut dimension."""
+    count = max(math.prod(shape) for shape in dims) // STRIP_ELEMENTS
+    if count < 2 or any(shape[d] % count for shape, d in dims.items()):
+        return None
+    return count
+
+
+def walk_root(root: Operation, uses: Uses) -> Walk | None:
+    """The walk back from ``root`` along the first of its preferred dimensions that
+    works, or None."""
+    inputs = strip_inputs(root)
+    if not inputs or not isinstance(inputs[0].type, TileType):
+        return None
+    for d in preferred_dims(root, inputs[0].type.shape):
+        walk = Walk(uses)
+        if walk.root(root, d) and cut_count(walk.dims) is not None:
+            return walk
     return None
 
 
-def runs_on_strips(op: Operation, cut: Cut, uses: Uses) -> bool:
-    """A load as above; an elementwise op or a reshape between shapes that have strips;
-    a one-dimensional i32 iota cut along its dimension (its strip: an iota plus the
-    strip's first index)."""
-    if op.name == "load_view_tko":
-        return is_strippable_access(op, cut, uses)
-    shapes = [v.type.shape for v in (*op.operands, *op.results) if isinstance(v.type, TileType)]
-    if op.name == "iota":
-        return cut.d == 0 and op.results[0].type.element == I32 and \
-            cut.strip(shapes[0]) is not None
-    return (op.name == "reshape" or "elementwise" in traits(op)) and \
-        all(cut.strip(shape) is not None for shape in shapes)
+def computations(roots: list[Operation], uses: Uses) -> list[Computation]:
+    """The computations ending at ``roots``: reduces first, each by itself in block
+    order; then stores, the walks back from those that share ops merged into one. None
+    takes an op of a computation found before it."""
+    found: list[Computation] = []
+    taken: set[int] = set()
 
+    def accept(group: list[tuple[Operation, Walk]]) -> None:
+        merged = merged_computation(group)
+        if merged is not None:
+            found.append(merged)
+            taken.update(key for _, walk in group for key in walk.members)
 
-def computation(root: Operation, uses: Uses) -> Computation | None:
-    """The computation ending at ``root`` (a store or a reduce), or None."""
-    if root.name not in ROOTS:
-        return None
-    cut = choose_cut(root, strip_inputs(root)[0].type.shape)
-    if cut is None or not is_strippable_root(root, cut, uses):
-        return None
-    members, outside = {id(root): root}, {}
-    pending = list(strip_inputs(root))
-    while pending:  # the stores' and loads' views and indices stay as they are
-        op = defining_op(pending.pop())
-        if op is not None and id(op) in members:
+    walks = [(root, walk_root(root, uses)) for root in roots]
+    for root, walk in walks:
+        if root.name == "reduce" and walk is not None and not taken.intersection(walk.members):
+            accept([(root, walk)])
+    groups: list[list[tuple[Operation, Walk]]] = []
+    for root, walk in walks:
+        if root.name == "reduce" or walk is None or taken.intersection(walk.members):
             continue
-        if op is None or op.parent is not root.parent or not runs_on_strips(op, cut, uses):
+        shared = [g for g in groups if any(k in w.members for _, w in g for k in walk.members)]
+        groups = [g for g in groups if g not in shared] + \
+            [[item for g in shared for item in g] + [(root, walk)]]
+    for group in groups:
+        accept(group)
+    return found
+
+
+def merged_computation(group: list[tuple[Operation, Walk]]) -> Computation | None:
+    """One computation of the walks in ``group``, or None where they disagree (or are
+    more than one reduce)."""
+    walk, roots = Walk(group[0][1].uses), [root for root, _ in group]
+    for _, part in group:
+        if any(walk.dims.setdefault(shape, d) != d for shape, d in part.dims.items()):
             return None
-        members[id(op)] = op
-        for operand in op.operands if op.name != "load_view_tko" else ():
-            remade = remade_outside(operand, cut)
-            if remade is not None:
-                outside[id(remade)] = remade
-            else:
-                pending.append(operand)
-    if any(id(user) not in members for op in members.values() if op is not root
-           for result in op.results for user in uses.get(result, [])):
+        walk.members |= part.members
+        walk.outside |= part.outside
+        walk.blocks += [block for block in part.blocks if block not in walk.blocks]
+    count = cut_count(walk.dims)
+    if count is None or not walk.is_closed(roots) or len(roots) > 1 and (
+            any(root.name == "reduce" for root in roots) or
+            any(root.parent is not roots[0].parent for root in roots)):
         return None
-    block_order = {id(op): i for i, op in enumerate(root.parent.ops)}
-    ops = sorted(members.values(), key=lambda op: block_order[id(op)])
-    return Computation(ops, cut, list(outside.values()))
+    order = {id(op): i for i, op in enumerate(roots[0].parent.ops)}
+    ops = sorted((op for op in walk.members.values() if id(op) in order),
+                 key=lambda op: order[id(op)])
+    roots.sort(key=lambda op: order[id(op)])
+    return Computation(ops, roots, Cut(count, walk.dims), list(walk.outside.values()))

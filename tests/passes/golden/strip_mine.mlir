@@ -1,7 +1,9 @@
 // RUN: nanotile-passes %s -p strip-mine | filecheck %s
 // strip-mine runs a large loaded-computed-stored or reduced tile as a loop over strips of
 // at most 2048 elements, cut along the outermost dimension that leaves strips that small
-// and is not contiguous in memory (a reduce: the dimension it reduces).
+// and is not contiguous in memory (a reduce: the dimension it reduces). Stores that share
+// a computation share its loop; a loop or a reduce along another dimension inside the
+// computation runs on each strip.
 
 cuda_tile.module @tests {
   // 128x128 (16384 elements): 8 strips of 16x128. Each access gets a view of 16x128
@@ -147,6 +149,91 @@ cuda_tile.module @tests {
     }
     %r = reshape %m#1 : tile<i32> -> tile<1xi32>
     %u = store_view_tko weak %r, %pb[%i] : tile<1xi32>, partition_view<tile=(1), tensor_view<?xi32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+
+  // layer_norm_bwd_dwdb's shape: a loop carries two 8x1024 sums of loaded tiles, whose
+  // columns are then summed and stored, 1024 each. The loop, the reduces and both stores
+  // are cut into 4 strips of 256 columns together: the strip loop runs the whole K loop
+  // on 8x256 tiles, reduces them to 256 and stores those at column block 4 * j + strip.
+  // CHECK-LABEL: @column_sums
+  entry @column_sums(%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>, %n: tile<i32>, %j: tile<i32>) {
+    // CHECK: %[[FOUR:.*]] = constant <i32: 4>
+    // CHECK: %[[FIRST:.*]] = muli %j, %[[FOUR]]
+    // CHECK: %[[IN:.*]] = make_partition_view %a : partition_view<tile=(8x256)
+    // CHECK: %[[OUT:.*]] = make_partition_view %b : partition_view<tile=(256)
+    // CHECK: %[[NFIRST:.*]] = muli %n, %[[FOUR]]
+    // CHECK: for %[[S:.*]] in ({{.*}} to %[[FOUR]], step
+    // CHECK-NEXT: %[[COL:.*]] = addi %[[FIRST]], %[[S]]
+    // CHECK-NEXT: %[[SUMS:.*]]:2 = for %k in {{.*}} -> (tile<8x256xf32>, tile<8x256xf32>)
+    // CHECK-NEXT: load_view_tko weak %[[IN]][%k, %[[COL]]] {{.*}} -> tile<8x256xf32>, token
+    // CHECK: continue
+    // CHECK: reduce %[[SUMS]]#0 dim=0 {{.*}} : tile<8x256xf32> -> tile<256xf32>
+    // CHECK: reduce %[[SUMS]]#1 dim=0 {{.*}} : tile<8x256xf32> -> tile<256xf32>
+    // CHECK: store_view_tko weak %{{.*}}, %[[OUT]][%[[COL]]]
+    // CHECK-NEXT: %[[COL2:.*]] = addi %[[NFIRST]], %[[S]]
+    // CHECK-NEXT: store_view_tko weak %{{.*}}, %[[OUT]][%[[COL2]]]
+    // CHECK-NOT: 1024
+    // CHECK: return
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %b = make_tensor_view %dst, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %pa = make_partition_view %a : partition_view<tile=(8x1024), tensor_view<?x?xf32, strides=[?,1]>>
+    %pb = make_partition_view %b : partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>
+    %zero = constant <f32: 0.0> : tile<8x1024xf32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %c2 = constant <i32: 2> : tile<i32>
+    %sums:2 = for %k in (%c0 to %c2, step %c1) : tile<i32> iter_values(%s = %zero, %q = %zero) -> (tile<8x1024xf32>, tile<8x1024xf32>) {
+      %x, %t = load_view_tko weak %pa[%k, %j] : partition_view<tile=(8x1024), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<8x1024xf32>, token
+      %s1 = addf %s, %x : tile<8x1024xf32>
+      %x2 = mulf %x, %x : tile<8x1024xf32>
+      %q1 = addf %q, %x2 : tile<8x1024xf32>
+      continue %s1, %q1 : tile<8x1024xf32>, tile<8x1024xf32>
+    }
+    %sum = reduce %sums#0 dim=0 identities=[0.000000e+00 : f32] : tile<8x1024xf32> -> tile<1024xf32>
+    (%l: tile<f32>, %r: tile<f32>) {
+      %m = addf %l, %r : tile<f32>
+      yield %m : tile<f32>
+    }
+    %squares = reduce %sums#1 dim=0 identities=[0.000000e+00 : f32] : tile<8x1024xf32> -> tile<1024xf32>
+    (%l: tile<f32>, %r: tile<f32>) {
+      %m = addf %l, %r : tile<f32>
+      yield %m : tile<f32>
+    }
+    %u = store_view_tko weak %sum, %pb[%j] : tile<1024xf32>, partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+    %v = store_view_tko weak %squares, %pb[%n] : tile<1024xf32>, partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+    return
+  }
+
+  // Left as it is: the same loop with a store in its body, which the strips would run
+  // once per strip.
+  // CHECK-LABEL: @loop_that_stores
+  entry @loop_that_stores(%src: tile<ptr<f32>>, %dst: tile<ptr<f32>>, %n: tile<i32>, %j: tile<i32>) {
+    // CHECK-COUNT-1: for
+    // CHECK-NOT: for
+    // CHECK: return
+    %a = make_tensor_view %src, shape = [%n, %n], strides = [%n, 1] : tile<i32> -> tensor_view<?x?xf32, strides=[?,1]>
+    %b = make_tensor_view %dst, shape = [%n], strides = [1] : tile<i32> -> tensor_view<?xf32, strides=[1]>
+    %pa = make_partition_view %a : partition_view<tile=(8x1024), tensor_view<?x?xf32, strides=[?,1]>>
+    %pb = make_partition_view %b : partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>
+    %p1 = make_partition_view %b : partition_view<tile=(1), tensor_view<?xf32, strides=[1]>>
+    %zero = constant <f32: 0.0> : tile<8x1024xf32>
+    %one = constant <f32: 1.0> : tile<1xf32>
+    %c0 = constant <i32: 0> : tile<i32>
+    %c1 = constant <i32: 1> : tile<i32>
+    %c2 = constant <i32: 2> : tile<i32>
+    %sums = for %k in (%c0 to %c2, step %c1) : tile<i32> iter_values(%s = %zero) -> (tile<8x1024xf32>) {
+      %x, %t = load_view_tko weak %pa[%k, %j] : partition_view<tile=(8x1024), tensor_view<?x?xf32, strides=[?,1]>>, tile<i32> -> tile<8x1024xf32>, token
+      %s1 = addf %s, %x : tile<8x1024xf32>
+      %w = store_view_tko weak %one, %p1[%k] : tile<1xf32>, partition_view<tile=(1), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
+      continue %s1 : tile<8x1024xf32>
+    }
+    %sum = reduce %sums dim=0 identities=[0.000000e+00 : f32] : tile<8x1024xf32> -> tile<1024xf32>
+    (%l: tile<f32>, %r: tile<f32>) {
+      %m = addf %l, %r : tile<f32>
+      yield %m : tile<f32>
+    }
+    %u = store_view_tko weak %sum, %pb[%j] : tile<1024xf32>, partition_view<tile=(1024), tensor_view<?xf32, strides=[1]>>, tile<i32> -> token
     return
   }
 
