@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from ..ir.core import Operation, Value, make_op
 from ..ir.enums import MemoryOrderingSemantics
-from ..ir.rewrite import defining_op, insert_before, splat_value, traits
+from ..ir.rewrite import defining_op, insert_before, splat_number, traits
 from ..ir.types import I32, PartitionViewType, TileType
 
 STRIP_ELEMENTS = 2048  # 16 per thread of a 4-warp CTA, as tileiras' copy loops load
@@ -185,7 +185,7 @@ class Walk:
             return False
         made = defining_op(u)
         if made is not None and (
-                made.name == "constant" and splat_value(u) is not None and
+                made.name == "constant" and splat_number(u) is not None and
                 made.parent in self.blocks or
                 made.name == "broadcast" and made.operands[0].type.shape[d] == 1 and
                 made.parent is self.blocks[0]):
