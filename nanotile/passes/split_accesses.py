@@ -173,7 +173,7 @@ def stored_split(store: Operation, uses: dict[Value, list[Operation]]) -> Callab
 
 @dataclass(frozen=True)
 class SplitAccesses(Pass):
-    """Loads taken apart by extract, and stores of a cat, as accesses of the parts."""
+    """Loads taken apart by extract, stores of a cat or an insert: accesses of the parts."""
 
     name = "split-accesses"
 
