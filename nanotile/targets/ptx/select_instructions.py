@@ -14,6 +14,7 @@ The PTX program is built as objects (nanotile/targets/ptx/ir.py) and stored in
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -225,16 +226,33 @@ class Selection:
         self.values[op.results[0]] = outs
 
     def copy(self, sources: list[list[str]], targets: list[list[str]], element_of) -> None:
-        """Parallel copy (through temporaries, so ``continue %b, %a`` swaps)."""
-        temps = []
+        """Parallel copy: every target gets its source's value from before the copy, so
+        ``continue %b, %a`` swaps. A move is written once no other pending move reads its
+        target; only a cycle of moves needs a temporary."""
+        pending = {}  # target register -> (register class, source register)
         for src, dst, t in zip(sources, targets, element_of):
             cls = reg_class(t)
             for k, reg in enumerate(dst):
-                tmp = self.fn.reg(cls)
-                self.fn.instr(f"mov.{_MOV[cls]}", tmp, src[k if len(src) > 1 else 0])
-                temps.append((cls, reg, tmp))
-        for cls, reg, tmp in temps:
-            self.fn.instr(f"mov.{_MOV[cls]}", reg, tmp)
+                source = src[k if len(src) > 1 else 0]
+                if source != reg:
+                    pending[reg] = (cls, source)
+        readers = Counter(source for _, source in pending.values())
+        while pending:
+            ready = [reg for reg in pending if not readers[reg]]
+            if not ready:  # only cycles are left: save one target's value first
+                reg = next(iter(pending))
+                cls = pending[reg][0]
+                saved = self.fn.reg(cls)
+                self.fn.instr(f"mov.{_MOV[cls]}", saved, reg)
+                for target, (other_cls, source) in pending.items():
+                    if source == reg:
+                        pending[target] = (other_cls, saved)
+                readers[saved], readers[reg] = readers[reg], 0
+                continue
+            for reg in ready:
+                cls, source = pending.pop(reg)
+                self.fn.instr(f"mov.{_MOV[cls]}", reg, source)
+                readers[source] -= 1
 
 
 def source_position(op: Operation, text: bool = True) -> tuple[str, int, int] | None:
