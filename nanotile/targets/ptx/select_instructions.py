@@ -95,6 +95,11 @@ def select_program(module: Module, target: Target, loc: bool = True):
     return PtxProgram(items, f"<{target.gpu_name}.ptx>")
 
 
+# The name of a register that no instruction reads (read_registers): never declared, so
+# an instruction that read it would fail the PTX language's check of declared registers.
+UNREAD = "%unread"
+
+
 @dataclass
 class Context:
     """An enclosing if/for/loop: where yield/continue/break copy values and jump."""
@@ -117,6 +122,7 @@ class Selection:
     cache: dict[Any, Any] = field(default_factory=dict)
     with_loc: bool = True
     text_positions: bool = True  # fall back on the ops' text lines (see Module)
+    reads: dict[Value, set[int]] = field(default_factory=dict)  # see read_registers
 
     def __post_init__(self) -> None:
         from ..target import entry_warps
@@ -139,7 +145,10 @@ class Selection:
 
     # ---- driver -----------------------------------------------------------------------
     def run(self) -> KernelBuilder:
+        from .read_registers import read_registers
+
         block = self.entry.regions[0].block
+        self.reads = read_registers(self.entry, self.count)
         for (ptype, pname), arg in zip(self.fn.params, block.arguments):
             self.values[arg] = [self._param(ptype, pname, arg.type)]
         try:
@@ -218,8 +227,12 @@ class Selection:
             emit_scalar(self, op, [x[0] for x in ins], out)
             self.values[op.results[0]] = [out] * n
             return
+        read = self.reads.get(op.results[0])
         outs = []
         for k in range(n):
+            if read is not None and k not in read:
+                outs.append(UNREAD)
+                continue
             out = self.fn.reg(cls)
             emit_scalar(self, op, [x[k if len(x) > 1 else 0] for x in ins], out)
             outs.append(out)

@@ -15,7 +15,7 @@ from ...ir import types as T
 from ...ir.core import Operation
 from ...ir.layouts import LANE_BITS, LinearLayout, ShufflePlan, dim_offsets
 from .builder import reg_class
-from .select_instructions import Selection, Unsupported
+from .select_instructions import UNREAD, Selection, Unsupported
 
 
 def thread_bits(s: Selection, contributions: list[int], key) -> tuple[str, int]:
@@ -110,15 +110,18 @@ def coordinates(s: Selection, op: Operation) -> None:
                                  ("coordinates", layout, dim))
     element = op.results[0].type.element
     constants = [project(layout.register_part(k)) for k in range(layout.registers)]
+    read = s.reads.get(op.results[0])  # registers no instruction reads are not computed
     if reg_class(element) == "b64" and not any(c & possible for c in constants):
         # 64-bit coordinates as the thread's widened one plus each register's constant:
         # no bit meets, so nothing carries past the coordinate's few bits and the sum is
         # the widened sum; 64-bit adds are what ptx-strength-reduce follows
         wide = _widen(s, base, element)
-        s.values[op.results[0]] = [s.fn.plus(wide, c, "b64") for c in constants]
+        s.values[op.results[0]] = [s.fn.plus(wide, c, "b64") if read is None or k in read
+                                   else UNREAD for k, c in enumerate(constants)]
         return
     s.values[op.results[0]] = [_widen(s, add_constant(s, base, possible, c), element)
-                               for c in constants]
+                               if read is None or k in read else UNREAD
+                               for k, c in enumerate(constants)]
 
 
 def _widen(s: Selection, r: str, element: T.Type) -> str:
