@@ -270,7 +270,8 @@ _MISSING = object()
 def forward(cfg: Cfg, body: list[BodyItem], step, run_block=None) -> list[Facts]:
     """Facts holding at the start of each block (the greatest fixed point).
     ``run_block(b, facts)``, if given, takes the place of running ``step`` over the
-    block's instructions (updating ``facts`` in place)."""
+    block's instructions (updating ``facts`` in place). A block whose incoming facts are
+    those of its last run is not run again."""
     n = len(cfg.blocks)
     outs: list[Facts | None] = [None] * n
     ins: list[Facts | None] = [None] * n
@@ -284,8 +285,8 @@ def forward(cfg: Cfg, body: list[BodyItem], step, run_block=None) -> list[Facts]
             state = Facts()
         else:
             state = _meet([outs[p] for p in block.preds])
-        if state is None:
-            continue
+        if state is None or (ins[b] is not None and state == ins[b]):
+            continue  # (the same facts as last time: the same facts after the block)
         ins[b] = state.copy()
         if run_block is not None:
             run_block(b, state)
