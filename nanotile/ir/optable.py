@@ -234,6 +234,7 @@ def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
     d = OpDef(name, opcode, since, _operands(operands), _results(results), tuple(attrs),
               regions, _flags(flags), counted_results, operand_count,
               frozenset(traits.split()), aliases, asm, testing, internal)
+    _FOUND.clear()
     if internal:
         INTERNAL_OPS[name] = d
         return
@@ -245,9 +246,19 @@ def op(name: str, opcode: int, since: str = "13.1", *, operands: str = "",
 
 def lookup(name: str) -> OpDef | None:
     """The row for a mnemonic (with or without ``cuda_tile.``), or None."""
-    name = name.removeprefix("cuda_tile.")
-    return OPS.get(name) or OPS.get(ALIASES.get(name, "")) or TESTING_OPS.get(name) \
-        or INTERNAL_OPS.get(name)
+    row = _FOUND.get(name)
+    if row is None:
+        short = name.removeprefix("cuda_tile.")
+        row = OPS.get(short) or OPS.get(ALIASES.get(short, "")) or TESTING_OPS.get(short) \
+            or INTERNAL_OPS.get(short)
+        if row is not None:
+            _FOUND[name] = row
+    return row
+
+
+# The rows lookup() found, by the name it was given (the verifier and the passes look
+# rows up for every op they visit); op() empties it.
+_FOUND: dict[str, OpDef] = {}
 
 
 def operand_group(op: Any, name: str) -> list[Any]:
