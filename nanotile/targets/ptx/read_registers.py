@@ -58,7 +58,8 @@ def _operand_reads(op: Operation, reads, whole, count):
         if read is not None and op.name == "pick":
             return _pick_reads(op, read, count)
         if read is not None and _elementwise(op):
-            return [(v, read) for v in op.operands]
+            registers = count(result.type)
+            return [(v, read if count(v.type) == registers else None) for v in op.operands]
     if op.name in ("load_ptr_tko", "store_ptr_tko"):
         return _access_reads(op, count)
     return [(v, None) for v in op.operands]
