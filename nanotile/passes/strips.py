@@ -132,7 +132,11 @@ def is_strippable_reduce_root(op: Operation) -> bool:
 
 class Walk:
     """The ops of the computation ending at some roots, found from the roots back: which
-    are members, which are outside, and each tile shape's cut dimension."""
+    are members, which are outside, and each tile shape's cut dimension.
+
+    The walk is depth first, operands in order, with a stack of its own rather than
+    Python's (a chain of thousands of ops is as deep): ``value`` and ``operand`` answer
+    False to reject the computation, or the steps that take what they found further."""
 
     def __init__(self, uses: Uses) -> None:
         self.uses, self.dims = uses, {}
@@ -152,24 +156,37 @@ class Walk:
             return False
         fits = is_strippable_reduce_root(root) if root.name == "reduce" else \
             is_strippable_access(root, self.dims, self.uses)
-        return fits and all(self.value(v) for v in inputs)
+        return fits and self.run([(self.value, v) for v in inputs])
 
-    def value(self, v: Value) -> bool:
+    def run(self, steps: list[tuple]) -> bool:
+        """Take ``steps`` (a method and its arguments), and the steps they lead to, depth
+        first; False at the first rejection."""
+        stack = steps[::-1]
+        while stack:
+            method, *arguments = stack.pop()
+            found = method(*arguments)
+            if found is False:
+                return False
+            stack.extend(found[::-1])
+        return True
+
+    def value(self, v: Value) -> list[tuple] | bool:
         """Takes the op making ``v`` (a tile of a shape with a cut dimension) in, or
         rejects the computation."""
         if v.is_block_argument:  # carried by a member loop (not its counter)
-            return v.owner in self.blocks[1:] and v.index > 0
+            return [] if v.owner in self.blocks[1:] and v.index > 0 else False
         op = defining_op(v)
         if id(op) in self.members:
-            return True
+            return []
         if op.parent not in self.blocks:
             return False
         self.members[id(op)] = op
         d = self.dims[v.type.shape]
         if op.name == "load_view_tko":
-            return is_strippable_access(op, self.dims, self.uses)
+            return [] if is_strippable_access(op, self.dims, self.uses) else False
         if op.name == "iota":
-            return d == 0 and v.type.element == I32 and len(v.type.shape) == 1
+            return [] if d == 0 and v.type.element == I32 and len(v.type.shape) == 1 \
+                else False
         if op.name == "for":
             return self.loop(op, d)
         if op.name == "reduce":  # along another dimension: each strip reduces its part
@@ -177,9 +194,9 @@ class Walk:
         elif op.name == "reshape" and d != 0 or \
                 op.name != "reshape" and "elementwise" not in traits(op):
             return False  # a reshape keeps the elements' row-major order: cut at 0 only
-        return all(self.operand(u, d) for u in op.operands if isinstance(u.type, TileType))
+        return [(self.operand, u, d) for u in op.operands if isinstance(u.type, TileType)]
 
-    def operand(self, u: Value, d: int) -> bool:
+    def operand(self, u: Value, d: int) -> list[tuple] | bool:
         """An operand of a member, cut along ``d``: remade outside, or a member."""
         if not self.assign(u.type.shape, d):
             return False
@@ -190,10 +207,10 @@ class Walk:
                 made.name == "broadcast" and made.operands[0].type.shape[d] == 1 and
                 made.parent is self.blocks[0]):
             self.outside[id(made)] = made
-            return True
-        return self.value(u)
+            return []
+        return [(self.value, u)]
 
-    def loop(self, op: Operation, d: int) -> bool:
+    def loop(self, op: Operation, d: int) -> list[tuple] | bool:
         """A ``for`` carrying tiles of one type (cut along ``d``): its initial values and
         what its body continues with are taken in; its body's ops must all be."""
         body = op.regions[0].blocks[0]
@@ -202,7 +219,7 @@ class Walk:
         self.blocks.append(body)
         self.members[id(body.terminator)] = body.terminator
         inits = op.operand_groups()[3]
-        return all(self.operand(v, d) for v in (*inits, *body.terminator.operands))
+        return [(self.operand, v, d) for v in (*inits, *body.terminator.operands)]
 
     def is_closed(self, roots: list[Operation]) -> bool:
         """The members' results are used by members only (but the roots'), and every op
