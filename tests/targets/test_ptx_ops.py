@@ -170,6 +170,26 @@ CASES = {
           %i2 = addi %i, %c1 : tile<i32>
           continue %a2, %i2 : tile<128xf32>, tile<i32>
         }""", 1e-6),
+    # the loop-carried values swap and rotate (select-instructions' parallel copies: a
+    # move at a time would give every value the same tile)
+    "loop_swap_and_rotate": ([((128,), F), ((128,), F)], ((128,), F), """
+        %c0 = constant <i32: 0> : tile<i32>
+        %c1 = constant <i32: 1> : tile<i32>
+        %c5 = constant <i32: 5> : tile<i32>
+        %z = constant <f32: 0.000000e+00> : tile<128xf32>
+        %r:5 = for %i in (%c0 to %c5, step %c1) : tile<i32>
+            iter_values(%a = %x0, %b = %x1, %p = %x0, %q = %x1, %s = %z)
+            -> (tile<128xf32>, tile<128xf32>, tile<128xf32>, tile<128xf32>, tile<128xf32>) {
+          continue %b, %a, %q, %s, %p
+              : tile<128xf32>, tile<128xf32>, tile<128xf32>, tile<128xf32>, tile<128xf32>
+        }
+        %d = subf %r#0, %r#1 : tile<128xf32>
+        %h = constant <f32: 2.000000e+00> : tile<128xf32>
+        %e = mulf %r#3, %h : tile<128xf32>
+        %f = addf %e, %r#2 : tile<128xf32>
+        %g = mulf %r#4, %h : tile<128xf32>
+        %k = addf %f, %g : tile<128xf32>
+        %y = addf %d, %k : tile<128xf32>""", 0),
     "compare_i1": ([((128,), "i32"), ((128,), "i32")], ((128,), "i32"), """
         %z = constant <i32: 0> : tile<128xi32>
         %a = cmpi less_than %x0, %z, signed : tile<128xi32> -> tile<128xi1>
