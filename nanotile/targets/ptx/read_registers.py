@@ -97,9 +97,12 @@ def _access_reads(op: Operation, count):
     groups = op.operand_groups()
     firsts = set(range(0, count(groups[0][0].type), width))
     pairs = []
-    for position, group in enumerate(groups):
-        # operand groups: pointers, then values (stores only), mask, padding (loads only)
-        addressing = position == 0 or (position == 2 and op.name == "store_ptr_tko") or \
-            (position == 1 and op.name == "load_ptr_tko")
-        pairs.extend((v, firsts if addressing and width > 1 else None) for v in group)
+    for operand, group in zip(lookup(op.name).operands, groups):
+        addressing = operand.name in ADDRESSING and width > 1
+        pairs.extend((v, firsts if addressing else None) for v in group)
     return pairs
+
+
+# The operand groups (the op table's names) of load_ptr_tko and store_ptr_tko that a
+# vector access reads once per vector
+ADDRESSING = ("source", "destination", "mask")
