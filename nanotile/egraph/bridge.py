@@ -17,6 +17,10 @@ placed before the op holding that block. If anything cannot be rebuilt (a type t
 input never had, a leaf used before it is defined) ``Fallback`` leaves the item as it was.
 A leaf the item does not have (a rule built ``(Leaf 999 t)``) is ``UnknownLeaf``: the
 rules are wrong, an error for the user.
+
+``Encoder.encode_window`` encodes only a run of a block's ops (a window of a large item):
+the constants before it enter as terms that stay where they are, and its values used
+after it are roots rebuilt at its end (``WindowEnd``).
 """
 
 from __future__ import annotations
@@ -74,16 +78,20 @@ class Encoder:
     op_block: dict[int, Block] = field(default_factory=dict)   # id(op) -> its block
     position: dict[int, int] = field(default_factory=dict)     # id(op) -> index there
     holder: dict[int, Operation] = field(default_factory=dict)  # id(block) -> its op
-    # id() of the ops (constants aside) that may be terms; None: every pure op
-    window: set[int] | None = None
+    # constants outside the window its ops read: value -> name, and term key -> value
+    outside: dict[Value, str] = field(default_factory=dict)
+    outside_keys: dict[tuple, Value] = field(default_factory=dict)
+    end: WindowEnd | None = None  # where a window's values used after it are rebuilt
 
     # -- encoding ----------------------------------------------------------------------
 
-    def encode_block(self, block: Block) -> None:
-        for index, op in enumerate(block.ops):
+    def encode_block(self, block: Block, ops: list[Operation] | None = None,
+                     start: int = 0) -> None:
+        """Encode ``block``, or only ``ops``, a run of its ops from index ``start``."""
+        for index, op in enumerate(block.ops if ops is None else ops, start):
             self.op_block[id(op)] = block
             self.position[id(op)] = index
-            if self._is_term(op):
+            if is_term(op):
                 self._encode_term(op, block)
                 continue
             for v in op.operands:
@@ -92,6 +100,22 @@ class Encoder:
                 for inner in region.blocks:
                     self.holder[id(inner)] = op
                     self.encode_block(inner)
+
+    def encode_window(self, block: Block, start: int, stop: int) -> None:
+        """Encode the ops ``block.ops[start:stop]`` (and the blocks nested in them): a
+        window. Its values used after it become roots rebuilt at its end; constants
+        before it are terms the rules see, which stay where they are."""
+        ops = block.ops[start:stop]
+        self.encode_block(block, ops, start)
+        self.end = WindowEnd(ops[-1])
+        self.position[id(self.end)] = stop
+        inside = {id(nested) for op in ops for nested in op.walk()}
+        for value in self.names:
+            if self.block_of[value] is block and any(id(user) not in inside
+                                                     for user in self.uses.get(value, ())):
+                self.before.setdefault(id(self.end), []).append(value)
+                if value not in self.roots:
+                    self.roots.append(value)
 
     def visible(self, home: Block, anchor: Operation, inner: Block) -> bool:
         """A value placed in ``home`` just before its op ``anchor`` is visible in
@@ -109,11 +133,6 @@ class Encoder:
         if isinstance(owner, Operation):
             return self.op_block.get(id(owner)) is block
         return owner is block
-
-    def _is_term(self, op: Operation) -> bool:
-        if op.name == "constant":
-            return len(op.results) == 1
-        return op.name in term_ops() and (self.window is None or id(op) in self.window)
 
     def _encode_term(self, op: Operation, block: Block) -> None:
         result = op.results[0]
@@ -162,7 +181,24 @@ class Encoder:
         self._need(v, user)
         if v in self.names and v.owner.name == "constant":
             return self.names[v]  # rules see the value; rebuilt as the outer constant
+        if isinstance(v.owner, Operation) and v.owner.name == "constant" and is_term(v.owner):
+            return self._outside_constant(v)
         return self._leaf(v)
+
+    def _outside_constant(self, v: Value) -> str:
+        """A constant before the window (only a window's ops read one not encoded yet):
+        the rules see its value; it stays where it is and serves every equal term."""
+        if v not in self.outside:
+            ty = self.type_text(v.type)
+            ctor, args = self._constant(v.owner, ty)
+            text = f"({ctor} {args[0]!r} {egg_string(ty)})"
+            name = f"$c{len(self.outside)}"
+            self.lines.append(f"(let {name} {text})")
+            self.terms[name] = (ctor, args)
+            self.outside[v] = name
+            self.outside_keys.setdefault((text,), v)
+            self._facts(v, name)
+        return self.outside[v]
 
     def _need(self, v: Value, user: Operation) -> None:
         """``user`` (an anchor, or an op in an inner block) uses ``v``: if ``v`` is a term,
@@ -218,6 +254,14 @@ class Encoder:
         return text
 
 
+class WindowEnd:
+    """The place just after a window's last op: an anchor that the window's values used
+    after the window are rebuilt before (where the ops after the window see them)."""
+
+    def __init__(self, last: Operation) -> None:
+        self.source, self.location = last.source, last.location
+
+
 # --------------------------------------------------------------------------------------
 # Rebuilding
 
@@ -244,27 +288,35 @@ class Rebuilder:
         self.mapping: dict[Value, Value] = {}
         self.used: set[int] = set()  # id() of original ops placed again
         self.created: set[int] = set()  # id() of ops made from terms
-        # term key -> (block, the anchor it was placed before, value), for each placement
-        self.constants: dict[tuple, list[tuple[Block, Operation, Value]]] = {}
+        # term key -> (block, the anchor it was placed before, value), for each placement;
+        # block None: a constant before the window, seen everywhere in it
+        self.constants: dict[tuple, list[tuple[Block | None, Any, Value]]] = {
+            key: [(None, None, value)] for key, value in enc.outside_keys.items()}
 
-    def block(self, block: Block) -> list[Operation]:
-        """The new op list of ``block`` (not installed yet)."""
+    def block(self, block: Block, run: list[Operation] | None = None) -> list[Operation]:
+        """The new op list of ``block`` (not installed yet), or of the window ``run`` of
+        its ops, ending with the window's values used after it."""
         memo: dict[int, tuple[Value, Value | None]] = {}
         ops: list[Operation] = []
         available: set[Value] = set(block.arguments)
-        for op in block.ops:
+        for op in block.ops if run is None else run:
             if id(op) in self.enc.term_ops:
                 continue
-            for root in self.enc.before.get(id(op), ()):
-                value = self._materialize(self.term_of[root], block, op, memo, ops,
-                                          available)
-                if value is not root:
-                    self.mapping[root] = value
-                    if value.name_hint is None and id(value.owner) in self.created:
-                        value.name_hint = root.name_hint  # the new op keeps the name
+            self._roots_before(op, block, memo, ops, available)
             ops.append(op)
             available.update(op.results)
+        if run is not None and self.enc.end is not None:
+            self._roots_before(self.enc.end, block, memo, ops, available)
         return ops
+
+    def _roots_before(self, anchor: Any, block: Block, memo: dict, ops: list[Operation],
+                      available: set[Value]) -> None:
+        for root in self.enc.before.get(id(anchor), ()):
+            value = self._materialize(self.term_of[root], block, anchor, memo, ops, available)
+            if value is not root:
+                self.mapping[root] = value
+                if value.name_hint is None and id(value.owner) in self.created:
+                    value.name_hint = root.name_hint  # the new op keeps the name
 
     def _materialize(self, term: int, block: Block, anchor: Operation,
                      memo: dict[int, tuple[Value, Value | None]], ops: list[Operation],
@@ -345,7 +397,7 @@ class Rebuilder:
             self.constants.setdefault(key, []).append((block, anchor, original.results[0]))
             return original.results[0], original.results[0]
         for home, placed_before, value in self.constants.get(key, ()):
-            if home is block or self.enc.visible(home, placed_before, block):
+            if home is None or home is block or self.enc.visible(home, placed_before, block):
                 return value, value
         if source is not None:
             op = make_op("constant", [], [ty], dict(source.attributes))

@@ -10,12 +10,14 @@ terms themselves (prefilter.EncodedDag), which is what the extraction would retu
 egglog's session (the copy of the loaded e-graph it makes) is saved. The dumps of the
 e-graph and the rule statistics always make it.
 
-An item with more pure ops than ``Limits.window`` is optimised in windows: consecutive
-runs of that many ops (in program order), one e-graph each, in order; the ops outside
-the window are anchors like loads and stores (their values enter as leaves, and the
-window's values they use are roots), so memory and time grow linearly with the item.
-Rules then cannot combine ops of two windows; the default window is larger than any
-kernel of the corpora.
+An item with more pure ops than ``Limits.window`` is optimised in windows: runs of
+consecutive ops of one block holding at most that many, one e-graph each, in program
+order (a loop holding more is split inside its body). A window encodes and rebuilds only
+its own run: the values it reads from before it are leaves (constants are terms the
+rules see, left where they are), and its values read after it are roots rebuilt at its
+end; the uses of values are collected once per item. So time and memory grow linearly
+with the item. Rules then cannot combine ops of two windows; the default window is
+larger than any kernel of the corpora.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..diagnostics import CompileError, Diagnostic
-from ..ir.core import Block, Module, Operation
+from ..ir.core import Block, Module, Operation, Value
 from ..ir.rewrite import blocks_of, collect_uses, replace_uses
 from .bridge import Encoder, Fallback, Rebuilder, UnknownLeaf, is_term
 from .cost import CostModel, cost_model_for
@@ -90,59 +92,84 @@ def optimize_module(module: Module, facts: dict, settings: Settings) -> bool:
 def optimize_item(module: Module, item: Operation, facts: dict, settings: Settings) -> bool:
     windows = _windows(item, settings.limits.window)
     changed = False
-    uses = Uses(module)
+    uses = collect_uses(module)
     for number, window in enumerate(windows, 1):
         place = (number, len(windows)) if len(windows) > 1 else None
         changed |= _optimize(module, item, facts, settings, window, place, uses)
     return changed
 
 
-class Uses:
-    """collect_uses(module) for the windows of an item, walked again only after a rebuild
-    changed what some op reads (a window whose ops all come back with the same operands,
-    only reordered, leaves it as it was: one walk of the module per item, not per window)."""
+@dataclass
+class Window:
+    """A run of consecutive ops of one block (with the blocks nested in them) that is
+    optimised by one e-graph. Its ops are found again by identity: the windows before it
+    rebuild only their own runs."""
 
-    def __init__(self, module: Module) -> None:
-        self.module = module
-        self.table: dict | None = None
+    block: Block
+    first: Operation
+    last: Operation
 
-    def get(self) -> dict:
-        if self.table is None:
-            self.table = collect_uses(self.module)
-        return self.table
-
-    def forget(self) -> None:
-        self.table = None
+    def span(self) -> tuple[int, int]:
+        """Where the run is in its block now: ``block.ops[start:stop]``."""
+        start = self.block.ops.index(self.first)
+        return start, self.block.ops.index(self.last, start) + 1
 
 
-def _windows(item: Operation, size: int) -> list[set[int] | None]:
-    """The windows of ``item``: sets of id() of its term ops (constants aside, which every
-    window sees), or [None] (one e-graph for everything) when they fit in one."""
-    ops = [id(op) for block in blocks_of(item) for op in _ops_in_order(block)
-           if is_term(op) and op.name != "constant"]
-    if len(ops) <= size:
+def _windows(item: Operation, size: int) -> list[Window | None]:
+    """The windows of ``item``, each with at most ``size`` term ops (constants aside), in
+    program order; [None] (one e-graph for everything) when the item has no more. An op
+    holding more than ``size`` (a loop) is in no window: its blocks are split instead."""
+    counts: dict[int, int] = {}
+    total = sum(_count_terms(op, counts) for block in blocks_of(item) for op in block.ops)
+    if total <= size:
         return [None]
-    return [set(ops[k:k + size]) for k in range(0, len(ops), size)]
+    windows: list[Window | None] = []
+    for block in blocks_of(item):
+        _split(block, size, counts, windows)
+    return windows
 
 
-def _ops_in_order(block: Block):
-    """The ops of ``block`` and of the blocks nested in it, in the Encoder's order."""
+def _count_terms(op: Operation, counts: dict[int, int]) -> int:
+    """The term ops (constants aside) in ``op`` and the blocks nested in it."""
+    count = int(is_term(op) and op.name != "constant")
+    for block in blocks_of(op):
+        count += sum(_count_terms(inner, counts) for inner in block.ops)
+    counts[id(op)] = count
+    return count
+
+
+def _split(block: Block, size: int, counts: dict[int, int],
+           windows: list[Window | None]) -> None:
+    run: list[Operation] = []
+    count = 0
     for op in block.ops:
-        yield op
-        for region in op.regions:
-            for inner in region.blocks:
-                yield from _ops_in_order(inner)
+        inside = counts[id(op)]
+        if inside > size or (count + inside > size and count):
+            if count:
+                windows.append(Window(block, run[0], run[-1]))
+            run, count = [], 0
+        if inside > size:
+            for inner in blocks_of(op):
+                _split(inner, size, counts, windows)
+            continue
+        run.append(op)
+        count += inside
+    if count:
+        windows.append(Window(block, run[0], run[-1]))
 
 
 def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
-              window: set[int] | None, place: tuple[int, int] | None, uses: Uses) -> bool:
+              window: Window | None, place: tuple[int, int] | None, uses: dict) -> bool:
     """One e-graph: the item's terms, or those of one window (``place``: its number and
     the number of windows)."""
     label = f" (window {place[0]}/{place[1]})" if place else ""
-    enc = Encoder(facts, uses.get(), window=window)
+    enc = Encoder(facts, uses)
     try:
-        for block in blocks_of(item):
-            enc.encode_block(block)
+        if window is None:
+            for block in blocks_of(item):
+                enc.encode_block(block)
+        else:
+            enc.encode_window(window.block, *window.span())
     except Fallback as reason:
         return _left_alone(settings, item, str(reason))
     if len(enc.names) > settings.limits.terms:
@@ -163,8 +190,8 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
             settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}"
                                f"{label}: 0 e-nodes: no rule could match its "
                                f"{len(enc.terms)} terms, no e-graph\n")
-        return _rebuild_or_leave(module, item, enc, dag,
-                                 [dag.of_name[enc.names[r]] for r in enc.roots], settings, uses)
+        return _rebuild_or_leave(item, enc, dag, [dag.of_name[enc.names[r]] for r in enc.roots],
+                                 settings, window, module)
     with program.session():
         stats = Stats()
         start = time.perf_counter()
@@ -179,13 +206,15 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
         _report(program, stats, settings, name, place, rulesets)
     if not enc.roots:
         return False
-    return _rebuild_or_leave(module, item, enc, termdag, terms, settings, uses)
+    return _rebuild_or_leave(item, enc, termdag, terms, settings, window, module)
 
 
-def _rebuild_or_leave(module: Module, item: Operation, enc: Encoder, termdag: Any,
-                      terms: list[int], settings: Settings, uses: Uses) -> bool:
+def _rebuild_or_leave(item: Operation, enc: Encoder, termdag: Any, terms: list[int],
+                      settings: Settings, window: Window | None, module: Module) -> bool:
     try:
-        return _rebuild(module, item, enc, termdag, terms, uses)
+        if window is None:
+            return _rebuild(module, item, enc, termdag, terms)
+        return _rebuild_window(window, enc, termdag, terms)
     except Fallback as reason:
         return _left_alone(settings, item, str(reason))
     except UnknownLeaf as e:
@@ -227,32 +256,69 @@ def _left_alone(settings: Settings, item: Operation, reason: str) -> bool:
     return False
 
 
-def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms,
-             uses: Uses) -> bool:
-    """Install the rebuilt blocks (raises Fallback before changing anything)."""
+def _rebuild(module: Module, item: Operation, enc: Encoder, termdag, terms) -> bool:
+    """Install the item's rebuilt blocks (raises Fallback before changing anything)."""
     rebuilder = Rebuilder(enc, termdag, terms)
     blocks: list[Block] = [b for op in item.walk() for b in blocks_of(op)]
     new_ops = [(block, rebuilder.block(block)) for block in blocks]
-    changed = bool(rebuilder.mapping)
+    changed = _install(new_ops) or bool(rebuilder.mapping)
+    replace_uses(module, rebuilder.mapping)
+    _drop_unused_constants({id(v) for op in item.walk() for v in op.operands}, blocks)
+    return changed
+
+
+def _rebuild_window(window: Window, enc: Encoder, termdag, terms) -> bool:
+    """Install a window's rebuilt run of ops and the blocks nested in it; the ops after
+    it that read its values (found in ``enc.uses``) read the rebuilt ones."""
+    rebuilder = Rebuilder(enc, termdag, terms)
+    start, stop = window.span()
+    run = window.block.ops[start:stop]
+    nested: list[Block] = [b for op in run for inner in op.walk() for b in blocks_of(inner)]
+    new_run = rebuilder.block(window.block, run)
+    new_ops = [(block, rebuilder.block(block)) for block in nested]
+    changed = bool(rebuilder.mapping) or [id(op) for op in new_run] != [id(op) for op in run]
+    changed |= _install(new_ops)
+    _replace_outside_uses(enc, rebuilder.mapping)
+    used = {id(v) for op in new_run for inner in op.walk() for v in inner.operands}
+    used |= {id(rebuilder.mapping.get(root, root))  # read by the ops after the window
+             for root in enc.before.get(id(enc.end), ())}
+    new_run = [op for op in new_run if _used(op, used)]
+    window.block.ops[start:stop] = new_run
+    for op in new_run:
+        op.parent = window.block
+    _drop_unused_constants(used, nested)
+    return changed
+
+
+def _install(new_ops: list[tuple[Block, list[Operation]]]) -> bool:
+    """Give each block its new ops; True if any block's ops differ."""
+    changed = False
     for block, ops in new_ops:
         if [id(op) for op in ops] != [id(op) for op in block.ops]:
             changed = True
         block.ops = ops
         for op in ops:
             op.parent = block
-    replace_uses(module, rebuilder.mapping)
-    _drop_unused_constants(item, blocks)
-    if rebuilder.mapping or rebuilder.created or len(rebuilder.used) != len(enc.term_ops):
-        uses.forget()  # some op reads other values now, or is gone
     return changed
 
 
-def _drop_unused_constants(item: Operation, blocks: list[Block]) -> None:
-    """Outer constants kept for inner blocks whose uses the rules removed."""
-    used = {id(v) for op in item.walk() for v in op.operands}
+def _replace_outside_uses(enc: Encoder, mapping: dict[Value, Value]) -> None:
+    """The users of each replaced value read its replacement (the users inside the window
+    were rebuilt reading it already)."""
+    for old, new in mapping.items():
+        for user in enc.uses.get(old, ()):
+            user.operands = [new if v is old else v for v in user.operands]
+
+
+def _drop_unused_constants(used: set[int], blocks: list[Block]) -> None:
+    """Outer constants kept for inner blocks whose uses the rules removed (``used``: id()
+    of every value some op reads)."""
     for block in blocks:
-        block.ops = [op for op in block.ops
-                     if op.name != "constant" or any(id(r) in used for r in op.results)]
+        block.ops = [op for op in block.ops if _used(op, used)]
+
+
+def _used(op: Operation, used: set[int]) -> bool:
+    return op.name != "constant" or any(id(r) in used for r in op.results)
 
 
 def schedule(program: Program, settings: Settings) -> list[str]:

@@ -13,7 +13,7 @@ control flow are anchors and keep their order. Options: ``rulesets`` (comma list
 default all), ``fast-math`` (allows float reassociation), ``dump-egglog``,
 ``dump-egraph=DIR``, ``stats``, ``rule-stats`` (matches per rule and ruleset),
 ``target`` (the cost model), ``window`` (a kernel with more pure ops is optimised in
-windows of that many, one e-graph each, so that memory grows linearly:
+windows of at most that many, one e-graph each, so that time and memory grow linearly:
 nanotile.egraph.optimize). When --check-semantics finds that it changed a result, it
 names the rule that did (``blame``: nanotile.egraph.bisect).
 """

@@ -377,30 +377,43 @@ def test_windows_of_a_large_kernel():
     assert "eqsat @strength (window 2/2):" in report.getvalue()
 
 
-def test_windows_walk_the_module_again_only_after_a_change(monkeypatch):
-    """The uses of values (SingleUse facts) are collected once per item and again only
-    after a window's rebuild changed what an op reads: the IR is the one collecting them
-    for every window gives, with fewer walks where windows change nothing."""
-    from nanotile.egraph import optimize
+def test_windows_encode_only_their_own_ops(monkeypatch, tmp_path):
+    """Each window encodes and rebuilds only its own run of ops (time grows linearly with
+    the kernel), and the uses of values are collected once per item: the results are
+    those of collecting them afresh for every window."""
+    from nanotile.egraph import bridge, optimize
 
-    walks: list[int] = []
-    collect = optimize.collect_uses
-    monkeypatch.setattr(optimize, "collect_uses", lambda m: walks.append(1) or collect(m))
-    text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
-    plain = "\n".join(f"    %y{i} = addf %x, %y{i - 1} : tile<f32>" for i in range(1, 9))
+    plain = "\n".join(f"    %y{i} = mulf %y{i - 1}, %two : tile<f32>" for i in range(1, 40))
     chain = KERNEL.replace("    %y = mulf %x, %two : tile<f32>",
                            "    %y0 = addf %x, %x : tile<f32>\n" + plain +
-                           "\n    %y = mulf %y8, %two : tile<f32>")
-    results = {}
-    for kept in (True, False):
-        if not kept:  # every window walks the module again, as before
-            monkeypatch.setattr(optimize.Uses, "get",
-                                lambda self: optimize.collect_uses(self.module))
-        walks.clear()
-        results[kept] = (run(text, "eqsat{window=2}"), run(chain, "eqsat{window=3}"),
-                         len(walks))
-    assert results[True][:2] == results[False][:2]
-    assert results[True][2] < results[False][2]
+                           "\n    %y = mulf %y39, %two : tile<f32>")
+    encoded: list[int] = []
+    encode = bridge.Encoder.encode_block
+    monkeypatch.setattr(bridge.Encoder, "encode_block",
+                        lambda self, block, ops=None, start=0:
+                        encoded.append(len(block.ops if ops is None else ops))
+                        or encode(self, block, ops, start))
+    rules = tmp_path / "double.egg"
+    rules.write_text(DOUBLE)
+    pipeline = f"eqsat{{window=4 rules={rules}}}"
+    once = run(chain, pipeline, check_semantics=True)
+    assert once.count("addf") == 41 and "mulf" not in once  # x * 2.0 => x + x, every window
+    assert len(encoded) == 11 and sum(encoded) <= 44 + 11  # not the kernel's 44 ops each
+    fresh = optimize._optimize
+    monkeypatch.setattr(optimize, "_optimize",
+                        lambda module, *rest: fresh(module, *rest[:-1],
+                                                    optimize.collect_uses(module)))
+    assert run(chain, pipeline) == once
+
+
+def test_windows_around_loops_and_shared_constants():
+    """Windows split a loop's body when the loop holds more ops than a window; the
+    constants before a window stay where they are and serve it; every window size keeps
+    the kernel's meaning."""
+    for size in range(1, 6):
+        text = run(LOOP, f"eqsat{{window={size}}}", check_semantics=True)
+        assert text.count("muli") == 0, size  # x * 8 => x << 3 in every window
+        assert text.count("constant <i32: 8>") <= 1, size
 
 
 def test_iteration_and_node_limits():
