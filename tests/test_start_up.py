@@ -1,5 +1,5 @@
 """The commands import only what they use: printing a file needs neither the back end
-nor egglog, NumPy or black; --help needs no IR; an eqsat run loads egglog's compiled core
+(nor its layouts and tensor maps) nor egglog, NumPy or black; --help needs no IR; an eqsat run loads egglog's compiled core
 only; compiling a kernel without float folds or constant tables needs no NumPy. (How
 long start-up takes is measured by bench/startup_bench.py, not here.)"""
 
@@ -48,6 +48,8 @@ def test_printing_a_bytecode_file_imports_no_back_end(bytecode):
     assert "nanotile.bytecode.reader" in modules and "nanotile.ir.printer" in modules
     assert not heavy(modules, "nanotile.targets", "nanotile.passes", "egglog", "numpy",
                      "black", "ml_dtypes")
+    # the layout algebra and TMA's tensor maps: only the back end's IR has them
+    assert not heavy(modules, "nanotile.ir.layouts", "nanotile.ir.tensor_maps")
 
 
 def test_help_imports_no_ir():

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
-from .layouts import AnyLayout as Layout
+if TYPE_CHECKING:  # a tile's layout: only the back end makes them (CLI start-up)
+    from .layouts import AnyLayout as Layout
 
 # A tile holds at most 2**24 elements (spec 5.3).
 MAX_TILE_ELEMENTS = 1 << 24

@@ -15,12 +15,6 @@ from __future__ import annotations
 
 from nanotile.ir.core import Operation
 from nanotile.ir.rewrite import parent_op
-from nanotile.ir.tensor_maps import (
-    ELEMENT_BYTES,
-    REDUCTIONS,
-    UNSIGNED_REDUCTIONS,
-    TensorMapSpec,
-)
 from nanotile.ir.types import I32, PointerType, TileType
 
 from .engine import fail, rule
@@ -33,6 +27,9 @@ def _tma_load(op: Operation) -> None:
 
 @rule("tma_store")
 def _tma_store(op: Operation) -> None:
+    # imported here: only kernels after select-tma-* have these ops (CLI start-up)
+    from nanotile.ir.tensor_maps import REDUCTIONS, UNSIGNED_REDUCTIONS, TensorMapSpec
+
     _check(op, op.operands[0].type if op.operands else None, op.operands[1:])
     reduction = op.attributes.get("reduction")
     if reduction is not None:
@@ -51,6 +48,8 @@ def _tma_store(op: Operation) -> None:
 
 
 def _check(op: Operation, tile, coordinates) -> None:
+    from nanotile.ir.tensor_maps import ELEMENT_BYTES, TensorMapSpec
+
     try:
         spec = TensorMapSpec.parse(str(op.attributes.get("tensor", "")))
     except ValueError:
