@@ -7,8 +7,9 @@ schedule (engine.Program.saturate), extract every root at once and rebuild the b
 changes an e-graph could match the item's terms (prefilter.RuleShapes, decided on the
 encoded terms in Python), no e-graph is made: the blocks are rebuilt from the encoded
 terms themselves (prefilter.EncodedDag), which is what the extraction would return, and
-egglog's session (the copy of the loaded e-graph it makes) is saved. The dumps of the
-e-graph and the rule statistics always make it.
+egglog's session (the copy of the loaded e-graph it makes) is saved; with the built-in
+rules alone, that decision needs them parsed only, not loaded (engine.outline). The
+dumps of the e-graph and the rule statistics always make it.
 
 An item with more pure ops than ``Limits.window`` is optimised in windows: runs of
 consecutive ops of one block holding at most that many, one e-graph each, in program
@@ -24,8 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -37,7 +36,8 @@ from ..ir.core import Block, Module, Operation, Value
 from ..ir.rewrite import blocks_of, collect_uses, replace_uses
 from .bridge import Encoder, Fallback, Rebuilder, UnknownLeaf, is_term
 from .cost import CostModel, cost_model_for
-from .engine import Limits, Program, Stats, builtin_rule_files, find_leaf_literal
+from .engine import (Limits, Outline, Program, Stats, builtin_rule_files, find_leaf_literal,
+                     outline)
 from .prefilter import EncodedDag
 
 
@@ -178,13 +178,13 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
                                f"{label}: {len(enc.names)} terms, over the limit; left "
                                "alone\n")
         return False
-    program = Program.shared(settings.cost, settings.rule_files, settings.disabled)
-    check_rulesets(program, settings)
+    rules = outline(settings.cost, settings.rule_files, settings.disabled)
+    check_rulesets(rules, settings)
     if not enc.roots and not _reports(settings):
         return False  # nothing to rewrite, nothing to show: no e-graph
-    rulesets = schedule(program, settings)
+    rulesets = schedule(rules, settings)
     dag = EncodedDag(enc.terms)
-    if not _shows_egraph(settings) and not program.shapes.could_change(rulesets, dag):
+    if not _shows_egraph(settings) and not rules.shapes.could_change(rulesets, dag):
         # no rule can match: what egglog would extract is the encoded terms themselves
         if settings.stats:
             settings.out.write(f"{settings.pass_name} @{item.attributes.get('sym_name')}"
@@ -192,6 +192,7 @@ def _optimize(module: Module, item: Operation, facts: dict, settings: Settings,
                                f"{len(enc.terms)} terms, no e-graph\n")
         return _rebuild_or_leave(item, enc, dag, [dag.of_name[enc.names[r]] for r in enc.roots],
                                  settings, window, module)
+    program = Program.shared(settings.cost, settings.rule_files, settings.disabled)
     with program.session():
         stats = Stats()
         start = time.perf_counter()
@@ -321,14 +322,14 @@ def _used(op: Operation, used: set[int]) -> bool:
     return op.name != "constant" or any(id(r) in used for r in op.results)
 
 
-def schedule(program: Program, settings: Settings) -> list[str]:
+def schedule(program: Program | Outline, settings: Settings) -> list[str]:
     """The rulesets to run: the analyses always, then the chosen (or all) others."""
     if settings.rulesets is None:
         return [r for r in program.rulesets if r not in settings.exclude]
     return [r for r in program.rulesets if r.endswith("-facts")] + settings.rulesets
 
 
-def check_rulesets(program: Program, settings: Settings) -> None:
+def check_rulesets(program: Program | Outline, settings: Settings) -> None:
     for name in settings.rulesets or ():
         if name not in program.rulesets:
             raise CompileError(Diagnostic("error", f"{settings.pass_name}: no ruleset "
@@ -394,6 +395,9 @@ def _dump_egraph(program: Program, directory: str, stem: str, out: TextIO) -> No
             raise CompileError(Diagnostic("error", f"--dump-egraph: cannot write '{where}': "
                                                    f"{e.strerror or e}", "<command line>")
                                ) from None
+    import shutil  # (with subprocess) only for drawings: not on a compile's start-up
+    import subprocess
+
     dot = shutil.which("dot")
     if dot is None:
         return  # said once per command (dot_missing_note)
@@ -407,6 +411,8 @@ def _dump_egraph(program: Program, directory: str, stem: str, out: TextIO) -> No
 def dot_missing_note(folders: list[str]) -> str | None:
     """What to say, once per command, when e-graphs were written into ``folders`` but
     Graphviz's ``dot`` is not there to draw them as SVG."""
+    import shutil
+
     wrote = any(name.endswith(".json") for folder in folders if os.path.isdir(folder)
                 for name in os.listdir(folder))
     if not wrote or shutil.which("dot") is not None:

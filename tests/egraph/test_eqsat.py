@@ -416,6 +416,40 @@ def test_windows_around_loops_and_shared_constants():
         assert text.count("constant <i32: 8>") <= 1, size
 
 
+NO_MATCH = KERNEL.replace("%x: tile<f32>)", "%x: tile<f32>, %z: tile<f32>)").replace(
+    "    %two = constant <f32: 2.0> : tile<f32>\n    %y = mulf %x, %two : tile<f32>",
+    "    %y = addf %x, %z : tile<f32>")
+
+
+def test_no_program_is_loaded_where_no_built_in_rule_could_match(monkeypatch, tmp_path):
+    """With the built-in rules alone, eqsat parses them to see that no rule could match
+    a kernel and loads no e-graph (a fresh process saves the loading); a user's rule
+    file is loaded whatever the kernel, so its errors are found; a kernel some rule could
+    match loads the program. The results are those of the loaded program's shapes."""
+    from nanotile.egraph import engine
+
+    loads: list[int] = []
+    load = engine.Program.__init__
+    monkeypatch.setattr(engine.Program, "__init__",
+                        lambda self, *a, **k: loads.append(1) or load(self, *a, **k))
+    monkeypatch.setattr(engine, "_SHARED", {})
+    monkeypatch.setattr(engine, "_OUTLINES", {})
+    outlined = run(NO_MATCH, "eqsat{stats=true}")
+    assert "addf %x, %z" in outlined and loads == []
+    rules = tmp_path / "double.egg"
+    rules.write_text(DOUBLE)
+    run(NO_MATCH, f"eqsat{{rules={rules}}}")
+    assert loads == [1]  # the user's file is loaded (and checked)
+    assert "shli" in run((REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text(),
+                         "eqsat") and len(loads) == 2
+    monkeypatch.setattr(engine, "outline", lambda cost, files, disabled=frozenset():
+                        engine.Program.shared(cost, files, disabled))
+    from nanotile.egraph import optimize
+
+    monkeypatch.setattr(optimize, "outline", engine.outline)
+    assert run(NO_MATCH, "eqsat{stats=true}") == outlined
+
+
 def test_iteration_and_node_limits():
     text = (REPO / "tests" / "passes" / "golden" / "eqsat.mlir").read_text()
     assert "shli" in run(text, "eqsat{iterations=1}")
