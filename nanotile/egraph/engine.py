@@ -37,7 +37,8 @@ from typing import Any
 from ..diagnostics import CompileError, Diagnostic
 from .cost import CostModel
 from .prefilter import RuleShapes
-from .rulefile import RULE_COMMANDS, Rule, check_forms, read_text, rules_of, top_level_forms
+from .rulefile import (RULE_COMMANDS, Rule, check_forms, declared_rulesets, read_text, rules_of,
+                       top_level_forms)
 from .schema import RULES_DIR, SCHEMA_FILE, schema_text
 
 # what a rule file may contain (egglog command classes; rulefile.ALLOWED_FORMS first)
@@ -231,12 +232,12 @@ def outline(cost: CostModel, rule_files: list[Path],
     if found is None:
         egraph = egglog_bindings().EGraph()
         schema = egraph.parse_program(schema_text(cost), filename="schema.egg")
-        found = Outline(["type-facts"], RuleShapes())  # the schema's ruleset
+        found = Outline(declared_rulesets(schema), RuleShapes())
         found.shapes.add(schema)
         for path in rule_files:
             commands = egraph.parse_program(read_text(path.read_bytes(), str(path)),
                                             filename=str(path))
-            found.rulesets += [c.name for c in commands if type(c).__name__ == "AddRuleset"]
+            found.rulesets += declared_rulesets(commands)
             found.shapes.add(commands)
         _OUTLINES[stamps] = found
     return found
@@ -273,7 +274,6 @@ class Program:
         egg = egglog_bindings()
         self.egraph = egg.EGraph()
         self.texts: list[str] = []
-        self.rulesets: list[str] = ["type-facts"]  # declared by the schema
         self.rules: list[Rule] = []  # the rules of the rule files, in loading order
         self.disabled = disabled
         self.sessions = 0  # run so far (RENEW_AFTER)
@@ -281,6 +281,7 @@ class Program:
         self.run_text(schema + _powers_of_two(), "schema.egg")
         # what each rule needs to match, read from the parsed commands (prefilter.py)
         commands = self.egraph.parse_program(schema, filename="schema.egg")
+        self.rulesets = declared_rulesets(commands)  # the schema's, then the files'
         self.shapes = RuleShapes()
         self.shapes.add(commands)
         for path in rule_files:
@@ -333,8 +334,7 @@ class Program:
                 raise CompileError(Diagnostic(
                     "error", f"a rule file may only declare sorts, functions, rulesets and "
                              f"rules; found a '{kind}' command", filename))
-            if kind == "AddRuleset":
-                self.rulesets.append(command.name)
+        self.rulesets += declared_rulesets(commands)
         rules = rules_of(commands, filename, text)
         self.rules.extend(rules)
         if self.disabled:

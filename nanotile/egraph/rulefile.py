@@ -135,10 +135,15 @@ def check_forms(forms: list[Form], text: str, filename: str) -> None:
                                       form.column, own_text=text))
 
 
+def declared_rulesets(commands: list[Any]) -> list[str]:
+    """The rulesets that egglog's parsed ``commands`` declare, in order."""
+    return [c.name for c in commands if type(c).__name__ == "AddRuleset"]
+
+
 def rules_of(commands: list[Any], filename: str, text: str) -> list[Rule]:
     """The rules of egglog's parsed ``commands``; a rule without ``:ruleset`` is a
     located error."""
-    declared = [c.name for c in commands if type(c).__name__ == "AddRuleset"]
+    declared = declared_rulesets(commands)
     rules: list[Rule] = []
     for command in commands:
         kind = type(command).__name__
