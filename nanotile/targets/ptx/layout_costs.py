@@ -11,23 +11,29 @@ it would save:
   dimensions the value is broadcast over count once (they hold the same number:
   layout_extract.varying_bits); index arithmetic (the integer, pointer and mask ops of
   INDEX_OPS) ``index_cost``, an instruction, once per run of contiguous registers that
-  one vector access moves (at most four);
+  one vector access moves (at most four) along the last dimension of more than one
+  element (the store of a reduction's 16x1 column is four vectors down its rows);
 - a load or store in ``L``: one access per vector of
   ``min(L.contiguous_registers(d), width)`` registers, where ``d`` is the dimension
   the op's pointers are contiguous along (contiguity.access_dim) and ``width`` what the
   contiguity analysis allows along it (contiguity.vector_width: vectorize-memory takes
-  the same minimum), ``access_cost`` each, plus ``sector_cost`` per 32-byte sector the
-  warp's lanes touch (coalescing: lanes along a contiguous line share sectors, lanes
-  across lines do not);
+  the same minimum), ``access_cost`` each, plus ``line_cost`` per 128-byte cache line
+  the warp's lanes touch (coalescing: lanes along a contiguous row share lines, lanes
+  across rows do not). The L1 serves a warp's access a line per pass (a wavefront), and
+  a thread's second register in the same lines costs a second pass, not more memory
+  traffic: cutile-tests' add_arrays loads a 16x16 tile in its sum's layout (two
+  registers a thread, four rows' lines per access where greedy's touches two) and
+  converts nothing, 17 PTX instructions fewer than greedy's;
 - a conversion: as lower-convert-layout will lower it, from the same classification
   (nanotile.ir.layouts.conversion and shuffle_plan): none or a renaming of registers
-  cost 0; warp shuffles ``shuffle_cost`` per shuffle and 32-bit word (plus a select per
-  extra candidate); a round trip through shared memory costs ``shared_word_cost`` per
-  store and per load (each of up to 16 bytes of contiguous registers:
-  shared_accesses) plus two barriers (``barrier_cost``).
+  cost 0; warp shuffles ``shuffle_cost`` per shuffle and 32-bit word, a select per
+  extra candidate, and ``index_cost`` per register's lane constant and per compare that
+  picks a candidate (as select_threads.shuffle_idx emits them); a round trip through
+  shared memory costs ``shared_word_cost`` per store and per load (each of up to 16
+  bytes of contiguous registers: shared_accesses) plus two barriers (``barrier_cost``).
 
 ``issued()`` is the same model counting instructions alone (an access, a shared store
-or load, a shuffle: one each; no sectors); extraction minimizes the sum of both and
+or load, a shuffle: one each; no cache lines); extraction minimizes the sum of both and
 takes a choice only where this one finds it strictly cheaper than greedy's and the
 model no dearer (layout_extract.py).
 
@@ -55,6 +61,7 @@ INDEX_OPS = frozenset({"addi", "subi", "muli", "andi", "ori", "xori", "shli", "s
                        "cmpi", "exti", "trunci", "offset", "select", "maxi", "mini",
                        "iota", "constant", "negi"})
 ISSUED_BARRIER = 5  # ALU ops per barrier of a shared round trip (LayoutCostModel.issued)
+LINE_BYTES = 128    # an L1 cache line: what one pass of a warp's global access serves
 
 
 @dataclass(frozen=True)
@@ -64,8 +71,8 @@ class LayoutCostModel:
     ``index_cost``, a global access ``access_cost``, a shared store or load (up to 16
     bytes) ``shared_word_cost``, a shuffle ``shuffle_cost``, a
     CTA barrier ``barrier_cost`` (the unit of nanotile.ir.layouts.BARRIER_COST: every warp
-    waits for the slowest), each 32-byte sector a warp's global access touches
-    ``sector_cost``."""
+    waits for the slowest), each 128-byte cache line a warp's global access touches
+    ``line_cost``."""
 
     name: str = "generic"
     ops: CostModel = field(default_factory=CostModel)
@@ -74,21 +81,21 @@ class LayoutCostModel:
     select_cost: int = 1
     shared_word_cost: int = 2
     barrier_cost: int = 16
-    sector_cost: int = 4  # a sector the LSU serves costs it about an issue: a warp
-                          # access down a column (a sector per lane) is replayed
+    line_cost: int = 4    # a line the L1 serves costs it about an issue: a warp
+                          # access down a column (a line per lane) is replayed
     index_cost: int = 1   # an op of INDEX_OPS on integers, pointers or masks: one
                           # instruction (add, setp, cvt, mul.wide, mad, selp...)
 
     def issued(self) -> LayoutCostModel:
         """This model counting issued instructions only: an access, a shared store or
-        load and a shuffle one each, no sectors (the memory system serves them, the PTX
+        load and a shuffle one each, no cache lines (the memory system serves them, the PTX
         does not grow), and each of a shared round trip's two barriers priced as
         ISSUED_BARRIER instructions: the barrier and the addressing of the round trip's
         stores and loads (cutile-tests' reduce_axis1_2d prod keepdims: 10 instructions
         besides the words, bar.sync twice, bfe/shl/mov/mad twice...). Extraction takes a
         choice only where this model finds it cheaper than greedy's (a kernel whose PTX
-        would grow for fewer sectors keeps greedy's)."""
-        return replace(self, name=f"{self.name} (issued)", sector_cost=0, access_cost=1,
+        would grow for fewer lines keeps greedy's)."""
+        return replace(self, name=f"{self.name} (issued)", line_cost=0, access_cost=1,
                        shared_word_cost=1, shuffle_cost=1, select_cost=1,
                        barrier_cost=ISSUED_BARRIER * self.index_cost)
 
@@ -103,7 +110,7 @@ class LayoutCostModel:
                        select_cost=self.select_cost + issued.select_cost,
                        shared_word_cost=self.shared_word_cost + issued.shared_word_cost,
                        barrier_cost=self.barrier_cost + issued.barrier_cost,
-                       sector_cost=self.sector_cost + issued.sector_cost)
+                       line_cost=self.line_cost + issued.line_cost)
 
     def value(self, op_name: str, layout: LinearLayout, is_float: bool = True,
               varying: int | None = None) -> int:
@@ -119,9 +126,13 @@ class LayoutCostModel:
         mask = (1 << layout.bits) - 1 if varying is None else varying
         registers = 1 << len(Span([basis & mask for basis in layout.register]))
         runs = registers
-        last = layout.shape[-1] - 1 if layout.shape else 0
-        if not is_float and mask & last:  # contiguous registers lie along the last dim
-            runs = max(1, registers // min(layout.contiguous_registers(), VECTOR_ELEMENTS))
+        # memory is taken to be contiguous along the last dimension that has more than
+        # one element (a 16x1 tile runs along its first)
+        dim = max((d for d, size in enumerate(layout.shape) if size > 1), default=-1)
+        along = (layout.shape[dim] - 1) << dim_offsets(layout.shape)[dim] \
+            if layout.shape else 0
+        if not is_float and mask & along:
+            runs = max(1, registers // min(layout.contiguous_registers(dim), VECTOR_ELEMENTS))
         if not is_float and op_name in INDEX_OPS:
             return self.index_cost * runs
         return self.ops.op_cost(op_name) * runs
@@ -129,15 +140,15 @@ class LayoutCostModel:
     def memory(self, layout: LinearLayout, width: int, element_bytes: int,
                dim: int = -1) -> int:
         """A load or store in ``layout`` of a tile contiguous in memory along ``dim``,
-        ``width`` elements per access at most: its accesses, and the 32-byte sectors
-        each warp access touches (a warp whose lanes walk across the contiguous lines
-        touches a sector per lane; lines are taken to be far apart)."""
+        ``width`` elements per access at most: its accesses, and the 128-byte cache
+        lines each warp access touches (a warp whose lanes walk across the contiguous
+        rows touches a line per lane; rows are taken to be far apart)."""
         vector = max(1, min(layout.contiguous_registers(dim), width))
         accesses = -(-layout.registers // vector)
-        if not self.sector_cost:  # the issued model's: no sectors to count
+        if not self.line_cost:  # the issued model's: no lines to count
             return accesses * self.access_cost
-        return accesses * (self.access_cost + self.sector_cost *
-                           sectors(layout, vector, element_bytes, dim))
+        return accesses * (self.access_cost + self.line_cost *
+                           cache_lines(layout, vector, element_bytes, dim))
 
     def conversion(self, source: LinearLayout, target: LinearLayout,
                    element_bytes: int) -> int:
@@ -150,7 +161,12 @@ class LayoutCostModel:
         plan = shuffle_plan(source, target) if kind == "warp" else None
         if plan is not None:
             selects = len(plan.registers) * ((1 << plan.select_bits) - 1)
-            return words * (plan.shuffles * self.shuffle_cost + selects * self.select_cost)
+            # select_threads.shuffle_idx also adds each register's constant to the
+            # thread's source lane, and compares once per extra candidate register
+            lane_constants = sum(1 for lane in plan.lanes if lane)
+            compares = (1 << plan.select_bits) - 1
+            return words * (plan.shuffles * self.shuffle_cost + selects * self.select_cost) \
+                + (lane_constants + compares) * self.index_cost
         moved = shared_accesses(source, element_bytes) + shared_accesses(target, element_bytes)
         return moved * self.shared_word_cost + 2 * self.barrier_cost
 
@@ -180,26 +196,27 @@ def shared_accesses(layout: LinearLayout, element_bytes: int) -> int:
     return -(-layout.registers // vector) * max(1, element_bytes // 16)
 
 
-def sectors(layout: LinearLayout, vector: int, element_bytes: int, dim: int = -1) -> int:
-    """32-byte sectors one warp access of ``vector`` elements per lane touches, the
-    tile contiguous in memory along ``dim`` (the last dimension unless told): its lines
-    along ``dim`` taken to lie in different sectors."""
+def cache_lines(layout: LinearLayout, vector: int, element_bytes: int, dim: int = -1
+                ) -> int:
+    """128-byte cache lines one warp access of ``vector`` elements per lane touches,
+    the tile contiguous in memory along ``dim`` (the last dimension unless told): its
+    rows along ``dim`` taken to lie in different lines."""
     if not layout.shape:
         return 1
     dim %= len(layout.shape)
     low = dim_offsets(layout.shape)[dim]
     along = (layout.shape[dim] - 1) << low  # the flat-index bits of the coordinate
     # each lane's first element: the XOR of the bases of its set bits, built a basis at
-    # a time (lanes past the listed bases repeat these: they add no sector)
+    # a time (lanes past the listed bases repeat these: they add no line)
     elements = [0]
     for basis in layout.lane:
         elements += [element ^ basis for element in elements]
     touched = set()
     for element in elements:
         row, column = element & ~along, (element & along) >> low
-        first = column * element_bytes // 32
-        end = ((column + vector) * element_bytes - 1) // 32
-        touched.update((row, sector) for sector in range(first, end + 1))
+        first = column * element_bytes // LINE_BYTES
+        end = ((column + vector) * element_bytes - 1) // LINE_BYTES
+        touched.update((row, line) for line in range(first, end + 1))
     return len(touched)
 
 

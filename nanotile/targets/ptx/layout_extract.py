@@ -21,7 +21,7 @@ remove might beat the best move found (Search.most_saved).
 
 Two prices count: the instructions a thread issues (the target's model counting
 instructions alone: LayoutCostModel.issued), what the PTX shows, and the model itself,
-which also prices the sectors a warp's accesses touch and a barrier's wait. The search
+which also prices the cache lines a warp's accesses touch and a barrier's wait. The search
 minimizes their sum (LayoutCostModel.with_issued); a group changes only where the new
 layouts issue strictly fewer instructions, the model finds them no dearer, and they leave
 no more conversions, and move no more bytes through shared memory, than greedy's, and
@@ -167,7 +167,7 @@ class Pricer:
         """The model's price of the load or store ``slot`` in ``layout`` (``width``
         elements per access at most, along the dimension its pointers are contiguous
         along), asked once: the memory slots of a kernel and their operands'
-        conversions ask the same few (counting sectors is slow)."""
+        conversions ask the same few (counting cache lines is slow)."""
         size, dim = self.problem.element_bytes[slot], self.problem.dims[slot]
         key = ("memory", layout, width, size, dim)
         if key not in self.memo:
