@@ -14,7 +14,9 @@ Slots that share no edge are independent: each connected group is solved alone, 
 (every combination) when it has at most EXACT_LIMIT of them, else by local improvement
 from greedy's assignment (each slot in turn makes its best move: another candidate, alone
 or with the operand slots that follow it) within a time budget (BUDGET_SECONDS per
-kernel); when the budget runs out the group keeps greedy's layouts. A slot is asked
+kernel); when the budget runs out the group keeps greedy's layouts. Where the
+cheapest assignment found saves no conversion (the group would keep greedy's), the
+cheapest found that saves one is taken instead (solve). A slot is asked
 for its best move only where some move of it may save something (Search.may_save), and
 a move is priced in full only where its slots' own costs and the conversions it could
 remove might beat the best move found (Search.most_saved).
@@ -470,7 +472,13 @@ def group_cost(pricer: Pricer, group: list[object], edges: list[Edge],
 def solve(pricer: Pricer, group: list[object], edges: list[Edge],
           greedy: dict[object, LinearLayout], deadline: float
           ) -> dict[object, LinearLayout] | None:
-    """The cheapest assignment of ``group`` found (None: out of time)."""
+    """The cheapest assignment of ``group`` found (None: out of time). Extraction takes
+    only one that saves conversions (saves_conversions), so where the cheapest does not,
+    the cheapest that does is preferred: every combination, or a second search whose
+    first move must remove a conversion (cutile-tests' main_kernel_calling_helper: the
+    cheapest still converts the loaded column; moving the load and its address
+    arithmetic to the layout its user reads converts nothing, and costs less than
+    greedy's)."""
     candidates = pricer.problem.candidates
     choosing = [s for s in group if len(candidates[s]) > 1]
     fixed = {s: candidates[s][0] for s in group if len(candidates[s]) == 1}
@@ -478,24 +486,37 @@ def solve(pricer: Pricer, group: list[object], edges: list[Edge],
     for s in choosing:
         combinations *= len(candidates[s])
     if combinations <= EXACT_LIMIT:
-        best, best_cost = None, None
+        best, best_cost, saving, saving_cost = None, None, None, None
         for picks in itertools.product(*(candidates[s] for s in choosing)):
             layouts = {**fixed, **dict(zip(choosing, picks))}
             cost = group_cost(pricer, group, edges, layouts)
             if best_cost is None or cost < best_cost:
                 best, best_cost = layouts, cost
+            if (saving_cost is None or cost < saving_cost) and \
+                    saves_conversions(pricer, edges, greedy, layouts):
+                saving, saving_cost = layouts, cost
+        return best if saving is None or saves_conversions(pricer, edges, greedy, best) \
+            else saving
+    search = Search(pricer, edges, greedy, choosing, fixed)
+    best = improve(search, deadline)
+    if best is None or saves_conversions(pricer, edges, greedy, best):
         return best
-    return improve(Search(pricer, edges, greedy, choosing, fixed), deadline)
+    search.start(greedy)  # its prices asked so far stay
+    saving = improve(search, deadline, room=(-1, 0))
+    return saving if saving is not None and \
+        saves_conversions(pricer, edges, greedy, saving) else best
 
 
-def improve(search: Search, deadline: float) -> dict[object, LinearLayout] | None:
+def improve(search: Search, deadline: float, room: tuple[int, int] = (0, 0)
+            ) -> dict[object, LinearLayout] | None:
     """Local improvement from greedy's layouts (greedy's own where it is a candidate).
     A move gives one slot another candidate, alone or with the operand slots that can
     follow it (each taking the layout its user then wants: the address arithmetic of a
     store moves with the store); each slot in turn makes its best move while one saves
-    something and keeps the conversions and shared bytes within greedy's
-    (saves_conversions). A move is priced by what changes: its slots' and edges' costs."""
-    room = [0, 0]  # conversions and shared bytes the search may still add
+    something and keeps the conversions and shared bytes within greedy's plus ``room``
+    (negative: the first moves must remove that many). A move is priced by what
+    changes: its slots' and edges' costs."""
+    room = list(room)  # conversions and shared bytes the search may still add
     # the slots in turn until none has moved since it was last asked (asked again with
     # the same options and room, a slot finds no move again); a slot where no move may
     # save anything (Search.may_save) is not asked: it would find none
@@ -538,11 +559,7 @@ class Search:
         self.number = {s: i for i, s in enumerate(self.slots)}
         self.options = [[fixed[s]] for s in fixed] + \
             [_distinct(candidates[s]) for s in choosing] + [[None]]
-        self.current = [0] * len(self.slots)
-        for s in choosing:  # greedy's own where it is a candidate, else the first
-            options = self.options[self.number[s]]
-            if greedy[s] in options:
-                self.current[self.number[s]] = options.index(greedy[s])
+        self.start(greedy)
         self.ends = [(self.number[e.user], self.number[e.operand]) for e in edges]
         self.touching: list[list[int]] = [[] for _ in self.slots]
         self.users: list[set[int]] = [set() for _ in self.slots]  # by edges to slots
@@ -563,6 +580,15 @@ class Search:
         self.edge_costs: dict[tuple[int, int, int], int] = {}
         self.moved_costs: dict[tuple[int, int, int], tuple[int, int]] = {}
         self.follows = [[False] * len(self.options[user]) for user, _ in self.ends]
+
+    def start(self, greedy: dict) -> None:
+        """Every slot in greedy's layout where that is one of its options, else in
+        its first."""
+        self.current = [0] * len(self.slots)
+        for i, slot in enumerate(self.slots[:-1]):
+            options = self.options[i]
+            if len(options) > 1 and greedy[slot] in options:
+                self.current[i] = options.index(greedy[slot])
 
     def layouts(self) -> dict[object, LinearLayout]:
         return {s: self.options[i][self.current[i]] for i, s in enumerate(self.slots[:-1])}

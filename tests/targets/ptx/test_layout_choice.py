@@ -616,8 +616,11 @@ def test_a_shuffle_conversion_pays_its_lanes_and_compares():
 # cutile-tests kernels where greedy converts and the model kept greedy's choice while
 # its prices ran against the PTX: add_arrays (a load's cache lines priced per sector),
 # a sum along rows stored as a 16x1 column (its index arithmetic priced per register),
-# a cumulative sum stored from the scan's layout (the shuffles' lane arithmetic unpriced)
+# a cumulative sum stored from the scan's layout (the shuffles' lane arithmetic unpriced);
+# and a column loaded where its user reads it, which the search from greedy's layouts
+# missed (its cheapest end still converted: solve's second search)
 NO_LONGER_CONVERTED = [
+    "test_helper_function__main_kernel_calling_helper__f32x2_f32x2_f32x2_16_128.tileirbc",
     "test_list__add_arrays__list_i32x2.tileirbc",
     "test_reduction__make_reduce_axis1_2d.kernel-sum__f32x2_f32x2_16_128_T.tileirbc",
     "test_scan__test_scan_custom_cumsum.kernel_def__f32x2_f32x2_F.tileirbc",
