@@ -19,14 +19,17 @@
              pipeline; pipeline: the whole pipeline's seconds
 
 then the totals, the kernels where eqsat is strictly better (fewer conversions or shared
-bytes, nothing else worse), and any where it is worse. For kernels whose PTX changed it
+bytes, nothing else worse), and any where it is worse. With --tileiras, the kernels where
+eqsat converts as much as greedy are compiled by tileiras too, and those whose SASS moves
+no data between threads (no shuffle, shared memory access or TMA copy) are listed: there
+NVIDIA's compiler needs no conversion, so the choice (or the lowering) is to look at. For kernels whose PTX changed it
 also checks that ptxas accepts eqsat's PTX and that the emulator matches the
 interpreter (nanotile.compare, as bench/emulator_sweep.py).
 
     .venv/bin/python bench/layout_choice.py [--corpus cutile|cutile-tests] [--sample N]
         [--every N --start K]
         [--targets sm_90,sm_100] [--emulate all|changed|none] [--timeout 60] [--repeat 3]
-        [-k SUBSTRING]
+        [-k SUBSTRING] [--tileiras]
 """
 
 from __future__ import annotations
@@ -183,7 +186,45 @@ def avoidable(row: dict) -> bool:
     return row["conv"] - row["to_shared"] > row.get("exchanges", 0)
 
 
-def report(rows: list[tuple[str, str, dict]]) -> int:
+EXCHANGES = re.compile(r"\b(SHFL|STS|LDS|STSM|LDSM|UTMALDG|UTMASTG)\b")
+
+
+def tileiras_exchanges(path: Path, gpu: str) -> set[str] | None:
+    """The SASS instructions of tileiras' cubin for ``path`` that move data between
+    threads (shuffles, shared memory, TMA); None where tileiras refuses it."""
+    import subprocess
+    import tempfile
+
+    from nanotile.targets.compile import ptxas_path
+
+    tools = ptxas_path().parent
+    with tempfile.TemporaryDirectory() as tmp:
+        cubin = Path(tmp) / "k.cubin"
+        made = subprocess.run([str(tools / "tileiras"), f"--gpu-name={gpu}", str(path),
+                               "-o", str(cubin)], capture_output=True)
+        if made.returncode != 0 or not cubin.exists():
+            return None
+        sass = subprocess.run([str(tools / "cuobjdump"), "-sass", str(cubin)],
+                              capture_output=True, text=True, check=True).stdout
+    return set(EXCHANGES.findall(sass))
+
+
+def report_tileiras(kept: list[tuple[str, str]], corpus: str) -> None:
+    """Where eqsat converts as much as greedy: does tileiras move data between threads
+    there too (its SASS)? Those where it does not are the choices to look at."""
+    alone = []
+    for name, gpu in kept:
+        found = tileiras_exchanges(CORPUS / corpus / f"{name}.tileirbc", gpu)
+        if not found:
+            alone.append((name, gpu, "refused" if found is None else "none"))
+    print(f"  of those, tileiras' SASS moves data between threads (shuffles, shared "
+          f"memory or TMA) on {len(kept) - len(alone)}, not on {len(alone)}:")
+    for name, gpu, why in alone:
+        print(f"    {gpu} {name} ({why})")
+
+
+def report(rows: list[tuple[str, str, dict]], tileiras: bool = False,
+           corpus: str = "cutile") -> int:
     totals = {(gpu, s): dict.fromkeys((*METRICS, "seconds", "layout_ms"), 0.0)
               for _, gpu, _ in rows for s in ("greedy", "eqsat")}
     better, worse, over = [], [], []
@@ -216,6 +257,8 @@ def report(rows: list[tuple[str, str, dict]]) -> int:
           f"the same on {len(registers_kept)}:")
     for name, gpu in registers_kept:
         print(f"  {gpu} {name}")
+    if tileiras:
+        report_tileiras(registers_kept, corpus)
     print(f"eqsat worse on {len(worse)}: {worse}")
     print(f"layout time > 25% of the pipeline on {len(over)}: {over}")
     return 1 if worse else 0
@@ -236,6 +279,9 @@ def main() -> int:
                              "instructions), or on none")
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("-k", action="append", default=[])
+    parser.add_argument("--tileiras", action="store_true",
+                        help="where eqsat converts as much as greedy, ask tileiras' SASS "
+                             "whether NVIDIA's compiler moves data between threads there")
     parser.add_argument("--repeat", type=int, default=3,
                         help="compile each kernel this many times; times are the fastest")
     args = parser.parse_args()
@@ -262,7 +308,7 @@ def main() -> int:
                 else ""
             print(f"{path.stem[:60]:60} {gpu:6} {cells} {share:6.1%} "
                   f"{g['seconds']:.2f}/{e['seconds']:.2f}s{mark}", flush=True)
-    return report(rows)
+    return report(rows, args.tileiras, args.corpus)
 
 
 if __name__ == "__main__":
