@@ -654,6 +654,64 @@ def test_corpus_kernels_no_longer_converted(name):
     assert first_difference(got, want, "sm_90") is None
 
 
+ROUNDTRIP = """
+cuda_tile.module @tests {
+  entry @roundtrip(%p: tile<ptr<f32>>, %q: tile<ptr<f32>>) {
+    %ap = assume div_by<16>, %p : tile<ptr<f32>>
+    %aq = assume div_by<16>, %q : tile<ptr<f32>>
+    %i = iota : tile<2048xi32>
+    %b0 = reshape %ap : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %b = broadcast %b0 : tile<1xptr<f32>> -> tile<2048xptr<f32>>
+    %a = offset %b, %i : tile<2048xptr<f32>>, tile<2048xi32> -> tile<2048xptr<f32>>
+    %x, %t = load_ptr_tko weak %a : tile<2048xptr<f32>> -> tile<2048xf32>, token
+    %bytes = pack %x : tile<2048xf32> -> tile<8192xi8>
+    %y = unpack %bytes : tile<8192xi8> -> tile<2048xf32>
+    %c0 = reshape %aq : tile<ptr<f32>> -> tile<1xptr<f32>>
+    %c = broadcast %c0 : tile<1xptr<f32>> -> tile<2048xptr<f32>>
+    %d = offset %c, %i : tile<2048xptr<f32>>, tile<2048xi32> -> tile<2048xptr<f32>>
+    %w = store_ptr_tko weak %d, %y : tile<2048xptr<f32>>, tile<2048xf32> -> token
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "eqsat"])
+def test_an_unpacked_tile_takes_its_users_layout(strategy):
+    """pack and unpack gather their result from their operand in shared memory, each
+    register computing its element's index, so their result takes the layout its user
+    wants (layout_rules.GATHERED): the unpacked tile is stored from where unpack leaves
+    it, with no conversion between register layouts (cutile-tests'
+    pack_unpack_roundtrip_2d converted it), and the emulator gives the interpreter's
+    answer."""
+    from nanotile.ir.layouts import LinearLayout
+    from nanotile.ir.rewrite import all_ops
+    from nanotile.ptxemu import run_ptx
+
+    module = laid_out_module(ROUNDTRIP, strategy)
+    registers = [op for op in all_ops(module) if op.name == "convert_layout" and
+                 isinstance(op.operands[0].type.layout, LinearLayout) and
+                 isinstance(op.results[0].type.layout, LinearLayout) and
+                 op.operands[0].type.layout != op.results[0].type.layout]
+    assert registers == []
+    (unpack,) = [op for op in all_ops(module) if op.name == "unpack"]
+    (store,) = [op for op in all_ops(module) if op.name == "store_ptr_tko"]
+    assert unpack.results[0].type.layout == store.operands[1].type.layout
+    source = parse_text(ROUNDTRIP, "roundtrip.mlir")
+    ptx = greedy_ptx(copy.deepcopy(source), "sm_90") if strategy == "greedy" else None
+    if ptx is None:
+        from nanotile.targets.compile import compile_to_ptx
+
+        ptx = compile_to_ptx(copy.deepcopy(source), "sm_90")
+    values = np.random.default_rng(3).standard_normal(2048).astype(np.float32)
+    args = [values, np.zeros(2048, dtype=np.float32)]
+    got, want = copy.deepcopy(args), copy.deepcopy(args)
+    run_ptx(ptx, "roundtrip", grid=(1, 1, 1), args=got)
+    nanotile.run(source, "roundtrip", (1, 1, 1), *want)
+    assert first_difference(got, want, "sm_90") is None
+    assert np.array_equal(got[1], values)
+
+
 def test_each_target_registers_a_model():
     import nanotile.targets  # noqa: F401  (registers the targets' models)
 
@@ -694,11 +752,13 @@ TRANSPOSE_3D = "test_transpose__transpose_tile_3d_explicit_axes__f16x3_f16x3.mli
 # a search that makes three moves, the later ones where the first changed the answer
 RMS_NORM_GATHER = ("kernels_rms_norm__rms_norm_kernel_gather@nww4__f16x2_f16x1_f16x2_f32x1"
                    "_1024_1e-05_512.mlir")
-PACK_TO_BYTES = "test_pack_unpack__test_pack_to_bytes.kernel__f32x1_u8x1_128.mlir"
+# greedy converts through shared memory (4096 bytes) and a shuffle
+ATOMIC_BROADCAST = ("test_tiled_view__test_tiled_view_atomic_broadcast.kernel-t1664-t161"
+                    "__f32x2_f32x2.mlir")
 CHOICE_KERNELS = [COMPARE, ACCUMULATE, SUM_MIDDLE, RUNNING_SUM, TRANSPOSE_3D,
-                  RMS_NORM_GATHER, PACK_TO_BYTES]
+                  RMS_NORM_GATHER, ATOMIC_BROADCAST]
 CHOICE_IDS = ["compare", "accumulate", "sum", "scan", "transpose_3d", "rms_norm_gather",
-              "pack_to_bytes"]
+              "atomic_broadcast"]
 
 
 def extracted_problems(source: str, monkeypatch) -> list:
