@@ -286,8 +286,7 @@ class Assignment:
             if isinstance(owner, Operation) and R.is_flexible(owner):
                 self.layout[v] = layout
                 self.pass_on(owner, layout, priority)
-            elif isinstance(owner, Operation) and owner.name in R.GATHERED and \
-                    isinstance(layout, LinearLayout):
+            elif isinstance(owner, Operation) and owner.name in R.GATHERED:
                 self.layout[v] = layout  # its operands are in shared memory anyway
             elif isinstance(owner, Operation) and owner.name in ("for", "loop", "if"):
                 self.carry(owner, owner.results.index(v), layout, priority, result=True)

@@ -4,7 +4,8 @@ After the greedy rule (assign_layouts.py) has given every tile value a layout, s
 them could take another one: the result of an op that may compute in any layout
 (elementwise ops, broadcast, reshape, permute, iota, constants, and the ops that gather
 their result from operands in shared memory: extract, insert, cat, pack, unpack), a
-load, and the layout a store writes from. Each such place is a *slot*; every other value keeps greedy's layout.
+load, and the layout a store writes from. Each such place is a *slot*; every other
+value keeps greedy's layout.
 The values a for, loop or if carries are slots too, each set that must share a layout
 one slot (layout_carried.py: a for's block argument, its result and what its initial
 value and continues must be). Accumulators, and the operands of reductions, scans and
@@ -215,7 +216,7 @@ def _slot(assignment, op: Operation) -> object | None:
             op.operands[1] not in assignment.accumulators else None
     if len(op.results) != 1 and op.name != "load_ptr_tko":
         return None
-    if not (op.name == "load_ptr_tko" or R.is_flexible(op) or op.name in R.GATHERED):
+    if not (op.name == "load_ptr_tko" or R.is_flexible(op) or op.name in R.SHARED_OPERANDS):
         return None
     v = op.results[0]
     if not _distributed(v) or not isinstance(assignment.layout.get(v), LinearLayout):
@@ -248,7 +249,7 @@ def operand_want(op: Operation, index: int, layout: LinearLayout) -> LinearLayou
     if not _distributed(v):
         return None
     shape = tuple(v.type.shape)
-    if op.name in R.GATHERED:  # read from shared memory whatever the result's layout
+    if op.name in R.SHARED_OPERANDS:  # read from shared memory whatever its layout
         return None
     if op.name in R.MEMORY_OPS or op.name in CARRIERS:
         return layout if shape == layout.shape else None

@@ -38,7 +38,7 @@ FLEXIBLE = frozenset({"iota", "constant", "broadcast", "reshape", "permute"})
 # Ops that gather their result from operands in shared memory, each register computing
 # the index of its element: any layout will do, so they take the one their user wants
 # (without wishes for their operands), else a blocked one with 16-byte runs per thread.
-GATHERED = frozenset({"extract", "insert", "cat", "pack", "unpack"})
+GATHERED = frozenset({"extract", "insert", "cat"})
 
 # The spec defines a reduction as the combination of ANY sequence of the line's elements
 # and identities (CUDA Tile C++ reference, "Reductions and Scans", tile reduction), so a
