@@ -166,6 +166,10 @@ class Grammar:
     def kernel(self, state: int) -> list[tuple[int, int]]:
         return sorted((r, d) for r, d in self.items.get(state, ()) if d > 0)
 
+    def expected(self, state: int) -> list[str]:
+        """The terminals the state takes."""
+        return [k for k in self.tables.actions[state] if k.isupper()]
+
 
 _grammar = cache(Grammar)  # tables -> their Grammar, built at the first syntax error
 
@@ -270,7 +274,8 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
     for r, d in incomplete:  # what would continue a construct that may end here
         if tables.origins[r] in optional:
             skip |= _first(g, g.expansions[r][d])
-    left = [t for t in failure.expected if t not in skip] or failure.expected
+    expected = g.expected(failure.state)
+    left = [t for t in expected if t not in skip] or expected
     for name in _CLOSERS:
         if name in left:
             return [f"expected {_terminal_text(tables, name)}, found {found}"]
@@ -283,7 +288,7 @@ def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:
     say) on the words that begin one."""
     if "custom_op" in _nonterminals(g, failure.state):
         return True
-    return bool(g.op_keywords & set(failure.expected))
+    return bool(g.op_keywords & set(g.expected(failure.state)))
 
 
 def _found(failure: ParseFailure) -> str:

@@ -35,7 +35,7 @@ import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -88,20 +88,20 @@ class Tables:
     kept: frozenset[str]            # terminals some rule keeps as a child
 
 
+@dataclass(eq=False)
 class ParseFailure(Exception):
     """No action for the next token: the error mapper (text_errors.py) words it."""
 
-    def __init__(self, state: int, token_type: str, value: str, offset: int,
-                 expected: list[str]) -> None:
-        super().__init__(f"unexpected {token_type} {value!r} at {offset}")
-        self.state = state
-        self.token_type = token_type
-        self.value = value
-        self.offset = offset
-        self.expected = expected
-        self.states: list[int] = [state]  # the parser's stacks when it stopped
-        self.values: list[Any] = []
-        self.starts: list[int] = []
+    token_type: str
+    value: str
+    offset: int
+    states: list[int]  # the parser's stacks when it stopped
+    values: list[Any]
+    starts: list[int]
+
+    @property
+    def state(self) -> int:
+        return self.states[-1]
 
 
 # ---------------------------------------------------------------------------------------
@@ -250,7 +250,6 @@ class LalrRunner:
         count = len(tables.actions)
         self._lexers: list[tuple[Any, dict, dict, dict] | None] = [None] * count
         self._plain: list[tuple[Any, dict, dict, dict] | None] = [None] * count
-        self._root: tuple[re.Pattern[str], dict] | None = None
         self.memo: dict[str, Any] = {}  # a WHOLE spelling -> the value of its rule
 
     def lexer(self, state: int, whole: bool = True) -> tuple[Any, dict, dict, dict]:
@@ -296,16 +295,14 @@ class LalrRunner:
                 lex = self.lexer(state, whole=False)
             m = lex[0](text, pos, end)
             if m is None:
-                raise self._failure(self._lex_failure(text, pos, end, state),
-                                    states, values, starts)
+                raise self._lex_failure(text, pos, end, states, values, starts)
             typ = m.lastgroup
             at, next_pos = m.span(typ)  # the end: (end, end)
             word = text[at:next_pos]
             if typ == "_WORD":
                 typ = lex[1].get(word) or lex[1][""]
                 if typ is None:  # a word, but no keyword of this state, and no NAME
-                    raise self._failure(self._lex_failure(text, pos, end, state),
-                                        states, values, starts)
+                    raise self._lex_failure(text, pos, end, states, values, starts)
             if typ in kept:
                 value = new_str(token, word)  # a Lark Token, without its slow __new__
                 # .value too: Lark's repr of a Token reads it (an error message may)
@@ -331,9 +328,7 @@ class LalrRunner:
                 try:
                     action = row[typ]
                 except KeyError:
-                    raise self._failure(ParseFailure(state, typ, word, at,
-                                                     [k for k in row if k.isupper()]),
-                                        states, values, starts) from None
+                    raise ParseFailure(typ, word, at, states, values, starts) from None
                 if action >= 0:
                     state = action
                     push_state(state)
@@ -394,31 +389,24 @@ class LalrRunner:
                 push_start(rule_start)
                 row = actions[state]
 
-    @staticmethod
-    def _failure(failure: ParseFailure, states: list[int], values: list[Any],
-                 starts: list[int]) -> ParseFailure:
-        failure.states, failure.values, failure.starts = states, values, starts
-        return failure
+    @cached_property
+    def any_terminal(self) -> tuple[re.Pattern[str], dict]:
+        """A lexer of every terminal."""
+        return _state_lexer(self.tables, list(self.tables.terminals))
 
-    def _lex_failure(self, text: str, pos: int, end: int, state: int) -> ParseFailure:
+    def _lex_failure(self, text: str, pos: int, end: int, *stacks: list) -> ParseFailure:
         """No terminal of this state matches: find what is there with every terminal
         (as Lark's contextual lexer does), to say what was found instead."""
-        if self._root is None:
-            self._root = _state_lexer(self.tables, list(self.tables.terminals))
-        expected = [k for k in self.tables.actions[state] if k.isupper()]
-        m = self._root[0].match(text, pos, end)
-        if m is None or m.lastgroup is None:
-            at = pos
-            while at < end and text[at].isspace():
-                at += 1
-            return ParseFailure(state, "", text[at:at + 1], at, expected)
-        typ = m.lastgroup
-        word = m.group(typ)
+        regex, words = self.any_terminal
+        m = regex.match(text, pos, end)
+        if m is None:
+            rest = text[pos:end]
+            at = pos + len(rest) - len(rest.lstrip())
+            return ParseFailure("", text[at:at + 1], at, *stacks)
+        typ, word, at = m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup)
         if typ == "_WORD":
-            typ = self._root[1].get(word) or self._root[1][""] or "NAME"
-        if typ == "_END":
-            typ = "$END"
-        return ParseFailure(state, typ, word, m.start(m.lastgroup), expected)
+            typ = words.get(word) or words[""] or "NAME"
+        return ParseFailure("$END" if typ == "_END" else typ, word, at, *stacks)
 
 
 # ---------------------------------------------------------------------------------------

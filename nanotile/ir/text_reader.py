@@ -19,7 +19,6 @@ not one of its values, the number of results named.
 
 from __future__ import annotations
 
-import bisect
 import re
 from enum import Enum
 from functools import lru_cache
@@ -34,7 +33,7 @@ from . import types as T
 from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
 from .core import Block, Module, Operation, Region, Value, make_op
 from .dense_literal import DENSE_ELEMENTS, check_element, literal_shape
-from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, RoundingMode, SymbolVisibility
+from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, SymbolVisibility
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
@@ -51,6 +50,7 @@ from .text_values import (
     has_refs,
     int64_literal,
     resolve_refs,
+    unquote,
 )
 
 # Ops whose single-block regions get an implicit terminator when the text leaves it out.
@@ -131,17 +131,14 @@ class IRBuilder(ValueBuilder):
         self.saw_refs = False
 
     # ------------------------------------------------------------------ positions
-    def line_col(self, offset: int) -> tuple[int, int]:
-        i = bisect.bisect_right(self.line_starts, offset) - 1
-        return i + 1, offset - self.line_starts[i] + 1
+    def diagnostic(self, severity: str, message: str, offset: int) -> Diagnostic:
+        at = A.TextPosition(self.filename, offset, self.line_starts, None)
+        return Diagnostic(severity, message, self.filename, at.line, at.column)
 
-    def error(self, messages: str | list[str], offset: int,
-              notes: tuple[str, ...] = ()) -> CompileError:
-        line, col = self.line_col(offset)
-        if isinstance(messages, str):
-            messages = [messages]
-        diags = [Diagnostic("error", m, self.filename, line, col) for m in messages]
-        diags[0].notes += [Diagnostic("note", n, self.filename, line, col) for n in notes]
+    def error(self, messages: list[str], offset: int, notes: tuple[str, ...] = ()
+              ) -> CompileError:
+        diags = [self.diagnostic("error", m, offset) for m in messages]
+        diags[0].notes += [self.diagnostic("note", n, offset) for n in notes]
         return CompileError(diags)
 
     def slot_start(self, p: ParsedOp, slot: int | None = None) -> int:
@@ -210,14 +207,11 @@ class IRBuilder(ValueBuilder):
             return
         name = self.text[offset:offset + 1] == "%" and _VALUE.match(self.text, offset)
         name = name[0] if name else f"%{v.name_hint or '?'}"
-        err = self.error(f"use of value '{name}' expects different type than "
-                         f"prior uses: '{type_text(t, True)}' vs "
-                         f"'{type_text(v.type, True)}'", offset)
+        err = self.error([f"use of value '{name}' expects different type than prior uses: "
+                          f"'{type_text(t, True)}' vs '{type_text(v.type, True)}'"], offset)
         where = self.def_offsets.get(v)
         if where is not None:
-            note = self.error("prior use here", where).diagnostics[0]
-            note.severity = "note"
-            err.diagnostics[0].notes.append(note)
+            err.diagnostics[0].notes.append(self.diagnostic("note", "prior use here", where))
         raise err
 
     def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> None:
@@ -420,10 +414,9 @@ class IRBuilder(ValueBuilder):
         return one_name
 
     def op(self, c: list[Any]) -> Operation:
-        op, loc = c
-        if loc is not None:
-            self.located(op, loc)
-        return op
+        """An op and its location (see named_op for ops with named results)."""
+        self.located(c[0], c[1])
+        return c[0]
 
     def located(self, op: Operation | Module, loc: Any) -> None:
         op.location = loc
@@ -586,9 +579,7 @@ class IRBuilder(ValueBuilder):
     # ------------------------------------------------------------------ attribute dictionaries
     def attr_entry(self, c: list[Any]) -> tuple[str, Any, int, str]:
         key_tok, value = c
-        key = str(key_tok)
-        if key.startswith('"'):
-            key = parse_string_literal(key)
+        key = unquote(key_tok)
         if value is None:
             return (key, True, key_tok.start_pos, "unit")
         source = self.text[self.start:self.end]
@@ -777,7 +768,6 @@ def _simple_op_callback(rule: OpRule) -> Any:
     extra_slot = next((i for i, s in enumerate(slots) if s.kind == "attrdict"), None)
     name = opdef.name
     types_slots = tuple(t for t in result_types if t is not None)
-    rounding_default = RoundingMode.nearest_int_to_zero if name == "ftoi" else None
 
     def unfiltered(self: IRBuilder, picks: tuple[int, ...]) -> Any:
         """The callback of one alternative of the rule, reading the rule's children
@@ -791,9 +781,7 @@ def _simple_op_callback(rule: OpRule) -> Any:
         plan = []
         for a in opdef.attrs:
             i, kind = attr_children.get(a.name, (None, ""))
-            default = a.default if a.default is not None else (
-                rounding_default if a.name == "rounding_mode" else None)
-            plan.append((a, at(i), kind, default))
+            plan.append((a, at(i), kind, a.default))
         value, source, define_attr = self.value, self.source, _attr_value
         aliases = opdef.aliases
 
@@ -1092,8 +1080,7 @@ def _hint(name: str) -> str | None:
 
 
 def _symbol(tok: Token) -> str:
-    body = str(tok)[1:]
-    return parse_string_literal(body) if body.startswith('"') else body
+    return unquote(str(tok)[1:])
 
 
 def _index_rank(p: ParsedOp) -> int:
@@ -1134,9 +1121,8 @@ def _region_of(block: Block, ops: list[Operation]) -> Region:
         block.append(op)
     for op in block.ops[:-1]:
         if op.name in TERMINATORS:
-            msg = f"'{op.name}' op must be the last operation in the parent block"
-            src = op.source
-            raise CompileError(Diagnostic("error", msg, src.filename, src.line, src.column))
+            raise TextError(f"'{op.name}' op must be the last operation in the parent block",
+                            op.source.offset)
     return Region([block])
 
 
@@ -1162,8 +1148,6 @@ def _with_defaults(opdef: OpDef, attrs: dict[str, Any]) -> dict[str, Any]:
             out[a.name] = attrs[a.name]
         elif a.default is not None:
             out[a.name] = a.default
-        elif a.name == "rounding_mode" and opdef.name == "ftoi":
-            out[a.name] = RoundingMode.nearest_int_to_zero  # the one integer rounding
     out.update((k, v) for k, v in attrs.items() if k not in out)
     return out
 
@@ -1311,19 +1295,15 @@ def _wrong_token_offset(text: str, offset: int) -> int:
     """Where MLIR shows a token that is not the one expected: after the last text before
     it (comments and blank lines skipped) when it starts a line, as a missing `,` or `}`
     belongs to the end of the line before."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    if text[line_start:offset].strip():
+    end = text.rfind("\n", 0, offset) + 1
+    if text[end:offset].strip():
         return offset
-    end = line_start
     while end > 0:
-        before = text[:end].rstrip(" \t\r\n")
-        if not before:
-            return offset
-        line = before[before.rfind("\n") + 1:]
-        comment = line.find("//")
-        if comment < 0:
-            return len(before)
-        end = len(before) - len(line) + comment
+        line_start = text.rfind("\n", 0, end - 1) + 1
+        code = text[line_start:end].split("//", 1)[0].rstrip(" \t\r\n")
+        if code:
+            return line_start + len(code)
+        end = line_start
     return offset
 
 

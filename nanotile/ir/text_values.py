@@ -130,6 +130,12 @@ _I32_MAX = 2**31 - 1
 _I64_MAX = 2**63 - 1
 
 
+def unquote(tok: Any) -> str:
+    """A name, or the value of a string literal."""
+    text = str(tok)
+    return parse_string_literal(text) if text.startswith('"') else text
+
+
 def _dims(shape: Token | None) -> list[str]:
     """The dimensions of a SHAPE token (`4x?x`)."""
     return str(shape)[:-1].split("x") if shape is not None else []
@@ -391,30 +397,23 @@ class ValueBuilder(Transformer):
         return A.SameElementsAttr(c[0])
 
     # ------------------------------------------------------------------------ hints
-    @staticmethod
-    def _key(tok: Token) -> str:
-        text = str(tok)
-        return parse_string_literal(text) if text.startswith('"') else text
-
     def hint_entry(self, c: list[Any]) -> tuple[str, Any]:
-        key, value = c
-        if value is None:
-            return (self._key(key), A.BoolAttr(True))
-        if isinstance(value, A.DictAttr):
-            return (self._key(key), value)
+        key, value = unquote(c[0]), c[1]
         text = str(value)  # typed as bytecode holds them (cuTile writes hint integers as i32)
-        if text in ("true", "false"):
-            return (self._key(key), A.BoolAttr(text == "true"))
+        if value is None or text in ("true", "false"):
+            return (key, A.BoolAttr(value is None or text == "true"))
+        if isinstance(value, A.DictAttr):
+            return (key, value)
         if text.startswith('"'):
-            return (self._key(key), A.StringAttr(parse_string_literal(text)))
-        return (self._key(key), A.IntegerAttr(int(text), T.I32))
+            return (key, A.StringAttr(parse_string_literal(text)))
+        return (key, A.IntegerAttr(int(text), T.I32))
 
     def hint_dict(self, c: list[Any]) -> A.DictAttr:
         return check_nesting(A.DictAttr(tuple(c)), "optimization hints")
 
     def hint_target(self, c: list[Any]) -> tuple[str, A.DictAttr, int]:
         key, value = c
-        name = self._key(key)
+        name = unquote(key)
         if not isinstance(value, A.DictAttr):
             shown = str(value) if str(value) in ("true", "false") or str(value).startswith('"') \
                 else f"{value} : i64"
