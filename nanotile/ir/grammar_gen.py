@@ -78,9 +78,6 @@ _ATTR_ITEMS = {"int": "SIGNED_INT", "bool": "BOOL", "string": "STRING", "symbol"
                "type": "type", "i32_array": "int_list", "bool_array": "int_list",
                "attr": "predicate", "attr_array": "typed_attrs", "hints": "hints"}
 
-# Named terminals used by the hand-written part of the grammar (not generated again).
-_HAND_TERMINALS = {"UNSIGNED"}
-
 
 def op_rows() -> list[OpDef]:
     """Every row with a text form, in table order: the module op has rules of its own."""
@@ -106,16 +103,14 @@ class _RuleBuilder:
                  ) -> tuple[list[str], list[Slot]]:
         items: list[str] = []
         slots: list[Slot] = []
-        i = 0
-        while i < len(elems):
-            e = elems[i]
-            nxt = elems[i + 1] if i + 1 < len(elems) else None
-            if e.kind == "lit" and nxt is not None and self._is_unit(nxt):
-                items.append(self._keyword_terminal(e.name))
-                slots.append(Slot("unit", nxt.name))
-                i += 2
-                continue
-            if e.kind == "opt":
+        for e in elems:
+            if self._is_unit(e):  # `'kw @unit`: the keyword, as a named terminal, is its value
+                if not items or not items[-1].startswith('"'):
+                    raise ValueError(f"{self.opdef.name}: unit attribute {e.name} needs a "
+                                     "keyword before it")
+                items[-1] = self._keyword_terminal(items[-1].strip('"'))
+                slots.append(Slot("unit", e.name))
+            elif e.kind == "opt":
                 group_items, group_slots = self.sequence(e.children, True)
                 group = " ".join(group_items)
                 # `?( , $mask )? ?( , $padding )?`: the same text twice cannot say which
@@ -130,7 +125,6 @@ class _RuleBuilder:
                 if item:
                     items.append(item)
                 slots.extend(new_slots)
-            i += 1
         return items, slots
 
     def _is_unit(self, e: Elem) -> bool:
@@ -140,10 +134,8 @@ class _RuleBuilder:
         return a is not None and a.kind == "unit"
 
     def _keyword_terminal(self, word: str) -> str:
-        name = word.upper()
-        if name not in _HAND_TERMINALS:
-            self.terminals[name] = f'"{word}"'
-        return name
+        self.terminals[word.upper()] = f'"{word}"'
+        return word.upper()
 
     def element(self, e: Elem, in_group: bool) -> tuple[str, list[Slot]]:
         d = self.opdef
@@ -178,8 +170,6 @@ class _RuleBuilder:
             if a.kind == "enum":
                 item = '"<" NAME ">"' if e.style == "angle" else "NAME"
                 return item, [Slot("attr", e.name)]
-            if a.kind == "unit":
-                raise ValueError(f"{d.name}: unit attribute {e.name} needs a keyword before it")
             return _ATTR_ITEMS[a.kind], [Slot("attr", e.name)]
         if e.kind == "custom":
             return self.directive(e)

@@ -473,10 +473,8 @@ def _children(c: list) -> list:
     return c
 
 
-def APPEND(c: list) -> list:  # noqa: N802 - a marker, run by the loop itself
-    """`list item`: the item joins its list (what LalrRunner.parse does in place)."""
-    c[0].append(c[1])
-    return c[0]
+# `list item`: the item joins its list, in place, by LalrRunner.parse itself (no call)
+APPEND = object()
 
 
 def _child_plan(rule: Any) -> tuple[list[tuple[int, bool, int]], int] | None:

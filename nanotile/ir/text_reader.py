@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -430,12 +430,9 @@ class IRBuilder(ValueBuilder):
         rtypes: list[T.Type] = []
         got = p.rtypes
         for name, may_lack in results:
-            ts = got.get(name)
+            ts = got.get(name) if may_lack else got[name]  # every format types its results
             if ts is None:
-                if may_lack:
-                    continue
-                raise TextError(f"internal: the format of '{p.opdef.name}' gives no type for "
-                                f"result '{name}'", p.start)
+                continue
             if type(ts) is tuple:  # `type*`: one type for each index dimension
                 ts = [ts[1]] * _index_rank(p)
             rtypes += ts
@@ -520,13 +517,11 @@ class IRBuilder(ValueBuilder):
         for v, ty, tok in zip(operands, ft.inputs, operand_toks):
             self.check_type(v, ty, tok.start_pos)
         raw = list(props or []) + list(extra or [])
-        regions = regions or []
-        start = name_tok.start_pos
         if opdef is None:
-            op = self._unknown_generic(full, operands, ft, raw, regions, name_tok)
+            op = self._unknown_generic(full, operands, ft, raw, regions or [], name_tok)
         else:
-            op = self._known_generic(opdef, operands, ft, raw, regions, name_tok)
-        op.source = self.source(start)
+            op = self._known_generic(opdef, operands, ft, raw, regions or [], name_tok)
+        op.source = self.source(name_tok.start_pos)
         return op
 
     def _unknown_generic(self, full: str, operands: list[Value], ft: T.FunctionType,
@@ -748,18 +743,13 @@ def _simple_op_callback(rule: OpRule) -> Any:
             or any(s.kind == "attr" and opdef.attr(s.name).kind not in _SIMPLE_ATTRS
                    for s in slots)):
         return None
-    index = {s.name: i for i, s in enumerate(slots) if s.kind == "operand"}
-    operand_children = tuple(index[o.name] for o in opdef.operands)
-    result_index = {r.name: i for i, r in enumerate(opdef.results)}
-    checks: list[tuple[int, int]] = []        # (child holding the type, operand index)
-    result_types: list[int | None] = [None] * len(opdef.results)
-    for i, s in enumerate(slots):
-        if s.kind == "type":
-            for name in s.names:
-                if name in result_index:
-                    result_types[result_index[name]] = i
-                else:
-                    checks.append((i, [o.name for o in opdef.operands].index(name)))
+    operand_slots = {s.name: i for i, s in enumerate(slots) if s.kind == "operand"}
+    operand_children = tuple(operand_slots[o.name] for o in opdef.operands)
+    type_slots = {name: i for i, s in enumerate(slots) if s.kind == "type" for name in s.names}
+    # (child holding the type, operand index), in the order the types are written
+    checks = sorted((type_slots[o.name], k) for k, o in enumerate(opdef.operands)
+                    if o.name in type_slots)
+    result_types = [type_slots.get(r.name) for r in opdef.results]
     if any(t is None and r.since <= "13.1" for t, r in zip(result_types, opdef.results)):
         return None
     attr_children = {s.name: (i, s.kind) for i, s in enumerate(slots)
@@ -936,14 +926,12 @@ def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
     if shape and shape != ty.shape:
         raise TextError(f"{prefix}inferred shape of elements literal ([{_csv(shape)}]) does "
                         f"not match type ([{_csv(ty.shape)}])", self.slot_start(p))
-    bare = ty
-    if ty.layout is not None:  # tile-layout: the value's layout, not the constant's
-        bare = T.TileType(ty.shape, ty.element)
+    # tile-layout: the value's layout, not the constant's
+    bare = ty if ty.layout is None else T.TileType(ty.shape, ty.element)
+    # a splat: kernels write the same few thousands of times
+    dense = _splat if isinstance(values, str) else make_dense
     try:
-        if isinstance(values, str):  # a splat: kernels write the same few thousands of times
-            p.attrs["value"] = _splat(values, elem_name, bare)
-        else:
-            p.attrs["value"] = make_dense(values, elem_name, bare)
+        p.attrs["value"] = dense(values, elem_name, bare)
     except AsmError as e:
         at = self.end if "tile" in e.message else self.slot_start(p, dense_slot)
         raise TextError(e.message, at) from None
@@ -1183,10 +1171,7 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     if kind == "bool":
         return bool(v.value) if isinstance(v, A.IntegerAttr) else str(v) == "true"
     if kind in ("string", "symbol"):
-        text = str(v)
-        if text.startswith("@"):
-            return _symbol(v)
-        return parse_string_literal(text)
+        return _symbol(v) if str(v).startswith("@") else parse_string_literal(str(v))
     if kind == "dense":
         if not isinstance(v, DenseRaw) or not isinstance(v.type, T.TileType):
             raise AsmError("expected a tile type for the dense value")
@@ -1215,7 +1200,8 @@ def _integer_enum(a: AttrDef, v: A.IntegerAttr) -> Enum:
 
 def _generic(v: Any) -> Any:
     """An attribute of unknown kind: numbers, strings and types as such, else opaque."""
-    if isinstance(v, A.IntegerAttr | A.FloatAttr | A.DictAttr | A.OptimizationHintsAttr):
+    if isinstance(v, A.IntegerAttr | A.FloatAttr | A.DictAttr | A.OptimizationHintsAttr
+                  | A.DivByAttr | A.BoundedAttr | A.SameElementsAttr):
         return v
     if isinstance(v, T.Type):
         return A.TypeAttr(v)
@@ -1232,8 +1218,6 @@ def _generic(v: Any) -> Any:
         return A.OpaqueAttr(v.name)
     if isinstance(v, EnumRaw):
         return A.OpaqueAttr(f"#cuda_tile.{v.name}<{v.value}>")
-    if isinstance(v, A.DivByAttr | A.BoundedAttr | A.SameElementsAttr):
-        return v
     if isinstance(v, list | tuple):  # an array of attributes: each read the same way
         return [_generic(x) for x in v]
     return A.OpaqueAttr(str(v))
@@ -1242,14 +1226,10 @@ def _generic(v: Any) -> Any:
 # ---------------------------------------------------------------------------------------
 # Reading a file
 
-_RUNNER: LalrRunner | None = None
-
-
+@cache
 def runner() -> LalrRunner:
-    global _RUNNER
-    if _RUNNER is None:
-        _RUNNER = LalrRunner(load_tables(), IRBuilder())
-    return _RUNNER
+    """The one runner and its builder, made at the first parse."""
+    return LalrRunner(load_tables(), IRBuilder())
 
 
 def read_modules(text: str, filename: str, *, allow_unregistered: bool = False) -> list[Module]:
@@ -1331,8 +1311,6 @@ def _resolve_aliases(b: IRBuilder, modules: list[Module]) -> None:
     for name, (_, offset) in b.aliases.items():
         lookup_ref(AliasRef(name, offset))
     for m in modules:
-        if m.location is not None:
-            m.location = resolve_refs(m.location, lookup_ref)
+        m.location = resolve_refs(m.location, lookup_ref)
         for op in m.walk():
-            if op.location is not None and has_refs(op.location):
-                op.location = resolve_refs(op.location, lookup_ref)
+            op.location = resolve_refs(op.location, lookup_ref)
