@@ -74,9 +74,10 @@ DIRECTIVES: dict[str, tuple[str, tuple[Slot, ...]]] = {
     "make_tensor_view": ("make_tensor_view_body", (Slot("header"),)),
 }
 
-_ATTR_ITEMS = {"int": "SIGNED_INT", "bool": "BOOL", "string": "STRING", "symbol": "SYMBOL",
-               "type": "type", "i32_array": "int_list", "bool_array": "int_list",
-               "attr": "predicate", "attr_array": "typed_attrs", "hints": "hints"}
+_ATTR_ITEMS = {"enum": "NAME", "int": "SIGNED_INT", "bool": "BOOL", "string": "STRING",
+               "symbol": "SYMBOL", "type": "type", "i32_array": "int_list",
+               "bool_array": "int_list", "attr": "predicate", "attr_array": "typed_attrs",
+               "hints": "hints"}
 
 
 def op_rows() -> list[OpDef]:
@@ -143,10 +144,9 @@ class _RuleBuilder:
             return "", []
         if e.kind == "lit":
             return f'"{e.name}"', []
-        if e.kind == "attrdict":
-            if e.style == "keyword":  # MLIR's attr-dict-with-keyword: `attributes {...}`
-                return '["attributes"? attr_dict]', [Slot("attrdict")]
-            return "[attr_dict]", [Slot("attrdict")]
+        if e.kind == "attrdict":  # with-keyword: MLIR's `attributes {...}`, the word optional
+            item = '["attributes"? attr_dict]' if e.style == "keyword" else "[attr_dict]"
+            return item, [Slot("attrdict")]
         if e.kind == "operand":
             od = d.operand(e.name)
             if od is None:
@@ -167,10 +167,8 @@ class _RuleBuilder:
             a = d.attr(e.name)
             if a is None:
                 raise ValueError(f"format of {d.name} names unknown attribute {e.name}")
-            if a.kind == "enum":
-                item = '"<" NAME ">"' if e.style == "angle" else "NAME"
-                return item, [Slot("attr", e.name)]
-            return _ATTR_ITEMS[a.kind], [Slot("attr", e.name)]
+            item = '"<" NAME ">"' if e.style == "angle" else _ATTR_ITEMS[a.kind]
+            return item, [Slot("attr", e.name)]
         if e.kind == "custom":
             return self.directive(e)
         raise ValueError(f"{d.name}: unknown format element {e}")
@@ -278,15 +276,10 @@ def generated_text() -> str:
     rules = op_rules()
     out = ["", "custom_op: " + "\n         | ".join(
         f"{r.text.split(': ', 1)[1]}  -> {r.name}" for r in rules)]
-    helpers: dict[str, str] = {}
-    terminals: dict[str, str] = {}
-    for r in rules:
-        helpers.update(r.helpers)
-        terminals.update(r.terminals)
-    out.append("")
-    out += [f"{name}: {body}" for name, body in sorted(helpers.items())]
-    out.append("")
-    out += [f"{name}: {body}" for name, body in sorted(terminals.items())]
+    helpers = {name: body for r in rules for name, body in r.helpers.items()}
+    terminals = {name: body for r in rules for name, body in r.terminals.items()}
+    for definitions in (helpers, terminals):
+        out += ["", *(f"{name}: {body}" for name, body in sorted(definitions.items()))]
     return "\n".join(out) + "\n"
 
 

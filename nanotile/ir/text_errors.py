@@ -20,6 +20,8 @@ from enum import Enum
 from functools import cache, cached_property
 from typing import Any
 
+from lark import Token
+
 from . import types as T
 from .asm_attrs import type_text
 from .asm_format import enum_spelling
@@ -27,6 +29,7 @@ from .enums import RoundingMode
 from .grammar_gen import Slot, op_rules
 from .optable import AttrDef, OpDef
 from .text_lalr import ParseFailure, Tables
+from .text_values import TextError
 
 # ---------------------------------------------------------------------------------------
 # Enum keywords and rounding modes
@@ -95,16 +98,17 @@ _ROUNDING_MODES: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 
 
-def rounding_mode(opname: str, text: str) -> RoundingMode | str:
-    """The mode ``rounding<text>`` gives op ``opname``, or the message refusing it."""
+def rounding_mode(opname: str, tok: Token) -> RoundingMode:
+    """The mode ``rounding<tok>`` gives op ``opname``; a TextError when it refuses it."""
     allowed, strict = _ROUNDING_MODES.get(opname, (_IEEE, False))
+    text = str(tok)
     mode = enum_value(RoundingMode, text)
     if isinstance(mode, RoundingMode) and (not strict or text in allowed):
         return mode
     listed = ", ".join(f"'{a}'" for a in allowed)
     got = f", got: '{text}'" if strict else ""
-    return (f"custom op 'cuda_tile.{opname}' expected rounding mode to be one of: "
-            f"{listed}{got}")
+    raise TextError(f"custom op 'cuda_tile.{opname}' expected rounding mode to be one of: "
+                    f"{listed}{got}", tok.start_pos)
 
 
 # ---------------------------------------------------------------------------------------

@@ -808,10 +808,7 @@ def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
     """An attribute's value from its child in an op rule: a keyword, a token, or the
     value its own rule built (i32_array, predicate, identities, hints, type)."""
     if slot_kind == "rounding":
-        mode = rounding_mode(opname, str(child))
-        if isinstance(mode, str):
-            raise TextError(mode, child.start_pos)
-        return mode
+        return rounding_mode(opname, child)
     if a.kind == "enum":
         member = enum_value(a.enum, str(child))  # type: ignore[arg-type]
         if member is None:

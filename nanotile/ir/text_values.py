@@ -78,14 +78,6 @@ class ArrayRaw(NamedTuple):
     values: tuple[str, ...]
 
 
-class StridesRaw(NamedTuple):
-    """What follows a tensor_view's element type: the strides as written (None for a lone
-    comma) and where the part after the keyword `strides` starts."""
-
-    items: list[Token] | None
-    at: int
-
-
 class AliasRef(NamedTuple):
     """A use of ``#name``, replaced by its definition once the whole file is read."""
 
@@ -253,21 +245,24 @@ class ValueBuilder(Transformer):
         shape_tok, elem, strides = c
         shape = tuple(None if d == "?" else _dimension(d, shape_tok)
                       for d in _dims(shape_tok))
+        items, at = strides if strides is not None else (None, 0)
         values: tuple[int | None, ...] = ()
         if not shape and strides is not None:
-            if strides.items is not None:
-                raise TextError("strides must not be provided for 0-d tiles", strides.at)
+            if items is not None:
+                raise TextError("strides must not be provided for 0-d tiles", at)
             raise TextError("unexpected token after element type in 0-d tensor_view",
                             self.last)
         if shape:
-            if strides is None or strides.items is None:
+            if items is None:
                 raise TextError("expected 'strides'", self.last)
-            values = tuple(_stride(t) for t in strides.items)
+            values = tuple(_stride(t) for t in items)
         return self._checked(check_tensor_view_type(elem, shape, values),
                              T.TensorViewType(elem, shape, values))
 
-    def view_strides(self, c: list[Any]) -> StridesRaw:
-        return StridesRaw(c[0], self.child_start(2))
+    def view_strides(self, c: list[Any]) -> tuple[list[Token] | None, int]:
+        """What follows a tensor_view's element type: the strides as written (None for a
+        lone comma) and where the part after the keyword `strides` starts."""
+        return (c[0], self.child_start(2))
 
     def tile_dims(self, c: list[Token]) -> tuple[int, ...]:
         """`(8x8)`: each dimension a positive i32 (cuda-tile's parseViewTileShape)."""
