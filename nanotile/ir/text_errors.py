@@ -126,7 +126,21 @@ class Grammar:
             self.by_origin.setdefault(origin, []).append(i)
         self.expansions = [[s.name for s in r.expansion] for r in tables.rules]
         self.items: dict[int, frozenset[tuple[int, int]]] = {}
-        self._walk()
+        # from each start state, to the states its items' next symbols lead to
+        todo = [(state, {(r, 0) for r in self.by_origin.get(start, ())})
+                for start, state in tables.start_states.items()]
+        while todo:
+            state, kernel = todo.pop()
+            if state in self.items:
+                continue
+            self.items[state] = items = self.closure(kernel)
+            after: dict[str, set[tuple[int, int]]] = {}  # symbol -> the next state's kernel
+            for rule, dot in items:
+                if dot < len(self.expansions[rule]):
+                    after.setdefault(self.expansions[rule][dot], set()).add((rule, dot + 1))
+            for symbol, next_kernel in after.items():
+                if tables.actions[state].get(symbol, -1) >= 0:
+                    todo.append((tables.actions[state][symbol], next_kernel))
 
     def closure(self, kernel: set[tuple[int, int]]) -> frozenset[tuple[int, int]]:
         out = set(kernel)
@@ -140,27 +154,6 @@ class Grammar:
                         out.add((r, 0))
                         todo.append((r, 0))
         return frozenset(out)
-
-    def _walk(self) -> None:
-        actions = self.tables.actions
-        todo = []
-        for start, state in self.tables.start_states.items():
-            kernel = {(r, 0) for r in self.by_origin.get(start, ())}
-            self.items[state] = self.closure(kernel)
-            todo.append(state)
-        while todo:
-            state = todo.pop()
-            by_symbol: dict[str, set[tuple[int, int]]] = {}
-            for rule, dot in self.items[state]:
-                exp = self.expansions[rule]
-                if dot < len(exp):
-                    by_symbol.setdefault(exp[dot], set()).add((rule, dot + 1))
-            for symbol, kernel in by_symbol.items():
-                nxt = actions[state].get(symbol)
-                if nxt is None or nxt < 0 or nxt in self.items:
-                    continue
-                self.items[nxt] = self.closure(kernel)
-                todo.append(nxt)
 
     @cached_property
     def op_keywords(self) -> set[str]:

@@ -196,25 +196,21 @@ def _state_lexer(tables: Tables, names: list[str],
     words = {_unescape(regexps[n]): n for n in regexps
              if tables.terminals[n][1] and _WORD_RE.fullmatch(_unescape(regexps[n]))}
     name = next((n for n in regexps if regexps[n] == _IDENTIFIER), None)
-    table: dict[str, str | None] = dict(words)
-    table[""] = name  # any other word
+    table: dict[str, str | None] = {**words, "": name}  # "": any other word
     alternatives = [f"(?P<{rule}>{WHOLE[rule]})" for rule in whole]
-    # where words are tried: in NAME's place, or else after the terminals Lark tries
-    # first for their priority (BOOL's `true`), which no other terminal can match
     others = _order(tables, [n for n in regexps if n not in words.values()])
-    at = others.index(name) if name else next(
-        (i for i, n in enumerate(others) if tables.terminals[n][2] <= 1), len(others))
-    for i, n in enumerate(others):
-        if i == at and (words or name):
-            alternatives.append(f"(?P<_WORD>{_IDENTIFIER})")
-        if n == name:
-            continue
-        regexp = regexps[n]
-        if tables.terminals[n][1] and _KEYWORD_END.search(_unescape(regexp)):
-            regexp += r"(?![\w$.])"
-        alternatives.append(f"(?P<{n}>{regexp})")
-    if at == len(others) and (words or name):
-        alternatives.append(f"(?P<_WORD>{_IDENTIFIER})")
+    for n in others:
+        if n != name:
+            regexp = regexps[n]
+            if tables.terminals[n][1] and _KEYWORD_END.search(_unescape(regexp)):
+                regexp += r"(?![\w$.])"
+            alternatives.append(f"(?P<{n}>{regexp})")
+    if words or name:
+        # where words are tried: in NAME's place, or else after the terminals Lark tries
+        # first for their priority (BOOL's `true`), which no other terminal can match
+        at = others.index(name) if name else next(
+            (i for i, n in enumerate(others) if tables.terminals[n][2] <= 1), len(others))
+        alternatives.insert(len(whole) + at, f"(?P<_WORD>{_IDENTIFIER})")
     # skipped possessively (a comment is never re-read as tokens when nothing follows
     # it); blanks first, as they are most of it: the regex is then cheaper to run
     skipped = "|".join(r for r in tables.ignore if r != r"\s+")
@@ -243,10 +239,10 @@ class LalrRunner:
     def __init__(self, tables: Tables, transformer: Any) -> None:
         self.tables = tables
         self.transformer = transformer
-        self.callbacks = [_callback(r, transformer) for r in tables.rules]  # None: no call
-        # what a reduction needs of its rule, in one lookup: callback, size, name
-        self.reducers = [(fn, size, origin) for fn, size, origin
-                         in zip(self.callbacks, tables.sizes, tables.origins)]
+        # what a reduction needs of its rule, in one lookup: callback (None: no call),
+        # size, name
+        self.reducers = list(zip([_callback(r, transformer) for r in tables.rules],
+                                 tables.sizes, tables.origins))
         count = len(tables.actions)
         self._lexers: list[tuple[Any, dict, dict, dict] | None] = [None] * count
         self._plain: list[tuple[Any, dict, dict, dict] | None] = [None] * count
@@ -428,24 +424,20 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
         fn = _children
     expand1 = rule.options.expand1 and not rule.alias
     plan = _child_plan(rule)
-    if plan is None:
-        if not expand1:
-            return fn
-        if len(rule.expansion) == 1:
-            return None
-        return lambda c: c[0] if len(c) == 1 else fn(c)
+    if plan is None:  # as many children as symbols: a `?rule` of one symbol is that one
+        return None if expand1 and len(rule.expansion) == 1 else fn
     include, nones_after = plan
     if any(splice for _, splice, _ in include):
-        if len(include) == 2 and include[0][1] and not include[1][1] and not nones_after \
-                and not include[0][2] and not include[1][2]:
+        if fn is _children and len(include) == 2 and include[0][1] and not include[1][1] \
+                and not nones_after and not include[0][2] and not include[1][2]:
             head, tail = include[0][0], include[1][0]
-            if fn is _children and (head, tail) == (0, 1) and len(rule.expansion) == 2:
+            if (head, tail) == (0, 1) and len(rule.expansion) == 2:
                 return APPEND  # the loop appends the item without a call: every op is one
 
             def repeat(c: list) -> Any:  # `list item`: a repetition, one more item
                 out = c[head]
                 out.append(c[tail])
-                return out if fn is _children else fn(out)  # no call: every op is an item
+                return out
             return repeat
         select = partial(_filter, include, nones_after)
         if expand1:

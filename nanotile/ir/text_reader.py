@@ -156,8 +156,7 @@ class IRBuilder(ValueBuilder):
     def next_token(self, offset: int) -> int:
         """Where the first token at or after ``offset`` starts (MLIR's current location
         once a part is read)."""
-        m = _BLANKS.match(self.text, offset)
-        return m.end() if m else offset
+        return _BLANKS.match(self.text, offset).end()  # type: ignore[union-attr]
 
     def with_prefix(self, offset: int) -> int:
         """``offset``, or where the dialect prefix written just before it starts (the
@@ -722,11 +721,11 @@ def _op_callback(rule: OpRule) -> Any:
         they are: it knows where each slot's child was written."""
         steps_of = plan(picks)
         return lambda c: run(self, c, steps_of, picks)
-    callback.__name__ = rule.name
     callback.unfiltered = unfiltered  # type: ignore[attr-defined]
     return callback
 
 
+# (units, the unit keywords of maxf and minf, are read by this path only)
 _SIMPLE_SLOTS = {"operand", "type", "attr", "unit", "rounding", "units", "attrdict"}
 # attribute kinds read from a keyword or a token, or built by their own rules
 _SIMPLE_ATTRS = {"enum", "int", "bool", "string", "symbol", "unit", "attr", "i32_array", "hints",
@@ -799,7 +798,6 @@ def _simple_op_callback(rule: OpRule) -> Any:
 
     def callback(self: IRBuilder, c: list[Any]) -> Operation:  # Lark's own loop calls this
         return unfiltered(self, tuple(-1 if x is None else i for i, x in enumerate(c)))(c)
-    callback.__name__ = rule.name
     callback.unfiltered = unfiltered  # type: ignore[attr-defined]
     return callback
 
@@ -899,11 +897,6 @@ def _attrdict(self: IRBuilder, p: ParsedOp, s: Slot, entries: list[Any]) -> None
     p.attrs.update(self.convert_attr_dict(p.opdef, entries))
 
 
-def _units(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
-    for tok in toks:
-        p.attrs[str(tok)] = True
-
-
 def _dense(self: IRBuilder, p: ParsedOp, s: Slot, literal: Any) -> None:
     p.dense = (*literal, p.slot)
 
@@ -980,7 +973,7 @@ def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
 _SLOT_STEPS = {
     "operand": _operand, "operands": _operands, "type": _type, "types": _types,
     "type_each": _type_each, "attr": _attr, "unit": _attr, "rounding": _attr,
-    "attrdict": _attrdict, "units": _units, "dense": _dense, "dense_type": _dense_type,
+    "attrdict": _attrdict, "dense": _dense, "dense_type": _dense_type,
     "index_types": _index_types, "region": _region, "block_args": _ignore,
     "header": _header, "visibility": _visibility,
 }
@@ -1029,8 +1022,7 @@ def _first_of_last_types(text: str, start: int, end: int, count: int) -> int:
     arrow = max((i for i in outside if text.startswith("->", i)), default=end)
     commas = [i for i in outside if text[i] == "," and start < i < arrow]
     at = commas[-count] if len(commas) >= count else start
-    m = _BLANKS.match(text, at + 1)
-    return m.end() if m else at + 1
+    return _BLANKS.match(text, at + 1).end()  # type: ignore[union-attr]
 
 
 def _view_index_types(self: IRBuilder, p: ParsedOp) -> None:
