@@ -186,8 +186,8 @@ class _RuleBuilder:
             self.helpers[helper] = "(" + " | ".join(terminals) + ")+"
             return f"[{helper}]", [Slot("units", names=e.names)]
         if e.name == "visibility":
-            self.terminals["PUBLIC"] = '"public"'
-            self.terminals["PRIVATE"] = '"private"'
+            self._keyword_terminal("public")
+            self._keyword_terminal("private")
         items, slots = DIRECTIVES[e.name]
         args = (*e.names, "", "")
         return items, [Slot(s.kind, s.name.format(*args), s.names) for s in slots]

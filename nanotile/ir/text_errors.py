@@ -260,11 +260,8 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
         # the next thing when no optional part is written; but before a closing bracket
         # a list's element is what MLIR asks for (`<` then `>` or an entry)
         ranked = sorted(incomplete, key=lambda i: (len(g.expansions[i[0]]) - i[1], i))
-        rule, dot = ranked[0]
-        if g.expansions[rule][dot] in _CLOSING:
-            others = [i for i in ranked if g.expansions[i[0]][i[1]] not in _CLOSING]
-            if others:
-                rule, dot = others[0]
+        rule, dot = next((i for i in ranked if g.expansions[i[0]][i[1]] not in _CLOSING),
+                         ranked[0])
         return _required(g, rule, dot, op, failure, found)
     optional = {tables.origins[r] for r, _ in complete}
     skip = set()
@@ -273,10 +270,8 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
             skip |= _first(g, g.expansions[r][d])
     expected = g.expected(failure.state)
     left = [t for t in expected if t not in skip] or expected
-    for name in _CLOSERS:
-        if name in left:
-            return [f"expected {_terminal_text(tables, name)}, found {found}"]
-    return [f"expected {_terminal_text(tables, left[0])}, found {found}" if left else
+    name = next((n for n in _CLOSERS if n in left), left[0] if left else None)
+    return [f"expected {_terminal_text(tables, name)}, found {found}" if name else
             f"unexpected {found}"]
 
 
@@ -298,18 +293,16 @@ def _nonterminals(g: Grammar, state: int) -> set[str]:
 
 
 def _first(g: Grammar, symbol: str, seen: set[str] | None = None) -> set[str]:
+    """The terminals that may begin ``symbol``: those beginning the first symbol of each
+    of its rules (``seen``: the rules already followed)."""
     if symbol.isupper():
         return {symbol}
     seen = seen if seen is not None else set()
     if symbol in seen:
         return set()
     seen.add(symbol)
-    out: set[str] = set()
-    for r in g.by_origin.get(symbol, ()):
-        exp = g.expansions[r]
-        if exp:
-            out |= _first(g, exp[0], seen)
-    return out
+    return set().union(*(_first(g, g.expansions[r][0], seen)
+                         for r in g.by_origin.get(symbol, ()) if g.expansions[r]))
 
 
 def _enclosing_op(g: Grammar, states: list[int]) -> tuple[OpDef, tuple[Slot, ...], int,
@@ -321,8 +314,7 @@ def _enclosing_op(g: Grammar, states: list[int]) -> tuple[OpDef, tuple[Slot, ...
         for rule, dot in g.kernel(states[depth]):
             name = g.tables.names[rule]
             if name in rules:
-                opdef, slots = rules[name]
-                return opdef, slots, rule, dot, depth
+                return (*rules[name], rule, dot, depth)
     return None
 
 
@@ -338,10 +330,10 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
             return enum_errors(opname, a, failure.value, failure.token_type == "NAME")
     if symbol in ("type", "types") or (symbol == "NAME" and origin in ("word_type", "type")):
         prefix = f"custom op 'cuda_tile.{opname}' " if opname else ""
+        messages = [f"{prefix}expected valid keyword (a type), found {found}"]
         if op is not None and _index_types_at(g, rule, dot, op):  # parseIndexTypes' own too
-            return [f"{prefix}expected valid keyword (a type), found {found}",
-                    f"{prefix}expected index type after comma"]
-        return [f"{prefix}expected valid keyword (a type), found {found}"]
+            messages.append(f"{prefix}expected index type after comma")
+        return messages
     if symbol == "predicate" and opname == "assume":
         bad = _assume_predicate_errors(failure)
         if bad is not None:
@@ -353,9 +345,7 @@ def _required(g: Grammar, rule: int, dot: int, op: Any, failure: ParseFailure,
     if symbol in _NONTERMINAL_WORDS:
         prefix = f"custom op 'cuda_tile.{opname}' " if symbol in _OP_PARSER_WORDS else ""
         return [f"{prefix}expected {_NONTERMINAL_WORDS[symbol]}, found {found}"]
-    if symbol.isupper():
-        return [f"expected {_terminal_text(g.tables, symbol)}, found {found}"]
-    first = sorted(_first(g, symbol))
+    first = [symbol] if symbol.isupper() else sorted(_first(g, symbol))
     if len(first) == 1:
         return [f"expected {_terminal_text(g.tables, first[0])}, found {found}"]
     return [f"expected {symbol.strip('_').replace('_', ' ')}, found {found}"]
@@ -419,10 +409,7 @@ def _terminal_text(tables: Tables, name: str) -> str:
     word = _TERMINAL_WORDS.get(name)
     if word is not None:
         return word
-    entry = tables.terminals.get(name)
-    if entry is None:
-        return f"'{name.lower()}'"
-    regexp, keyword, _, _ = entry
+    regexp, keyword, _, _ = tables.terminals[name]
     if keyword:
         return "'" + re.sub(r"\\(.)", r"\1", regexp) + "'"
     return name.lower().replace("_", " ")

@@ -118,22 +118,15 @@ def build_lark(transformer: Any = None) -> Lark:
 
 
 def _tables_from_lark(parser: Lark) -> Tables:
-    lalr = parser.parser.parser.parser
-    table = lalr.parse_table
+    table = parser.parser.parser.parser.parse_table
     rules = list(parser.rules)
     index = {id(r): i for i, r in enumerate(rules)}
-    actions: list[dict[str, int]] = []
-    for state in range(len(table.states)):
-        row: dict[str, int] = {}
-        for sym, (action, arg) in table.states[state].items():
-            # plain strings: Lark's names are Tokens, whose `==` is Python code
-            row[str(sym)] = arg if action is Shift else ~index[id(arg)]
-        actions.append(row)
-    terminals = {}
-    for t in parser.terminals:
-        keyword = isinstance(t.pattern, PatternStr)
-        terminals[str(t.name)] = (t.pattern.to_regexp(), keyword, t.priority,
-                                  t.pattern.max_width)
+    # plain strings: Lark's names are Tokens, whose `==` is Python code
+    actions = [{str(sym): arg if action is Shift else ~index[id(arg)]
+                for sym, (action, arg) in table.states[state].items()}
+               for state in range(len(table.states))]
+    terminals = {str(t.name): (t.pattern.to_regexp(), isinstance(t.pattern, PatternStr),
+                               t.priority, t.pattern.max_width) for t in parser.terminals}
     kept = frozenset(str(s.name) for r in rules for s in r.expansion
                      if isinstance(s, Terminal) and not s.filter_out)
     ignore = [parser.get_terminal(n).pattern.to_regexp() for n in parser.ignore_tokens]
@@ -153,8 +146,7 @@ def load_tables() -> Tables:
     text = grammar_text()
     path = _cache_path(text)
     try:
-        with path.open("rb") as f:
-            tables = pickle.load(f)
+        tables = pickle.loads(path.read_bytes())
         if isinstance(tables, Tables):
             return tables
     except (OSError, pickle.PickleError, EOFError, AttributeError, TypeError, ImportError):
@@ -162,8 +154,7 @@ def load_tables() -> Tables:
     tables = _tables_from_lark(Lark(text, **LARK_OPTIONS))
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
-        with tmp.open("wb") as f:
-            pickle.dump(tables, f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.write_bytes(pickle.dumps(tables, protocol=pickle.HIGHEST_PROTOCOL))
         os.replace(tmp, path)
     except OSError:  # a read-only temporary directory: build again next time
         tmp.unlink(missing_ok=True)
@@ -262,11 +253,10 @@ class LalrRunner:
             lex = table[state] = (regex.match, words, row, gotos)
         return lex
 
-    def parse(self, text: str, start: str = "file", pos: int = 0,
-              end: int | None = None) -> Any:
-        """Parse ``text[pos:end]`` from rule ``start``; raise ParseFailure on a syntax
-        error; exceptions of the callbacks pass through."""
-        end = len(text) if end is None else end
+    def parse(self, text: str, start: str = "file") -> Any:
+        """Parse ``text`` from rule ``start``; raise ParseFailure on a syntax error;
+        exceptions of the callbacks pass through."""
+        pos = 0
         # where a WHOLE spelling is read token by token: the first token of a parse that
         # starts at such a rule, a spelling not remembered yet
         plain_at = pos if start != "file" else -1
@@ -289,16 +279,16 @@ class LalrRunner:
             lex = lexers[state] or self.lexer(state)
             if pos == plain_at:
                 lex = self.lexer(state, whole=False)
-            m = lex[0](text, pos, end)
+            m = lex[0](text, pos)
             if m is None:
-                raise self._lex_failure(text, pos, end, states, values, starts)
+                raise self._lex_failure(text, pos, states, values, starts)
             typ = m.lastgroup
             at, next_pos = m.span(typ)  # the end: (end, end)
             word = text[at:next_pos]
             if typ == "_WORD":
                 typ = lex[1].get(word) or lex[1][""]
                 if typ is None:  # a word, but no keyword of this state, and no NAME
-                    raise self._lex_failure(text, pos, end, states, values, starts)
+                    raise self._lex_failure(text, pos, states, values, starts)
             if typ in kept:
                 value = new_str(token, word)  # a Lark Token, without its slow __new__
                 # .value too: Lark's repr of a Token reads it (an error message may)
@@ -335,7 +325,7 @@ class LalrRunner:
                     # shifted without the lexer where the new state shifts it: no other
                     # terminal matches there
                     spaced = _SPACED.get(text[pos:pos + 3])
-                    if spaced is not None and pos + 3 <= end:
+                    if spaced is not None:
                         action = actions[state].get(spaced[0], -1)
                         if action >= 0:
                             state = action
@@ -390,13 +380,13 @@ class LalrRunner:
         """A lexer of every terminal."""
         return _state_lexer(self.tables, list(self.tables.terminals))
 
-    def _lex_failure(self, text: str, pos: int, end: int, *stacks: list) -> ParseFailure:
+    def _lex_failure(self, text: str, pos: int, *stacks: list) -> ParseFailure:
         """No terminal of this state matches: find what is there with every terminal
         (as Lark's contextual lexer does), to say what was found instead."""
         regex, words = self.any_terminal
-        m = regex.match(text, pos, end)
+        m = regex.match(text, pos)
         if m is None:
-            rest = text[pos:end]
+            rest = text[pos:]
             at = pos + len(rest) - len(rest.lstrip())
             return ParseFailure("", text[at:at + 1], at, *stacks)
         typ, word, at = m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup)

@@ -121,7 +121,6 @@ class IRBuilder(ValueBuilder):
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.scopes: list[dict[str, Value]] = [{}]
         self.open: list[_Scope] = []
-        self.region_depth = 0
         self.pending: tuple[list[tuple[Token, T.Type]], bool] | None = None
         self.generic: list[tuple[str, bool]] = []
         self.def_offsets: dict[Value, int] = {}
@@ -204,8 +203,8 @@ class IRBuilder(ValueBuilder):
     def check_type(self, v: Value, t: T.Type, offset: int) -> None:
         if v.type == t:
             return
-        name = self.text[offset:offset + 1] == "%" and _VALUE.match(self.text, offset)
-        name = name[0] if name else f"%{v.name_hint or '?'}"
+        written = _VALUE.match(self.text, offset)  # the use's name, as written
+        name = written[0] if written else f"%{v.name_hint or '?'}"
         err = self.error([f"use of value '{name}' expects different type than prior uses: "
                           f"'{type_text(t, True)}' vs '{type_text(v.type, True)}'"], offset)
         where = self.def_offsets.get(v)
@@ -217,10 +216,9 @@ class IRBuilder(ValueBuilder):
         """A region's scope (``counts``: toward the nesting limit; a module's body is not
         an op's region, and has no block unless written in the generic form)."""
         counted = counts and block is not None
-        if counted:
-            if self.region_depth >= MAX_NESTING:  # as the bytecode reader and writer
-                raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
-            self.region_depth += 1
+        # as the bytecode reader and writer
+        if counted and sum(s.counted for s in self.open) >= MAX_NESTING:
+            raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
         scope = _Scope(block, counted, self.scopes if isolated else None)
         if isolated:
             self.scopes = []
@@ -229,8 +227,6 @@ class IRBuilder(ValueBuilder):
 
     def pop_scope(self) -> None:
         scope = self.open.pop()
-        if scope.counted:
-            self.region_depth -= 1
         self.scopes.pop()
         if scope.saved is not None:
             self.scopes = scope.saved
@@ -401,7 +397,7 @@ class IRBuilder(ValueBuilder):
             return lambda c: self.named_op([c[i] if i >= 0 else None for i in picks])
         define = self.define
 
-        def one_name(c: list[Any]) -> Operation:  # define_result's work, without its call
+        def one_name(c: list[Any]) -> Operation:  # bind_results' work for one name, inline
             op = c[2]
             if len(op.results) != 1:
                 return self.named_op([c[0], None, op, None])
@@ -419,8 +415,7 @@ class IRBuilder(ValueBuilder):
 
     def located(self, op: Operation | Module, loc: Any) -> None:
         op.location = loc
-        if not self.saw_refs and has_refs(loc):
-            self.saw_refs = True
+        self.saw_refs = self.saw_refs or has_refs(loc)
 
     def build(self, p: ParsedOp, operand_names: tuple[str, ...],
               results: tuple[tuple[str, bool], ...], variable: bool) -> Operation:
@@ -458,22 +453,16 @@ class IRBuilder(ValueBuilder):
         op = Operation(p.opdef.name, operands, [], _with_defaults(p.opdef, p.attrs),
                        p.regions, segments)
         op.results = [Value(t, op, i) for i, t in enumerate(rtypes)]
-        if p.regions:
-            for region in p.regions:
-                region.parent = op
+        if p.regions:  # (Operation makes itself their parent)
             _add_terminators(op)
         op.source = self.source(p.start, p.opdef.aliases)
         return op
 
-    def define_result(self, tok: Token, v: Value) -> None:
-        """``%x = ...``: the op's one result, named."""
-        name = tok[1:]
-        v.name_hint = _hint(name)
-        self.define(name, v, tok.start_pos)
-
     def bind_results(self, op: Operation, results: list[tuple[Token, int]]) -> None:
-        if len(results) == 1 and results[0][1] == 1 and len(op.results) == 1:
-            self.define_result(results[0][0], op.results[0])
+        if len(results) == 1 and results[0][1] == 1 and len(op.results) == 1:  # `%x = ...`
+            name, at = results[0][0][1:], results[0][0].start_pos
+            op.results[0].name_hint = _hint(name)
+            self.define(name, op.results[0], at)
             return
         total = sum(n for _, n in results)
         first = results[0][0].start_pos
@@ -482,18 +471,17 @@ class IRBuilder(ValueBuilder):
         if total != len(op.results):
             raise TextError(f"operation defines {len(op.results)} results but was provided "
                             f"{total} to bind", first)
-        i = 0
         scope = self.scopes[-1]
+        values = iter(op.results)
         for tok, count in results:
             name = tok[1:]
             for j in range(count):
-                v = op.results[i]
+                v = next(values)
                 v.name_hint = _hint(name) if j == 0 else f"{name}#{j}"
                 if j == 0:
                     self.define(name, v, tok.start_pos)
                 scope[f"{name}#{j}"] = v
                 self.def_offsets[v] = tok.start_pos
-                i += 1
 
     # ------------------------------------------------------------------ the generic form
     def generic_head(self, c: list[Any]) -> tuple[Token, list[Token], Any, str, OpDef | None]:
@@ -528,10 +516,10 @@ class IRBuilder(ValueBuilder):
         if full in ("builtin.module", "cuda_tile.testing$func"):  # the verifier checks them
             attrs = {key: self.convert(TESTING_FUNC.attr(key), v, at)
                      for key, v, at, _ in raw}
-            name = full.removeprefix("cuda_tile.")
-            return make_op(name, operands, list(ft.results), attrs, regions)
+            return make_op(full.removeprefix("cuda_tile."), operands, list(ft.results), attrs,
+                           regions)
         if not self.allow_unregistered:
-            dialect = full.split(".", 1)[0] if "." in full else full
+            dialect = full.split(".", 1)[0]
             raise TextError(f"unregistered operation '{full}' found in dialect ('{dialect}') "
                             f"that does not allow unknown operations", name_tok.start_pos)
         attrs = {key: A.OpaqueAttr(text) for key, _, _, text in raw}
@@ -603,8 +591,7 @@ class IRBuilder(ValueBuilder):
         self.aliases[name] = (value, tok.start_pos)
 
     def cuda_module(self, c: list[Any]) -> Module:
-        sym, extra = c[0], c[1]
-        items, loc = c[3:-1], c[-1]
+        sym, extra, items, loc = c[0], c[1], c[3:-1], c[-1]
         self.pop_scope()
         m = Module(_symbol(sym))
         m.source = self.source(self.start)
@@ -614,17 +601,14 @@ class IRBuilder(ValueBuilder):
             if producer is not None:
                 m.producer = getattr(producer, "value", producer)
             m.attributes.update(attrs)
-        m.items = [op for op in items if op is not None]
-        for op in m.items:
-            op.parent = None
+        m.items = [op for op in items if op is not None]  # an alias definition is None
         if loc is not None:
             self.located(m, loc)
         return m
 
     def builtin_module(self, c: list[Any]) -> list[Module]:
-        items = c[3:-1]
         self.pop_scope()
-        return _group_modules(items)
+        return _group_modules(c[3:-1])
 
     def file(self, c: list[Any]) -> list[Module]:
         return _group_modules(c)
@@ -648,7 +632,6 @@ def _group_modules(items: list[Any]) -> list[Module]:
             if bare is None:
                 bare = Module(None)
                 out.append(bare)
-            item.parent = None
             bare.items.append(item)
     return out
 
@@ -656,17 +639,12 @@ def _group_modules(items: list[Any]) -> list[Module]:
 def _from_generic(op: Operation) -> list[Module]:
     """A generic ``builtin.module`` / ``cuda_tile.module`` op as Modules."""
     ops = [inner for r in op.regions for b in r.blocks for inner in b.ops]
+    for item in ops:
+        item.parent = None  # out of the op's block
     if op.name == "builtin.module":
         return _group_modules(ops)
-    m = Module(op.attributes.get("sym_name"))
-    producer = op.attributes.get("producer")
-    if producer is not None:
-        m.producer = producer
-    for item in ops:
-        item.parent = None
-        m.items.append(item)
-    m.location = op.location
-    return [m]
+    return [Module(op.attributes.get("sym_name"), ops, op.attributes.get("producer"),
+                   location=op.location)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -1109,8 +1087,7 @@ def _add_terminators(op: Operation) -> None:
         return
     for region in op.regions:
         for block in region.blocks:
-            last = block.ops[-1] if block.ops else None
-            if last is None or last.name not in TERMINATORS:
+            if not block.ops or block.ops[-1].name not in TERMINATORS:
                 block.append(make_op(implicit, [], [], operand_segments=[0]))
 
 
@@ -1130,13 +1107,12 @@ def _with_defaults(opdef: OpDef, attrs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _default_segments(opdef: OpDef, n: int, at: int) -> list[int]:
+    """The group sizes when the generic form gives none: what is not a single operand
+    goes to the one variable group, or there is nothing to share out."""
     fixed = sum(1 for o in opdef.operands if o.kind == "single")
-    var = [o for o in opdef.operands if o.kind != "single"]
-    if len(var) == 1:
-        return [1 if o.kind == "single" else n - fixed for o in opdef.operands]
-    if n == fixed:
-        return [1 if o.kind == "single" else 0 for o in opdef.operands]
-    raise TextError(f"'{opdef.name}' needs operandSegmentSizes in the generic form", at)
+    if len(opdef.operands) - fixed != 1 and n != fixed:
+        raise TextError(f"'{opdef.name}' needs operandSegmentSizes in the generic form", at)
+    return [1 if o.kind == "single" else n - fixed for o in opdef.operands]
 
 
 def _convert(a: AttrDef | None, v: Any) -> Any:

@@ -359,9 +359,6 @@ class ValueBuilder(Transformer):
         except AsmError as e:
             raise TextError(e.message, tok.start_pos) from None
 
-    def typed_attrs(self, c: list[Any]) -> tuple[Any, ...]:
-        return tuple(c)
-
     def int_list(self, c: list[Token]) -> tuple[int, ...]:
         return tuple(int(str(x) == "true") if str(x) in ("true", "false") else int(x)
                      for x in c)
