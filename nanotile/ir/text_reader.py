@@ -180,12 +180,9 @@ class IRBuilder(ValueBuilder):
 
     # ------------------------------------------------------------------ values and scopes
     def value(self, tok: Token) -> Value:
+        """The value ``tok`` names, looked up from the innermost scope out."""
         name = tok[1:]
-        scopes = self.scopes
-        v = scopes[-1].get(name)
-        if v is not None:
-            return v
-        for scope in reversed(scopes):
+        for scope in reversed(self.scopes):
             v = scope.get(name)
             if v is not None:
                 return v
@@ -703,11 +700,10 @@ def _op_callback(rule: OpRule) -> Any:
     return callback
 
 
-# (units, the unit keywords of maxf and minf, are read by this path only)
+# The slots the one-step callback reads: any attribute (a keyword, a token, or what its
+# own rule built, as _attr_value takes it); units (maxf's and minf's unit keywords) are
+# read by this path only.
 _SIMPLE_SLOTS = {"operand", "type", "attr", "unit", "rounding", "units", "attrdict"}
-# attribute kinds read from a keyword or a token, or built by their own rules
-_SIMPLE_ATTRS = {"enum", "int", "bool", "string", "symbol", "unit", "attr", "i32_array", "hints",
-                 "type"}
 
 
 def _simple_op_callback(rule: OpRule) -> Any:
@@ -716,9 +712,7 @@ def _simple_op_callback(rule: OpRule) -> Any:
     opdef, slots = rule.opdef, rule.slots
     if (opdef.has_variable_operands or opdef.regions or opdef.name in _FIXUPS
             or any(r.variadic for r in opdef.results)
-            or any(s.kind not in _SIMPLE_SLOTS for s in slots)
-            or any(s.kind == "attr" and opdef.attr(s.name).kind not in _SIMPLE_ATTRS
-                   for s in slots)):
+            or any(s.kind not in _SIMPLE_SLOTS for s in slots)):
         return None
     operand_slots = {s.name: i for i, s in enumerate(slots) if s.kind == "operand"}
     operand_children = tuple(operand_slots[o.name] for o in opdef.operands)
@@ -806,14 +800,11 @@ def _operands(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
 
 
 def _type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
+    """One type for the values of ``s.names`` (each a single value)."""
     for name in s.names:
-        vals = p.operands.get(name)
-        if vals is not None:
+        if name in p.operands:
             p.written[name] = (ty, p.slot)
-            for v, tok in zip(vals, p.tokens[name]):
-                p.checks.append((v, ty, tok.start_pos))
-        elif p.opdef.operand(name) is None:
-            p.rtypes[name] = [ty]
+    _types(self, p, s, [ty])
 
 
 def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
