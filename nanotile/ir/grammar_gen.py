@@ -28,6 +28,7 @@ fixed number of children):
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -231,10 +232,7 @@ def _bundle(name: str, items: list[str], helpers: dict[str, str]) -> list[str]:
     """Move the longest runs of optional items into helper rules until the rule has at
     most MAX_ALTERNATIVES alternatives."""
     def total(seq: list[str]) -> int:
-        n = 1
-        for it in seq:
-            n *= _alternatives(it)
-        return n
+        return math.prod(_alternatives(it) for it in seq)
 
     while total(items) > MAX_ALTERNATIVES:
         runs: list[tuple[int, int]] = []

@@ -566,11 +566,9 @@ class IRBuilder(ValueBuilder):
         return (key, value, key_tok.start_pos, text)
 
     def convert_attr_dict(self, opdef: OpDef | None, entries: list[Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value, offset, _ in entries:
-            a = opdef.attr(key) if opdef is not None else None
-            out[key] = self.convert(a, value, offset)
-        return out
+        """An attribute dictionary's entries, each as ``opdef``'s row wants it."""
+        return {key: self.convert(opdef.attr(key) if opdef is not None else None, value, at)
+                for key, value, at, _ in entries}
 
     def convert(self, a: AttrDef | None, v: Any, offset: int) -> Any:
         """A generic attribute value as the op table's kind for it wants it."""
@@ -1085,8 +1083,6 @@ def _add_terminators(op: Operation) -> None:
 def _with_defaults(opdef: OpDef, attrs: dict[str, Any]) -> dict[str, Any]:
     """Attributes with every defaulted one that the text left out filled in (as
     bytecode has them), in the op table's order, extra attributes last."""
-    if not opdef.attrs:
-        return dict(attrs)
     out: dict[str, Any] = {}
     for a in opdef.attrs:
         if a.name in attrs:
