@@ -57,6 +57,8 @@ class Slot:
     names: tuple[str, ...] = ()
 
 
+# what the header rule of for, loop and entry read, their body, their attributes
+_HEADED_REGION = (Slot("header"), Slot("region"), Slot("attrdict"))
 # !directive -> (grammar items, slots); "{0}" is the directive's first argument
 DIRECTIVES: dict[str, tuple[str, tuple[Slot, ...]]] = {
     "rounding": ("[rounding]", (Slot("rounding", "{0}"),)),
@@ -66,12 +68,9 @@ DIRECTIVES: dict[str, tuple[str, tuple[Slot, ...]]] = {
     "then": ("region", (Slot("region"),)),
     "else": ("region", (Slot("region"),)),
     "arg_region": ("block_args region", (Slot("block_args"), Slot("region"))),
-    "for": ("for_header region [attr_dict]",
-            (Slot("header"), Slot("region"), Slot("attrdict"))),
-    "loop": ("loop_header region [attr_dict]",
-             (Slot("header"), Slot("region"), Slot("attrdict"))),
-    "entry": ("entry_header region [attr_dict]",
-              (Slot("header"), Slot("region"), Slot("attrdict"))),
+    "for": ("for_header region [attr_dict]", _HEADED_REGION),
+    "loop": ("loop_header region [attr_dict]", _HEADED_REGION),
+    "entry": ("entry_header region [attr_dict]", _HEADED_REGION),
     "make_tensor_view": ("make_tensor_view_body", (Slot("header"),)),
 }
 

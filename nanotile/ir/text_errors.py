@@ -6,7 +6,9 @@ operand``, ``custom op 'cuda_tile.divi' expected signedness to be one of: ...``)
 an LALR state knows the set of tokens it could take. ``describe`` recovers the grammar
 items of the failing state (the rules and the positions in them) and picks what was
 required: in the rule being read, what comes next when no optional part is written;
-after a construct that is complete, what its surroundings need (a closing bracket).
+after a construct that is complete, what its surroundings need (a closing bracket). It
+also says where MLIR shows it (``wrong_token_offset``: a missing `,` or `}` belongs to
+the end of the line before).
 
 The messages of enum keywords and rounding modes, which the reader also gives for a
 keyword that is there but wrong, are here too.
@@ -196,15 +198,19 @@ _CLOSERS = ["RBRACE", "RPAR", "RSQB", "MORETHAN", "COLON", "EQUAL", "COMMA"]
 _CLOSING = {"RBRACE", "RPAR", "RSQB", "MORETHAN"}
 
 
-def describe(failure: ParseFailure, tables: Tables) -> tuple[list[str], int]:
-    """MLIR's message(s) for a syntax error, and where to show them."""
+def describe(failure: ParseFailure, tables: Tables, text: str) -> tuple[list[str], int]:
+    """MLIR's message(s) for a syntax error in ``text``, and where to show them."""
     g = _grammar(tables)
     op = _enclosing_op(g, failure.states)
-    if op is not None:  # MLIR checks each keyword of an op as it reads it
-        bad = _bad_keyword(g, op, failure)
-        if bad is not None:
-            return bad
-    return _describe(g, failure, op), failure.offset
+    naming = _argument_naming_error(g, op, failure, text)
+    if naming is not None:
+        return naming
+    # MLIR checks each keyword of an op as it reads it
+    bad = _bad_keyword(g, op, failure) if op is not None else None
+    messages, offset = bad or (_describe(g, failure, op), failure.offset)
+    if failure.token_type == "$END" or _PUNCTUATION_EXPECTED.match(messages[0]):
+        offset = wrong_token_offset(text, offset)
+    return messages, offset
 
 
 def _bad_keyword(g: Grammar, op: Any, failure: ParseFailure) -> tuple[list[str], int] | None:
@@ -418,13 +424,11 @@ def _terminal_text(tables: Tables, name: str) -> str:
 _SPACES = re.compile(r"\s*")
 
 
-def argument_naming_error(failure: ParseFailure, tables: Tables,
-                          text: str) -> tuple[str, int] | None:
+def _argument_naming_error(g: Grammar, op: Any, failure: ParseFailure,
+                           text: str) -> tuple[list[str], int] | None:
     """cuda-tile's function signature parser takes arguments all named (`%a: type`) or all
-    unnamed (`type`), and says so at the first one that breaks the pattern: (message,
+    unnamed (`type`), and says so at the first one that breaks the pattern: ([message],
     offset), or None when the failure is not in a function's argument list."""
-    g = _grammar(tables)
-    op = _enclosing_op(g, failure.states)
     if op is None or op[0].name not in ("entry", "testing$func"):
         return None
     after_comma = first = False
@@ -447,15 +451,34 @@ def argument_naming_error(failure: ParseFailure, tables: Tables,
         if text.startswith(p, start - len(p)):
             start -= len(p)
     if after_comma and failure.token_type != "VALUE":
-        return prefix + "expected SSA identifier", start
+        return [prefix + "expected SSA identifier"], start
     if first and failure.token_type != "VALUE":
         # unnamed arguments are read on: the first named one is the error
         for i in outside_brackets(text, start, len(text)):
             if text[i] == ",":
                 j = _SPACES.match(text, i + 1).end()
                 if text.startswith("%", j):
-                    return prefix + "expected type instead of SSA identifier", j
+                    return [prefix + "expected type instead of SSA identifier"], j
     return None
+
+
+_PUNCTUATION_EXPECTED = re.compile(r"expected '[^\w']")
+
+
+def wrong_token_offset(text: str, offset: int) -> int:
+    """Where MLIR shows a token that is not the one expected: after the last text before
+    it (comments and blank lines skipped) when it starts a line, as a missing `,` or `}`
+    belongs to the end of the line before."""
+    end = text.rfind("\n", 0, offset) + 1
+    if text[end:offset].strip():
+        return offset
+    while end > 0:
+        line_start = text.rfind("\n", 0, end - 1) + 1
+        code = text[line_start:end].split("//", 1)[0].rstrip(" \t\r\n")
+        if code:
+            return line_start + len(code)
+        end = line_start
+    return offset
 
 
 def outside_brackets(text: str, start: int, end: int) -> Iterator[int]:

@@ -23,7 +23,7 @@ import re
 from enum import Enum
 from functools import cache, lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Token
 
@@ -37,8 +37,8 @@ from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, SymbolVisibility
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
-from .text_errors import (argument_naming_error, describe, enum_errors, enum_value,
-                          outside_brackets, rounding_mode, view_type_error)
+from .text_errors import (describe, enum_errors, enum_value, outside_brackets, rounding_mode,
+                          view_type_error, wrong_token_offset)
 from .text_lalr import LalrRunner, ParseFailure, load_tables
 from .text_values import (
     AliasRef,
@@ -98,17 +98,13 @@ class ParsedOp:
         self.written: dict[str, tuple[T.Type | None, int]] = {}
 
 
-class _Scope:
+class _Scope(NamedTuple):
     """One open region: its block and the values defined in it."""
 
-    __slots__ = ("block", "counted", "names", "saved")
-
-    def __init__(self, block: Block | None, counted: bool,
-                 saved: list[dict[str, Value]] | None) -> None:
-        self.block = block
-        self.counted = counted  # toward the nesting limit
-        self.names: dict[str, Value] = {}
-        self.saved = saved  # the enclosing scopes, when this one is isolated from them
+    block: Block | None
+    counted: bool  # toward the nesting limit
+    names: dict[str, Value]
+    saved: list[dict[str, Value]] | None  # the enclosing scopes, when isolated from them
 
 
 class IRBuilder(ValueBuilder):
@@ -216,7 +212,7 @@ class IRBuilder(ValueBuilder):
         # as the bytecode reader and writer
         if counted and sum(s.counted for s in self.open) >= MAX_NESTING:
             raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
-        scope = _Scope(block, counted, self.scopes if isolated else None)
+        scope = _Scope(block, counted, {}, self.scopes if isolated else None)
         if isolated:
             self.scopes = []
         self.scopes.append(scope.names)
@@ -343,7 +339,7 @@ class IRBuilder(ValueBuilder):
         dynamic = [t for t in shape + strides if t.type == "VALUE"]
         if dynamic and view_ty is None:
             raise TextError("expected '->'",
-                            _wrong_token_offset(self.text, self.next_token(self.end)))
+                            wrong_token_offset(self.text, self.next_token(self.end)))
         if not dynamic and view_ty is not None:  # the first type is the view's
             raise TextError(f"{_MAKE_TENSOR_VIEW}expected 'tensor_view' type, but got "
                             f"'{type_text(ty, True)}'", self.child_start(self.size - 2))
@@ -1209,34 +1205,9 @@ def _read(text: str, filename: str, allow_unregistered: bool, parse: Any) -> Any
         offset = builder.start if e.offset is None else e.offset
         raise builder.error(e.messages, offset, e.notes) from None
     except ParseFailure as f:
-        naming = argument_naming_error(f, r.tables, text)
-        if naming is not None:
-            raise builder.error([naming[0]], naming[1]) from None
-        messages, offset = describe(f, r.tables)
-        if f.token_type == "$END" or _PUNCTUATION_EXPECTED.match(messages[0]):
-            offset = _wrong_token_offset(text, offset)
-        raise builder.error(messages, offset) from None
+        raise builder.error(*describe(f, r.tables, text)) from None
     finally:
         builder.text = ""
-
-
-_PUNCTUATION_EXPECTED = re.compile(r"expected '[^\w']")
-
-
-def _wrong_token_offset(text: str, offset: int) -> int:
-    """Where MLIR shows a token that is not the one expected: after the last text before
-    it (comments and blank lines skipped) when it starts a line, as a missing `,` or `}`
-    belongs to the end of the line before."""
-    end = text.rfind("\n", 0, offset) + 1
-    if text[end:offset].strip():
-        return offset
-    while end > 0:
-        line_start = text.rfind("\n", 0, end - 1) + 1
-        code = text[line_start:end].split("//", 1)[0].rstrip(" \t\r\n")
-        if code:
-            return line_start + len(code)
-        end = line_start
-    return offset
 
 
 def _resolve_aliases(b: IRBuilder, modules: list[Module]) -> None:

@@ -378,12 +378,10 @@ class ValueBuilder(Transformer):
 
     # ------------------------------------------------------------------------ predicates
     def div_by(self, c: list[Token]) -> A.DivByAttr:
-        v = tuple(int(x) for x in c if x is not None)
-        return A.DivByAttr(v[0], v[1], v[2]) if len(v) == 3 else A.DivByAttr(v[0])
+        return A.DivByAttr(*(None if x is None else int(x) for x in c))
 
     def bounded(self, c: list[Token]) -> A.BoundedAttr:
-        lo, hi = (None if str(x) == "?" else int(x) for x in c)
-        return A.BoundedAttr(lo, hi)
+        return A.BoundedAttr(*(None if str(x) == "?" else int(x) for x in c))  # lo, hi
 
     def same_elements(self, c: list[Any]) -> A.SameElementsAttr:
         return A.SameElementsAttr(c[0])
