@@ -26,10 +26,17 @@ NVIDIA's compiler needs no conversion, so the choice (or the lowering) is to loo
 also checks that ptxas accepts eqsat's PTX and that the emulator matches the
 interpreter (nanotile.compare, as bench/emulator_sweep.py).
 
+With --before REV (a git revision from before the layout e-graph: 9f78f18 is main just
+before it merged, whose only strategy was the greedy rule), that revision is checked out
+into a temporary worktree and a worker process whose import path starts there runs its
+whole pipeline on each kernel right after this tree's two runs (the same repeats, the
+fastest kept): the summary then sets today's pipeline, both strategies, beside that
+revision's, over the kernels both compile.
+
     .venv/bin/python bench/layout_choice.py [--corpus cutile|cutile-tests] [--sample N]
         [--every N --start K]
         [--targets sm_90,sm_100] [--emulate all|changed|none] [--timeout 60] [--repeat 3]
-        [-k SUBSTRING] [--tileiras]
+        [-k SUBSTRING] [--tileiras] [--before REV]
 """
 
 from __future__ import annotations
@@ -39,9 +46,13 @@ import contextlib
 import copy
 import dataclasses
 import io
+import json
 import re
 import signal
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -180,6 +191,58 @@ def kernels(args: argparse.Namespace) -> list[Path]:
 
 METRICS = ("conv", "shared", "ptx", "warp")
 
+# The worker of --before, run by the Python of this bench with the other checkout first on
+# its import path: a line "PATH GPU REPEAT" in, the fastest of REPEAT runs of that
+# checkout's default pipeline out (one JSON number; null where it refuses the kernel).
+BEFORE_WORKER = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import nanotile, nanotile.targets
+from nanotile.passes.base import PassContext
+from nanotile.passes.pipelines import default_pipeline
+from nanotile.passes.registry import parse_pipeline
+for line in sys.stdin:
+    path, gpu, repeat = line.split()
+    best = None
+    try:
+        for _ in range(int(repeat)):
+            module = nanotile.load(path)
+            ctx = PassContext.from_module(module)
+            steps = parse_pipeline(default_pipeline(gpu))
+            start = time.perf_counter()
+            for step in steps:
+                step.apply(module, ctx)
+            seconds = time.perf_counter() - start
+            best = seconds if best is None else min(best, seconds)
+    except Exception:  # a kernel that revision refuses is left out of the comparison
+        best = None
+    print(json.dumps(best), flush=True)
+"""
+
+
+class Before:
+    """The pipeline of another revision, timed by a worker in a worktree of it."""
+
+    def __init__(self, revision: str, folder: Path) -> None:
+        self.revision = revision
+        self.tree = folder / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", str(self.tree), revision],
+                       cwd=ROOT, check=True, capture_output=True)
+        self.worker = subprocess.Popen(
+            [sys.executable, "-c", BEFORE_WORKER, str(self.tree)], cwd=self.tree,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def seconds(self, path: Path, gpu: str, repeat: int) -> float | None:
+        self.worker.stdin.write(f"{path} {gpu} {repeat}\n")
+        self.worker.stdin.flush()
+        return json.loads(self.worker.stdout.readline())
+
+    def close(self) -> None:
+        self.worker.stdin.close()
+        self.worker.wait()
+        subprocess.run(["git", "worktree", "remove", "--force", str(self.tree)], cwd=ROOT,
+                       check=False, capture_output=True)
+
 
 def avoidable(row: dict) -> bool:
     """The row converts between register layouts beyond its reductions' exchanges."""
@@ -224,7 +287,7 @@ def report_tileiras(kept: list[tuple[str, str]], corpus: str) -> None:
 
 
 def report(rows: list[tuple[str, str, dict]], tileiras: bool = False,
-           corpus: str = "cutile") -> int:
+           corpus: str = "cutile", revision: str | None = None) -> int:
     totals = {(gpu, s): dict.fromkeys((*METRICS, "seconds", "layout_ms"), 0.0)
               for _, gpu, _ in rows for s in ("greedy", "eqsat")}
     better, worse, over = [], [], []
@@ -261,7 +324,26 @@ def report(rows: list[tuple[str, str, dict]], tileiras: bool = False,
         report_tileiras(registers_kept, corpus)
     print(f"eqsat worse on {len(worse)}: {worse}")
     print(f"layout time > 25% of the pipeline on {len(over)}: {over}")
+    if revision:
+        report_before(rows, revision)
     return 1 if worse else 0
+
+
+def report_before(rows: list[tuple[str, str, dict]], revision: str) -> None:
+    """Today's pipeline beside that of ``revision``, over the kernels both compile."""
+    print(f"\nthe whole pipeline, seconds (fastest of the repeats), beside {revision}'s:")
+    for gpu in sorted({gpu for _, gpu, _ in rows}):
+        both = [(name, r) for name, g, r in rows if g == gpu and r.get("before")]
+        if not both:
+            continue
+        then = sum(r["before"] for _, r in both)
+        eqsat = sum(r["eqsat"]["seconds"] for _, r in both)
+        greedy = sum(r["greedy"]["seconds"] for _, r in both)
+        ratios = sorted((r["eqsat"]["seconds"] / r["before"], name) for name, r in both)
+        print(f"  {gpu}: {len(both)} kernels; {revision} {then:.2f}, eqsat {eqsat:.2f} "
+              f"({eqsat / then:.2f}x), greedy {greedy:.2f} ({greedy / then:.2f}x); eqsat "
+              f"per kernel: median {statistics.median(x for x, _ in ratios):.2f}x, "
+              f"slowest {ratios[-1][0]:.2f}x ({ratios[-1][1]})")
 
 
 def main() -> int:
@@ -284,8 +366,21 @@ def main() -> int:
                              "whether NVIDIA's compiler moves data between threads there")
     parser.add_argument("--repeat", type=int, default=3,
                         help="compile each kernel this many times; times are the fastest")
+    parser.add_argument("--before", metavar="REV",
+                        help="time this git revision's pipeline on the same kernels too")
     args = parser.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
+    with tempfile.TemporaryDirectory() as folder:
+        before = Before(args.before, Path(folder)) if args.before else None
+        try:
+            rows = measure_all(args, before)
+        finally:
+            if before is not None:
+                before.close()
+    return report(rows, args.tileiras, args.corpus, args.before)
+
+
+def measure_all(args: argparse.Namespace, before: Before | None) -> list:
     rows = []
     print(f"{'kernel':60} gpu    " + "".join(f"{m:>16}" for m in METRICS) +
           "  layout  pipeline")
@@ -300,15 +395,18 @@ def main() -> int:
                 continue
             finally:
                 signal.alarm(0)
+            if before is not None:  # outside the alarm: the worker answers every line
+                r["before"] = before.seconds(path, gpu, args.repeat)
             rows.append((path.stem, gpu, r))
             g, e = r["greedy"], r["eqsat"]
             cells = "".join(f"{g.get(m, '-'):>7}/{e.get(m, '-'):<8}" for m in METRICS)
             share = e["layout_ms"] / 1000 / e["seconds"] if e["seconds"] else 0
             mark = f"  {r.get('verdict', '')} ptxas={r.get('ptxas', '-')}" if r["changed"] \
                 else ""
+            then = f" ({args.before} {r['before']:.2f}s)" if r.get("before") else ""
             print(f"{path.stem[:60]:60} {gpu:6} {cells} {share:6.1%} "
-                  f"{g['seconds']:.2f}/{e['seconds']:.2f}s{mark}", flush=True)
-    return report(rows, args.tileiras, args.corpus)
+                  f"{g['seconds']:.2f}/{e['seconds']:.2f}s{then}{mark}", flush=True)
+    return rows
 
 
 if __name__ == "__main__":
