@@ -192,18 +192,23 @@ def kernels(args: argparse.Namespace) -> list[Path]:
 METRICS = ("conv", "shared", "ptx", "warp")
 
 # The worker of --before, run by the Python of this bench with the other checkout first on
-# its import path: a line "PATH GPU REPEAT" in, the fastest of REPEAT runs of that
-# checkout's default pipeline out (one JSON number; null where it refuses the kernel).
+# its import path: a line "PATH GPU REPEAT TIMEOUT" in, the fastest of REPEAT runs of that
+# checkout's default pipeline out (one JSON number; null where it refuses the kernel or
+# the runs take over TIMEOUT seconds).
 BEFORE_WORKER = r"""
-import json, sys, time
+import json, signal, sys, time
 sys.path.insert(0, sys.argv[1])
 import nanotile, nanotile.targets
 from nanotile.passes.base import PassContext
 from nanotile.passes.pipelines import default_pipeline
 from nanotile.passes.registry import parse_pipeline
+def alarm(signum, frame):
+    raise TimeoutError
+signal.signal(signal.SIGALRM, alarm)
 for line in sys.stdin:
-    path, gpu, repeat = line.split()
+    path, gpu, repeat, timeout = line.split()
     best = None
+    signal.alarm(int(timeout))
     try:
         for _ in range(int(repeat)):
             module = nanotile.load(path)
@@ -216,6 +221,7 @@ for line in sys.stdin:
             best = seconds if best is None else min(best, seconds)
     except Exception:  # a kernel that revision refuses is left out of the comparison
         best = None
+    signal.alarm(0)
     print(json.dumps(best), flush=True)
 """
 
@@ -232,8 +238,8 @@ class Before:
             [sys.executable, "-c", BEFORE_WORKER, str(self.tree)], cwd=self.tree,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def seconds(self, path: Path, gpu: str, repeat: int) -> float | None:
-        self.worker.stdin.write(f"{path} {gpu} {repeat}\n")
+    def seconds(self, path: Path, gpu: str, repeat: int, timeout: int) -> float | None:
+        self.worker.stdin.write(f"{path} {gpu} {repeat} {timeout}\n")
         self.worker.stdin.flush()
         return json.loads(self.worker.stdout.readline())
 
@@ -334,6 +340,10 @@ def report_before(rows: list[tuple[str, str, dict]], revision: str) -> None:
     print(f"\nthe whole pipeline, seconds (fastest of the repeats), beside {revision}'s:")
     for gpu in sorted({gpu for _, gpu, _ in rows}):
         both = [(name, r) for name, g, r in rows if g == gpu and r.get("before")]
+        left_out = sum(1 for _, g, r in rows if g == gpu and not r.get("before"))
+        if left_out:
+            print(f"  {gpu}: {left_out} kernels {revision} refuses or takes over "
+                  f"--timeout on, left out")
         if not both:
             continue
         then = sum(r["before"] for _, r in both)
@@ -396,7 +406,7 @@ def measure_all(args: argparse.Namespace, before: Before | None) -> list:
             finally:
                 signal.alarm(0)
             if before is not None:  # outside the alarm: the worker answers every line
-                r["before"] = before.seconds(path, gpu, args.repeat)
+                r["before"] = before.seconds(path, gpu, args.repeat, args.timeout)
             rows.append((path.stem, gpu, r))
             g, e = r["greedy"], r["eqsat"]
             cells = "".join(f"{g.get(m, '-'):>7}/{e.get(m, '-'):<8}" for m in METRICS)
