@@ -380,6 +380,8 @@ def main() -> int:
                         help="time this git revision's pipeline on the same kernels too")
     args = parser.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
+    # a bench stopped by kill still removes --before's worktree (the finally below)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
     with tempfile.TemporaryDirectory() as folder:
         before = Before(args.before, Path(folder)) if args.before else None
         try:
