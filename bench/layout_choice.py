@@ -227,25 +227,41 @@ for line in sys.stdin:
 
 
 class Before:
-    """The pipeline of another revision, timed by a worker in a worktree of it."""
+    """The pipeline of another revision, timed by a worker in a worktree of it. The
+    worker is started again every RESTART kernels: a process of an older revision may
+    slow down as it compiles kernel after kernel (9f78f18's took two to three times as
+    long on a small kernel after a few hundred others), which a compile from the
+    command line, a kernel a process, never sees."""
+
+    RESTART = 20
 
     def __init__(self, revision: str, folder: Path) -> None:
         self.revision = revision
         self.tree = folder / "before"
         subprocess.run(["git", "worktree", "add", "--detach", str(self.tree), revision],
                        cwd=ROOT, check=True, capture_output=True)
-        self.worker = subprocess.Popen(
-            [sys.executable, "-c", BEFORE_WORKER, str(self.tree)], cwd=self.tree,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.worker: subprocess.Popen | None = None
+        self.asked = 0
 
     def seconds(self, path: Path, gpu: str, repeat: int, timeout: int) -> float | None:
+        if self.worker is None or self.asked % self.RESTART == 0:
+            self.stop_worker()
+            self.worker = subprocess.Popen(
+                [sys.executable, "-c", BEFORE_WORKER, str(self.tree)], cwd=self.tree,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.asked += 1
         self.worker.stdin.write(f"{path} {gpu} {repeat} {timeout}\n")
         self.worker.stdin.flush()
         return json.loads(self.worker.stdout.readline())
 
+    def stop_worker(self) -> None:
+        if self.worker is not None:
+            self.worker.stdin.close()
+            self.worker.wait()
+            self.worker = None
+
     def close(self) -> None:
-        self.worker.stdin.close()
-        self.worker.wait()
+        self.stop_worker()
         subprocess.run(["git", "worktree", "remove", "--force", str(self.tree)], cwd=ROOT,
                        check=False, capture_output=True)
 
