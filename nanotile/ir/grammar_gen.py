@@ -49,8 +49,8 @@ class Slot:
     kind: operand (a VALUE or None), operands (a list of VALUEs or None), type, types
     (a list), attr (the token or value of attribute ``name``), unit (a keyword token or
     None), attrdict, header (what the rule of for's, loop's, entry's or make_tensor_view's
-    header read), or a directive name (rounding, units, dense, visibility, region,
-    block_args, index_types)."""
+    header read), or a directive name (rounding, units, dense, region, block_args,
+    index_types)."""
 
     kind: str
     name: str = ""
@@ -63,7 +63,7 @@ _HEADED_REGION = (Slot("header"), Slot("region"), Slot("attrdict"))
 DIRECTIVES: dict[str, tuple[str, tuple[Slot, ...]]] = {
     "rounding": ("[rounding]", (Slot("rounding", "{0}"),)),
     "dense": ('dense_literal ":" type', (Slot("dense", "{0}"), Slot("dense_type", "{1}"))),
-    "visibility": ("[PUBLIC | PRIVATE]", (Slot("visibility", "{0}"),)),
+    "visibility": ("[PUBLIC | PRIVATE]", (Slot("attr", "{0}"),)),
     "index_types": ("types", (Slot("index_types", "{0}"),)),
     "then": ("region", (Slot("region"),)),
     "else": ("region", (Slot("region"),)),
@@ -280,16 +280,13 @@ def generated_text() -> str:
     return "\n".join(out) + "\n"
 
 
-def hand_written_text(grammar: str) -> str:
-    """The hand-written top of grammar.lark, up to and including MARKER."""
-    at = grammar.find(MARKER)
+def expected_grammar(current: str) -> str:
+    """grammar.lark as it should be: its hand-written top, up to and including MARKER,
+    then the generated rules."""
+    at = current.find(MARKER)
     if at < 0:
         raise ValueError(f"{GRAMMAR_PATH} has lost its marker line:\n{MARKER}")
-    return grammar[:at + len(MARKER)]
-
-
-def expected_grammar(current: str) -> str:
-    return hand_written_text(current) + generated_text()
+    return current[:at + len(MARKER)] + generated_text()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -284,18 +284,14 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
 def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:
     """Whether the failing state reads an op next, or reduces (a block's opening brace,
     say) on the words that begin one."""
-    if "custom_op" in _nonterminals(g, failure.state):
+    items = g.items.get(failure.state, ())
+    if any(g.expansions[r][d:d + 1] == ["custom_op"] for r, d in items):  # custom_op next
         return True
     return bool(g.op_keywords & set(g.expected(failure.state)))
 
 
 def _found(failure: ParseFailure) -> str:
     return "end of file" if failure.token_type == "$END" else f"'{failure.value}'"
-
-
-def _nonterminals(g: Grammar, state: int) -> set[str]:
-    return {g.expansions[r][d] for r, d in g.items.get(state, ())
-            if d < len(g.expansions[r])}
 
 
 def _first(g: Grammar, symbol: str, seen: set[str] | None = None) -> set[str]:

@@ -46,7 +46,8 @@ from lark.lexer import PatternStr
 from lark.parse_tree_builder import ParseTreeBuilder
 from lark.parsers.lalr_analysis import Shift
 
-GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar.lark"
+from .grammar_gen import GRAMMAR_PATH
+
 STARTS = ["file", "type"]
 LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": STARTS,
                 "maybe_placeholders": True}

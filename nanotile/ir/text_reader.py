@@ -33,7 +33,7 @@ from . import types as T
 from .asm_attrs import AsmError, make_dense, parse_string_literal, strip_prefix, type_text
 from .core import Block, Module, Operation, Region, Value, make_op
 from .dense_literal import DENSE_ELEMENTS, check_element, literal_shape
-from .enums import INTEGER_ENUMS, MemoryOrderingSemantics, SymbolVisibility
+from .enums import INTEGER_ENUMS, MemoryOrderingSemantics
 from .grammar_gen import OpRule, Slot, op_rules
 from .limits import MAX_NESTING
 from .optable import IMPLIED_OPERAND_TYPES, TESTING_FUNC, AttrDef, OpDef, lookup
@@ -411,9 +411,11 @@ class IRBuilder(ValueBuilder):
         self.saw_refs = self.saw_refs or has_refs(loc)
 
     def build(self, p: ParsedOp, operand_names: tuple[str, ...],
-              results: tuple[tuple[str, bool], ...], variable: bool) -> Operation:
+              results: tuple[tuple[str, bool], ...], variable: bool,
+              implied: tuple[tuple[str, T.Type], ...]) -> Operation:
         """The op of a ParsedOp: its result types, the checks of the types written for
-        its operands, the terminator its regions may leave out."""
+        its operands (and of those ``implied``: operand group, type), the terminator its
+        regions may leave out."""
         rtypes: list[T.Type] = []
         got = p.rtypes
         for name, may_lack in results:
@@ -427,10 +429,7 @@ class IRBuilder(ValueBuilder):
             if v.type is not ty:  # parsed types are shared objects: usually identical
                 self.check_type(v, ty, offset)
         vals = p.operands
-        if "token" in vals:  # token operands have no written type
-            for v in vals["token"]:
-                self.check_type(v, T.TOKEN, p.tokens["token"][0].start_pos)
-        for name, ty in IMPLIED_OPERAND_TYPES.get(p.opdef.name, ()):
+        for name, ty in implied:
             for v, tok in zip(vals.get(name, ()), p.tokens.get(name, ())):
                 self.check_type(v, ty, tok.start_pos)
         if variable:
@@ -653,6 +652,9 @@ def _op_callback(rule: OpRule) -> Any:
     operand_names = tuple(o.name for o in opdef.operands)
     results = tuple((r.name, r.variadic or r.since > "13.1") for r in opdef.results)
     variable = opdef.has_variable_operands
+    implied = IMPLIED_OPERAND_TYPES.get(opdef.name, ())  # operand types the text leaves out
+    if opdef.operand("token") is not None:  # token operands have no written type
+        implied = (("token", T.TOKEN), *implied)
 
     def plan(children: tuple[int, ...]) -> tuple[tuple[int, Any, Slot, int], ...]:
         """(slot, its step, the slot, its child's index or -1) for the slots an
@@ -675,7 +677,7 @@ def _op_callback(rule: OpRule) -> Any:
                 p.written[slot.name] = (None, i)
         if fixup is not None:
             fixup(self, p)
-        return self.build(p, operand_names, results, variable)
+        return self.build(p, operand_names, results, variable, implied)
 
     every = plan(tuple(range(count)))  # children given one per slot, None where absent
 
@@ -781,11 +783,6 @@ def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
     if a.kind == "unit":  # its keyword
         return True
     return _convert(a, child)
-
-
-def _operand(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
-    p.operands[s.name] = [self.value(tok)]
-    p.tokens[s.name] = [tok]
 
 
 def _operands(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
@@ -914,18 +911,6 @@ def _index_types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> 
         p.checks.append((v, ty, tok.start_pos))
 
 
-def _visibility(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
-    p.attrs[s.name] = SymbolVisibility[str(tok)]
-
-
-def _region(self: IRBuilder, p: ParsedOp, s: Slot, region: Region) -> None:
-    p.regions.append(region)
-
-
-def _ignore(self: IRBuilder, p: ParsedOp, s: Slot, child: Any) -> None:
-    pass
-
-
 def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
     """What the header's own rule read (the op rule's first child)."""
     p.operands, p.attrs, p.checks, p.rtypes = (header.operands, header.attrs, header.checks,
@@ -934,11 +919,13 @@ def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
 
 
 _SLOT_STEPS = {
-    "operand": _operand, "operands": _operands, "type": _type, "types": _types,
-    "type_each": _type_each, "attr": _attr, "unit": _attr, "rounding": _attr,
-    "attrdict": _attrdict, "dense": _dense, "dense_type": _dense_type,
-    "index_types": _index_types, "region": _region, "block_args": _ignore,
-    "header": _header, "visibility": _visibility,
+    "operand": lambda self, p, s, tok: _operands(self, p, s, [tok]),
+    "operands": _operands, "type": _type, "types": _types, "type_each": _type_each,
+    "attr": _attr, "unit": _attr, "rounding": _attr, "attrdict": _attrdict,
+    "dense": _dense, "dense_type": _dense_type, "index_types": _index_types,
+    "region": lambda self, p, s, region: p.regions.append(region),
+    "block_args": lambda self, p, s, args: None,  # block_args' own callback reads them
+    "header": _header,
 }
 
 
