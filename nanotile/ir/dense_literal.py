@@ -59,8 +59,9 @@ def literal_shape(value: object, elem: T.ElementType, prefix: str,
             shape = literal_shape(sub, elem, prefix, next_token)
             if first is None:
                 first = shape
-            elif shape != first:
-                raise _inconsistent(prefix, next_token(_end(sub)))
+            elif shape != first:  # reported after the item: a list, or a number's token
+                end = sub.end if isinstance(sub, DenseList) else sub.start_pos + len(sub)
+                raise _inconsistent(prefix, next_token(end))
         shape = (len(item), *first)  # type: ignore[misc]
         if rest is None:
             rest = shape
@@ -76,12 +77,6 @@ def _items(values: list, elem: T.ElementType, prefix: str) -> list:
         missing.start_pos = getattr(values, "end", 1) - 1
         check_number(missing, elem, prefix)
     return values
-
-
-def _end(item: object) -> int:
-    if isinstance(item, DenseList):
-        return item.end
-    return item.start_pos + len(item)  # type: ignore[attr-defined]
 
 
 def _inconsistent(prefix: str, at: int) -> TextError:

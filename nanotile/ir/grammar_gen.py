@@ -105,7 +105,8 @@ class _RuleBuilder:
         items: list[str] = []
         slots: list[Slot] = []
         for e in elems:
-            if self._is_unit(e):  # `'kw @unit`: the keyword, as a named terminal, is its value
+            a = self.opdef.attr(e.name) if e.kind == "attr" else None
+            if a is not None and a.kind == "unit":  # `'kw @unit`: the keyword is its value
                 if not items or not items[-1].startswith('"'):
                     raise ValueError(f"{self.opdef.name}: unit attribute {e.name} needs a "
                                      "keyword before it")
@@ -127,12 +128,6 @@ class _RuleBuilder:
                     items.append(item)
                 slots.extend(new_slots)
         return items, slots
-
-    def _is_unit(self, e: Elem) -> bool:
-        if e.kind != "attr":
-            return False
-        a = self.opdef.attr(e.name)
-        return a is not None and a.kind == "unit"
 
     def _keyword_terminal(self, word: str) -> str:
         self.terminals[word.upper()] = f'"{word}"'

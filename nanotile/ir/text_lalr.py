@@ -35,7 +35,7 @@ import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -113,8 +113,10 @@ def grammar_text() -> str:
     return GRAMMAR_PATH.read_text()
 
 
+@cache
 def build_lark(transformer: Any = None) -> Lark:
-    """Lark's own parser for the grammar (slow to build the first time; Lark caches it)."""
+    """Lark's own parser for the grammar with ``transformer``'s callbacks (slow to build the
+    first time; Lark caches it on disk, and this function in memory for each transformer)."""
     return Lark(grammar_text(), transformer=transformer, cache=True, **LARK_OPTIONS)
 
 
@@ -490,10 +492,4 @@ def _filter(plan: list[tuple[int, bool, int]], nones_after: int, c: list) -> lis
 
 def parse_with_lark(text: str, transformer: Any, start: str = "file") -> Any:
     """The same parse by Lark's own LALR loop and contextual lexer (for checks)."""
-    parser = _LARK_PARSERS.get(id(transformer))
-    if parser is None:
-        parser = _LARK_PARSERS[id(transformer)] = build_lark(transformer)
-    return parser.parse(text, start=start)
-
-
-_LARK_PARSERS: dict[int, Lark] = {}
+    return build_lark(transformer).parse(text, start=start)

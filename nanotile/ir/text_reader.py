@@ -785,6 +785,11 @@ def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
     return _convert(a, child)
 
 
+def _operand(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
+    p.operands[s.name] = [self.value(tok)]
+    p.tokens[s.name] = [tok]
+
+
 def _operands(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
     p.operands[s.name] = [self.value(t) for t in toks]
     p.tokens[s.name] = toks
@@ -919,10 +924,10 @@ def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
 
 
 _SLOT_STEPS = {
-    "operand": lambda self, p, s, tok: _operands(self, p, s, [tok]),
-    "operands": _operands, "type": _type, "types": _types, "type_each": _type_each,
-    "attr": _attr, "unit": _attr, "rounding": _attr, "attrdict": _attrdict,
-    "dense": _dense, "dense_type": _dense_type, "index_types": _index_types,
+    "operand": _operand, "operands": _operands, "type": _type, "types": _types,
+    "type_each": _type_each, "attr": _attr, "unit": _attr, "rounding": _attr,
+    "attrdict": _attrdict, "dense": _dense, "dense_type": _dense_type,
+    "index_types": _index_types,
     "region": lambda self, p, s, region: p.regions.append(region),
     "block_args": lambda self, p, s, args: None,  # block_args' own callback reads them
     "header": _header,
