@@ -253,7 +253,7 @@ def view_type_error(opname: str, ty: T.Type) -> str | None:
 
 def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
     tables = g.tables
-    found = _found(failure)
+    found = "end of file" if failure.token_type == "$END" else f"'{failure.value}'"
     if failure.token_type == "":
         return [f"unexpected character {failure.value!r}"]
     if failure.token_type == "NAME" and _may_start_op(g, failure):
@@ -288,10 +288,6 @@ def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:
     if any(g.expansions[r][d:d + 1] == ["custom_op"] for r, d in items):  # custom_op next
         return True
     return bool(g.op_keywords & set(g.expected(failure.state)))
-
-
-def _found(failure: ParseFailure) -> str:
-    return "end of file" if failure.token_type == "$END" else f"'{failure.value}'"
 
 
 def _first(g: Grammar, symbol: str, seen: set[str] | None = None) -> set[str]:

@@ -879,8 +879,8 @@ def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
         raise TextError(f"{prefix}mismatch between the element type: '{elem}' and the tile "
                         f"element type '{ty.element}'", self.slot_start(p))
     if shape and shape != ty.shape:
-        raise TextError(f"{prefix}inferred shape of elements literal ([{_csv(shape)}]) does "
-                        f"not match type ([{_csv(ty.shape)}])", self.slot_start(p))
+        raise TextError(f"{prefix}inferred shape of elements literal ({list(shape)}) does "
+                        f"not match type ({list(ty.shape)})", self.slot_start(p))
     # tile-layout: the value's layout, not the constant's
     bare = ty if ty.layout is None else T.TileType(ty.shape, ty.element)
     # a splat: kernels write the same few thousands of times
@@ -892,10 +892,6 @@ def _dense_type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
         raise TextError(e.message, at) from None
     if s.name:
         p.rtypes[s.name] = [ty]
-
-
-def _csv(values: tuple[int, ...]) -> str:
-    return ", ".join(map(str, values))
 
 
 @lru_cache(maxsize=1024)

@@ -160,6 +160,12 @@ def _stride(tok: Token) -> int | None:
     return value
 
 
+def _view_dim_map(tile: tuple[int, ...], dim_map: tuple[int, ...] | None) -> Any:
+    """None for the identity map of the tile's dimensions (the default, not printed); a
+    map of another length stays, for the verifier to refuse."""
+    return None if dim_map == tuple(range(len(tile))) else dim_map
+
+
 def nesting(value: Any) -> int:
     """How deep lists and dictionaries nest in an attribute value (1 for a flat one)."""
     if isinstance(value, A.DictAttr):
@@ -283,23 +289,13 @@ class ValueBuilder(Transformer):
             raise TextError(f'invalid padding_value attribute specification. Got "{c[0]}" '
                             f"but expect one of: {names}", self.child_start(2)) from None
 
-    @staticmethod
-    def _view_dim_map(tile: tuple[int, ...], dim_map: tuple[int, ...] | None):
-        """None for the identity map of the tile's dimensions (the default, not printed);
-        a map of another length stays, for the verifier to refuse."""
-        return None if dim_map == tuple(range(len(tile))) else dim_map
-
-    @staticmethod
-    def _view_base(t: T.Type, after: int) -> T.TensorViewType:
-        """The view's tensor_view; anything else is refused where the type ends."""
+    def _view_base(self, t: T.Type, after: int) -> T.TensorViewType:
+        """The view's tensor_view; anything else is refused where the part after it starts
+        (the rule's ``after``-th part from its end)."""
         if not isinstance(t, T.TensorViewType):
             raise TextError(f"expected 'tensor_view' type, but got '{type_text(t, True)}'",
-                            after)
+                            self.child_start(self.size - after))
         return t
-
-    def _after_type(self, dim_map: Any) -> int:
-        """Where the part after a partition/strided view's tensor_view starts."""
-        return self.child_start(self.size - 2) if dim_map is not None else self.last
 
     def _checked(self, message: str | None, view: T.Type) -> T.Type:
         """A view type (a tensor_view too), unless its own rules refuse it (reported at
@@ -310,21 +306,20 @@ class ValueBuilder(Transformer):
 
     def partition_view(self, c: list[Any]) -> T.Type:
         dims, pad, base, dim_map = c
-        base = self._view_base(base, self._after_type(dim_map))
+        base = self._view_base(base, 1 if dim_map is None else 2)  # [dim_map] ">" after it
         return self._checked(check_partition_view_type(dims, base, dim_map, pad),
-                             T.PartitionViewType(dims, base, self._view_dim_map(dims, dim_map),
-                                                 pad))
+                             T.PartitionViewType(dims, base, _view_dim_map(dims, dim_map), pad))
 
     def strided_view(self, c: list[Any]) -> T.Type:
         dims, strides, pad, base, dim_map = c
-        base = self._view_base(base, self._after_type(dim_map))
+        base = self._view_base(base, 1 if dim_map is None else 2)
         return self._checked(check_strided_view_type(dims, strides, base, dim_map, pad),
-                             T.StridedViewType(dims, strides, base,
-                                               self._view_dim_map(dims, dim_map), pad))
+                             T.StridedViewType(dims, strides, base, _view_dim_map(dims, dim_map),
+                                               pad))
 
     def gather_scatter_view(self, c: list[Any]) -> T.Type:
         dims, pad, base, sparse_dim = c
-        base = self._view_base(base, self.child_start(self.size - 5))
+        base = self._view_base(base, 5)  # "," "sparse_dim" "=" INT ">" after it
         return self._checked(
             check_gather_scatter_view_type(dims, base, int(sparse_dim), pad),
             T.GatherScatterViewType(dims, base, int(sparse_dim), pad))
