@@ -412,9 +412,8 @@ class LalrRunner:
 def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
     """The rule's callback; None where its one child stands for it (`?rule: x`)."""
     name = rule.alias or rule.options.template_source or rule.origin.name
-    fn = getattr(transformer, name, None)
-    if fn is None:  # a `_rule` or a repetition Lark made: its children, to splice
-        fn = _children
+    # a `_rule` or a repetition Lark made has none: its children, to splice
+    fn = getattr(transformer, name, _children)
     expand1 = rule.options.expand1 and not rule.alias
     plan = _child_plan(rule)
     if plan is None:  # as many children as symbols: a `?rule` of one symbol is that one

@@ -121,8 +121,6 @@ class IRBuilder(ValueBuilder):
         self.generic: list[tuple[str, bool]] = []
         self.def_offsets: dict[Value, int] = {}
         self.aliases: dict[str, tuple[Any, int]] = {}
-        self.alias_values: dict[str, Any] = {}
-        self.resolving: set[str] = set()
         self.saw_refs = False
 
     # ------------------------------------------------------------------ positions
@@ -1198,25 +1196,27 @@ def _read(text: str, filename: str, allow_unregistered: bool, parse: Any) -> Any
         builder.text = ""
 
 
+_RESOLVING = object()  # the value of an alias while it is being resolved
+
+
 def _resolve_aliases(b: IRBuilder, modules: list[Module]) -> None:
     """Resolve every alias, used or not (so a bad definition is reported), then the
     uses in locations. The printer makes its own alias names, as MLIR does."""
     if not b.aliases and not b.saw_refs:
         return
+    values: dict[str, Any] = {}  # alias -> its value, or _RESOLVING while it is resolved
 
     def lookup_ref(ref: AliasRef) -> Any:
-        value = b.alias_values.get(ref.name)
+        value = values.get(ref.name)
+        if value is _RESOLVING:
+            raise TextError(f"alias '{ref.name}' refers to itself", ref.offset)
         if value is not None:
             return value
         entry = b.aliases.get(ref.name)
         if entry is None:
             raise TextError(f"undefined symbol alias id '{ref.name[1:]}'", ref.offset)
-        if ref.name in b.resolving:
-            raise TextError(f"alias '{ref.name}' refers to itself", ref.offset)
-        b.resolving.add(ref.name)
-        value = resolve_refs(entry[0], lookup_ref)
-        b.resolving.discard(ref.name)
-        b.alias_values[ref.name] = value
+        values[ref.name] = _RESOLVING
+        value = values[ref.name] = resolve_refs(entry[0], lookup_ref)
         return value
 
     for name, (_, offset) in b.aliases.items():
