@@ -9,8 +9,9 @@ reader places it at the text the rule covers (``self.start``) unless it says whe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import fields, is_dataclass, replace
+from dataclasses import MISSING, fields, is_dataclass, replace
 from typing import Any, NamedTuple
 
 from lark import Token, Transformer, Tree
@@ -96,26 +97,22 @@ class DILocRaw(NamedTuple):
 _WORD_TYPES: dict[str, T.Type] = {**T.ELEMENT_TYPES, "token": T.TOKEN,
                                   **{a: T.ELEMENT_TYPES[n] for a, n in ELEMENT_ALIASES.items()}}
 
-# cuda-tile's struct(params) debug-info attributes: text name -> field of the attribute
-_SUBPROGRAM = {"file": "file", "line": "line", "name": "name", "linkageName": "linkage_name",
-               "compileUnit": "compile_unit", "scopeLine": "scope_line"}
-_LEXICAL_BLOCK = {"scope": "scope", "file": "file", "line": "line", "column": "column"}
-
-
-def _struct(fields: list[Any], names: dict[str, str],
-            optional: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The ``key = value`` fields of a struct(params) attribute, checked as MLIR does."""
-    if not fields:
+def _struct(cls: type, written: list[tuple[str, Any]]) -> Any:
+    """A cuda-tile struct(params) debug-info attribute from its ``key = value`` fields,
+    checked as MLIR does: the parameters are the fields of ``cls`` (those with a default
+    may be left out), spelled in camelCase (linkage_name: linkageName)."""
+    if not written:
         raise TextError("expected a parameter name in struct")
+    params = {re.sub("_(.)", lambda m: m[1].upper(), f.name): f for f in fields(cls)}
     out: dict[str, Any] = {}
-    for key, value in fields:
-        if key not in names or names[key] in out:
+    for key, value in written:
+        if key not in params or params[key].name in out:
             raise TextError(f"duplicate or unknown struct parameter name: {key}")
-        out[names[key]] = value
-    for key, field in names.items():
-        if field not in out and key not in optional:
+        out[params[key].name] = value
+    for key, field in params.items():
+        if field.name not in out and field.default is MISSING:
             raise TextError(f"struct is missing required parameter: {key}")
-    return out
+    return cls(**out)
 
 
 _I32_MAX = 2**31 - 1
@@ -442,7 +439,7 @@ class ValueBuilder(Transformer):
         return A.DIFileAttr(parse_string_literal(str(c[0])), parse_string_literal(str(c[1])))
 
     def di_compile_unit(self, c: list[Any]) -> A.DICompileUnitAttr:
-        return A.DICompileUnitAttr(**_struct(c, {"file": "file"}))
+        return _struct(A.DICompileUnitAttr, c)
 
     def di_field(self, c: list[Any]) -> tuple[str, Any]:
         value = c[1]
@@ -452,10 +449,10 @@ class ValueBuilder(Transformer):
         return (str(c[0]), value)
 
     def di_subprogram(self, c: list[Any]) -> A.DISubprogramAttr:
-        return A.DISubprogramAttr(**_struct(c, _SUBPROGRAM, frozenset({"scopeLine"})))
+        return _struct(A.DISubprogramAttr, c)
 
     def di_lexical_block(self, c: list[Any]) -> A.DILexicalBlockAttr:
-        return A.DILexicalBlockAttr(**_struct(c, _LEXICAL_BLOCK, frozenset({"column"})))
+        return _struct(A.DILexicalBlockAttr, c)
 
     def di_loc(self, c: list[Any]) -> Any:
         return DILocRaw(c[0], c[1], self.start)
