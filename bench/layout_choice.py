@@ -238,8 +238,11 @@ class Before:
     def __init__(self, revision: str, folder: Path) -> None:
         self.revision = revision
         self.tree = folder / "before"
-        subprocess.run(["git", "worktree", "add", "--detach", str(self.tree), revision],
-                       cwd=ROOT, check=True, capture_output=True)
+        added = subprocess.run(["git", "worktree", "add", "--detach", str(self.tree),
+                                revision], cwd=ROOT, capture_output=True, text=True)
+        if added.returncode != 0:  # not a revision of this repository
+            lines = added.stderr.strip().splitlines() or ["git worktree add failed"]
+            sys.exit(f"layout_choice.py: --before {revision}: {lines[-1]}")
         self.worker: subprocess.Popen | None = None
         self.asked = 0
 
