@@ -32,8 +32,8 @@ it would save:
   shared memory costs ``shared_word_cost`` per store and per load (each of up to 16
   bytes of contiguous registers: shared_accesses) plus two barriers (``barrier_cost``).
 
-``issued()`` is the same model counting instructions alone (an access, a shared store
-or load, a shuffle: one each; no cache lines); extraction minimizes the sum of both and
+``issued()`` is the same model counting instructions alone (an op, an access, a shared
+store or load, a shuffle: one each; no cache lines); extraction minimizes the sum of both and
 takes a choice only where this one finds it strictly cheaper than greedy's and the
 model no dearer (layout_extract.py).
 
@@ -87,23 +87,24 @@ class LayoutCostModel:
                           # instruction (add, setp, cvt, mul.wide, mad, selp...)
 
     def issued(self) -> LayoutCostModel:
-        """This model counting issued instructions only: an access, a shared store or
-        load and a shuffle one each, no cache lines (the memory system serves them, the PTX
+        """This model counting issued instructions only: an op (whatever eqsat's table
+        says of its latency), an access, a shared store or load and a shuffle one each,
+        no cache lines (the memory system serves them, the PTX
         does not grow), and each of a shared round trip's two barriers priced as
         ISSUED_BARRIER instructions: the barrier and the addressing of the round trip's
         stores and loads (cutile-tests' reduce_axis1_2d prod keepdims: 10 instructions
         besides the words, bar.sync twice, bfe/shl/mov/mad twice...). Extraction takes a
         choice only where this model finds it cheaper than greedy's (a kernel whose PTX
         would grow for fewer lines keeps greedy's)."""
-        return replace(self, name=f"{self.name} (issued)", line_cost=0, access_cost=1,
-                       shared_word_cost=1, shuffle_cost=1, select_cost=1,
+        return replace(self, name=f"{self.name} (issued)", ops=_Unit(), line_cost=0,
+                       access_cost=1, shared_word_cost=1, shuffle_cost=1, select_cost=1,
                        barrier_cost=ISSUED_BARRIER * self.index_cost)
 
     def with_issued(self) -> LayoutCostModel:
         """This model and its issued() added: each price the sum of the two (every price
         is linear in the model's numbers), what extraction's search minimizes."""
         issued = self.issued()
-        return replace(self, name=f"{self.name} + issued", ops=_Doubled(self.ops),
+        return replace(self, name=f"{self.name} + issued", ops=_PlusOne(self.ops),
                        index_cost=self.index_cost + issued.index_cost,
                        access_cost=self.access_cost + issued.access_cost,
                        shuffle_cost=self.shuffle_cost + issued.shuffle_cost,
@@ -180,13 +181,21 @@ class LayoutCostModel:
 
 
 @dataclass
-class _Doubled(CostModel):
-    """An op table twice another (a model and its issued() price ops alike)."""
+class _Unit(CostModel):
+    """An op table where every op is one instruction (issued()'s)."""
+
+    def op_cost(self, op_name: str) -> int:
+        return 1
+
+
+@dataclass
+class _PlusOne(CostModel):
+    """An op table one more than another: a model's and its issued()'s added."""
 
     inner: CostModel = field(default_factory=CostModel)
 
     def op_cost(self, op_name: str) -> int:
-        return 2 * self.inner.op_cost(op_name)
+        return self.inner.op_cost(op_name) + 1
 
 
 def shared_accesses(layout: LinearLayout, element_bytes: int) -> int:

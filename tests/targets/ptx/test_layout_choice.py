@@ -595,6 +595,18 @@ def test_a_columns_index_arithmetic_is_shared_by_its_vectors():
     assert model.value("addf", column) == 16 * model.ops.op_cost("addf")  # not index work
 
 
+def test_the_issued_model_counts_an_op_as_one_instruction():
+    """issued() counts instructions: an exp is one a register, whatever eqsat's table
+    says of its latency (the model's price); with_issued() prices both."""
+    layout = default_blocked((16, 128), 4)
+    model = LayoutCostModel()
+    assert model.issued().value("exp", layout) == layout.registers
+    assert model.value("exp", layout) == model.ops.op_cost("exp") * layout.registers > \
+        layout.registers
+    assert model.with_issued().value("exp", layout) == \
+        model.value("exp", layout) + model.issued().value("exp", layout)
+
+
 def test_a_shuffle_conversion_pays_its_lanes_and_compares():
     """select_threads.shuffle_idx: a shfl.sync per candidate register, a selp per extra
     candidate, an add of the register's constant to the thread's source lane (register
