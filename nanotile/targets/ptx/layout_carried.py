@@ -60,14 +60,16 @@ def tied_values(ops: list[Operation]) -> dict[Value, tuple[Value, ...]]:
             if isinstance(key.type, T.TileType) and key.type.num_elements > 1}
 
 
-def may_choose(assignment, values: tuple[Value, ...]) -> bool:
+def may_choose(assignment, values: tuple[Value, ...], choosing: object = ()) -> bool:
     """The carried ``values`` may change layout together: greedy gave them one linear
-    layout, they are no accumulator and no op that reads one depends on its layout."""
+    layout, they are no accumulator and no op that reads one depends on its layout
+    (a reduce or scan among ``choosing``, slots themselves, may read any)."""
     layouts = {assignment.layout.get(v) for v in values}
     if len(layouts) != 1 or not isinstance(next(iter(layouts)), LinearLayout):
         return False
     return not any(v in assignment.accumulators or any(
-        user.name in NOT_CARRIED_USERS for user in assignment.uses.get(v, []))
+        user.name in NOT_CARRIED_USERS and user not in choosing
+        for user in assignment.uses.get(v, []))
         for v in values)
 
 

@@ -85,6 +85,9 @@ def _write_back(assignment, problem, extraction) -> None:
             continue
         if slot in problem.tied:  # a carried value: all that share its layout
             assignment.layout.update(dict.fromkeys(problem.tied[slot], layout))
+        elif slot in problem.reduced:  # read in ``layout``, its results in the slice
+            assignment.anchor[slot] = layout
+            assignment.layout.update(dict.fromkeys(slot.results, problem.held(slot, layout)))
         elif isinstance(slot, Value):
             assignment.layout[slot] = layout
             if slot.owner.name == "load_ptr_tko":
@@ -121,7 +124,8 @@ def _print_stats(settings: ChoiceSettings, name: str, problem, extraction) -> No
 def pays_conversion(problem) -> bool:
     """Greedy's layouts convert some operand of a slot, or for a slot."""
     for edge in problem.edges:
-        have = problem.greedy[edge.operand] if edge.operand is not None else edge.have
+        have = problem.held(edge.operand, problem.greedy[edge.operand]) \
+            if edge.operand is not None else edge.have
         want = problem.want(edge, problem.greedy[edge.user]) if edge.user is not None \
             else edge.want
         if want is not None and have != want:

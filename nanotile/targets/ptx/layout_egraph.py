@@ -8,8 +8,14 @@ load, and the layout a store writes from. Each such place is a *slot*; every oth
 value keeps greedy's layout.
 The values a for, loop or if carries are slots too, each set that must share a layout
 one slot (layout_carried.py: a for's block argument, its result and what its initial
-value and continues must be). Accumulators, and the operands of reductions, scans and
-MMAs (whose own wants depend on the operand's layout) are not slots.
+value and continues must be). So is a reduce or scan that reads its operands in
+registers (layout_rules.reduction_strategy other than "shared"): its slot is the op, its
+layout the one its operands are read in, and its results are held in that layout
+sliced along the reduced dimension (``LayoutProblem.held``; a scan's in the same one),
+so its users see the slice and the cost model prices the reduction's steps in that
+layout (LayoutCostModel.reduction). Accumulators, the operands of MMAs and of the
+reductions that go through shared memory (whose own wants depend on the operand's
+layout) are not slots.
 
 Candidates come from egglog rules (nanotile/egraph/layout_rules/*.egg) over facts this
 module computes with the layout algebra, over a finite universe of layouts (greedy's
@@ -48,12 +54,15 @@ from ...ir.optable import lookup
 from . import layout_rules as R
 from .contiguity import access_dim, vector_width
 from .layout_carried import CARRIERS, carried_key, carried_name, may_choose, tied_values
+from .lower_reductions import bit_kinds
 from .shared_memory import element_bytes
 
 RULES_DIR = Path(__file__).resolve().parents[2] / "egraph" / "layout_rules"
 MAX_CANDIDATES = 6   # per slot: the closure stops growing a slot beyond this
 MAX_ROUNDS = 8       # of the closure in Python (the universe of layouts)
+# ops whose operands are no slots (but those of a reduce or scan that is one itself)
 NOT_SLOTS = frozenset({"reduce", "scan", "mmaf", "mmai", "mmaf_scaled"})
+REDUCTIONS = frozenset({"reduce", "scan"})
 USER_RELATIONS = ("Forbid", "ForbidLayout", "Cost", "LayoutCost")  # a user's rules'
 PLACEMENTS = "layout-placements"  # layout_rules/placements.egg's ruleset
 
@@ -96,6 +105,21 @@ class LayoutProblem:
     kinds: dict[tuple, int] = field(default_factory=dict)  # _transfer_key -> a number
     extra: dict[tuple, int] = field(default_factory=dict)  # (slot, layout): user Cost
     tied: dict[object, tuple] = field(default_factory=dict)  # carried slot: its values
+    reduced: dict[Operation, int | None] = field(default_factory=dict)  # reduce slot: its
+                                                                       # dim (scan: None)
+    slices: dict[tuple, LinearLayout] = field(default_factory=dict)  # held's, by layout
+
+    def held(self, slot: object, layout: LinearLayout) -> LinearLayout:
+        """The layout ``slot``'s results are in when it computes in ``layout``: a
+        reduce's slice along its dimension, else ``layout`` itself."""
+        dim = self.reduced.get(slot) if self.reduced else None
+        if dim is None:
+            return layout
+        key = (dim, layout)
+        found = self.slices.get(key)
+        if found is None:
+            found = self.slices[key] = layout.slice(dim)
+        return found
 
     def want(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
         """operand_want of ``edge`` with its user in ``layout`` (computed once; None
@@ -107,9 +131,12 @@ class LayoutProblem:
         return self.wants[key]
 
     def wish(self, edge: Edge, layout: LinearLayout) -> LinearLayout | None:
-        """user_layout of ``edge`` with its operand in ``layout`` (computed once)."""
+        """user_layout of ``edge`` with its operand slot in ``layout`` (computed once;
+        a reduce slot's users read its results, in the slice ``held`` gives)."""
         key = (id(edge), layout)
         if key not in self.wishes:
+            if edge.operand is not None:
+                layout = self.held(edge.operand, layout)
             answer = self._answer(user_layout, edge, layout)
             self.wishes[key] = None if answer is UNFIT else answer
         return self.wishes[key]
@@ -148,13 +175,16 @@ def _transfer_key(edge: Edge) -> tuple:
                    (op.operands[edge.index], *op.results[:1]))
     if op.name == "store_ptr_tko":
         shapes += (tuple(op.operands[0].type.shape),)
+    if op.name in REDUCTIONS:  # which layouts it reads in registers (reduction_strategy)
+        shapes += (op.attributes.get("dim"), R.splittable(op))
     return (op.name, shapes, str(op.attributes.get("permutation")),
             edge.index if op.name in R.MEMORY_OPS else 0)
 
 
 def slot_of_op(op: Operation) -> object:
-    """The slot whose layout ``op`` computes in: a store's own, else its result."""
-    return op if op.name == "store_ptr_tko" else op.results[0]
+    """The slot whose layout ``op`` computes in: a store's, reduce's or scan's own, else
+    its result."""
+    return op if op.name == "store_ptr_tko" or op.name in REDUCTIONS else op.results[0]
 
 
 def build_problem(assignment) -> LayoutProblem:
@@ -162,11 +192,14 @@ def build_problem(assignment) -> LayoutProblem:
     greedy steps, with the greedy layouts written into the types)."""
     problem = LayoutProblem()
     ops = list(assignment.entry.walk())[1:]
+    problem.reduced = {op: op.attributes["dim"] if op.name == "reduce" else None
+                       for op in ops if _reduction_slot(assignment, op)}
     for op in ops:
-        slot = _slot(assignment, op)
+        slot = op if op in problem.reduced else _slot(assignment, op, problem.reduced)
         if slot is not None:
             problem.slots.append(slot)
             problem.greedy[slot] = assignment.layout[slot] if isinstance(slot, Value) \
+                else assignment.layout[op.operands[0]] if op in problem.reduced \
                 else assignment.anchor[slot]
             problem.names[slot] = _name(op)
             if op.name in R.MEMORY_OPS:
@@ -198,8 +231,10 @@ def _add_carried(problem: LayoutProblem, assignment, ops: list[Operation]
     """Make the carried values that may change layout slots (layout_carried.py); the
     slot of every value and op that has one."""
     slot_of = {slot: slot for slot in problem.slots}
+    for op in problem.reduced:
+        slot_of.update(dict.fromkeys(op.results, op))
     for key, values in tied_values(ops).items():
-        if not may_choose(assignment, values):
+        if not may_choose(assignment, values, problem.reduced):
             continue
         problem.slots.append(key)
         problem.greedy[key] = assignment.layout[key]
@@ -209,7 +244,19 @@ def _add_carried(problem: LayoutProblem, assignment, ops: list[Operation]
     return slot_of
 
 
-def _slot(assignment, op: Operation) -> object | None:
+def _reduction_slot(assignment, op: Operation) -> bool:
+    """``op`` is a reduce or scan whose layout may change: greedy reads its operands in
+    registers, in a linear layout whose slice (a scan: itself) its results have."""
+    if op.name not in REDUCTIONS or not _distributed(op.operands[0]):
+        return False
+    layout = assignment.layout.get(op.operands[0])
+    if not isinstance(layout, LinearLayout) or not reads_in_registers(op, layout):
+        return False
+    held = layout.slice(op.attributes["dim"]) if op.name == "reduce" else layout
+    return all(assignment.layout.get(r) == held for r in op.results)
+
+
+def _slot(assignment, op: Operation, reductions: dict) -> object | None:
     if op.name == "store_ptr_tko":
         layout = assignment.anchor.get(op)
         return op if isinstance(layout, LinearLayout) and layout.elements > 1 and \
@@ -224,7 +271,7 @@ def _slot(assignment, op: Operation) -> object | None:
     if v in assignment.accumulators:
         return None
     users = assignment.uses.get(v, [])
-    if any(u.name in NOT_SLOTS for u in users):
+    if any(u.name in NOT_SLOTS and u not in reductions for u in users):
         return None
     return v
 
@@ -251,6 +298,10 @@ def operand_want(op: Operation, index: int, layout: LinearLayout) -> LinearLayou
     shape = tuple(v.type.shape)
     if op.name in R.SHARED_OPERANDS:  # read from shared memory whatever its layout
         return None
+    if op.name in REDUCTIONS:  # read where it is, in registers, or not at all
+        if shape != layout.shape or not reads_in_registers(op, layout):
+            raise ValueError(f"{op.name} cannot read its operands in registers in this layout")
+        return layout
     if op.name in R.MEMORY_OPS or op.name in CARRIERS:
         return layout if shape == layout.shape else None
     if op.name == "broadcast":
@@ -270,6 +321,8 @@ def user_layout(op: Operation, index: int, layout: LinearLayout) -> LinearLayout
     no conversion (None: none that the algebra finds)."""
     if op.name in CARRIERS:  # the carried value is the operand, in its layout
         return layout
+    if op.name in REDUCTIONS:  # reads its operands where they are
+        return layout if tuple(op.operands[index].type.shape) == layout.shape else None
     result_shape = tuple(op.operands[0].type.shape) if op.name == "store_ptr_tko" else \
         tuple(op.results[0].type.shape)
     if op.name == "reshape":
@@ -279,6 +332,16 @@ def user_layout(op: Operation, index: int, layout: LinearLayout) -> LinearLayout
     if op.name == "broadcast" or layout.shape != result_shape:
         return None
     return layout
+
+
+def reads_in_registers(op: Operation, layout: LinearLayout) -> bool:
+    """A reduce or scan may read its operands in ``layout``: each line in a thread's
+    registers, or a reduce lower-reductions splits into register, lane and warp steps
+    (each bit of the dimension held by one kind)."""
+    strategy = R.reduction_strategy(op, layout)
+    if strategy == "registers":
+        return True
+    return strategy == "split" and bit_kinds(layout, op.attributes["dim"]) is not None
 
 
 # ---- the universe and the facts ---------------------------------------------------------

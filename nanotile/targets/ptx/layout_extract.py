@@ -94,11 +94,37 @@ class Pricer:
         width = problem.widths.get(slot)
         if slot in problem.tied:  # a carried value computes nothing itself
             cost = 0
+        elif slot in problem.reduced:
+            cost = self.reduction(slot, layout)
         elif width is not None:
             cost = self.memory(slot, layout, width)
         else:
             cost = self.value(slot, layout)
         return cost + problem.extra.get((slot, layout), 0) if problem.extra else cost
+
+    def reduction(self, op: Operation, layout: LinearLayout) -> int:
+        """The model's price of the reduce or scan ``op`` reading in ``layout``."""
+        dim = self.problem.reduced[op]
+        body = tuple(inner.name for inner in op.regions[0].block.ops[:-1])
+        size = max(element_bytes(v.type.element) for v in op.operands)
+        key = ("reduction", layout, dim, body, size, len(op.operands))
+        if key not in self.memo:
+            self.memo[key] = self.model.reduction(layout, dim, body, size, len(op.operands))
+        return self.memo[key]
+
+    def exchange(self, slot: object, layout: LinearLayout) -> tuple[int, int]:
+        """The conversions a reduce slot in ``layout`` makes to gather its warps'
+        partials (lower-reductions: one per result) and the bytes they move through
+        shared memory; none for other slots."""
+        dim = self.problem.reduced.get(slot) if self.problem.reduced else None
+        if dim is None:
+            return 0, 0
+        warps = 1 << len(layout.dim_bases(dim)["warp"])
+        if warps == 1:
+            return 0, 0
+        elements = layout.elements // layout.shape[dim] * warps
+        return len(slot.results), sum(elements * element_bytes(v.type.element)
+                                      for v in slot.results)
 
     def want(self, edge: Edge, user: LinearLayout) -> LinearLayout | None:
         return self.problem.want(edge, user)
@@ -122,7 +148,8 @@ class Pricer:
     def ends(self, edge: Edge, user: LinearLayout | None, operand: LinearLayout | None
              ) -> tuple[LinearLayout | None, object | None]:
         """What ``edge`` converts from and to (``None, None``: nothing)."""
-        have = operand if edge.operand is not None else edge.have
+        have = self.problem.held(edge.operand, operand) if edge.operand is not None \
+            else edge.have
         want = self.want(edge, user) if edge.user is not None else edge.want
         if want is None or not isinstance(have, LinearLayout) or have == want:
             return None, None
@@ -436,16 +463,20 @@ def accepted(both: Pricer, issued: Pricer, group: list[object], edges: list[Edge
 def saves_conversions(pricer: Pricer, edges: list[Edge],
                       greedy: dict[object, LinearLayout],
                       best: dict[object, LinearLayout]) -> bool:
-    """Over ``edges``, ``best`` leaves no more conversions than greedy's layouts and
-    moves no more bytes through shared memory (the model's price of a round trip is a
+    """Over ``edges`` and the reductions' exchanges between warps, ``best`` leaves no
+    more conversions than greedy's layouts and moves no more bytes through shared
+    memory (the model's price of a round trip is a
     guess, so a choice that adds one is not taken whatever the model says), and fewer
     of either, unless a user's Cost facts price the layouts: the model prices each
     slot's index arithmetic alone, where the PTX passes share it between slots that
     compute the same indices (cutile-tests while_loop_alias: two stores from one
     address, greedy's; PTX 42 -> 43 when the model moved one of them for nothing but
     its arithmetic)."""
+    reductions = [s for s in best if s in pricer.problem.reduced]
+
     def totals(layouts: dict[object, LinearLayout]) -> tuple[int, int]:
         moved = [pricer.moved(e, layouts.get(e.user), layouts.get(e.operand)) for e in edges]
+        moved += [pricer.exchange(s, layouts[s]) for s in reductions]
         return sum(m[0] for m in moved), sum(m[1] for m in moved)
 
     (count, shared), (greedy_count, greedy_shared) = totals(best), totals(greedy)
@@ -576,6 +607,11 @@ class Search:
         self.own_costs = [[pricer.own(slot, layout) for layout in options]
                           if len(options) > 1 else [0]
                           for slot, options in zip(self.slots, self.options)]
+        # a reduce slot's exchanges between warps by option (pricer.exchange), else None
+        reduced = pricer.problem.reduced
+        self.exchanges = [[pricer.exchange(slot, layout) for layout in options]
+                          if slot in reduced else None
+                          for slot, options in zip(self.slots, self.options)]
         # by edge and its ends' options
         self.edge_costs: dict[tuple[int, int, int], int] = {}
         self.moved_costs: dict[tuple[int, int, int], tuple[int, int]] = {}
@@ -619,9 +655,10 @@ class Search:
         if option is False:
             u, o = self.ends[k]
             want = self.pricer.want(self.edges[k], self.options[u][user])
-            options = self.options[o]
+            held = [self.pricer.problem.held(self.slots[o], layout)
+                    for layout in self.options[o]]
             option = self.follows[k][user] = \
-                options.index(want) if want is not None and want in options else -1
+                held.index(want) if want is not None and want in held else -1
         return option
 
     def best_move(self, s: int, room: list[int]) -> tuple[dict[int, int], int, int] | None:
@@ -697,6 +734,10 @@ class Search:
         """The conversions and shared bytes ``move`` adds to the current options'."""
         count = shared = 0
         current = self.current
+        for s, option in move.items():
+            if self.exchanges[s] is not None:
+                count += self.exchanges[s][option][0] - self.exchanges[s][current[s]][0]
+                shared += self.exchanges[s][option][1] - self.exchanges[s][current[s]][1]
         for k in self.touched(move):
             user, operand = self.ends[k]
             new = self.moved(k, move.get(user, current[user]),

@@ -179,7 +179,8 @@ SHARED_OPERANDS = {"extract": (0,), "cat": (0, 1), "insert": (0, 1), "pack": (0,
 def required_layout(op: Operation, i: int, memory_layout: object | None,
                     mma: object | None) -> object | None:
     """The layout operand ``i`` of ``op`` must have once every result has its layout
-    (None: any). ``memory_layout`` is a memory op's anchor; ``mma`` an mmaf's plan (None:
+    (None: any). ``memory_layout`` is the op's anchor: a memory op's layout, or the one
+    the layout choice gave a reduce or scan to compute in; ``mma`` an mmaf's plan (None:
     the FMA loop)."""
     v = op.operands[i]
     if not isinstance(v.type, T.TileType):
@@ -195,6 +196,8 @@ def required_layout(op: Operation, i: int, memory_layout: object | None,
             return shared_layout(v.type)
         return mma.operand(i, v.type, v.type.layout)  # stored from that layout
     if op.name in ("reduce", "scan"):
+        if isinstance(memory_layout, LinearLayout):
+            return memory_layout
         first = op.operands[0].type.layout
         if isinstance(first, LinearLayout) and reduction_strategy(op, first) != "shared":
             return first
