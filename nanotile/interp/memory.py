@@ -79,6 +79,9 @@ class Memory:
     def _add(self, data: np.ndarray, name: str, alignment: int = ALIGN) -> int:
         alignment = max(alignment, ALIGN)
         base = -(-self._next // alignment) * alignment
+        if base + data.size + ALIGN >= 1 << 64:  # a global's huge alignment, say
+            raise InterpError(f"{name}: an allocation of {data.size} bytes aligned to "
+                              f"{alignment} does not fit in the 64-bit address space")
         self._next = base + data.size + ALIGN  # leave an unmapped gap after each one
         self.allocations.append(Allocation(base, data, name))
         self._bases = np.append(self._bases, np.uint64(base))

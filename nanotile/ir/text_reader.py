@@ -780,6 +780,8 @@ def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
         return member
     if a.kind == "unit":  # its keyword
         return True
+    if a.kind == "int":  # a literal, read as the attribute's integer type
+        return _integer(a, int(str(child)), child.start_pos)
     return _convert(a, child)
 
 
@@ -1121,6 +1123,15 @@ def _convert(a: AttrDef | None, v: Any) -> Any:
     if kind == "attr_array":
         return tuple(v)
     return _generic(v)
+
+
+def _integer(a: AttrDef, value: int, offset: int) -> int:
+    """``value`` (the literal at ``offset``) held in the attribute's ``bits``-bit
+    integer: as MLIR reads a signless integer, a literal up to 2^bits - 1 (wrapped to
+    its signed value) or down to -2^(bits-1), else an error."""
+    if not -(1 << (a.bits - 1)) <= value < 1 << a.bits:
+        raise TextError("integer constant out of range for attribute", offset)
+    return value - (1 << a.bits) if value >= 1 << (a.bits - 1) else value
 
 
 def _integer_enum(a: AttrDef, v: A.IntegerAttr) -> Enum:

@@ -12,7 +12,9 @@ the kernel as written, as tileiras sees it).
 
 The error is at the first op, in program order, that uses such a type (in an operand or
 result type: tiles, pointers, views) or is such an op; an entry parameter of such a type
-that no op uses (or a global of such a type) is reported at its entry (global). It names the type or op, the target, the targets
+that no op uses (or a global of such a type) is reported at its entry (global). A global's
+alignment must be one PTX's ``.align`` states (a power of two up to 2^31), or 0 for its
+natural one. It names the type or op, the target, the targets
 that have it, and the position: the op's place in the input text, else its source location
 (file:line:col, the kernel author's, as in bytecode from cuTile). Nothing changes when the
 module passes, so the pass returns False.
@@ -109,6 +111,8 @@ class CheckTargetSupport(Pass):
                     f"'{op.name}' is not supported on {self.gpu} ({_having(has)})"), filename))
 
         for item in module.items:
+            if item.name == "global":
+                check_alignment(item, filename)
             ops = list(item.walk())
             for op in ops[1:] if ops and ops[0] is item else ops:
                 check(op, [v.type for v in (*op.operands, *op.results)])
@@ -116,6 +120,21 @@ class CheckTargetSupport(Pass):
             check(item, [*(a.type for r in item.regions for a in r.block.arguments),
                          *(v for v in item.attributes.values() if isinstance(v, Type))])
         return False
+
+
+MAX_ALIGNMENT = 1 << 31  # the largest .align a PTX directive states (a 32-bit constant)
+
+
+def check_alignment(item: Operation, filename: str) -> None:
+    """A global's alignment (0: its natural one) must be one PTX's ``.align`` can state: a
+    power of two up to 2^31 (ptxas: "Alignment must be a power of two"). cuda-tile's
+    verifier takes any 64-bit integer; tileiras refuses 2^32 too."""
+    align = item.attributes.get("alignment", 0)
+    if align == 0 or (0 < align <= MAX_ALIGNMENT and align & (align - 1) == 0):
+        return
+    raise CompileError(refusal(item, (
+        f"'global': alignment {align} is not a power of two up to 2^31, which PTX's "
+        f".align needs"), filename))
 
 
 def _having(targets: list) -> str:

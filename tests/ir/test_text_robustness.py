@@ -62,6 +62,38 @@ def test_result_count_that_is_a_float(tmp_path: Path) -> None:
     assert ":2:" in first
 
 
+GLOBAL = "cuda_tile.module @m {{\n  global @g alignment = {} <i32: 42> : tile<1xi32>\n}}\n"
+
+
+def test_an_integer_attribute_out_of_its_range(tmp_path: Path) -> None:
+    """A literal that does not fit the attribute's integer (the global's alignment is
+    64-bit, reduce's dim 32-bit) is MLIR's parse error at the literal; one that fits
+    unsigned only is read wrapped, as MLIR reads a signless integer."""
+    first = _error(tmp_path, GLOBAL.format(2 ** 70))
+    assert first.endswith(":2:25: error: integer constant out of range for attribute")
+    assert "alignment = -1 " in _round_trip(GLOBAL.format(2 ** 64 - 1))
+    reduce = ("entry @k(%a: tile<4xi32>) {\n  %r = reduce %a dim=4294967296 "
+              "identities=[0 : i32] : tile<4xi32> -> tile<i32>\n"
+              "  (%x: tile<i32>, %y: tile<i32>) {\n    %s = addi %x, %y : tile<i32>\n"
+              "    yield %s : tile<i32>\n  }\n  return\n}\n")
+    first = _error(tmp_path, reduce)
+    assert first.endswith(":2:22: error: integer constant out of range for attribute")
+
+
+def test_a_global_aligned_past_the_address_space_is_an_interpreter_error() -> None:
+    """Three globals each aligned to 2^63 - 1 cannot all have addresses: an
+    InterpError naming the one that does not fit, not an OverflowError."""
+    from nanotile.interp import run
+    from nanotile.interp.errors import InterpError
+
+    globals_ = "".join(f"  global @g{i} alignment = {2 ** 63 - 1} <i32: 42> : tile<1xi32>\n"
+                       for i in range(3))
+    module = parse_text(f"cuda_tile.module @m {{\n{globals_}  entry @k() {{\n"
+                        f"    return\n  }}\n}}\n", "a.mlir")
+    with pytest.raises(InterpError, match="@g1: .* does not fit in the 64-bit address"):
+        run(module, "k", 1)
+
+
 def test_deep_regions_are_refused_at_the_limit(tmp_path: Path) -> None:
     """An entry's body is depth 1: MAX_NESTING - 1 nested ifs read, one more does not
     (an error at the `{` that goes too deep, not a RecursionError)."""

@@ -142,6 +142,26 @@ def test_an_op_the_target_lacks_is_refused_by_name():
     assert CheckTargetSupport(gpu="sm_100").apply(module, PassContext()) is False
 
 
+@pytest.mark.parametrize("alignment", [3, -8, 2 ** 32])
+def test_a_global_alignment_ptx_cannot_state_is_refused(alignment):
+    """cuda-tile's verifier takes any alignment of a global; PTX's .align only a power of
+    two up to 2^31 (ptxas: "Alignment must be a power of two"), so the target refuses the
+    others at the global; those it can state compile, on both targets."""
+    from nanotile.ir.parser import parse_text
+
+    text = ("cuda_tile.module @m {{\n  global @g alignment = {} <i32: 42> : tile<1xi32>\n"
+            "  entry @k() {{\n    return\n  }}\n}}\n")
+    for gpu in ("sm_90", "sm_100"):
+        module = parse_text(text.format(alignment), "k.mlir")
+        with pytest.raises(CompileError, match=f"alignment {alignment} is not a power of two "
+                                               "up to 2\\^31") as info:
+            CheckTargetSupport(gpu=gpu).apply(module, PassContext())
+        assert info.value.diagnostics[0].line == 2
+        for good in (0, 1, 2 ** 31):
+            ptx = compile_to_ptx(parse_text(text.format(good), "k.mlir"), gpu)
+            assert f".align {good or 8} .b8 g[4]" in ptx
+
+
 def test_cli_refusal_is_a_clean_error(tmp_path):
     import subprocess
     import sys
