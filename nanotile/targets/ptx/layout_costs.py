@@ -31,8 +31,9 @@ it would save:
   cost 0; warp shuffles ``shuffle_cost`` per shuffle and 32-bit word, a select per
   extra candidate, and ``index_cost`` per register's lane constant and per compare that
   picks a candidate (as select_threads.shuffle_idx emits them); a round trip through
-  shared memory costs ``shared_word_cost`` per store and per load (each of up to 16
-  bytes of contiguous registers: shared_accesses) plus two barriers (``barrier_cost``).
+  shared memory costs ``shared_word_cost`` per store and per load (each of up to four
+  registers and 16 bytes contiguous along the buffer's fastest dimension, the one that
+  needs fewest: shared_accesses, staging_dim) plus two barriers (``barrier_cost``).
 
 ``issued()`` is the same model counting instructions alone (an op, an access, a shared
 store or load, a shuffle: one each; no cache lines); extraction minimizes the sum of both and
@@ -171,7 +172,9 @@ class LayoutCostModel:
             compares = (1 << plan.select_bits) - 1
             return words * (plan.shuffles * self.shuffle_cost + selects * self.select_cost) \
                 + (lane_constants + compares) * self.index_cost
-        moved = shared_accesses(source, element_bytes) + shared_accesses(target, element_bytes)
+        dim = staging_dim(source, target, element_bytes)
+        moved = shared_accesses(source, element_bytes, dim) + \
+            shared_accesses(target, element_bytes, dim)
         return moved * self.shared_word_cost + 2 * self.barrier_cost
 
     def reduction(self, layout: LinearLayout, dim: int | None, body: tuple[str, ...],
@@ -224,11 +227,22 @@ class _PlusOne(CostModel):
         return self.inner.op_cost(op_name) + 1
 
 
-def shared_accesses(layout: LinearLayout, element_bytes: int) -> int:
-    """Shared-memory accesses one thread makes to store or load a tile in ``layout``:
-    a vector of up to 16 bytes of contiguous registers each."""
-    vector = max(1, min(layout.contiguous_registers(), 16 // element_bytes))
+def shared_accesses(layout: LinearLayout, element_bytes: int, dim: int = -1) -> int:
+    """Shared-memory accesses one thread makes to store or load a tile in ``layout`` in
+    a buffer whose fastest dimension is ``dim``: a vector of up to VECTOR_ELEMENTS
+    registers contiguous along it and 16 bytes each (select_memory's ld/st.shared.v4)."""
+    vector = max(1, min(layout.contiguous_registers(dim), VECTOR_ELEMENTS,
+                        16 // element_bytes))
     return -(-layout.registers // vector) * max(1, element_bytes // 16)
+
+
+def staging_dim(source: LinearLayout, target: LinearLayout, element_bytes: int) -> int:
+    """The dimension a round trip's shared buffer from ``source`` to ``target`` is
+    fastest along (lower_convert_layout.staging_layout): the one along which the two
+    ends' stores and loads take fewest accesses, the last where that ties."""
+    dims = range(len(source.shape) - 1, -1, -1)
+    return min(dims, key=lambda dim: shared_accesses(source, element_bytes, dim) +
+               shared_accesses(target, element_bytes, dim), default=-1)
 
 
 def cache_lines(layout: LinearLayout, vector: int, element_bytes: int, dim: int = -1

@@ -15,7 +15,9 @@ write them) is classified by nanotile.ir.layouts.conversion:
   every lane bit) as ``shared``;
 - ``shared``: data crosses warps: the op becomes a round trip through a shared buffer,
   ``convert_layout`` to ``#shared`` and back (swizzled for 2-D tiles, so that the column
-  reads of a transposing conversion spread over the banks).
+  reads of a transposing conversion spread over the banks; or, where both ends' registers
+  run along another dimension, with that one fastest, so that each thread moves whole
+  vectors: staging_layout).
 
 nanotile.ir.layouts.conversion_cost says what each route costs, for an extractor to
 compare layouts by.
@@ -38,10 +40,12 @@ from ...diagnostics import CompileError, Diagnostic
 from ...ir import layouts
 from ...ir import types as T
 from ...ir.core import Module, Operation, make_op
-from ...ir.layouts import LinearLayout, ShufflePlan
+from ...ir.layouts import LinearLayout, SharedLayout, ShufflePlan
 from ...ir.rewrite import all_ops, erase, insert_before, replace_uses
 from ...passes.base import Pass, PassContext
+from .layout_costs import staging_dim
 from .layout_rules import shared_layout
+from .shared_memory import element_bytes
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,25 @@ def through_shared(op: Operation) -> None:
     """Make ``op`` (register layout A -> B) a store to a shared buffer and a load back."""
     source: T.TileType = op.operands[0].type
     staged = make_op("convert_layout", [op.operands[0]],
-                     [dataclasses.replace(source, layout=shared_layout(
-                         source, swizzled=source.rank >= 2))])
+                     [dataclasses.replace(source, layout=staging_layout(
+                         source, op.results[0].type.layout))])
     insert_before(op, staged)
     op.operands[0] = staged.results[0]
+
+
+def staging_layout(source: T.TileType, target: LinearLayout) -> SharedLayout:
+    """The shared buffer of a round trip from ``source`` to ``target``: row-major and
+    swizzled (2-D and up; the column reads of a transposing conversion spread over the
+    banks), unless another dimension fastest needs fewer accesses, each thread's
+    registers running along it in vectors on both ends (layout_costs.staging_dim): then
+    unswizzled, both ends' lanes reading and writing whole vectors (the warps' partials
+    of a reduction, each thread's four columns: one st.shared.v4 and four ld.shared.v4
+    with the columns fastest, four stores and sixteen loads row-major; a swizzle there
+    would only add an xor to the loads' addresses)."""
+    if source.rank < 2:
+        return shared_layout(source)
+    fastest = staging_dim(source.layout, target, element_bytes(source.element))
+    if fastest == source.rank - 1:
+        return shared_layout(source, swizzled=True)
+    row_major = tuple(reversed(range(source.rank)))
+    return shared_layout(source, order=(fastest, *(d for d in row_major if d != fastest)))

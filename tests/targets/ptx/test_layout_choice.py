@@ -511,6 +511,9 @@ def test_a_reduced_accumulator_stays_where_it_is_loaded(gpu):
     ptx = compile_to_ptx(copy.deepcopy(module), gpu)
     assert count_instructions(ptx) < count_instructions(greedy)
     assert ptx.count("bar.sync") < greedy.count("bar.sync")
+    # each thread's four partial column sums go to shared memory, and every warp's come
+    # back, four at a time (the buffer columns fastest: lower-convert-layout)
+    assert "st.shared.v4.f32" in ptx and "ld.shared.f32" not in ptx
     source = np.random.default_rng(11).standard_normal(64 * 128).astype(np.float32)
     args = [source, np.zeros(1, dtype=np.float32)]
     got, want = copy.deepcopy(args), copy.deepcopy(args)
