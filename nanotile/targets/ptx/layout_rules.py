@@ -176,17 +176,16 @@ SHARED_OPERANDS = {"extract": (0,), "cat": (0, 1), "insert": (0, 1), "pack": (0,
                    "unpack": (0,)}
 
 
-def required_layout(op: Operation, i: int, memory_layout: object | None,
+def required_layout(op: Operation, i: int, anchor: object | None,
                     mma: object | None) -> object | None:
     """The layout operand ``i`` of ``op`` must have once every result has its layout
-    (None: any). ``memory_layout`` is the op's anchor: a memory op's layout, or the one
-    the layout choice gave a reduce or scan to compute in; ``mma`` an mmaf's plan (None:
-    the FMA loop)."""
+    (None: any). ``anchor`` is a memory op's layout, or the one the layout choice gave a
+    reduce or scan to read in; ``mma`` an mmaf's plan (None: the FMA loop)."""
     v = op.operands[i]
     if not isinstance(v.type, T.TileType):
         return None
     if op.name in MEMORY_OPS:
-        return memory_layout if v.type.shape == memory_layout.shape else None
+        return anchor if v.type.shape == anchor.shape else None
     if op.name == "tma_store" and i == 0:  # the boxes' layout (select-tma-stores)
         return tma_box_layout(v.type.shape, element_bytes(v.type.element))
     if op.name in ("mmaf", "mmai", "mmaf_scaled"):
@@ -196,8 +195,8 @@ def required_layout(op: Operation, i: int, memory_layout: object | None,
             return shared_layout(v.type)
         return mma.operand(i, v.type, v.type.layout)  # stored from that layout
     if op.name in ("reduce", "scan"):
-        if isinstance(memory_layout, LinearLayout):
-            return memory_layout
+        if isinstance(anchor, LinearLayout):
+            return anchor
         first = op.operands[0].type.layout
         if isinstance(first, LinearLayout) and reduction_strategy(op, first) != "shared":
             return first

@@ -699,8 +699,9 @@ def test_the_issued_model_counts_an_op_as_one_instruction():
 def test_a_reduction_is_priced_by_the_steps_its_layout_takes():
     """Issued instructions of a sum down the 16 rows of a 16x128 tile: each thread a
     whole column folds 15 adds; four rows of four columns a thread over four warps folds
-    3 adds for each of its 4 columns, stores its 4 partials and loads the 4 warps' 16
-    (two barriers, 5 instructions each), and folds 3 adds for each again; eight rows of
+    3 adds for each of its 4 columns, stores its 4 partials (one vector) and loads the 4
+    warps' 16 (four; two barriers, 5 instructions each), and folds 3 adds for each
+    again; eight rows of
     four columns a thread, two lanes along the rows, folds 7 adds a column, then a
     shuffle and an add."""
     issued = LayoutCostModel().issued()
@@ -708,7 +709,7 @@ def test_a_reduction_is_priced_by_the_steps_its_layout_takes():
     rows = blocked((16, 128), (4, 4), (1, 32), (4, 1), (1, 0))
     lanes = blocked((16, 128), (1, 4), (2, 16), (1, 4), (1, 0))
     assert issued.reduction(column, 0, ("addf",), 4) == 15
-    assert issued.reduction(rows, 0, ("addf",), 4) == 4 * 3 + (4 + 16) + 2 * 5 + 4 * 3
+    assert issued.reduction(rows, 0, ("addf",), 4) == 4 * 3 + (1 + 4) + 2 * 5 + 4 * 3
     assert issued.reduction(lanes, 0, ("addf",), 4) == 4 * (7 + (1 + 1))
     assert issued.reduction(rows, None, ("addf",), 4) == 16  # a scan: an add a register
 
