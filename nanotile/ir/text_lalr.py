@@ -51,7 +51,7 @@ from .grammar_gen import GRAMMAR_PATH
 STARTS = ["file", "type"]
 LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": STARTS,
                 "maybe_placeholders": True}
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 
 # Spellings taken whole where the parser may read the rule they stand for, and their
 # values remembered: rule -> its spellings (angle brackets nested up to four levels for
@@ -79,7 +79,6 @@ class Tables:
 
     actions: list[dict[str, int]]   # per state: terminal or rule -> state (>= 0), ~rule
     rules: list[Any]                # Lark's Rule objects, in table order
-    sizes: list[int]                # symbols in each rule's expansion
     origins: list[str]              # each rule's name
     names: list[str]                # each rule's callback (its alias, or its name)
     start_states: dict[str, int]
@@ -133,8 +132,7 @@ def _tables_from_lark(parser: Lark) -> Tables:
     kept = frozenset(str(s.name) for r in rules for s in r.expansion
                      if isinstance(s, Terminal) and not s.filter_out)
     ignore = [parser.get_terminal(n).pattern.to_regexp() for n in parser.ignore_tokens]
-    return Tables(actions, rules, [len(r.expansion) for r in rules],
-                  [str(r.origin.name) for r in rules],
+    return Tables(actions, rules, [str(r.origin.name) for r in rules],
                   [str(r.alias or r.origin.name) for r in rules],
                   {str(k): v for k, v in table.start_states.items()},
                   {str(k): v for k, v in table.end_states.items()}, terminals, ignore, kept)
@@ -235,8 +233,8 @@ class LalrRunner:
         self.transformer = transformer
         # what a reduction needs of its rule, in one lookup: callback (None: no call),
         # size, name
-        self.reducers = list(zip([_callback(r, transformer) for r in tables.rules],
-                                 tables.sizes, tables.origins))
+        self.reducers = [(_callback(r, transformer), len(r.expansion), origin)
+                         for r, origin in zip(tables.rules, tables.origins)]
         count = len(tables.actions)
         self._lexers: list[tuple[Any, dict, dict, dict] | None] = [None] * count
         self._plain: list[tuple[Any, dict, dict, dict] | None] = [None] * count
@@ -389,8 +387,7 @@ class LalrRunner:
         regex, words = self.any_terminal
         m = regex.match(text, pos)
         if m is None:
-            rest = text[pos:]
-            at = pos + len(rest) - len(rest.lstrip())
+            at = len(text) - len(text[pos:].lstrip())  # the first character not blank
             return ParseFailure("", text[at:at + 1], at, *stacks)
         typ, word, at = m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup)
         if typ == "_WORD":

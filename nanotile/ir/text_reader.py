@@ -554,8 +554,7 @@ class IRBuilder(ValueBuilder):
         key = unquote(key_tok)
         if value is None:
             return (key, True, key_tok.start_pos, "unit")
-        source = self.text[self.start:self.end]
-        text = source.split("=", 1)[1].strip() if "=" in source else source
+        text = self.text[self.start:self.end].split("=", 1)[1].strip()  # the value's text
         return (key, value, key_tok.start_pos, text)
 
     def convert_attr_dict(self, opdef: OpDef | None, entries: list[Any]) -> dict[str, Any]:

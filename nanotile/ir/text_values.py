@@ -409,8 +409,7 @@ class ValueBuilder(Transformer):
             if name in seen:
                 # where cuda-tile's parser stands once it has read the entry's value: the
                 # next token (`,` or `>`)
-                text = getattr(self, "text", "")
-                at = end + len(text[end:]) - len(text[end:].lstrip()) if text else end
+                at = len(self.text) - len(self.text[end:].lstrip())  # type: ignore[attr-defined]
                 raise TextError(f"duplicate optimization_hints key `{name}`", at)
             seen.add(name)
         return A.OptimizationHintsAttr(tuple((n, d) for n, d, _ in c))
