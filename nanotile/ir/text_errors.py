@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from enum import Enum
-from functools import cache, cached_property
+from functools import cache
 from typing import Any
 
 from lark import Token
@@ -157,11 +157,6 @@ class Grammar:
                         todo.append((r, 0))
         return frozenset(out)
 
-    @cached_property
-    def op_keywords(self) -> set[str]:
-        """The terminals that begin a custom op."""
-        return _first(self, "custom_op")
-
     def kernel(self, state: int) -> list[tuple[int, int]]:
         return sorted((r, d) for r, d in self.items.get(state, ()) if d > 0)
 
@@ -282,12 +277,9 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
 
 
 def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:
-    """Whether the failing state reads an op next, or reduces (a block's opening brace,
-    say) on the words that begin one."""
-    items = g.items.get(failure.state, ())
-    if any(g.expansions[r][d:d + 1] == ["custom_op"] for r, d in items):  # custom_op next
-        return True
-    return bool(g.op_keywords & set(g.expected(failure.state)))
+    """Whether the failing state takes a word that begins an op: it reads an op next, or
+    reduces (a block's opening brace, say) on such words."""
+    return bool(_first(g, "custom_op") & set(g.expected(failure.state)))
 
 
 def _first(g: Grammar, symbol: str, seen: set[str] | None = None) -> set[str]:

@@ -48,8 +48,7 @@ from lark.parsers.lalr_analysis import Shift
 
 from .grammar_gen import GRAMMAR_PATH
 
-STARTS = ["file", "type"]
-LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": STARTS,
+LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "start": ["file", "type"],
                 "maybe_placeholders": True}
 _CACHE_FORMAT = 4
 

@@ -206,11 +206,10 @@ class IRBuilder(ValueBuilder):
     def push_scope(self, block: Block | None, isolated: bool, counts: bool = True) -> None:
         """A region's scope (``counts``: toward the nesting limit; a module's body is not
         an op's region, and has no block unless written in the generic form)."""
-        counted = counts and block is not None
         # as the bytecode reader and writer
-        if counted and sum(s.counted for s in self.open) >= MAX_NESTING:
+        if counts and sum(s.counted for s in self.open) >= MAX_NESTING:
             raise TextError(f"regions nested too deeply (limit {MAX_NESTING})")
-        scope = _Scope(block, counted, {}, self.scopes if isolated else None)
+        scope = _Scope(block, counts, {}, self.scopes if isolated else None)
         if isolated:
             self.scopes = []
         self.scopes.append(scope.names)
@@ -265,7 +264,7 @@ class IRBuilder(ValueBuilder):
         return _region_of(block, ops)
 
     def module_open(self, c: list[Any]) -> None:
-        self.push_scope(None, True)
+        self.push_scope(None, True, counts=False)
 
     # ------------------------------------------------------------------ op headers
     def checked_values(self, toks: list[Token], types: list[T.Type],
