@@ -335,8 +335,10 @@ class LalrRunner:
                             pos += spaced[1] + 1
                     break
                 callback, size, origin = reducers[~action]
-                if callback is APPEND:  # `list item`: the item joins the list below it
-                    values[-2].append(values.pop())
+                if callback is APPEND:  # `list [","] item`: the item joins the list below it
+                    values[-size].append(values.pop())
+                    if size == 3:  # the separator's place
+                        del values[-1], states[-1], starts[-1]
                     del states[-1], starts[-1]
                     state = actions[states[-2]][origin]
                     states[-1] = state
@@ -417,16 +419,9 @@ def _callback(rule: Any, transformer: Any) -> Callable[[list], Any] | None:
     include, nones_after = plan
     if any(splice for _, splice, _ in include):
         if fn is _children and len(include) == 2 and include[0][1] and not include[1][1] \
-                and not nones_after and not include[0][2] and not include[1][2]:
-            head, tail = include[0][0], include[1][0]
-            if (head, tail) == (0, 1) and len(rule.expansion) == 2:
-                return APPEND  # the loop appends the item without a call: every op is one
-
-            def repeat(c: list) -> Any:  # `list item`: a repetition, one more item
-                out = c[head]
-                out.append(c[tail])
-                return out
-            return repeat
+                and not nones_after and not include[0][2] and not include[1][2] \
+                and (include[0][0], include[1][0], len(rule.expansion)) in ((0, 1, 2), (0, 2, 3)):
+            return APPEND  # the loop appends the item without a call: every op is one
         select = partial(_filter, include, nones_after)
         if expand1:
             def filtered_single(c: list) -> Any:
@@ -453,7 +448,8 @@ def _children(c: list) -> list:
     return c
 
 
-# `list item`: the item joins its list, in place, by LalrRunner.parse itself (no call)
+# `list item`, `list "," item`: the item joins its list, in place, by LalrRunner.parse
+# itself (no call)
 APPEND = object()
 
 
