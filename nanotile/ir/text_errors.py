@@ -271,9 +271,9 @@ def _describe(g: Grammar, failure: ParseFailure, op: Any) -> list[str]:
             skip |= _first(g, g.expansions[r][d])
     expected = g.expected(failure.state)
     left = [t for t in expected if t not in skip] or expected
-    name = next((n for n in _CLOSERS if n in left), left[0] if left else None)
-    return [f"expected {_terminal_text(tables, name)}, found {found}" if name else
-            f"unexpected {found}"]
+    # (every state but the end states, where no token is read, takes some terminal)
+    name = next((n for n in _CLOSERS if n in left), left[0])
+    return [f"expected {_terminal_text(tables, name)}, found {found}"]
 
 
 def _may_start_op(g: Grammar, failure: ParseFailure) -> bool:

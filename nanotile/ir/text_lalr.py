@@ -467,13 +467,14 @@ def _child_plan(rule: Any) -> tuple[list[tuple[int, bool, int]], int] | None:
 
 
 def _filter(plan: list[tuple[int, bool, int]], nones_after: int, c: list) -> list:
+    """The children the plan picks from ``c``; a spliced one (a `_rule` or a repetition)
+    is the list its callback returned (_children, APPEND)."""
     out: list = []
     for i, splice, nones in plan:
         if nones:
             out += [None] * nones
         if splice:
-            child = c[i]
-            out += child.children if isinstance(child, Tree) else child
+            out += c[i]
         else:
             out.append(c[i])
     if nones_after:
