@@ -93,8 +93,8 @@ class ParsedOp:
         self.dense: Any = None
         self.picks: tuple[int, ...] = ()  # slot -> the rule's child (-1: absent)
         self.slot = 0  # the slot being read
-        # operand group -> the type written for it and its slot (slot_start says where);
-        # for an empty operand list, (None, the list's slot)
+        # operand group -> the (first) type written for it and its slot (slot_start says
+        # where); for an empty operand list, (None, the list's slot)
         self.written: dict[str, tuple[T.Type | None, int]] = {}
 
 
@@ -793,15 +793,9 @@ def _operands(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
     p.tokens[s.name] = toks
 
 
-def _type(self: IRBuilder, p: ParsedOp, s: Slot, ty: T.Type) -> None:
-    """One type for the values of ``s.names`` (each a single value)."""
-    for name in s.names:
-        if name in p.operands:
-            p.written[name] = (ty, p.slot)
-    _types(self, p, s, [ty])
-
-
 def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
+    """The types written for the values of ``s.names``: an operand group's are checked
+    (and the first kept in ``p.written``), or they are the results' types."""
     for name in s.names:
         vals = p.operands.get(name)
         if vals is not None:
@@ -813,6 +807,7 @@ def _types(self: IRBuilder, p: ParsedOp, s: Slot, types: list[T.Type]) -> None:
                                 f"{len(types)} types", at)
             for v, ty, tok in zip(vals, types, p.tokens[name]):
                 p.checks.append((v, ty, tok.start_pos))
+            p.written[name] = (types[0], p.slot)
         elif p.opdef.operand(name) is None:
             p.rtypes[name] = list(types)
 
@@ -918,7 +913,8 @@ def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
 
 
 _SLOT_STEPS = {
-    "operand": _operand, "operands": _operands, "type": _type, "types": _types,
+    "operand": _operand, "operands": _operands, "types": _types,
+    "type": lambda self, p, s, ty: _types(self, p, s, [ty]),  # one type for single values
     "type_each": _type_each, "attr": _attr, "unit": _attr, "rounding": _attr,
     "attrdict": _attrdict, "dense": _dense, "dense_type": _dense_type,
     "index_types": _index_types,
