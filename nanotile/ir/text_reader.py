@@ -783,11 +783,6 @@ def _attr_value(opname: str, a: AttrDef, slot_kind: str, child: Any) -> Any:
     return _convert(a, child)
 
 
-def _operand(self: IRBuilder, p: ParsedOp, s: Slot, tok: Token) -> None:
-    p.operands[s.name] = [self.value(tok)]
-    p.tokens[s.name] = [tok]
-
-
 def _operands(self: IRBuilder, p: ParsedOp, s: Slot, toks: list[Token]) -> None:
     p.operands[s.name] = [self.value(t) for t in toks]
     p.tokens[s.name] = toks
@@ -913,8 +908,10 @@ def _header(self: IRBuilder, p: ParsedOp, s: Slot, header: ParsedOp) -> None:
 
 
 _SLOT_STEPS = {
-    "operand": _operand, "operands": _operands, "types": _types,
-    "type": lambda self, p, s, ty: _types(self, p, s, [ty]),  # one type for single values
+    "operands": _operands, "types": _types,
+    # an operand, and one type for single values: lists of one
+    "operand": lambda self, p, s, tok: _operands(self, p, s, [tok]),
+    "type": lambda self, p, s, ty: _types(self, p, s, [ty]),
     "type_each": _type_each, "attr": _attr, "unit": _attr, "rounding": _attr,
     "attrdict": _attrdict, "dense": _dense, "dense_type": _dense_type,
     "index_types": _index_types,
