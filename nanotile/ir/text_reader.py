@@ -486,10 +486,10 @@ class IRBuilder(ValueBuilder):
         (name_tok, operand_toks, props, full, opdef), regions, extra, ft = c
         self.generic.pop()
         operands = [self.value(t) for t in operand_toks]
-        if len(ft.inputs) != len(operands):
+        if len(ft.inputs) != len(operands):  # at the function type, the rule's last part
             plural = "" if len(operands) == 1 else "s"
             raise TextError(f"expected {len(operands)} operand type{plural} but had "
-                            f"{len(ft.inputs)}", self.with_prefix(self.last))
+                            f"{len(ft.inputs)}", self.with_prefix(self.child_start(self.size - 1)))
         for v, ty, tok in zip(operands, ft.inputs, operand_toks):
             self.check_type(v, ty, tok.start_pos)
         raw = list(props or []) + list(extra or [])
@@ -943,8 +943,8 @@ def _view_result(self: IRBuilder, p: ParsedOp) -> None:
     tensor_view."""
     view = p.rtypes["result"][0]
     message = view_type_error(p.opdef.name, view)
-    if message:
-        raise TextError(message, self.with_prefix(self.last))
+    if message:  # at the type, the rule's last part
+        raise TextError(message, self.with_prefix(self.child_start(self.size - 1)))
     tok = p.tokens["tensor_view"][0]
     p.checks.append((p.operands["tensor_view"][0], view.tensor_view, tok.start_pos))
 

@@ -192,14 +192,9 @@ class ValueBuilder(Transformer):
         the Tree of a `_rule` into its parent's children."""
         return Tree(data, children, meta) if data.startswith("_") else children
 
-    @property
-    def last(self) -> int:
-        """Where the rule's last part starts."""
-        return self.stack_starts[-1] if self.size and self.stack_starts else self.start
-
     def child_start(self, i: int) -> int:
         """Where child ``i`` of the rule being reduced starts (counting every part of
-        the rule, punctuation too; -1: the part before the rule)."""
+        the rule, punctuation too; -1: the part before the rule; ``size - 1``: its last)."""
         k = len(self.stack_starts) - self.size + i
         if -1 <= i < self.size and 0 <= k < len(self.stack_starts):
             return self.stack_starts[k]
@@ -254,10 +249,10 @@ class ValueBuilder(Transformer):
             if items is not None:
                 raise TextError("strides must not be provided for 0-d tiles", at)
             raise TextError("unexpected token after element type in 0-d tensor_view",
-                            self.last)
+                            self.child_start(self.size - 1))
         if shape:
             if items is None:
-                raise TextError("expected 'strides'", self.last)
+                raise TextError("expected 'strides'", self.child_start(self.size - 1))
             values = tuple(_stride(t) for t in items)
         return self._checked(check_tensor_view_type(elem, shape, values),
                              T.TensorViewType(elem, shape, values))
