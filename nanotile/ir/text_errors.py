@@ -212,10 +212,8 @@ def _bad_keyword(g: Grammar, op: Any, failure: ParseFailure) -> tuple[list[str],
     """An error in what the op rule has read so far, which MLIR reports first."""
     opdef, slots, rule, dot, depth = op
     values, starts = failure.values, failure.starts
-    first = depth - dot
+    first = depth - dot  # the rule's first part: the parts before the dot are on the stack
     for j in range(dot):
-        if not 0 <= first + j < len(values):
-            continue
         value = values[first + j]
         slot = _slot_at(g, rule, j, slots)
         if slot is None:
