@@ -194,8 +194,8 @@ class IRBuilder(ValueBuilder):
     def check_type(self, v: Value, t: T.Type, offset: int) -> None:
         if v.type == t:
             return
-        written = _VALUE.match(self.text, offset)  # the use's name, as written
-        name = written[0] if written else f"%{v.name_hint or '?'}"
+        # the use's name, as written (a use is checked where its VALUE token starts)
+        name = _VALUE.match(self.text, offset)[0]  # type: ignore[index]
         err = self.error([f"use of value '{name}' expects different type than prior uses: "
                           f"'{type_text(t, True)}' vs '{type_text(v.type, True)}'"], offset)
         where = self.def_offsets.get(v)
