@@ -22,9 +22,9 @@ then the totals, the kernels where eqsat is strictly better (fewer conversions o
 bytes, nothing else worse), and any where it is worse. With --tileiras, the kernels where
 eqsat converts as much as greedy are compiled by tileiras too, and those whose SASS moves
 no data between threads (no shuffle, shared memory access or TMA copy) are listed: there
-NVIDIA's compiler needs no conversion, so the choice (or the lowering) is to look at. For kernels whose PTX changed it
-also checks that ptxas accepts eqsat's PTX and that the emulator matches the
-interpreter (nanotile.compare, as bench/emulator_sweep.py).
+NVIDIA's compiler needs no conversion, so the choice (or the lowering) is to look at.
+For kernels whose PTX changed it also checks that ptxas accepts eqsat's PTX and that
+the emulator matches the interpreter (nanotile.compare, as bench/emulator_sweep.py).
 
 With --before REV (a git revision from before the layout e-graph: 9f78f18 is main just
 before it merged, whose only strategy was the greedy rule), that revision is checked out

@@ -185,7 +185,8 @@ class LayoutCostModel:
         bit along it, and, where warps hold parts of a line, the warps' partials through
         shared memory (each thread stores its results and loads every warp's, in
         vectors where they run along a dimension: lower-convert-layout's
-        staging_layout) and a fold of them. ``dim`` None: a scan in registers, a combination per register."""
+        staging_layout) and a fold of them. ``dim`` None: a scan in registers, a
+        combination per register."""
         combine = sum(self.ops.op_cost(name) for name in body)
         if dim is None:
             return layout.registers * combine
@@ -196,12 +197,11 @@ class LayoutCostModel:
         cost = results * (folds * combine + len(bases["lane"]) *
                           (operands * words * self.shuffle_cost + combine))
         warps = 1 << len(bases["warp"])
-        if warps > 1:  # a vector of the results that run along one dimension at a time
+        if warps > 1:  # the results stored once, read back from every warp
             held = layout.slice(dim)
-            run = max((held.contiguous_registers(d) for d in range(len(held.shape))),
-                      default=1)
-            vector = max(1, min(run, results, VECTOR_ELEMENTS, 16 // element_bytes))
-            accesses = -(-results // vector) * (1 + warps)
+            stores = min((shared_accesses(held, element_bytes, d)
+                          for d in range(len(held.shape))), default=1)
+            accesses = stores * (1 + warps)
             cost += operands * accesses * words * self.shared_word_cost + \
                 2 * self.barrier_cost + results * (warps - 1) * combine
         return cost

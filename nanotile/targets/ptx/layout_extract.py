@@ -466,8 +466,8 @@ def saves_conversions(pricer: Pricer, edges: list[Edge],
     """Over ``edges`` and the reductions' exchanges between warps, ``best`` leaves no
     more conversions than greedy's layouts and moves no more bytes through shared
     memory (the model's price of a round trip is a guess, so a choice that adds one is
-    not taken whatever the model says), and fewer of either, unless a user's Cost facts price the layouts: the model prices each
-    slot's index arithmetic alone, where the PTX passes share it between slots that
+    not taken whatever the model says), and fewer of either, unless a user's Cost
+    facts price the layouts: the model prices each slot's index arithmetic alone, where the PTX passes share it between slots that
     compute the same indices (cutile-tests while_loop_alias: two stores from one
     address, greedy's; PTX 42 -> 43 when the model moved one of them for nothing but
     its arithmetic)."""
