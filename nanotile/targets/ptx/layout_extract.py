@@ -550,7 +550,8 @@ def improve(search: Search, deadline: float, room: tuple[int, int] = (0, 0)
     # the slots in turn until none has moved since it was last asked (asked again with
     # the same options and room, a slot finds no move again); a slot where no move may
     # save anything (Search.may_save) is not asked: it would find none
-    turns = [s for s, options in enumerate(search.options) if len(options) > 1]
+    turns = [s for s, options in enumerate(search.options)
+             if len(options) > 1 and s not in search.followers]
     hopeful = search.may_save()
     unmoved = 0
     for s in itertools.cycle(turns):
@@ -589,7 +590,6 @@ class Search:
         self.number = {s: i for i, s in enumerate(self.slots)}
         self.options = [[fixed[s]] for s in fixed] + \
             [_distinct(candidates[s]) for s in choosing] + [[None]]
-        self.start(greedy)
         self.ends = [(self.number[e.user], self.number[e.operand]) for e in edges]
         self.touching: list[list[int]] = [[] for _ in self.slots]
         self.users: list[set[int]] = [set() for _ in self.slots]  # by edges to slots
@@ -615,6 +615,29 @@ class Search:
         self.edge_costs: dict[tuple[int, int, int], int] = {}
         self.moved_costs: dict[tuple[int, int, int], tuple[int, int]] = {}
         self.follows = [[False] * len(self.options[user]) for user, _ in self.ends]
+        self.followers = self.find_followers()
+        self.start(greedy)
+
+    def find_followers(self) -> set[int]:
+        """The slots that move only with their user (in follow's moves), never on their
+        own turn: a value computed from indices (Pricer.computed_from_indices) that
+        one slot reads and nothing else. Out of its user's layout it costs its own
+        price and its user's conversion, which remove-layout-conversions makes by
+        computing it again in the layout wanted: about what it costs in that layout
+        itself, so a move of it alone saves nothing its user's move with it does not
+        (cutile-tests' gather_2d_with_broadcast_mask: 32 slots asked, 26 of them index
+        arithmetic). A user's Cost facts may price it otherwise: then none follows."""
+        problem = self.pricer.problem
+        if problem.extra:
+            return set()
+        no_slot = len(self.slots) - 1
+        readers = [0] * len(self.slots)
+        for user, operand in self.ends:
+            readers[operand] += 1 if user != no_slot else 2  # a fixed user: never follows
+        return {s for s, slot in enumerate(self.slots[:-1])
+                if readers[s] == 1 and len(self.options[s]) > 1 and
+                isinstance(slot, Value) and slot not in problem.tied and
+                slot not in problem.widths and self.pricer.computed_from_indices(slot)}
 
     def start(self, greedy: dict) -> None:
         """Every slot in greedy's layout where that is one of its options, else in
@@ -624,6 +647,9 @@ class Search:
             options = self.options[i]
             if len(options) > 1 and greedy[slot] in options:
                 self.current[i] = options.index(greedy[slot])
+        # each edge's cost in the current options (moves compare theirs with it)
+        self.now = [self.edge(k, self.current[user], self.current[operand])
+                    for k, (user, operand) in enumerate(self.ends)]
 
     def layouts(self) -> dict[object, LinearLayout]:
         return {s: self.options[i][self.current[i]] for i, s in enumerate(self.slots[:-1])}
@@ -689,7 +715,7 @@ class Search:
         current = self.current
         paying = set()
         for k, (user, operand) in enumerate(self.ends):
-            if self.edge(k, current[user], current[operand]) > 0:
+            if self.now[k] > 0:
                 paying.update((user, operand))
         for s, costs in enumerate(self.own_costs):
             if min(costs) < costs[current[s]]:
@@ -708,25 +734,24 @@ class Search:
         best it removes every conversion its edges pay now (no edge costs less than
         nothing), so the edges' new prices need not be asked (the search's most
         expensive questions) for a move whose slots cost no less in their new layouts."""
-        own, edge, current, ends = self.own, self.edge, self.current, self.ends
+        own, current, now = self.own, self.current, self.now
         saved = 0
         for s, option in move.items():
             saved += own(s, current[s]) - own(s, option)
         for k in self.touched(move):
-            user, operand = ends[k]
-            saved += edge(k, current[user], current[operand])
+            saved += now[k]
         return saved
 
     def delta(self, move: dict[int, int]) -> int:
         """What ``move`` (slot -> new option) adds to the cost of the current options."""
-        own, edge, current, ends = self.own, self.edge, self.current, self.ends
+        own, edge, current, ends, now = self.own, self.edge, self.current, self.ends, self.now
         cost = 0
         for s, option in move.items():
             cost += own(s, option) - own(s, current[s])
         for k in self.touched(move):
             user, operand = ends[k]
-            cost += edge(k, move.get(user, current[user]), move.get(operand, current[operand])) \
-                - edge(k, current[user], current[operand])
+            cost += edge(k, move.get(user, current[user]),
+                         move.get(operand, current[operand])) - now[k]
         return cost
 
     def added(self, move: dict[int, int]) -> tuple[int, int]:
@@ -771,8 +796,12 @@ class Search:
         return move
 
     def make(self, move: dict[int, int]) -> None:
+        current = self.current
         for s, option in move.items():
-            self.current[s] = option
+            current[s] = option
+        for k in self.touched(move):
+            user, operand = self.ends[k]
+            self.now[k] = self.edge(k, current[user], current[operand])
 
 
 def _distinct(layouts: list[LinearLayout]) -> list[LinearLayout]:
