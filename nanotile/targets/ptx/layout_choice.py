@@ -60,13 +60,12 @@ def choose_layouts(assignment, settings: ChoiceSettings) -> None:
         if all(trial.chosen[slot] == problem.greedy[slot] for slot in problem.slots):
             _print_stats(settings, name, problem, trial)
             return
-    saturate(problem, proposed, reach, [_rule_file(f) for f in settings.rules], dump,
-             settings.stats)
+    derived = saturate(problem, proposed, reach, [_rule_file(f) for f in settings.rules],
+                       dump, settings.stats)
     # the problem, its closure, the trial's choice and egglog (not the trial's totals,
     # which only the report asks for)
     problem.seconds = time.perf_counter() - start - (trial.totals_seconds if trial else 0)
-    if trial is not None and all(set(problem.candidates[s]) == set(reach[s])
-                                 for s in problem.slots):
+    if trial is not None and derived:
         extraction = trial  # egglog derived the candidates extracted from already
         problem.seconds -= trial.seconds  # counted once, as the extraction's
     else:

@@ -484,11 +484,13 @@ def _atom(value: object) -> str:
 
 def saturate(problem: LayoutProblem, proposed: dict[object, list],
              reach: dict[object, list], rule_files: list[Path],
-             dump: tuple[str, str] | None = None, count: bool = False) -> None:
+             dump: tuple[str, str] | None = None, count: bool = False) -> bool:
     """Fill ``problem.candidates`` from the saturated layout e-graph; ``dump``: the
     folder and file stem to draw the e-graph into (--dump-egraph); ``count``: its
     e-nodes into ``problem.nodes`` (--time-passes; counted anyway without a user's rules
-    or a dump)."""
+    or a dump). True where egglog derived exactly the closure ``reach``: then
+    ``problem.candidates`` are the closure's, greedy's first (as the caller's trial
+    extraction over the closure set them already, they are set only where unset)."""
     from .layout_program import LayoutProgram
 
     texts = bool(rule_files or dump)
@@ -505,9 +507,10 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
             sizes = program.saturate_and_count(load, leave_out)
         problem.nodes = sum(sizes.values())
         if sizes["Cand"] == sum(len(layouts) for layouts in reach.values()):
-            problem.candidates = {slot: greedy_first(problem.greedy[slot], reach[slot])
-                                  for slot in problem.slots}
-            return
+            if not problem.candidates:
+                problem.candidates = {slot: greedy_first(problem.greedy[slot], reach[slot])
+                                      for slot in problem.slots}
+            return True
     names = ["Cand", *(USER_RELATIONS if rule_files else ())]
     with program.session(), fact_commands(rows, inline=texts) as load:
         tables, sizes = program.saturate_and_read(load, names, count or dump is not None,
@@ -533,6 +536,7 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
                   if l not in forbidden_layouts and (s, l) not in forbidden
                   and (not rule_files or problem.fits(slot, universe[l]))]
         problem.candidates[slot] = greedy_first(problem.greedy[slot], chosen)
+    return False
 
 
 def greedy_first(greedy: LinearLayout, layouts: list[LinearLayout]) -> list[LinearLayout]:
