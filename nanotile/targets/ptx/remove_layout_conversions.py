@@ -149,12 +149,18 @@ def _operand_layouts(op: Operation, layout: object) -> list[object] | None:
     except (ValueError, AssertionError):
         return None  # the layout algebra cannot express the operand's layout
     row = lookup(op.name)
-    if row is not None and "elementwise" in row.traits and \
-            all(v.type.shape == op.results[0].type.shape or _single_element(v)
-                for v in op.operands):
-        return [layout if v.type.shape == op.results[0].type.shape else None
-                for v in op.operands]
-    return None
+    if row is None or "elementwise" not in row.traits:
+        return None
+    shape = op.results[0].type.shape
+    wants: list[object] = []  # a one-element operand every thread holds as it is
+    for v in op.operands:
+        if v.type.shape == shape:
+            wants.append(layout)
+        elif _single_element(v):
+            wants.append(None)
+        else:
+            return None
+    return wants
 
 
 def _is_splat(op: Operation) -> bool:
