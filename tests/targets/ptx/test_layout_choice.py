@@ -880,10 +880,13 @@ RMS_NORM_GATHER = ("kernels_rms_norm__rms_norm_kernel_gather@nww4__f16x2_f16x1_f
 # greedy converts through shared memory (4096 bytes) and a shuffle
 ATOMIC_BROADCAST = ("test_tiled_view__test_tiled_view_atomic_broadcast.kernel-t1664-t161"
                     "__f32x2_f32x2.mlir")
+# two loads' index arithmetic (iota, extension, reshape, broadcast, compare, mask) that
+# moves with the loads: 30 of its 43 slots with a choice, each read by one slot alone
+GATHER_2D = "test_gather_scatter__gather_2d_with_broadcast_mask__f32x2_f32x1_b1x2.mlir"
 CHOICE_KERNELS = [COMPARE, ACCUMULATE, SUM_MIDDLE, RUNNING_SUM, TRANSPOSE_3D,
-                  RMS_NORM_GATHER, ATOMIC_BROADCAST]
+                  RMS_NORM_GATHER, ATOMIC_BROADCAST, GATHER_2D]
 CHOICE_IDS = ["compare", "accumulate", "sum", "scan", "transpose_3d", "rms_norm_gather",
-              "atomic_broadcast"]
+              "atomic_broadcast", "gather_2d"]
 
 
 def extracted_problems(source: str, monkeypatch) -> list:
@@ -938,7 +941,8 @@ def test_the_search_shortcuts_price_what_the_models_do(source, monkeypatch):
 
 @pytest.mark.parametrize("source", CHOICE_KERNELS, ids=CHOICE_IDS)
 def test_the_search_makes_the_moves_of_asking_every_slot(source, monkeypatch):
-    """improve asks a slot only where a move of it may save something (may_save): the
+    """improve asks a slot only where a move of it may save something (may_save), and
+    never a follower (index arithmetic one slot reads: it moves with that slot): the
     layouts it ends with are those of asking every slot in turn until a round makes no
     move (here, on every group, whatever its size), with fewer questions."""
     from nanotile.targets.ptx.layout_extract import Pricer, Search, groups, improve
@@ -981,8 +985,38 @@ def test_the_search_makes_the_moves_of_asking_every_slot(source, monkeypatch):
             assert fast == search.layouts()
             moved += sum(fast[s] != problem.greedy[s] for s in group)
     assert asked["shortcuts"] <= asked["every slot"]
-    if source in (COMPARE, TRANSPOSE_3D, RMS_NORM_GATHER):  # kernels whose choice moves slots
+    if source in (COMPARE, TRANSPOSE_3D, RMS_NORM_GATHER, GATHER_2D):  # choices that move
         assert moved and asked["shortcuts"] < asked["every slot"]
+
+
+def test_index_arithmetic_one_slot_reads_follows_it(monkeypatch):
+    """Search.followers: the slots with a choice that one slot reads and nothing else,
+    computed from indices (iotas, constants, pure ops over them); improve never asks
+    them, and the choice moves them with their reader all the same."""
+    from nanotile.targets.ptx.layout_extract import Pricer, Search, groups, improve
+
+    (problem, model), = extracted_problems(GATHER_2D, monkeypatch)
+    pricer = Pricer(problem, model.with_issued())
+    (group,) = groups(problem)
+    choosing = [s for s in group if len(problem.candidates[s]) > 1]
+    fixed = {s: problem.candidates[s][0] for s in group if s not in choosing}
+    search = Search(pricer, problem.edges, problem.greedy, choosing, fixed)
+    followers = {search.slots[s] for s in search.followers}
+    readers = {s: [e for e in problem.edges if e.operand is s] for s in group}
+    for slot in choosing:
+        follows = len(readers[slot]) == 1 and readers[slot][0].user is not None and \
+            slot not in problem.widths and pricer.computed_from_indices(slot)
+        assert (slot in followers) == follows, problem.names[slot]
+    names = sorted(problem.names[s].split("@")[0] for s in followers)
+    assert {"iota", "reshape", "broadcast", "constant", "cmpi"} <= set(names)
+    assert "load_ptr_tko" not in names and "andi" not in names  # a mask of loaded indices
+    asked = []
+    best_move = search.best_move
+    search.best_move = lambda s, room: asked.append(s) or best_move(s, room)
+    chosen = improve(search, float("inf"))
+    assert asked and not set(asked) & search.followers
+    moved = [s for s in followers if chosen[s] != problem.greedy[s]]
+    assert moved, "followers move with their readers"
 
 
 @pytest.mark.parametrize("source", CHOICE_KERNELS, ids=CHOICE_IDS)
