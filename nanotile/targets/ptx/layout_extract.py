@@ -589,7 +589,7 @@ class Search:
         self.slots = [*fixed, *choosing, None]
         self.number = {s: i for i, s in enumerate(self.slots)}
         self.options = [[fixed[s]] for s in fixed] + \
-            [_distinct(candidates[s]) for s in choosing] + [[None]]
+            [list(dict.fromkeys(candidates[s])) for s in choosing] + [[None]]
         self.ends = [(self.number[e.user], self.number[e.operand]) for e in edges]
         self.touching: list[list[int]] = [[] for _ in self.slots]
         self.users: list[set[int]] = [set() for _ in self.slots]  # by edges to slots
@@ -802,15 +802,6 @@ class Search:
         for k in self.touched(move):
             user, operand = self.ends[k]
             self.now[k] = self.edge(k, current[user], current[operand])
-
-
-def _distinct(layouts: list[LinearLayout]) -> list[LinearLayout]:
-    """``layouts`` without repeats (the first of equal ones kept)."""
-    distinct: list[LinearLayout] = []
-    for layout in layouts:
-        if layout not in distinct:
-            distinct.append(layout)
-    return distinct
 
 
 def describe(problem: LayoutProblem, extraction: Extraction) -> str:
