@@ -347,11 +347,15 @@ def test_a_shared_program_is_loaded_again_after_its_sessions(monkeypatch):
     assert fresh is not program and fresh.sessions >= 1
     assert [run(text, "eqsat") for _ in range(4)] == [first] * 4
     assert Program.shared(CostModel(), builtin_rule_files()) is not fresh
-    layouts = LayoutProgram.shared([])
-    counts = [layouts.saturate_and_count("(Seed 0 10) (Back 0 10 1 11)")["Cand"]
-              for _ in range(3)]
-    assert counts == [2, 2, 2] and LayoutProgram.shared([]) is not layouts
-    assert LayoutProgram.shared([]).saturate_and_count("(Seed 0 10)")["Cand"] == 1
+    layouts = LayoutProgram.counting()
+    counts = []
+    for _ in range(3):  # each kernel's facts numbered apart (numbers_used)
+        n = layouts.numbers_used
+        layouts.numbers_used += 12
+        counts.append(layouts.saturate_and_count(
+            f"(Seed {n} {n + 10}) (Back {n} {n + 10} {n + 1} {n + 11})")["Cand"])
+    assert counts == [2, 2, 2] and LayoutProgram.counting() is not layouts
+    assert LayoutProgram.counting().saturate_and_count("(Seed 0 10)")["Cand"] == 1
 
 
 def test_windows_of_a_large_kernel():

@@ -412,18 +412,19 @@ def _add(problem: LayoutProblem, slot: object, reach: dict[object, list],
 
 
 def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[object, list],
-          texts: bool) -> tuple[dict[str, list[tuple]], list]:
+          texts: bool, first: int = 0) -> tuple[dict[str, list[tuple]], list]:
     """The egglog facts of ``problem`` over the universe ``reach``, as rows per relation,
-    and the universe (layout number -> layout). ``texts``: with SlotText and LayoutText
-    (for user rules and dumps; printing every layout takes time)."""
+    and the universe (layout number less ``first`` -> layout). ``texts``: with SlotText
+    and LayoutText (for user rules and dumps; printing every layout takes time).
+    ``first``: the first slot and layout number (the counting program's next)."""
     universe: list[LinearLayout] = []
     number: dict[LinearLayout, int] = {}
-    slot_number = {s: i for i, s in enumerate(problem.slots)}
+    slot_number = {s: first + i for i, s in enumerate(problem.slots)}
 
     def layout_id(layout: LinearLayout) -> int:
         found = number.get(layout)
         if found is None:
-            found = number[layout] = len(universe)
+            found = number[layout] = first + len(universe)
             universe.append(layout)
         return found
 
@@ -434,17 +435,18 @@ def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[obje
         if texts:
             rows["SlotText"].append((s, problem.names[slot]))
         rows["Seed"] += [(s, layout_id(layout)) for layout in proposed[slot]]
+    reached = {slot: set(layouts) for slot, layouts in reach.items()}
     for edge in problem.edges:
         if edge.user is None or edge.operand is None:
             continue
         user, operand = slot_number[edge.user], slot_number[edge.operand]
         for layout in reach[edge.user]:
             want = problem.want(edge, layout)
-            if want is not None and want in reach[edge.operand]:
+            if want is not None and want in reached[edge.operand]:
                 rows["Back"].append((user, layout_id(layout), operand, layout_id(want)))
         for layout in reach[edge.operand]:
             wish = problem.wish(edge, layout)
-            if wish is not None and wish in reach[edge.user]:
+            if wish is not None and wish in reached[edge.user]:
                 rows["Fwd"].append((operand, layout_id(layout), user, layout_id(wish)))
     rows["LayoutText"] = [(i, str(layout)) for i, layout in
                           enumerate(universe if texts else ())]
@@ -494,8 +496,6 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
     from .layout_program import LayoutProgram
 
     texts = bool(rule_files or dump)
-    rows, universe = facts(problem, proposed, reach, texts)
-    program = LayoutProgram.shared(rule_files)
     # only a user's rules forbid anything, or price layouts; only they and a dump read
     # the placements (extraction prices the candidates in Python)
     leave_out = frozenset() if texts else frozenset({PLACEMENTS})
@@ -503,14 +503,19 @@ def saturate(problem: LayoutProblem, proposed: dict[object, list],
         # without them Cand is the closure's: the facts hold the Back and Fwd steps that
         # built ``reach`` from the seeds and none to a layout outside it, so egglog's
         # count of Cand shows it derived each of them (else its rows are read below)
+        counting = LayoutProgram.counting()
+        rows, universe = facts(problem, proposed, reach, texts, counting.numbers_used)
+        counting.numbers_used += max(len(problem.slots), len(universe))
         with fact_commands(rows, inline=False) as load:
-            sizes = program.saturate_and_count(load, leave_out)
+            sizes = counting.saturate_and_count(load, leave_out)
         problem.nodes = sum(sizes.values())
         if sizes["Cand"] == sum(len(layouts) for layouts in reach.values()):
             if not problem.candidates:
                 problem.candidates = {slot: greedy_first(problem.greedy[slot], reach[slot])
                                       for slot in problem.slots}
             return True
+    rows, universe = facts(problem, proposed, reach, texts)
+    program = LayoutProgram.shared(rule_files)
     names = ["Cand", *(USER_RELATIONS if rule_files else ())]
     with program.session(), fact_commands(rows, inline=texts) as load:
         tables, sizes = program.saturate_and_read(load, names, count or dump is not None,

@@ -1,6 +1,8 @@
 """The egglog program of the layout choice: nanotile/egraph/layout_schema.egg, the
 rulesets of nanotile/egraph/layout_rules/*.egg and a user's files, loaded once per
-process (like eqsat's, nanotile.egraph.engine.Program) and run per kernel in a session.
+process (like eqsat's, nanotile.egraph.engine.Program) and run per kernel in a session;
+or, to count the candidates of a kernel without a user's rules or a dump, the counting
+program, which keeps every kernel's facts, each kernel's numbered apart.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from .layout_egraph import RULES_DIR
 
 SCHEMA = RULES_DIR.parent / "layout_schema.egg"
 _SHARED: dict[tuple, LayoutProgram] = {}
+_COUNTING = ("counting",)  # the key of LayoutProgram.counting's in _SHARED
 
 
 class LayoutProgram(Program):
@@ -33,6 +36,16 @@ class LayoutProgram(Program):
             _SHARED[key] = program
         return program
 
+    @staticmethod
+    def counting() -> LayoutProgram:
+        """The program of the built-in rules that saturate_and_count runs kernels in,
+        loaded once per process and again after RENEW_AFTER kernels (like the shared
+        ones: its e-graph grows with each kernel's facts)."""
+        program = _SHARED.get(_COUNTING)
+        if program is None or worn(program):
+            program = _SHARED[_COUNTING] = LayoutProgram(list(_built_in_rules()))
+        return program
+
     def __init__(self, rule_files: list[Path]) -> None:  # noqa: D107 - see the class
         self.egraph = egglog_bindings().EGraph()
         self.texts: list[str] = []
@@ -40,6 +53,10 @@ class LayoutProgram(Program):
         self.rules = []
         self.disabled = frozenset()
         self.sessions = 0
+        # saturate_and_count's: the numbers earlier kernels' facts took (the next
+        # kernel's start here) and the sizes of the functions and relations after them
+        self.numbers_used = 0
+        self.sizes: dict[str, int] = {}
         self.run_text(SCHEMA.read_text(), str(SCHEMA.name))
         for path in rule_files:
             self.load_rules(path)
@@ -69,12 +86,15 @@ class LayoutProgram(Program):
 
     def saturate_and_count(self, load: str, leave_out: frozenset[str] = frozenset()
                            ) -> dict[str, int]:
-        """saturate_and_read's work in a session of its own, reading only the sizes of
-        the relations: push, facts, rules, sizes and pop in one egglog call (each call
-        costs about as much as the rules on a small kernel). Where egglog fails, this
-        program is forgotten (the call may have stopped between push and pop), so the
-        next kernel gets a fresh one."""
-        text = f"(push)\n{load}\n{self._schedule(leave_out)}\n(print-size)\n(pop)"
+        """Run ``load`` (commands that add facts whose slot and layout numbers no earlier
+        call's used: from numbers_used up), saturate every ruleset but those in
+        ``leave_out`` and count the e-nodes this call added to each function and
+        relation: one egglog call, with no push and pop (the counting program's way:
+        every rule joins facts of one slot and layout numbering, so earlier kernels'
+        facts derive nothing with these; a push copies the e-graph, half of a small
+        kernel's egglog time). Where egglog fails, this program is forgotten (the call
+        may have stopped half way), so the next kernel gets a fresh one."""
+        text = f"{load}\n{self._schedule(leave_out)}\n(print-size)"
         try:
             out = self.egraph.parse_and_run_program(text, filename="<layout>")
         except Exception as e:  # noqa: BLE001 - egglog raises its own error class
@@ -82,7 +102,10 @@ class LayoutProgram(Program):
                 del _SHARED[key]
             raise egglog_error(e, "<layout>") from None
         self.sessions += 1
-        return dict(out[-1].sizes)
+        sizes = dict(out[-1].sizes)
+        added = {name: size - self.sizes.get(name, 0) for name, size in sizes.items()}
+        self.sizes = sizes
+        return added
 
     def _schedule(self, leave_out: frozenset[str] = frozenset()) -> str:
         steps = " ".join(f"(saturate (run {name}))" for name in self.rulesets

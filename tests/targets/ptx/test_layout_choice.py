@@ -1085,15 +1085,41 @@ def test_egglog_counts_the_closures_candidates(source, monkeypatch):
 
 
 def test_a_failed_layout_session_leaves_a_fresh_program():
-    """saturate_and_count pushes, runs and pops in one egglog call: where egglog fails
-    in between, the program is forgotten and the next kernel gets an empty one."""
+    """saturate_and_count adds facts and runs the rules in one egglog call: where egglog
+    fails in between, the counting program is forgotten and the next kernel gets an
+    empty one."""
     from nanotile.diagnostics import CompileError
     from nanotile.targets.ptx.layout_program import LayoutProgram
 
-    program = LayoutProgram.shared([])
+    program = LayoutProgram.counting()
     with pytest.raises(CompileError):
         program.saturate_and_count("(Seed 0 10)\n(Seed 1)")  # the second has one column
-    fresh = LayoutProgram.shared([])
+    fresh = LayoutProgram.counting()
     assert fresh is not program
     assert fresh.saturate_and_count("(Seed 0 10)")["Cand"] == 1
     assert fresh.saturate_and_count("(Seed 2 20) (Seed 3 30)")["Cand"] == 2
+
+
+@pytest.mark.parametrize("source", [COMPARE, TRANSPOSE_3D], ids=["compare", "transpose_3d"])
+def test_kernels_counted_in_one_egraph_stay_apart(source, monkeypatch):
+    """The counting program keeps every kernel's facts (no push and pop), each kernel's
+    numbered above the last's: the same kernel compiled three times counts the same
+    candidates each time, its facts three times over in the e-graph."""
+    from nanotile.targets.ptx import layout_program
+    from nanotile.targets.ptx.layout_program import LayoutProgram
+
+    counted = []
+    real_count = LayoutProgram.saturate_and_count
+
+    def count(self, load, leave_out):
+        counted.append((self, real_count(self, load, leave_out), dict(self.sizes)))
+        return counted[-1][1]
+
+    monkeypatch.setattr(LayoutProgram, "saturate_and_count", count)
+    monkeypatch.setattr(layout_program, "_SHARED", {})  # a fresh counting program
+    for _ in range(3):
+        extracted_problems(source, monkeypatch)
+    assert len(counted) == 3 and len({id(program) for program, _, _ in counted}) == 1
+    (_, added, first), (_, again, _), (_, third, total) = counted
+    assert added == again == third and added["Cand"] > 0
+    assert all(total[name] == 3 * first[name] for name in first)
