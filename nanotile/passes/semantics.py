@@ -51,6 +51,10 @@ from ..ir.rewrite import defining_op, numpy_dtype, splat_number
 from ..ir.types import ElementType, PartitionViewType, PointerType, TileType
 
 DEFAULT_EXTENT = 64
+# elements of one generated array at most: a tensor view of a huge static shape (a
+# kernel may declare 2**51 elements and read 16 of them) gets an error, not a failed
+# allocation
+MAX_INPUT_ELEMENTS = 1 << 27
 _NO_ARRAYS = {"i4", "f4E2M1FN"}  # packed two per byte in memory: not generated yet
 
 
@@ -509,6 +513,17 @@ def array_layout(tiles: list[int], divisors: list[int]) -> tuple[list[int], list
     return dims, strides
 
 
+def _placed(error: CompileError, module: Module, name: str) -> CompileError:
+    """``error`` (about entry ``name``'s inputs) with its unplaced diagnostics placed at
+    the entry."""
+    position = _entry_position(module, name)
+    for diagnostic in error.diagnostics:
+        if diagnostic.line is None and diagnostic.offset is None and position:
+            diagnostic.filename, diagnostic.line, diagnostic.column = \
+                (*position, None, None)[:3]
+    return error
+
+
 def _entry_position(module: Module, name: str) -> tuple:
     """(file, line, column) of entry ``name`` in its source, else the module's file (a
     bytecode module's ops have no text position), else ()."""
@@ -545,6 +560,11 @@ def random_array(element: Any, dims: list[int], rng: Any, index: bool = False,
     if not isinstance(element, ElementType) or element.name in _NO_ARRAYS:
         raise CompileError(Diagnostic("error", f"--check-semantics: no random arrays of "
                                                f"{element} yet"))
+    if prod(dims) > MAX_INPUT_ELEMENTS:
+        raise CompileError(Diagnostic("error", f"--check-semantics: an array argument of "
+                                               f"{prod(dims)} elements is more than the "
+                                               f"interpreter is given ({MAX_INPUT_ELEMENTS} "
+                                               f"at most)"))
     dtype = storage_dtype(element)
     if element.name == "i1":
         bits = rng.integers(0, 2, size=dims)
@@ -672,7 +692,10 @@ class Oracle:
         rng = np.random.default_rng(seed)
         self.runs: list[KernelRun] = []
         for entry in module.entries():
-            grid, args = make_inputs(entry, rng)
+            try:
+                grid, args = make_inputs(entry, rng)
+            except CompileError as e:
+                raise _placed(e, module, entry.attributes["sym_name"]) from None
             run = KernelRun(entry.attributes["sym_name"], grid, args,
                             reordered=float_reduction_feeds_output(entry),
                             tensor_cores=instructions_to_try(entry) if runner is None else [])

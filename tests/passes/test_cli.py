@@ -257,6 +257,43 @@ def test_check_semantics_names_the_kernel_it_cannot_run(capsys, tmp_path):
     assert "never ends" in first and "Traceback" not in err
 
 
+# a view of 2**51 + 16 elements, of which the kernel reads 16 (from bench/fuzz.py: a
+# mutated corpus kernel); make_inputs sizes the array to the view
+_BIG = "tensor_view<2251799813685264xi16, strides=[1]>"
+_SMALL = "tensor_view<16xi16, strides=[1]>"
+HUGE_VIEW = f"""entry @huge_view(%src: tile<ptr<i16>>, %dst: tile<ptr<i16>>) {{
+  %t = make_token : token
+  %zero = constant <i32: 0> : tile<i32>
+  %none = constant <i64: 0> : tile<i64>
+  %p = offset %src, %none : tile<ptr<i16>>, tile<i64> -> tile<ptr<i16>>
+  %in = make_tensor_view %p, shape = [2251799813685264], strides = [1] : {_BIG}
+  %out = make_tensor_view %dst, shape = [16], strides = [1] : {_SMALL}
+  %pin = make_partition_view %in : partition_view<tile=(16), {_BIG}>
+  %pout = make_partition_view %out : partition_view<tile=(16), {_SMALL}>
+  %v, %t1 = load_view_tko weak %pin[%zero] token = %t
+    : partition_view<tile=(16), {_BIG}>, tile<i32> -> tile<16xi16>, token
+  %t2 = store_view_tko weak %v, %pout[%zero] token = %t1
+    : tile<16xi16>, partition_view<tile=(16), {_SMALL}>, tile<i32> -> token
+  return
+}}
+"""
+
+
+@needs_text
+@needs_interp
+def test_check_semantics_refuses_an_array_it_cannot_make(capsys, tmp_path):
+    """An input array too large to generate: one located error line at the entry (exit
+    1), not NumPy's failed allocation."""
+    path = tmp_path / "huge.mlir"
+    path.write_text(HUGE_VIEW)
+    status, out, err = run(capsys, str(path), "--check-semantics")
+    assert status == 1 and not out
+    first = err.splitlines()[0]
+    assert first.startswith(f"{path}:1:1: error: --check-semantics: an array argument of "
+                            "2251799813685264 elements is more than"), first
+    assert "Traceback" not in err
+
+
 def test_parse_known_leaves_the_drivers_options():
     args, rest = cli_options.parse_known(["k.mlir", "-o", "out.mlir", "--dump-after=cse",
                                           "-p", "cse,dce", "--emit=text", "--no-verify",
