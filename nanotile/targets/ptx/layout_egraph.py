@@ -455,11 +455,11 @@ def facts(problem: LayoutProblem, proposed: dict[object, list], reach: dict[obje
 
 @contextmanager
 def fact_commands(rows: dict[str, list[tuple]], inline: bool) -> Iterator[str]:
-    """The egglog commands that put ``rows`` into the session's e-graph: the actions of
-    one rule (the egglog program then shows them: dumps, user rules), else each
-    relation read by egglog's ``input`` from tab-separated text in an in-memory file
-    (Linux's memfd, open until the commands have run), many times faster than egglog
-    parsing the facts."""
+    """The egglog commands that put ``rows`` into an e-graph (a session's, or the
+    counting program's): the actions of one rule (the egglog program then shows them:
+    dumps, user rules), else each relation read by egglog's ``input`` from tab-separated
+    text in an in-memory file (Linux's memfd, open until the commands have run), many
+    times faster than egglog parsing the facts."""
     if inline or not hasattr(os, "memfd_create"):
         text = "\n".join(f"({name} {' '.join(_atom(x) for x in row)})"
                           for name, table in rows.items() for row in table)
